@@ -1,0 +1,141 @@
+//! Index benchmark: first index, no-change re-index against a bare walk+stat of the same
+//! tree, and one changed file, on synthetic lakes of mixed formats.
+//!
+//! Run: `cargo bench --bench index` (sizes 10000 and 100000), or
+//! `cargo bench --bench index -- --sizes 10000 --dir /tmp/lakestar-bench`.
+//! Lakes are generated once per size and seed and reused; all timings are warm-cache.
+
+use lakestar_index::indexer::NoProgress;
+use lakestar_index::{crawl, index, synth, IndexOptions};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+fn median(mut v: Vec<Duration>) -> Duration {
+    v.sort();
+    v[v.len() / 2]
+}
+
+fn time<T>(f: impl FnOnce() -> T) -> (Duration, T) {
+    let t = Instant::now();
+    let r = f();
+    (t.elapsed(), r)
+}
+
+/// The baseline: what any tool must do to notice changes — list and stat every file.
+fn bare_walk_stat(root: &Path) -> u64 {
+    let mut n = 0;
+    for e in walkdir::WalkDir::new(root)
+        .into_iter()
+        .filter_map(Result::ok)
+    {
+        if e.file_type().is_file() && e.metadata().is_ok() {
+            n += 1;
+        }
+    }
+    n
+}
+
+fn lake(dir: &Path, n: u64) -> (PathBuf, u64) {
+    let root = dir.join(format!("lake-{n}"));
+    let marker = dir.join(format!("lake-{n}.bytes"));
+    if let Ok(s) = std::fs::read_to_string(&marker) {
+        if root.is_dir() {
+            return (root, s.trim().parse().unwrap());
+        }
+    }
+    let _ = std::fs::remove_dir_all(&root);
+    let (t, made) = time(|| synth::generate(&root, n, 2025).expect("generate lake"));
+    eprintln!(
+        "generated {n} files ({} MB) in {:.1}s",
+        made.bytes / 1_000_000,
+        t.as_secs_f64()
+    );
+    std::fs::write(&marker, made.bytes.to_string()).unwrap();
+    // Let every mtime fall out of the racy window, as on a lake that is not being written.
+    std::thread::sleep(Duration::from_millis(2100));
+    (root, made.bytes)
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let arg = |name: &str| {
+        args.iter()
+            .position(|a| a == name)
+            .and_then(|i| args.get(i + 1))
+            .cloned()
+    };
+    let sizes: Vec<u64> = arg("--sizes")
+        .unwrap_or_else(|| "10000,100000".into())
+        .split(',')
+        .map(|s| s.trim().parse().expect("--sizes takes numbers"))
+        .collect();
+    let dir = PathBuf::from(arg("--dir").unwrap_or_else(|| {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("target/bench-lakes")
+            .to_string_lossy()
+            .into_owned()
+    }));
+    std::fs::create_dir_all(&dir).unwrap();
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    println!("cores: {cores}; jobs: one per core; warm page cache\n");
+    println!("| files | data | first index | files/s | MB/s | no-change re-index | bare walk+stat (walkdir) | ratio | parallel crawl only | one changed file |");
+    println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    for n in sizes {
+        let (root, bytes) = lake(&dir, n);
+        let idx = dir.join(format!("index-{n}"));
+        let _ = std::fs::remove_dir_all(&idx);
+        let opts = IndexOptions::default();
+        let (first, r) = time(|| index(&root, &idx, &opts, &NoProgress).unwrap());
+        assert_eq!(r.files_seen, n);
+        assert_eq!(r.errors, 0);
+
+        let mut again = Vec::new();
+        let mut walk = Vec::new();
+        let mut crawl_only = Vec::new();
+        for _ in 0..5 {
+            let (t, r) = time(|| index(&root, &idx, &opts, &NoProgress).unwrap());
+            assert_eq!(
+                (r.unchanged, r.analyzed),
+                (n, 0),
+                "no-change run changed something: {r:?}"
+            );
+            again.push(t);
+            let (t, seen) = time(|| bare_walk_stat(&root));
+            assert_eq!(seen, n);
+            walk.push(t);
+            let copts = crawl::CrawlOptions {
+                threads: cores,
+                ..Default::default()
+            };
+            let (t, c) = time(|| crawl::crawl(&root, &copts));
+            assert_eq!(c.files.len() as u64, n);
+            crawl_only.push(t);
+        }
+        let crawl = crawl::crawl(&root, &Default::default());
+        let mut one = Vec::new();
+        for i in 0..3 {
+            let victim = root.join(&crawl.files[i * 7 + 1].path);
+            let mut body = std::fs::read(&victim).unwrap();
+            body.extend_from_slice(b"\n");
+            std::fs::write(&victim, body).unwrap();
+            let (t, r) = time(|| index(&root, &idx, &opts, &NoProgress).unwrap());
+            assert_eq!((r.modified, r.analyzed), (1, 1), "{r:?}");
+            one.push(t);
+        }
+        let (again, walk, crawl_only, one) =
+            (median(again), median(walk), median(crawl_only), median(one));
+        let ms = |d: Duration| format!("{:.0} ms", d.as_secs_f64() * 1000.0);
+        println!(
+            "| {n} | {:.0} MB | {:.2} s | {:.0} | {:.1} | {} | {} | {:.2}× | {} | {} |",
+            bytes as f64 / 1e6,
+            first.as_secs_f64(),
+            n as f64 / first.as_secs_f64(),
+            bytes as f64 / 1e6 / first.as_secs_f64(),
+            ms(again),
+            ms(walk),
+            again.as_secs_f64() / walk.as_secs_f64(),
+            ms(crawl_only),
+            ms(one),
+        );
+    }
+}

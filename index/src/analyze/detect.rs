@@ -1,0 +1,310 @@
+//! Format detection: content first (magic bytes, sniffing), extension second.
+
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+/// A file format lakestar recognises.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Format {
+    /// Comma (or semicolon, pipe) separated values.
+    Csv,
+    /// Tab separated values.
+    Tsv,
+    /// A JSON document.
+    Json,
+    /// JSON lines / NDJSON.
+    Jsonl,
+    /// Markdown.
+    Markdown,
+    /// Plain text.
+    Text,
+    /// HTML page.
+    Html,
+    /// Apache Parquet.
+    Parquet,
+    /// Excel or OpenDocument spreadsheet.
+    Excel,
+    /// SQLite database (and GeoPackage).
+    Sqlite,
+    /// PDF document.
+    Pdf,
+    /// Raster or vector image.
+    Image,
+    /// Archive of several files (zip, tar).
+    Archive,
+    /// Single compressed stream (gzip, zstd, bzip2, xz).
+    Compressed,
+    /// Other binary data.
+    Binary,
+    /// Zero bytes.
+    Empty,
+}
+
+impl Format {
+    /// Every format, in a stable order.
+    pub const ALL: [Format; 16] = [
+        Format::Csv,
+        Format::Tsv,
+        Format::Json,
+        Format::Jsonl,
+        Format::Markdown,
+        Format::Text,
+        Format::Html,
+        Format::Parquet,
+        Format::Excel,
+        Format::Sqlite,
+        Format::Pdf,
+        Format::Image,
+        Format::Archive,
+        Format::Compressed,
+        Format::Binary,
+        Format::Empty,
+    ];
+
+    /// Stable lowercase name, as stored in the catalog and printed in JSON.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Format::Csv => "csv",
+            Format::Tsv => "tsv",
+            Format::Json => "json",
+            Format::Jsonl => "jsonl",
+            Format::Markdown => "markdown",
+            Format::Text => "text",
+            Format::Html => "html",
+            Format::Parquet => "parquet",
+            Format::Excel => "excel",
+            Format::Sqlite => "sqlite",
+            Format::Pdf => "pdf",
+            Format::Image => "image",
+            Format::Archive => "archive",
+            Format::Compressed => "compressed",
+            Format::Binary => "binary",
+            Format::Empty => "empty",
+        }
+    }
+
+    /// Parse a name written by [`Format::as_str`].
+    pub fn parse(s: &str) -> Option<Format> {
+        Format::ALL.into_iter().find(|f| f.as_str() == s)
+    }
+
+    /// Name for people and prompts.
+    pub fn human(self) -> &'static str {
+        match self {
+            Format::Csv => "CSV",
+            Format::Tsv => "TSV",
+            Format::Json => "JSON",
+            Format::Jsonl => "JSON lines",
+            Format::Markdown => "Markdown",
+            Format::Text => "text",
+            Format::Html => "HTML",
+            Format::Parquet => "Parquet",
+            Format::Excel => "spreadsheet",
+            Format::Sqlite => "SQLite database",
+            Format::Pdf => "PDF",
+            Format::Image => "image",
+            Format::Archive => "archive",
+            Format::Compressed => "compressed file",
+            Format::Binary => "binary data",
+            Format::Empty => "empty file",
+        }
+    }
+}
+
+fn extension(path: &Path) -> String {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .map(|e| e.to_ascii_lowercase())
+        .unwrap_or_default()
+}
+
+/// Detect the format of a file from its head (first bytes), then its extension.
+pub fn detect(path: &Path, head: &[u8], size: u64) -> Format {
+    if size == 0 {
+        return Format::Empty;
+    }
+    if let Some(f) = detect_magic(head) {
+        return f;
+    }
+    if looks_binary(head) {
+        return Format::Binary;
+    }
+    let text = strip_bom(head);
+    let ext = extension(path);
+    match ext.as_str() {
+        "csv" => return Format::Csv,
+        "tsv" | "tab" => return Format::Tsv,
+        "jsonl" | "ndjson" => return Format::Jsonl,
+        "json" | "geojson" => {
+            return if looks_jsonl(text) {
+                Format::Jsonl
+            } else {
+                Format::Json
+            }
+        }
+        "md" | "markdown" => return Format::Markdown,
+        "html" | "htm" | "xhtml" => return Format::Html,
+        _ => {}
+    }
+    // No decisive extension: sniff the text.
+    let trimmed = trim_ascii_start(text);
+    if trimmed.starts_with(b"{") || trimmed.starts_with(b"[") {
+        if looks_jsonl(text) {
+            return Format::Jsonl;
+        }
+        if trimmed.starts_with(b"{") || looks_json_array(trimmed) {
+            return Format::Json;
+        }
+    }
+    if starts_with_ignore_case(trimmed, b"<!doctype html")
+        || starts_with_ignore_case(trimmed, b"<html")
+    {
+        return Format::Html;
+    }
+    if let Some(delim) = super::delimited::sniff_delimiter(text) {
+        return if delim == b'\t' {
+            Format::Tsv
+        } else {
+            Format::Csv
+        };
+    }
+    if looks_markdown(text) {
+        return Format::Markdown;
+    }
+    Format::Text
+}
+
+fn detect_magic(head: &[u8]) -> Option<Format> {
+    // Parquet has no entry in `infer`; its files start (and end) with "PAR1".
+    if head.starts_with(b"PAR1") {
+        return Some(Format::Parquet);
+    }
+    let t = infer::get(head)?;
+    let mime = t.mime_type();
+    let f = match t.matcher_type() {
+        infer::MatcherType::Image => Format::Image,
+        infer::MatcherType::Archive => match mime {
+            "application/gzip"
+            | "application/zstd"
+            | "application/x-bzip2"
+            | "application/x-xz" => Format::Compressed,
+            "application/pdf" => Format::Pdf,
+            "application/vnd.sqlite3" => Format::Sqlite,
+            _ => Format::Archive,
+        },
+        infer::MatcherType::Doc => match mime {
+            m if m.contains("spreadsheet") || m.contains("excel") => Format::Excel,
+            _ => Format::Binary,
+        },
+        infer::MatcherType::Text => return None,
+        _ => Format::Binary,
+    };
+    Some(f)
+}
+
+/// Text files have no NUL bytes; UTF-16 text does, and is treated as binary until the
+/// encoding-aware analyzers land.
+fn looks_binary(head: &[u8]) -> bool {
+    memchr::memchr(0, head).is_some()
+}
+
+fn strip_bom(b: &[u8]) -> &[u8] {
+    b.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(b)
+}
+
+fn trim_ascii_start(b: &[u8]) -> &[u8] {
+    let n = b.iter().take_while(|c| c.is_ascii_whitespace()).count();
+    &b[n..]
+}
+
+fn starts_with_ignore_case(b: &[u8], prefix: &[u8]) -> bool {
+    b.len() >= prefix.len() && b[..prefix.len()].eq_ignore_ascii_case(prefix)
+}
+
+/// Two or more lines that each hold one complete JSON value.
+fn looks_jsonl(text: &[u8]) -> bool {
+    let mut lines = text
+        .split(|&c| c == b'\n')
+        .map(|l| l.trim_ascii())
+        .filter(|l| !l.is_empty());
+    let mut complete = 0;
+    for line in lines.by_ref().take(3) {
+        if !(line.starts_with(b"{") || line.starts_with(b"["))
+            || serde_json::from_slice::<serde::de::IgnoredAny>(line).is_err()
+        {
+            return false;
+        }
+        complete += 1;
+    }
+    complete >= 2
+}
+
+fn looks_json_array(trimmed: &[u8]) -> bool {
+    // "[" followed by a JSON value start, not a Markdown link or an INI section.
+    let rest = trim_ascii_start(&trimmed[1..]);
+    matches!(
+        rest.first(),
+        Some(b'{' | b'[' | b'"' | b']' | b'-' | b'0'..=b'9' | b't' | b'f' | b'n')
+    ) && !rest.contains(&b'=')
+}
+
+fn looks_markdown(text: &[u8]) -> bool {
+    let s = String::from_utf8_lossy(&text[..text.len().min(8192)]);
+    s.lines().any(|l| {
+        let l = l.trim_start();
+        (l.starts_with('#') && l.trim_start_matches('#').starts_with(' '))
+            || l.starts_with("```")
+            || (l.starts_with('|') && l.ends_with('|') && l.len() > 2)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn content_beats_extension() {
+        let png = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR";
+        assert_eq!(detect(Path::new("x.csv"), png, 100), Format::Image);
+        assert_eq!(detect(Path::new("x.csv"), b"", 0), Format::Empty);
+        assert_eq!(detect(Path::new("x.bin"), b"PAR1\0\0", 10), Format::Parquet);
+        assert_eq!(detect(Path::new("x.csv"), b"a\0b", 3), Format::Binary);
+    }
+
+    #[test]
+    fn sniffs_text_without_extension() {
+        assert_eq!(
+            detect(Path::new("data"), b"a,b,c\n1,2,3\n4,5,6\n", 18),
+            Format::Csv
+        );
+        assert_eq!(
+            detect(Path::new("data"), b"a\tb\n1\t2\n3\t4\n", 12),
+            Format::Tsv
+        );
+        assert_eq!(
+            detect(Path::new("x.json"), b"{\"a\":1}\n{\"a\":2}\n", 16),
+            Format::Jsonl
+        );
+        assert_eq!(
+            detect(Path::new("x.json"), b"{\"a\":\n1}\n", 9),
+            Format::Json
+        );
+        assert_eq!(
+            detect(Path::new("notes"), b"# Title\n\nSome text.\n", 20),
+            Format::Markdown
+        );
+        assert_eq!(
+            detect(Path::new("notes.txt"), b"just words here\nand more\n", 25),
+            Format::Text
+        );
+        assert_eq!(detect(Path::new("x"), b"[1, 2, 3]", 9), Format::Json);
+    }
+
+    #[test]
+    fn format_names_round_trip() {
+        for f in Format::ALL {
+            assert_eq!(Format::parse(f.as_str()), Some(f));
+        }
+    }
+}

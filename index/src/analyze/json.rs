@@ -1,0 +1,408 @@
+//! JSON documents and JSON lines: a structure summary of key paths with their types,
+//! counts, array lengths, ranges and examples.
+
+use super::{AnalyzeError, Analyzer, Content, Format, Source};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::collections::{HashMap, HashSet};
+use std::io::BufRead;
+
+/// Largest JSON document parsed whole; JSON lines are streamed and have no limit.
+const MAX_DOCUMENT: u64 = 256 * 1024 * 1024;
+/// Key paths recorded at most; further paths are only counted.
+const MAX_PATHS: usize = 300;
+const EXAMPLES: usize = 3;
+const DISTINCT_CAP: usize = 1000;
+const VALUE_MAX_CHARS: usize = 60;
+
+/// The structure of a JSON document or of a JSON-lines file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JsonSummary {
+    /// JSON lines (one value per line) rather than one document.
+    pub lines: bool,
+    /// Values in the file: 1 for a document, the number of good lines for JSON lines.
+    pub records: u64,
+    /// The shape of the top level, e.g. "array of 1000 objects".
+    pub root: String,
+    /// Key paths in order of first appearance. `[]` stands for "every element of an
+    /// array"; for JSON lines, paths are relative to each line's value.
+    pub paths: Vec<JsonPath>,
+    /// Distinct paths beyond the recorded ones.
+    #[serde(default)]
+    pub paths_truncated: u64,
+    /// Lines that are not valid JSON (JSON lines only).
+    #[serde(default)]
+    pub bad_lines: u64,
+    /// The first parse error of a bad line, with its line number.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_bad_line: Option<String>,
+}
+
+/// Statistics of one key path.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JsonPath {
+    /// The path, e.g. `[].merchant_category_code[]`.
+    pub path: String,
+    /// Values seen at this path.
+    pub count: u64,
+    /// Value types with their counts, most frequent first.
+    pub types: Vec<(String, u64)>,
+    /// Shortest and longest array at this path.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub array_len: Option<(u64, u64)>,
+    /// Smallest and largest number at this path.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub range: Option<(f64, f64)>,
+    /// Distinct scalar values (a floor when `distinct_exact` is false).
+    pub distinct: u64,
+    /// Whether `distinct` is exact.
+    pub distinct_exact: bool,
+    /// Up to three distinct scalar examples, as JSON text.
+    pub examples: Vec<String>,
+}
+
+pub(crate) struct JsonAnalyzer;
+
+impl Analyzer for JsonAnalyzer {
+    fn name(&self) -> &'static str {
+        "json"
+    }
+    fn version(&self) -> u32 {
+        1
+    }
+    fn analyze(&self, src: &Source, format: Format) -> Result<Content, AnalyzeError> {
+        let summary = if format == Format::Jsonl {
+            summarize_lines(src)?
+        } else {
+            summarize_document(src)?
+        };
+        Ok(Content::Json(summary))
+    }
+}
+
+#[derive(Default)]
+struct PathAcc {
+    count: u64,
+    types: HashMap<&'static str, u64>,
+    array_len: Option<(u64, u64)>,
+    range: Option<(f64, f64)>,
+    distinct: HashSet<String>,
+    distinct_overflow: bool,
+    examples: Vec<String>,
+}
+
+#[derive(Default)]
+struct Walker {
+    order: Vec<String>,
+    paths: HashMap<String, PathAcc>,
+    truncated: HashSet<String>,
+}
+
+fn type_name(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(n) if n.is_f64() => "float",
+        Value::Number(_) => "integer",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+fn scalar_text(v: &Value) -> String {
+    let s = v.to_string();
+    if s.chars().count() <= VALUE_MAX_CHARS {
+        s
+    } else {
+        let mut t: String = s.chars().take(VALUE_MAX_CHARS - 1).collect();
+        t.push('…');
+        t
+    }
+}
+
+impl Walker {
+    fn visit(&mut self, path: &mut String, v: &Value) {
+        if !path.is_empty() {
+            self.record(path, v);
+        }
+        match v {
+            Value::Array(items) => {
+                let len = path.len();
+                path.push_str("[]");
+                for item in items {
+                    self.visit(path, item);
+                }
+                path.truncate(len);
+            }
+            Value::Object(map) => {
+                let len = path.len();
+                for (k, item) in map {
+                    if !path.is_empty() {
+                        path.push('.');
+                    }
+                    path.push_str(k);
+                    self.visit(path, item);
+                    path.truncate(len);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn record(&mut self, path: &str, v: &Value) {
+        if !self.paths.contains_key(path) {
+            if self.paths.len() >= MAX_PATHS {
+                if self.truncated.len() < 100_000 {
+                    self.truncated.insert(path.to_string());
+                }
+                return;
+            }
+            self.order.push(path.to_string());
+            self.paths.insert(path.to_string(), PathAcc::default());
+        }
+        let acc = self.paths.get_mut(path).expect("inserted above");
+        acc.count += 1;
+        *acc.types.entry(type_name(v)).or_default() += 1;
+        match v {
+            Value::Array(a) => {
+                let n = a.len() as u64;
+                acc.array_len = Some(
+                    acc.array_len
+                        .map_or((n, n), |(lo, hi)| (lo.min(n), hi.max(n))),
+                );
+            }
+            Value::Object(_) | Value::Null => {}
+            scalar => {
+                if let Some(x) = scalar.as_f64() {
+                    acc.range = Some(acc.range.map_or((x, x), |(lo, hi)| (lo.min(x), hi.max(x))));
+                }
+                let text = scalar_text(scalar);
+                if acc.distinct.len() < DISTINCT_CAP {
+                    if acc.distinct.insert(text.clone()) && acc.examples.len() < EXAMPLES {
+                        acc.examples.push(text);
+                    }
+                } else if !acc.distinct.contains(&text) {
+                    acc.distinct_overflow = true;
+                }
+            }
+        }
+    }
+
+    fn finish(mut self) -> (Vec<JsonPath>, u64) {
+        // Children right after their parent, siblings in order of first appearance.
+        let first: HashMap<&str, usize> = self
+            .order
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (p.as_str(), i))
+            .collect();
+        let tree_key = |p: &str| -> Vec<usize> {
+            let mut key = Vec::new();
+            let mut cur = p;
+            while let Some(&i) = first.get(cur) {
+                key.push(i);
+                cur = parent(cur);
+            }
+            key.reverse();
+            key
+        };
+        let mut keyed: Vec<(Vec<usize>, String)> = self
+            .order
+            .iter()
+            .map(|p| (tree_key(p), p.clone()))
+            .collect();
+        keyed.sort();
+        let paths = keyed
+            .into_iter()
+            .map(|(_, p)| p)
+            .map(|p| {
+                let acc = self.paths.remove(&p).expect("ordered paths are present");
+                let mut types: Vec<(String, u64)> = acc
+                    .types
+                    .into_iter()
+                    .map(|(t, c)| (t.to_string(), c))
+                    .collect();
+                types.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+                JsonPath {
+                    path: p,
+                    count: acc.count,
+                    types,
+                    array_len: acc.array_len,
+                    range: acc.range,
+                    distinct: acc.distinct.len() as u64,
+                    distinct_exact: !acc.distinct_overflow,
+                    examples: acc.examples,
+                }
+            })
+            .collect();
+        (paths, self.truncated.len() as u64)
+    }
+}
+
+/// The path one level up: `a[].b` → `a[]`, `a[]` → `a`, `a` → ``.
+fn parent(p: &str) -> &str {
+    if let Some(q) = p.strip_suffix("[]") {
+        q
+    } else {
+        p.rfind('.').map_or("", |i| &p[..i])
+    }
+}
+
+/// "array of 1000 objects", "object with 4 keys", "string".
+fn root_shape(v: &Value) -> String {
+    match v {
+        Value::Array(items) => {
+            let mut kinds: Vec<&str> = items.iter().map(type_name).collect();
+            kinds.sort_unstable();
+            kinds.dedup();
+            let what = match kinds.as_slice() {
+                [] => "values".to_string(),
+                [one] => plural(one),
+                many => format!("values ({})", many.join(", ")),
+            };
+            format!("array of {} {}", items.len(), what)
+        }
+        Value::Object(m) => format!("object with {} keys", m.len()),
+        other => type_name(other).to_string(),
+    }
+}
+
+fn plural(t: &str) -> String {
+    match t {
+        "boolean" => "booleans".into(),
+        "null" => "nulls".into(),
+        "array" => "arrays".into(),
+        "object" => "objects".into(),
+        "string" => "strings".into(),
+        "integer" => "integers".into(),
+        "float" => "floats".into(),
+        t => t.into(),
+    }
+}
+
+fn summarize_document(src: &Source) -> Result<JsonSummary, AnalyzeError> {
+    if src.size() > MAX_DOCUMENT {
+        return Err(AnalyzeError::Malformed(format!(
+            "JSON document of {} bytes is over the {} MiB whole-document limit; store it as JSON lines to have it profiled",
+            src.size(),
+            MAX_DOCUMENT >> 20
+        )));
+    }
+    let value: Value = match src.bytes() {
+        Some(b) => serde_json::from_slice(b.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(b)),
+        None => serde_json::from_reader(src.reader()?),
+    }
+    .map_err(|e| AnalyzeError::Malformed(format!("invalid JSON: {e}")))?;
+    let mut w = Walker::default();
+    w.visit(&mut String::new(), &value);
+    let (paths, truncated) = w.finish();
+    Ok(JsonSummary {
+        lines: false,
+        records: 1,
+        root: root_shape(&value),
+        paths,
+        paths_truncated: truncated,
+        bad_lines: 0,
+        first_bad_line: None,
+    })
+}
+
+fn summarize_lines(src: &Source) -> Result<JsonSummary, AnalyzeError> {
+    let mut w = Walker::default();
+    let mut records = 0u64;
+    let mut bad = 0u64;
+    let mut first_bad = None;
+    let mut kinds: Vec<&'static str> = Vec::new();
+    let reader = std::io::BufReader::new(src.reader()?);
+    for (i, line) in reader.split(b'\n').enumerate() {
+        let line = line?;
+        let t = line.trim_ascii();
+        if t.is_empty() {
+            continue;
+        }
+        match serde_json::from_slice::<Value>(t) {
+            Ok(v) => {
+                records += 1;
+                let k = type_name(&v);
+                if !kinds.contains(&k) {
+                    kinds.push(k);
+                }
+                w.visit(&mut String::new(), &v);
+            }
+            Err(e) => {
+                bad += 1;
+                if first_bad.is_none() {
+                    first_bad = Some(format!("line {}: {e}", i + 1));
+                }
+            }
+        }
+    }
+    if records == 0 {
+        return Err(AnalyzeError::Malformed(format!(
+            "no valid JSON line ({})",
+            first_bad.unwrap_or_else(|| "file is blank".into())
+        )));
+    }
+    kinds.sort_unstable();
+    let (paths, truncated) = w.finish();
+    Ok(JsonSummary {
+        lines: true,
+        records,
+        root: format!(
+            "{records} lines of {}",
+            kinds
+                .iter()
+                .map(|k| plural(k))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        paths,
+        paths_truncated: truncated,
+        bad_lines: bad,
+        first_bad_line: first_bad,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn summary(text: &str, format: Format) -> JsonSummary {
+        let src = Source::from_bytes("x.json", text.as_bytes().to_vec());
+        match JsonAnalyzer.analyze(&src, format).unwrap() {
+            Content::Json(s) => s,
+            c => panic!("{c:?}"),
+        }
+    }
+
+    #[test]
+    fn paths_types_and_lengths() {
+        let s = summary(
+            r#"[{"id":1,"tags":["a","b"],"x":null},{"id":2,"tags":[],"x":1.5}]"#,
+            Format::Json,
+        );
+        assert_eq!(s.root, "array of 2 objects");
+        let p: Vec<&str> = s.paths.iter().map(|p| p.path.as_str()).collect();
+        assert_eq!(p, ["[]", "[].id", "[].tags", "[].tags[]", "[].x"]);
+        let tags = &s.paths[2];
+        assert_eq!(tags.array_len, Some((0, 2)));
+        let x = &s.paths[4];
+        assert_eq!(x.types, vec![("float".into(), 1), ("null".into(), 1)]);
+        assert_eq!(s.paths[1].range, Some((1.0, 2.0)));
+    }
+
+    #[test]
+    fn json_lines_count_bad_lines() {
+        let s = summary("{\"a\":1}\n{\"a\":\"x\"}\nnot json\n", Format::Jsonl);
+        assert_eq!(s.records, 2);
+        assert_eq!(s.bad_lines, 1);
+        assert!(s.first_bad_line.unwrap().starts_with("line 3"));
+    }
+
+    #[test]
+    fn malformed_document_is_an_error() {
+        let src = Source::from_bytes("x.json", b"{\"a\": [1, 2".to_vec());
+        assert!(JsonAnalyzer.analyze(&src, Format::Json).is_err());
+    }
+}

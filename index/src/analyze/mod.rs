@@ -1,0 +1,159 @@
+//! Analyzers: from a file's bytes to a [`Description`].
+//!
+//! Detection looks at content first (magic bytes, sniffing) and at the extension second
+//! ([`detect`]). Each format has one [`Analyzer`], named and versioned: the pair is the
+//! analyzer key (`csv@1`) stored with every description, so that changing one analyzer
+//! re-describes exactly the files it handles. A failed analysis is not an error of the
+//! run: it yields a degraded description that carries the error message.
+
+mod delimited;
+mod detect;
+mod json;
+mod profile;
+mod render;
+mod source;
+mod text;
+
+use serde::{Deserialize, Serialize};
+
+pub use detect::{detect, Format};
+pub use profile::{ColumnProfile, ColumnType};
+pub use render::{render, RenderOptions};
+pub use source::Source;
+
+pub use delimited::Table;
+pub use json::{JsonPath, JsonSummary};
+pub use text::{Heading, TextSummary, TextTable};
+
+/// The description of one file's content: what an analyst or an LLM needs to use it.
+///
+/// It depends only on the content (and the extension, for detection), never on the path,
+/// so it is cached by content hash.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Description {
+    /// Detected format.
+    pub format: Format,
+    /// Size in bytes.
+    pub size: u64,
+    /// Key of the analyzer that wrote it (`name@version`).
+    pub analyzer: String,
+    /// What was found inside.
+    pub content: Content,
+    /// Why the analysis failed, when it did; `content` is then a degraded description.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// The format-specific part of a description.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum Content {
+    /// Delimited text table (CSV, TSV, ...).
+    Table(Table),
+    /// JSON document or JSON lines.
+    Json(JsonSummary),
+    /// Markdown or plain text.
+    Text(TextSummary),
+    /// A file we only recognise: its type and size.
+    Opaque(Opaque),
+}
+
+/// A file we do not (yet) look inside.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Opaque {
+    /// Human name of the detected type, e.g. "PNG image" or "binary data".
+    pub detected: String,
+    /// MIME type when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mime: Option<String>,
+}
+
+/// Why an analyzer could not describe a file.
+#[derive(Debug, thiserror::Error)]
+pub enum AnalyzeError {
+    /// The content is not valid for the format.
+    #[error("{0}")]
+    Malformed(String),
+    /// The file could not be read.
+    #[error("read failed: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// One format's analyzer.
+pub trait Analyzer: Sync {
+    /// Short stable name, part of the analyzer key.
+    fn name(&self) -> &'static str;
+    /// Bumped whenever the analyzer's output changes for some input.
+    fn version(&self) -> u32;
+    /// Describe the content of `src`, detected as `format`.
+    fn analyze(&self, src: &Source, format: Format) -> Result<Content, AnalyzeError>;
+}
+
+/// The analyzer key (`name@version`) stored with each description.
+pub fn analyzer_key(a: &dyn Analyzer) -> String {
+    format!("{}@{}", a.name(), a.version())
+}
+
+/// The analyzer responsible for `format`.
+pub fn analyzer_for(format: Format) -> &'static dyn Analyzer {
+    match format {
+        Format::Csv | Format::Tsv => &delimited::DelimitedAnalyzer,
+        Format::Json | Format::Jsonl => &json::JsonAnalyzer,
+        Format::Markdown | Format::Text => &text::TextAnalyzer,
+        _ => &OpaqueAnalyzer,
+    }
+}
+
+/// The current analyzer key for `format`: a stored description with another key is stale.
+pub fn current_key(format: Format) -> String {
+    analyzer_key(analyzer_for(format))
+}
+
+/// Detect the format of `src` and describe it. Never fails: a failed analysis gives a
+/// degraded description with [`Description::error`] set.
+pub fn describe(src: &Source) -> Description {
+    let format = detect(src.path(), src.head(), src.size());
+    describe_as(src, format)
+}
+
+/// Describe `src` as `format` (already detected).
+pub fn describe_as(src: &Source, format: Format) -> Description {
+    let analyzer = analyzer_for(format);
+    let (content, error) = match analyzer.analyze(src, format) {
+        Ok(c) => (c, None),
+        Err(e) => (
+            Content::Opaque(Opaque {
+                detected: format!("{} (could not be analyzed)", format.human()),
+                mime: None,
+            }),
+            Some(e.to_string()),
+        ),
+    };
+    Description {
+        format,
+        size: src.size(),
+        analyzer: analyzer_key(analyzer),
+        content,
+        error,
+    }
+}
+
+/// Describes formats that have no analyzer of their own: detected type and size.
+struct OpaqueAnalyzer;
+
+impl Analyzer for OpaqueAnalyzer {
+    fn name(&self) -> &'static str {
+        "generic"
+    }
+    fn version(&self) -> u32 {
+        1
+    }
+    fn analyze(&self, src: &Source, format: Format) -> Result<Content, AnalyzeError> {
+        let mime = infer::get(src.head()).map(|t| t.mime_type().to_string());
+        let detected = match (&mime, format) {
+            (Some(m), Format::Binary) => format!("binary data ({m})"),
+            _ => format.human().to_string(),
+        };
+        Ok(Content::Opaque(Opaque { detected, mime }))
+    }
+}

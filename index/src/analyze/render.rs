@@ -1,0 +1,337 @@
+//! The text form of a description: what an LLM prompt or a person sees. Deterministic
+//! (same description → same bytes) and held within a byte budget by showing fewer list
+//! items until it fits.
+
+use super::{Content, Description, JsonSummary, Table, TextSummary};
+use crate::analyze::ColumnType;
+use std::fmt::Write;
+
+/// How to render.
+#[derive(Debug, Clone, Copy)]
+pub struct RenderOptions {
+    /// Largest rendering in bytes.
+    pub max_bytes: usize,
+}
+
+impl Default for RenderOptions {
+    fn default() -> Self {
+        RenderOptions { max_bytes: 2048 }
+    }
+}
+
+/// How many items of each list to show.
+#[derive(Clone, Copy)]
+struct Caps {
+    items: usize,
+    examples: usize,
+}
+
+/// Render `desc` of the file at `path` (relative to the lake, `/`-separated).
+pub fn render(path: &str, desc: &Description, opts: RenderOptions) -> String {
+    let mut caps = Caps {
+        items: 60,
+        examples: 3,
+    };
+    loop {
+        let s = render_with(path, desc, caps);
+        if s.len() <= opts.max_bytes || (caps.items <= 3 && caps.examples <= 1) {
+            return cut_to(s, opts.max_bytes);
+        }
+        if caps.items > 3 {
+            caps.items = (caps.items * 2 / 3).max(3);
+        } else {
+            caps.examples -= 1;
+        }
+    }
+}
+
+fn cut_to(mut s: String, max: usize) -> String {
+    if s.len() <= max {
+        return s;
+    }
+    let mut end = max.saturating_sub(4);
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    s.truncate(end);
+    s.push_str(" …\n");
+    s
+}
+
+/// Decimal units, as file browsers show sizes.
+pub(crate) fn human_size(n: u64) -> String {
+    const UNITS: [&str; 5] = ["KB", "MB", "GB", "TB", "PB"];
+    if n < 1000 {
+        return format!("{n} B");
+    }
+    let mut x = n as f64 / 1000.0;
+    let mut u = 0;
+    while x >= 1000.0 && u < UNITS.len() - 1 {
+        x /= 1000.0;
+        u += 1;
+    }
+    format!("{x:.1} {}", UNITS[u])
+}
+
+/// A number with thousands separators: 138236 → "138,236".
+pub(crate) fn thousands(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Short, stable rendering of a float.
+fn num(x: f64) -> String {
+    if x.fract() == 0.0 && x.abs() < 1e15 {
+        format!("{}", x as i64)
+    } else if x.abs() >= 1e6 || x.abs() < 1e-3 {
+        format!("{x:.3e}")
+    } else {
+        let s = format!("{x:.4}");
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    }
+}
+
+fn quote_examples(ex: &[String], kind: ColumnType, n: usize) -> String {
+    let text = matches!(kind, ColumnType::Text | ColumnType::Categorical);
+    ex.iter()
+        .take(n)
+        .map(|e| if text { format!("{e:?}") } else { e.clone() })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn render_with(path: &str, d: &Description, caps: Caps) -> String {
+    let mut s = format!("{path} — {}, {}", d.format.human(), human_size(d.size));
+    match &d.content {
+        Content::Table(t) => table(&mut s, t, caps),
+        Content::Json(j) => json(&mut s, j, caps),
+        Content::Text(t) => text(&mut s, t, caps),
+        Content::Opaque(o) => {
+            if o.detected != d.format.human() {
+                let _ = write!(s, ", {}", o.detected);
+            }
+            s.push('\n');
+        }
+    }
+    if let Some(e) = &d.error {
+        let _ = writeln!(s, "  error: {e}");
+    }
+    s
+}
+
+fn table(s: &mut String, t: &Table, caps: Caps) {
+    let delim = match t.delimiter.as_str() {
+        "\t" => "tab",
+        "," => "comma",
+        ";" => "semicolon",
+        "|" => "pipe",
+        other => other,
+    };
+    let _ = writeln!(
+        s,
+        ", {} rows × {} columns, {}-separated, {}",
+        thousands(t.rows),
+        t.columns.len(),
+        delim,
+        if t.header {
+            "header row 1"
+        } else {
+            "no header row"
+        }
+    );
+    if t.ragged_rows > 0 {
+        let _ = writeln!(
+            s,
+            "  {} rows have a different number of fields than the header",
+            thousands(t.ragged_rows)
+        );
+    }
+    let width = t
+        .columns
+        .iter()
+        .take(caps.items)
+        .map(|c| display_name(&c.name).chars().count())
+        .max()
+        .unwrap_or(0)
+        .min(28);
+    for c in t.columns.iter().take(caps.items) {
+        let name = display_name(&c.name);
+        let mut facts: Vec<String> = Vec::new();
+        if let (Some(lo), Some(hi)) = (&c.min, &c.max) {
+            facts.push(format!("{lo} … {hi}"));
+        }
+        if c.is_unique(t.rows) {
+            facts.push("unique".into());
+        } else if c.kind != ColumnType::Empty {
+            let more = if c.distinct_exact { "" } else { "≥" };
+            facts.push(format!("{more}{} distinct", thousands(c.distinct)));
+        }
+        if c.nulls > 0 {
+            let pct = 100.0 * c.nulls as f64 / t.rows.max(1) as f64;
+            facts.push(format!("{} null ({pct:.1}%)", thousands(c.nulls)));
+        }
+        if let Some(m) = c.mean {
+            facts.push(format!("mean {}", num(m)));
+        }
+        if !c.top.is_empty() && caps.examples > 0 {
+            let top: Vec<String> = c
+                .top
+                .iter()
+                .take(caps.examples + 2)
+                .map(|(v, n)| format!("{v} ({n})"))
+                .collect();
+            facts.push(format!("top {}", top.join(", ")));
+        } else if !c.examples.is_empty() && caps.examples > 0 {
+            facts.push(format!(
+                "e.g. {}",
+                quote_examples(&c.examples, c.kind, caps.examples)
+            ));
+        }
+        let _ = writeln!(
+            s,
+            "  {name:<width$}  {:<11} {}",
+            c.kind.as_str(),
+            facts.join(", ")
+        );
+    }
+    more(s, t.columns.len(), caps.items, "columns");
+}
+
+fn display_name(n: &str) -> String {
+    if n.is_empty() {
+        "(unnamed)".into()
+    } else {
+        n.to_string()
+    }
+}
+
+fn more(s: &mut String, total: usize, shown: usize, what: &str) {
+    if total > shown {
+        let _ = writeln!(s, "  … {} more {what}", total - shown);
+    }
+}
+
+fn json(s: &mut String, j: &JsonSummary, caps: Caps) {
+    let _ = writeln!(s, ", {}", j.root);
+    if j.bad_lines > 0 {
+        let _ = writeln!(
+            s,
+            "  {} invalid lines, first: {}",
+            thousands(j.bad_lines),
+            j.first_bad_line.as_deref().unwrap_or("?")
+        );
+    }
+    let width = j
+        .paths
+        .iter()
+        .take(caps.items)
+        .map(|p| p.path.chars().count())
+        .max()
+        .unwrap_or(0)
+        .min(40);
+    for p in j.paths.iter().take(caps.items) {
+        let types = if p.types.len() == 1 {
+            p.types[0].0.clone()
+        } else {
+            p.types
+                .iter()
+                .map(|(t, n)| format!("{t} {n}"))
+                .collect::<Vec<_>>()
+                .join(" | ")
+        };
+        let mut facts = vec![format!("×{}", thousands(p.count))];
+        if let Some((lo, hi)) = p.array_len {
+            facts.push(format!("length {lo} … {hi}"));
+        }
+        if let Some((lo, hi)) = p.range {
+            facts.push(format!("{} … {}", num(lo), num(hi)));
+        }
+        if p.distinct > 0 && !p.examples.is_empty() && caps.examples > 0 {
+            let more = if p.distinct_exact { "" } else { "≥" };
+            facts.push(format!("{more}{} distinct", thousands(p.distinct)));
+            let ex: Vec<&str> = p
+                .examples
+                .iter()
+                .take(caps.examples)
+                .map(String::as_str)
+                .collect();
+            facts.push(format!("e.g. {}", ex.join(", ")));
+        }
+        let _ = writeln!(s, "  {:<width$}  {types}  {}", p.path, facts.join(", "));
+    }
+    more(s, j.paths.len(), caps.items, "key paths");
+    if j.paths_truncated > 0 {
+        let _ = writeln!(
+            s,
+            "  … {} further key paths not profiled",
+            thousands(j.paths_truncated)
+        );
+    }
+}
+
+fn text(s: &mut String, t: &TextSummary, caps: Caps) {
+    let _ = write!(
+        s,
+        ", {} lines, {} words",
+        thousands(t.lines),
+        thousands(t.words)
+    );
+    if t.truncated {
+        s.push_str(" (first part read)");
+    }
+    if t.lossy {
+        s.push_str(", invalid UTF-8 replaced");
+    }
+    s.push('\n');
+    if !t.outline.is_empty() {
+        s.push_str("  outline:\n");
+        let min = t.outline.iter().map(|h| h.level).min().unwrap_or(1);
+        for h in t.outline.iter().take(caps.items) {
+            let indent = "  ".repeat((h.level - min) as usize);
+            let _ = writeln!(s, "    {indent}{} {}", "#".repeat(h.level as usize), h.text);
+        }
+        more(s, t.outline.len(), caps.items, "headings");
+    }
+    if !t.tables.is_empty() {
+        s.push_str("  tables:\n");
+        for tb in t.tables.iter().take(caps.items.min(20)) {
+            let under = tb
+                .section
+                .as_deref()
+                .map(|x| format!(" under \"{x}\""))
+                .unwrap_or_default();
+            let _ = writeln!(
+                s,
+                "    line {}{under}: {} ({} rows)",
+                tb.line,
+                tb.columns.join(" | "),
+                tb.rows
+            );
+        }
+        more(s, t.tables.len(), caps.items.min(20), "tables");
+    }
+    if !t.excerpt.is_empty() && caps.examples > 0 {
+        let _ = writeln!(s, "  excerpt: {}", t.excerpt);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_and_numbers() {
+        assert_eq!(human_size(999), "999 B");
+        assert_eq!(human_size(26611), "26.6 KB");
+        assert_eq!(thousands(138236), "138,236");
+        assert_eq!(num(2.5), "2.5");
+        assert_eq!(num(3.0), "3");
+    }
+}

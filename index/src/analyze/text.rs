@@ -1,0 +1,253 @@
+//! Markdown and plain text: size, outline of headings, tables and a leading excerpt.
+
+use super::{AnalyzeError, Analyzer, Content, Format, Source};
+use pulldown_cmark::{Event, HeadingLevel, Options, Parser, Tag, TagEnd};
+use serde::{Deserialize, Serialize};
+
+/// Text read at most; longer files are described from their beginning.
+const MAX_TEXT: usize = 16 * 1024 * 1024;
+const EXCERPT_CHARS: usize = 400;
+const MAX_HEADINGS: usize = 200;
+const MAX_TABLES: usize = 50;
+
+/// Summary of a text or Markdown file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TextSummary {
+    /// Parsed as Markdown.
+    pub markdown: bool,
+    /// Lines in the part read.
+    pub lines: u64,
+    /// Whitespace-separated words in the part read.
+    pub words: u64,
+    /// Whether only the first part of the file was read.
+    #[serde(default)]
+    pub truncated: bool,
+    /// Invalid UTF-8 sequences were replaced.
+    #[serde(default)]
+    pub lossy: bool,
+    /// Headings in order.
+    pub outline: Vec<Heading>,
+    /// Tables in order.
+    pub tables: Vec<TextTable>,
+    /// The first prose of the file.
+    pub excerpt: String,
+}
+
+/// A heading of the outline.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Heading {
+    /// 1 for `#`, 2 for `##`, ...
+    pub level: u8,
+    /// Heading text.
+    pub text: String,
+    /// 1-based line number.
+    pub line: u64,
+}
+
+/// A table found in text.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TextTable {
+    /// 1-based line number where it starts.
+    pub line: u64,
+    /// Header cells.
+    pub columns: Vec<String>,
+    /// Body rows.
+    pub rows: u64,
+    /// The heading the table sits under, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub section: Option<String>,
+}
+
+pub(crate) struct TextAnalyzer;
+
+impl Analyzer for TextAnalyzer {
+    fn name(&self) -> &'static str {
+        "text"
+    }
+    fn version(&self) -> u32 {
+        1
+    }
+    fn analyze(&self, src: &Source, format: Format) -> Result<Content, AnalyzeError> {
+        let (bytes, truncated) = src.read_up_to(MAX_TEXT)?;
+        let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
+        let (text, lossy) = match std::str::from_utf8(bytes) {
+            Ok(s) => (std::borrow::Cow::Borrowed(s), false),
+            Err(e) if truncated && e.error_len().is_none() => {
+                // Cut in the middle of a character: drop the partial tail.
+                let valid = &bytes[..e.valid_up_to()];
+                (String::from_utf8_lossy(valid), false)
+            }
+            Err(_) => (String::from_utf8_lossy(bytes), true),
+        };
+        let mut s = TextSummary {
+            markdown: format == Format::Markdown,
+            lines: text.lines().count() as u64,
+            words: text.split_whitespace().count() as u64,
+            truncated,
+            lossy,
+            outline: Vec::new(),
+            tables: Vec::new(),
+            excerpt: String::new(),
+        };
+        if s.markdown {
+            markdown(&text, &mut s);
+        } else {
+            s.excerpt = excerpt(text.lines().map(str::trim).filter(|l| !l.is_empty()));
+        }
+        Ok(Content::Text(s))
+    }
+}
+
+fn excerpt<'a>(lines: impl Iterator<Item = &'a str>) -> String {
+    let mut out = String::new();
+    for l in lines {
+        if out.chars().count() >= EXCERPT_CHARS {
+            break;
+        }
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(l);
+    }
+    if out.chars().count() > EXCERPT_CHARS {
+        out = out.chars().take(EXCERPT_CHARS - 1).collect();
+        out.push('…');
+    }
+    out
+}
+
+fn level(l: HeadingLevel) -> u8 {
+    match l {
+        HeadingLevel::H1 => 1,
+        HeadingLevel::H2 => 2,
+        HeadingLevel::H3 => 3,
+        HeadingLevel::H4 => 4,
+        HeadingLevel::H5 => 5,
+        HeadingLevel::H6 => 6,
+    }
+}
+
+fn markdown(text: &str, s: &mut TextSummary) {
+    let line_starts: Vec<usize> = std::iter::once(0)
+        .chain(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1))
+        .collect();
+    let line_of = |offset: usize| line_starts.partition_point(|&st| st <= offset) as u64;
+
+    let mut heading: Option<(u8, String, u64)> = None;
+    let mut table: Option<TextTable> = None;
+    let mut in_head = false;
+    let mut cell = String::new();
+    let mut prose: Vec<String> = Vec::new();
+    let mut para: Option<String> = None;
+    let mut current_section: Option<String> = None;
+
+    for (ev, range) in Parser::new_ext(text, Options::ENABLE_TABLES).into_offset_iter() {
+        match ev {
+            Event::Start(Tag::Heading { level: l, .. }) => {
+                heading = Some((level(l), String::new(), line_of(range.start)))
+            }
+            Event::End(TagEnd::Heading(_)) => {
+                if let Some((level, t, line)) = heading.take() {
+                    let t = t.trim().to_string();
+                    current_section = Some(t.clone());
+                    if s.outline.len() < MAX_HEADINGS {
+                        s.outline.push(Heading {
+                            level,
+                            text: t,
+                            line,
+                        });
+                    }
+                }
+            }
+            Event::Start(Tag::Table(_)) => {
+                table = Some(TextTable {
+                    line: line_of(range.start),
+                    columns: Vec::new(),
+                    rows: 0,
+                    section: current_section.clone(),
+                })
+            }
+            Event::End(TagEnd::Table) => {
+                if let Some(t) = table.take() {
+                    if s.tables.len() < MAX_TABLES {
+                        s.tables.push(t);
+                    }
+                }
+            }
+            Event::Start(Tag::TableHead) => in_head = true,
+            Event::End(TagEnd::TableHead) => in_head = false,
+            Event::End(TagEnd::TableRow) => {
+                if let Some(t) = table.as_mut() {
+                    t.rows += 1;
+                }
+            }
+            Event::Start(Tag::TableCell) => cell.clear(),
+            Event::End(TagEnd::TableCell) if in_head => {
+                if let Some(t) = table.as_mut() {
+                    t.columns.push(cell.trim().to_string());
+                }
+            }
+            Event::Start(Tag::Paragraph) if table.is_none() && heading.is_none() => {
+                para = Some(String::new())
+            }
+            Event::End(TagEnd::Paragraph) => {
+                if let Some(p) = para.take() {
+                    if prose.iter().map(|p| p.len()).sum::<usize>() < EXCERPT_CHARS * 2 {
+                        prose.push(p.trim().to_string());
+                    }
+                }
+            }
+            Event::Text(t) | Event::Code(t) => {
+                if let Some((_, h, _)) = heading.as_mut() {
+                    h.push_str(&t);
+                } else if table.is_some() {
+                    cell.push_str(&t);
+                } else if let Some(p) = para.as_mut() {
+                    p.push_str(&t);
+                }
+            }
+            Event::SoftBreak | Event::HardBreak => {
+                if let Some(p) = para.as_mut() {
+                    p.push(' ');
+                }
+            }
+            _ => {}
+        }
+    }
+    s.excerpt = excerpt(prose.iter().map(String::as_str).filter(|p| !p.is_empty()));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn markdown_outline_tables_excerpt() {
+        let md = "# Guide\n\nIntro text here.\n\n## Fees\n\n| a | b |\n|---|---|\n| 1 | 2 |\n| 3 | 4 |\n\n### Sub `code`\n";
+        let src = Source::from_bytes("m.md", md.as_bytes().to_vec());
+        let Content::Text(s) = TextAnalyzer.analyze(&src, Format::Markdown).unwrap() else {
+            panic!()
+        };
+        let o: Vec<(u8, &str, u64)> = s
+            .outline
+            .iter()
+            .map(|h| (h.level, h.text.as_str(), h.line))
+            .collect();
+        assert_eq!(o, [(1, "Guide", 1), (2, "Fees", 5), (3, "Sub code", 12)]);
+        assert_eq!(s.tables.len(), 1);
+        assert_eq!(s.tables[0].columns, ["a", "b"]);
+        assert_eq!(s.tables[0].rows, 2);
+        assert_eq!(s.tables[0].section.as_deref(), Some("Fees"));
+        assert_eq!(s.excerpt, "Intro text here.");
+    }
+
+    #[test]
+    fn invalid_utf8_is_lossy_not_an_error() {
+        let src = Source::from_bytes("t.txt", b"caf\xe9 ok\n".to_vec());
+        let Content::Text(s) = TextAnalyzer.analyze(&src, Format::Text).unwrap() else {
+            panic!()
+        };
+        assert!(s.lossy);
+        assert_eq!(s.words, 2);
+    }
+}

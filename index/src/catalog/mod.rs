@@ -1,0 +1,444 @@
+//! The catalog: one SQLite database (WAL mode) in the index directory.
+//!
+//! Tables:
+//! - `meta` — key/value: format version, lake root, last run.
+//! - `files` — one row per crawled file: relative path, size, mtime, blake3 hash, format,
+//!   analyzer key, state and last error.
+//! - `descriptions` — the content-addressed cache: (hash, analyzer key) → zstd-compressed
+//!   JSON of the [`Description`]. Rows outlive the files that made them, so content that
+//!   comes back (a revert, a copy) is not analyzed again.
+//!
+//! Every change of an index run goes through [`Catalog::apply`], one transaction per
+//! batch, so a killed run leaves the catalog as of its last committed batch.
+
+mod schema;
+
+use crate::analyze::{Description, Format};
+use crate::error::{Error, InternalError, Result, UserError};
+use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+
+pub use schema::FORMAT_VERSION;
+
+/// File name of the catalog database inside the index directory.
+pub const CATALOG_FILE: &str = "catalog.sqlite";
+
+/// A blake3 content hash.
+pub type Hash = [u8; 32];
+
+/// State of a file's catalog row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum FileState {
+    /// Described.
+    Ok,
+    /// Read, but the analyzer failed: the description is degraded and `error` says why.
+    Error,
+    /// Could not be read: no hash, no description.
+    Unreadable,
+}
+
+impl FileState {
+    /// Stable lowercase name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FileState::Ok => "ok",
+            FileState::Error => "error",
+            FileState::Unreadable => "unreadable",
+        }
+    }
+
+    fn parse(s: &str) -> FileState {
+        match s {
+            "ok" => FileState::Ok,
+            "error" => FileState::Error,
+            _ => FileState::Unreadable,
+        }
+    }
+}
+
+/// One row of the `files` table.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FileRow {
+    /// Path relative to the lake root, `/`-separated.
+    pub path: String,
+    /// Size in bytes at the last index.
+    pub size: u64,
+    /// Modification time in nanoseconds since the Unix epoch.
+    pub mtime_ns: i64,
+    /// Content hash; `None` when unreadable.
+    pub hash: Option<Hash>,
+    /// Detected format.
+    pub format: Format,
+    /// Key of the analyzer whose description the row points at.
+    pub analyzer: Option<String>,
+    /// Row state.
+    pub state: FileState,
+    /// Last error, for `Error` and `Unreadable` rows.
+    pub error: Option<String>,
+    /// The mtime was too close to the time of reading to trust (size, mtime) next time:
+    /// the next run re-hashes the file (git's "racily clean" problem).
+    pub racy: bool,
+    /// When the row was written, Unix milliseconds.
+    pub indexed_at: i64,
+}
+
+/// One change to the catalog, applied in a batch.
+#[derive(Debug)]
+pub enum Change {
+    /// Insert or replace a file row; store the description in the cache when given.
+    Upsert {
+        /// The new row.
+        row: FileRow,
+        /// A freshly computed description to cache under (row.hash, row.analyzer).
+        description: Option<Box<Description>>,
+    },
+    /// Move a row to a new path (a rename: same content), with fresh metadata.
+    Rename {
+        /// The old path.
+        from: String,
+        /// The row at its new path.
+        row: FileRow,
+    },
+    /// Only the metadata changed (a `touch`): same content, new mtime.
+    Touch {
+        /// The path.
+        path: String,
+        /// New size (equal to the old, by hash).
+        size: u64,
+        /// New mtime.
+        mtime_ns: i64,
+        /// New racy flag.
+        racy: bool,
+    },
+    /// The file is gone.
+    Delete {
+        /// The path.
+        path: String,
+    },
+}
+
+/// Counts and facts for `status`.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct CatalogStats {
+    /// Files in the catalog.
+    pub files: u64,
+    /// Total size of the files, bytes.
+    pub bytes: u64,
+    /// Files per format.
+    pub by_format: BTreeMap<String, u64>,
+    /// Files per state.
+    pub by_state: BTreeMap<String, u64>,
+    /// Descriptions in the cache (including those of files no longer present).
+    pub cached_descriptions: u64,
+    /// Files in `error` or `unreadable` state, with their messages (first 1000 by path).
+    pub errors: Vec<FileError>,
+}
+
+/// A file with a problem.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct FileError {
+    /// Relative path.
+    pub path: String,
+    /// `error` or `unreadable`.
+    pub state: String,
+    /// The message.
+    pub error: String,
+}
+
+/// A connection to the catalog of one index.
+pub struct Catalog {
+    conn: Connection,
+    dir: PathBuf,
+    /// Reused across batches: creating a zstd context per blob was measurable.
+    compressor: Option<zstd::bulk::Compressor<'static>>,
+}
+
+fn row_from(r: &rusqlite::Row<'_>) -> rusqlite::Result<FileRow> {
+    let hash: Option<Vec<u8>> = r.get(3)?;
+    let format: String = r.get(4)?;
+    let state: String = r.get(6)?;
+    Ok(FileRow {
+        path: r.get(0)?,
+        size: r.get::<_, i64>(1)? as u64,
+        mtime_ns: r.get(2)?,
+        hash: hash.and_then(|h| h.try_into().ok()),
+        format: Format::parse(&format).unwrap_or(Format::Binary),
+        analyzer: r.get(5)?,
+        state: FileState::parse(&state),
+        error: r.get(7)?,
+        racy: r.get(8)?,
+        indexed_at: r.get(9)?,
+    })
+}
+
+const FILE_COLUMNS: &str =
+    "path, size, mtime_ns, hash, format, analyzer, state, error, racy, indexed_at";
+
+impl Catalog {
+    /// Open the catalog of the index at `dir` for writing, creating it for `lake` if it
+    /// does not exist. The caller must hold the writer lock.
+    pub fn open_writer(dir: &Path, lake: &Path) -> Result<Catalog> {
+        std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+        let mut conn = Connection::open(dir.join(CATALOG_FILE))?;
+        schema::configure(&conn)?;
+        schema::init_or_check(&mut conn, dir, lake)?;
+        Ok(Catalog {
+            conn,
+            dir: dir.to_path_buf(),
+            compressor: None,
+        })
+    }
+
+    /// Open the catalog of the index at `dir` for reading. Readers never block the writer
+    /// nor wait for it (WAL).
+    pub fn open_reader(dir: &Path) -> Result<Catalog> {
+        let path = dir.join(CATALOG_FILE);
+        if !path.is_file() {
+            return Err(UserError::NoIndex {
+                searched: format!("at {}", dir.display()),
+            }
+            .into());
+        }
+        let conn = Connection::open_with_flags(
+            &path,
+            OpenFlags::SQLITE_OPEN_READ_ONLY
+                | OpenFlags::SQLITE_OPEN_NO_MUTEX
+                | OpenFlags::SQLITE_OPEN_URI,
+        )?;
+        conn.busy_timeout(std::time::Duration::from_secs(5))?;
+        schema::check_version(&conn, dir)?;
+        Ok(Catalog {
+            conn,
+            dir: dir.to_path_buf(),
+            compressor: None,
+        })
+    }
+
+    /// The index directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// A metadata value.
+    pub fn meta(&self, key: &str) -> Result<Option<String>> {
+        Ok(self
+            .conn
+            .query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0))
+            .optional()?)
+    }
+
+    /// Set a metadata value.
+    pub fn set_meta(&self, key: &str, value: &str) -> Result<()> {
+        self.conn.execute(
+            "INSERT INTO meta(key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            params![key, value],
+        )?;
+        Ok(())
+    }
+
+    /// The lake root recorded in the index.
+    pub fn lake_root(&self) -> Result<PathBuf> {
+        self.meta("lake_root")?
+            .map(PathBuf::from)
+            .ok_or_else(|| InternalError::CorruptBlob("index has no lake_root".into()).into())
+    }
+
+    /// Every file row, by path.
+    pub fn load_files(&self) -> Result<HashMap<String, FileRow>> {
+        let mut stmt = self
+            .conn
+            .prepare(&format!("SELECT {FILE_COLUMNS} FROM files"))?;
+        let rows = stmt.query_map([], row_from)?;
+        let mut out = HashMap::new();
+        for r in rows {
+            let r = r?;
+            out.insert(r.path.clone(), r);
+        }
+        Ok(out)
+    }
+
+    /// The row of one file.
+    pub fn file(&self, path: &str) -> Result<Option<FileRow>> {
+        Ok(self
+            .conn
+            .query_row(
+                &format!("SELECT {FILE_COLUMNS} FROM files WHERE path = ?1"),
+                [path],
+                row_from,
+            )
+            .optional()?)
+    }
+
+    /// Whether the cache holds a description for (hash, analyzer key), and if so its
+    /// format and error.
+    pub fn cached(&self, hash: &Hash, analyzer: &str) -> Result<Option<(Format, Option<String>)>> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT format, error FROM descriptions WHERE hash = ?1 AND analyzer = ?2",
+        )?;
+        Ok(stmt
+            .query_row(params![&hash[..], analyzer], |r| {
+                let f: String = r.get(0)?;
+                Ok((Format::parse(&f).unwrap_or(Format::Binary), r.get(1)?))
+            })
+            .optional()?)
+    }
+
+    /// The cached description for (hash, analyzer key).
+    pub fn description(&self, hash: &Hash, analyzer: &str) -> Result<Option<Description>> {
+        let blob: Option<Vec<u8>> = self
+            .conn
+            .query_row(
+                "SELECT blob FROM descriptions WHERE hash = ?1 AND analyzer = ?2",
+                params![&hash[..], analyzer],
+                |r| r.get(0),
+            )
+            .optional()?;
+        blob.map(|b| decode(&b)).transpose()
+    }
+
+    /// Apply a batch of changes in one transaction.
+    pub fn apply(&mut self, changes: &[Change]) -> Result<()> {
+        if self.compressor.is_none() {
+            self.compressor =
+                Some(zstd::bulk::Compressor::new(3).map_err(|e| Error::io(&self.dir, e))?);
+        }
+        let compressor = self.compressor.as_mut().expect("set above");
+        let tx = self.conn.transaction()?;
+        {
+            let mut upsert = tx.prepare_cached(&format!(
+                "INSERT OR REPLACE INTO files({FILE_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)"
+            ))?;
+            let mut cache = tx.prepare_cached(
+                "INSERT OR IGNORE INTO descriptions(hash, analyzer, format, error, raw_len, blob, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            )?;
+            let mut delete = tx.prepare_cached("DELETE FROM files WHERE path = ?1")?;
+            let mut touch = tx.prepare_cached(
+                "UPDATE files SET size = ?2, mtime_ns = ?3, racy = ?4 WHERE path = ?1",
+            )?;
+            let write_row = |stmt: &mut rusqlite::CachedStatement<'_>, row: &FileRow| {
+                stmt.execute(params![
+                    row.path,
+                    row.size as i64,
+                    row.mtime_ns,
+                    row.hash.as_ref().map(|h| &h[..]),
+                    row.format.as_str(),
+                    row.analyzer,
+                    row.state.as_str(),
+                    row.error,
+                    row.racy,
+                    row.indexed_at,
+                ])
+            };
+            for c in changes {
+                match c {
+                    Change::Upsert { row, description } => {
+                        if let (Some(d), Some(h), Some(a)) = (description, &row.hash, &row.analyzer)
+                        {
+                            let json = serde_json::to_vec(d)
+                                .map_err(|e| InternalError::CorruptBlob(e.to_string()))?;
+                            let blob = compressor
+                                .compress(&json)
+                                .map_err(|e| Error::io(&self.dir, e))?;
+                            cache.execute(params![
+                                &h[..],
+                                a,
+                                d.format.as_str(),
+                                d.error,
+                                json.len() as i64,
+                                blob,
+                                row.indexed_at
+                            ])?;
+                        }
+                        write_row(&mut upsert, row)?;
+                    }
+                    Change::Rename { from, row } => {
+                        delete.execute([from])?;
+                        write_row(&mut upsert, row)?;
+                    }
+                    Change::Touch {
+                        path,
+                        size,
+                        mtime_ns,
+                        racy,
+                    } => {
+                        touch.execute(params![path, *size as i64, mtime_ns, racy])?;
+                    }
+                    Change::Delete { path } => {
+                        delete.execute([path])?;
+                    }
+                }
+            }
+        }
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// Counts by format and state, errors, cache size.
+    pub fn stats(&self) -> Result<CatalogStats> {
+        let mut s = CatalogStats::default();
+        let mut stmt = self
+            .conn
+            .prepare("SELECT format, state, COUNT(*), COALESCE(SUM(size), 0) FROM files GROUP BY format, state")?;
+        let rows = stmt.query_map([], |r| {
+            Ok((
+                r.get::<_, String>(0)?,
+                r.get::<_, String>(1)?,
+                r.get::<_, i64>(2)?,
+                r.get::<_, i64>(3)?,
+            ))
+        })?;
+        for r in rows {
+            let (format, state, n, bytes) = r?;
+            s.files += n as u64;
+            s.bytes += bytes as u64;
+            *s.by_format.entry(format).or_default() += n as u64;
+            *s.by_state.entry(state).or_default() += n as u64;
+        }
+        s.cached_descriptions =
+            self.conn
+                .query_row("SELECT COUNT(*) FROM descriptions", [], |r| {
+                    r.get::<_, i64>(0)
+                })? as u64;
+        let mut stmt = self.conn.prepare(
+            "SELECT path, state, COALESCE(error, '') FROM files WHERE state != 'ok' ORDER BY path LIMIT 1000",
+        )?;
+        let rows = stmt.query_map([], |r| {
+            Ok(FileError {
+                path: r.get(0)?,
+                state: r.get(1)?,
+                error: r.get(2)?,
+            })
+        })?;
+        for r in rows {
+            s.errors.push(r?);
+        }
+        Ok(s)
+    }
+
+    /// SQLite's own consistency check; `Ok(())` when the database is sound and every
+    /// described file row points at a cached description.
+    pub fn check_integrity(&self) -> Result<Vec<String>> {
+        let mut problems = Vec::new();
+        let ic: String = self
+            .conn
+            .query_row("PRAGMA integrity_check", [], |r| r.get(0))?;
+        if ic != "ok" {
+            problems.push(format!("integrity_check: {ic}"));
+        }
+        let mut stmt = self.conn.prepare(
+            "SELECT f.path FROM files f LEFT JOIN descriptions d ON d.hash = f.hash AND d.analyzer = f.analyzer
+             WHERE f.state != 'unreadable' AND d.hash IS NULL LIMIT 100",
+        )?;
+        for p in stmt.query_map([], |r| r.get::<_, String>(0))? {
+            problems.push(format!("{}: no cached description", p?));
+        }
+        Ok(problems)
+    }
+}
+
+fn decode(blob: &[u8]) -> Result<Description> {
+    let json =
+        zstd::stream::decode_all(blob).map_err(|e| InternalError::CorruptBlob(e.to_string()))?;
+    serde_json::from_slice(&json).map_err(|e| InternalError::CorruptBlob(e.to_string()).into())
+}

@@ -1,0 +1,113 @@
+//! Catalog schema, pragmas and the format-version check.
+
+use crate::error::{Result, UserError};
+use rusqlite::{Connection, OptionalExtension};
+use std::path::Path;
+
+/// Version of the on-disk index format. Bump on any incompatible change of the schema or
+/// of the stored descriptions' layout; an index of another version must be rebuilt.
+pub const FORMAT_VERSION: u32 = 1;
+
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS meta (
+    key   TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS files (
+    path       TEXT PRIMARY KEY,
+    size       INTEGER NOT NULL,
+    mtime_ns   INTEGER NOT NULL,
+    hash       BLOB,
+    format     TEXT NOT NULL,
+    analyzer   TEXT,
+    state      TEXT NOT NULL,
+    error      TEXT,
+    racy       INTEGER NOT NULL DEFAULT 0,
+    indexed_at INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS files_hash ON files(hash);
+CREATE TABLE IF NOT EXISTS descriptions (
+    hash       BLOB NOT NULL,
+    analyzer   TEXT NOT NULL,
+    format     TEXT NOT NULL,
+    error      TEXT,
+    raw_len    INTEGER NOT NULL,
+    blob       BLOB NOT NULL,
+    created_at INTEGER NOT NULL,
+    PRIMARY KEY (hash, analyzer)
+) WITHOUT ROWID;
+";
+
+/// WAL lets readers run during a write; NORMAL sync is durable against a killed process
+/// (the WAL is fsynced at checkpoints), which is the failure we must survive.
+pub(super) fn configure(conn: &Connection) -> Result<()> {
+    conn.pragma_update(None, "journal_mode", "WAL")?;
+    conn.pragma_update(None, "synchronous", "NORMAL")?;
+    conn.busy_timeout(std::time::Duration::from_secs(5))?;
+    Ok(())
+}
+
+/// Create the schema in one transaction (a killed first run leaves nothing half-made),
+/// or check the version of an existing one.
+pub(super) fn init_or_check(conn: &mut Connection, dir: &Path, lake: &Path) -> Result<()> {
+    let exists: bool = conn.query_row(
+        "SELECT EXISTS(SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta')",
+        [],
+        |r| r.get(0),
+    )?;
+    if exists {
+        check_version(conn, dir)?;
+        let recorded: Option<String> = conn
+            .query_row("SELECT value FROM meta WHERE key = 'lake_root'", [], |r| {
+                r.get(0)
+            })
+            .optional()?;
+        if let Some(rec) = recorded {
+            if Path::new(&rec) != lake {
+                return Err(UserError::OtherLake {
+                    index: dir.to_path_buf(),
+                    recorded: rec.into(),
+                    given: lake.to_path_buf(),
+                }
+                .into());
+            }
+        }
+        return Ok(());
+    }
+    let tx = conn.transaction()?;
+    tx.execute_batch(SCHEMA)?;
+    tx.execute(
+        "INSERT INTO meta(key, value) VALUES ('format_version', ?1), ('lake_root', ?2), ('created_at', ?3)",
+        rusqlite::params![
+            FORMAT_VERSION.to_string(),
+            lake.to_string_lossy(),
+            crate::now_ms().to_string()
+        ],
+    )?;
+    tx.commit()?;
+    Ok(())
+}
+
+/// Refuse an index written by another format version, with the way out in the message.
+pub(super) fn check_version(conn: &Connection, dir: &Path) -> Result<()> {
+    let found: Option<String> = match conn.query_row(
+        "SELECT value FROM meta WHERE key = 'format_version'",
+        [],
+        |r| r.get(0),
+    ) {
+        Ok(v) => Some(v),
+        Err(rusqlite::Error::QueryReturnedNoRows) => None,
+        // No meta table at all (not a lakestar catalog, or a different layout).
+        Err(rusqlite::Error::SqliteFailure(_, Some(msg))) if msg.contains("no such table") => None,
+        Err(e) => return Err(e.into()),
+    };
+    match found {
+        Some(v) if v == FORMAT_VERSION.to_string() => Ok(()),
+        other => Err(UserError::IncompatibleFormat {
+            dir: dir.to_path_buf(),
+            found: other.unwrap_or_else(|| "unknown".into()),
+            expected: FORMAT_VERSION,
+        }
+        .into()),
+    }
+}

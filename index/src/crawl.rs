@@ -1,0 +1,240 @@
+//! Crawl: walk the lake, honour `.lakestarignore`, stat every file.
+//!
+//! The walk uses the `ignore` crate's parallel walker (ripgrep's), which reads
+//! `.lakestarignore` files in gitignore syntax and detects symlink loops when links are
+//! followed. `.gitignore` is *not* honoured: data files are routinely git-ignored, and a
+//! data lake is not a source tree.
+
+use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+use std::time::UNIX_EPOCH;
+
+/// Name of the per-directory ignore file (gitignore syntax).
+pub const IGNORE_FILE: &str = ".lakestarignore";
+
+/// How to crawl.
+#[derive(Debug, Clone, Default)]
+pub struct CrawlOptions {
+    /// Follow symbolic links (loop-safe).
+    pub follow_links: bool,
+    /// Include hidden files and directories (names starting with `.`).
+    pub hidden: bool,
+    /// Walker threads.
+    pub threads: usize,
+    /// Directories never entered (the index directory, when inside the lake).
+    pub exclude: Vec<PathBuf>,
+}
+
+/// One file found by the crawl.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    /// Path relative to the lake root, `/`-separated.
+    pub path: String,
+    /// Size in bytes.
+    pub size: u64,
+    /// Modification time, nanoseconds since the Unix epoch.
+    pub mtime_ns: i64,
+}
+
+/// A path the crawl could not read.
+#[derive(Debug, Clone)]
+pub struct CrawlError {
+    /// Relative path (or the root) that failed.
+    pub path: String,
+    /// What went wrong.
+    pub error: String,
+}
+
+/// What the crawl found.
+#[derive(Debug, Default)]
+pub struct Crawl {
+    /// Files, sorted by path.
+    pub files: Vec<Entry>,
+    /// Paths that could not be read.
+    pub errors: Vec<CrawlError>,
+    /// Relative paths of directories whose listing failed: files the catalog knows below
+    /// them are kept, not taken for deleted.
+    pub failed_dirs: Vec<String>,
+}
+
+/// Modification time of `md` in nanoseconds since the Unix epoch (0 if unknown).
+pub fn mtime_ns(md: &std::fs::Metadata) -> i64 {
+    md.modified()
+        .ok()
+        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+        .map(|d| d.as_nanos() as i64)
+        .unwrap_or(0)
+}
+
+/// `path` relative to `root`, `/`-separated; `None` for a path outside `root` or one that
+/// is not valid UTF-8.
+pub fn relative(root: &Path, path: &Path) -> Option<String> {
+    let rel = path.strip_prefix(root).ok()?;
+    let s = rel.to_str()?;
+    Some(if std::path::MAIN_SEPARATOR == '/' {
+        s.to_string()
+    } else {
+        s.replace(std::path::MAIN_SEPARATOR, "/")
+    })
+}
+
+enum Found {
+    File(Entry),
+    Error(CrawlError, bool),
+}
+
+fn error_path(e: &ignore::Error) -> Option<&Path> {
+    match e {
+        ignore::Error::WithPath { path, .. } => Some(path),
+        ignore::Error::WithDepth { err, .. } | ignore::Error::WithLineNumber { err, .. } => {
+            error_path(err)
+        }
+        ignore::Error::Loop { child, .. } => Some(child),
+        ignore::Error::Partial(errs) => errs.first().and_then(error_path),
+        _ => None,
+    }
+}
+
+/// Walk `root` (an absolute, canonical directory).
+pub fn crawl(root: &Path, opts: &CrawlOptions) -> Crawl {
+    let exclude = opts.exclude.clone();
+    let walker = ignore::WalkBuilder::new(root)
+        .standard_filters(false)
+        .hidden(!opts.hidden)
+        .parents(false)
+        .add_custom_ignore_filename(IGNORE_FILE)
+        .follow_links(opts.follow_links)
+        .threads(opts.threads)
+        .filter_entry(move |e| {
+            let is_dir = e.file_type().is_some_and(|t| t.is_dir());
+            !(is_dir && (e.file_name() == ".lakestar" || exclude.iter().any(|x| x == e.path())))
+        })
+        .build_parallel();
+
+    let (tx, rx) = mpsc::channel::<Found>();
+    walker.run(|| {
+        let tx = tx.clone();
+        Box::new(move |res| {
+            use ignore::WalkState::Continue;
+            let found = match res {
+                Ok(entry) => {
+                    let ft = match entry.file_type() {
+                        Some(ft) => ft,
+                        None => return Continue, // stdin; cannot happen here
+                    };
+                    if !ft.is_file() || entry.file_name() == IGNORE_FILE {
+                        return Continue; // directories, unfollowed links, sockets, ...
+                    }
+                    let Some(path) = relative(root, entry.path()) else {
+                        let _ = tx.send(Found::Error(
+                            CrawlError {
+                                path: entry.path().to_string_lossy().into_owned(),
+                                error: "path is not valid UTF-8; rename it to index it".into(),
+                            },
+                            false,
+                        ));
+                        return Continue;
+                    };
+                    match entry.metadata() {
+                        Ok(md) => Found::File(Entry {
+                            path,
+                            size: md.len(),
+                            mtime_ns: mtime_ns(&md),
+                        }),
+                        Err(e) => Found::Error(
+                            CrawlError {
+                                path,
+                                error: e.to_string(),
+                            },
+                            false,
+                        ),
+                    }
+                }
+                Err(e) => {
+                    let path = error_path(&e)
+                        .map(|p| {
+                            relative(root, p).unwrap_or_else(|| p.to_string_lossy().into_owned())
+                        })
+                        .unwrap_or_default();
+                    let is_dir = error_path(&e).is_some_and(|p| p.is_dir());
+                    Found::Error(
+                        CrawlError {
+                            path,
+                            error: e.to_string(),
+                        },
+                        is_dir,
+                    )
+                }
+            };
+            let _ = tx.send(found);
+            Continue
+        })
+    });
+    drop(tx);
+
+    let mut out = Crawl::default();
+    for f in rx {
+        match f {
+            Found::File(e) => out.files.push(e),
+            Found::Error(e, is_dir) => {
+                if is_dir {
+                    out.failed_dirs.push(e.path.clone());
+                }
+                out.errors.push(e);
+            }
+        }
+    }
+    out.files.sort_unstable_by(|a, b| a.path.cmp(&b.path));
+    out.errors.sort_by(|a, b| a.path.cmp(&b.path));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn honours_ignore_file_and_hidden() {
+        let d = tempfile::tempdir().unwrap();
+        let root = d.path().canonicalize().unwrap();
+        std::fs::create_dir_all(root.join("a/b")).unwrap();
+        std::fs::create_dir_all(root.join(".git")).unwrap();
+        std::fs::create_dir_all(root.join(".lakestar")).unwrap();
+        std::fs::write(root.join("a/b/x.csv"), "1").unwrap();
+        std::fs::write(root.join("a/skip.tmp"), "1").unwrap();
+        std::fs::write(root.join(".git/config"), "1").unwrap();
+        std::fs::write(root.join(".lakestar/catalog.sqlite"), "1").unwrap();
+        std::fs::write(root.join(IGNORE_FILE), "*.tmp\n").unwrap();
+        let c = crawl(&root, &CrawlOptions::default());
+        let paths: Vec<&str> = c.files.iter().map(|e| e.path.as_str()).collect();
+        assert_eq!(paths, ["a/b/x.csv"]);
+        assert!(c.errors.is_empty());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn symlink_loops_are_safe() {
+        let d = tempfile::tempdir().unwrap();
+        let root = d.path().canonicalize().unwrap();
+        std::fs::create_dir_all(root.join("a")).unwrap();
+        std::fs::write(root.join("a/x.csv"), "1").unwrap();
+        std::os::unix::fs::symlink(&root, root.join("a/loop")).unwrap();
+        std::os::unix::fs::symlink(root.join("a/x.csv"), root.join("link.csv")).unwrap();
+        let plain = crawl(&root, &CrawlOptions::default());
+        assert_eq!(plain.files.len(), 1, "links are not followed by default");
+        let follow = crawl(
+            &root,
+            &CrawlOptions {
+                follow_links: true,
+                ..Default::default()
+            },
+        );
+        let paths: Vec<&str> = follow.files.iter().map(|e| e.path.as_str()).collect();
+        assert_eq!(paths, ["a/x.csv", "link.csv"]);
+        assert!(
+            follow.errors.iter().any(|e| e.error.contains("loop")),
+            "{:?}",
+            follow.errors
+        );
+    }
+}

@@ -1,0 +1,112 @@
+//! `lakestar index`.
+
+use super::output::print_json;
+use anyhow::Result;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use lakestar_index::{indexer, locate, IndexOptions};
+use std::io::IsTerminal;
+use std::path::PathBuf;
+
+/// Arguments of `lakestar index`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct IndexArgs {
+    /// The lake: a directory of data files.
+    #[arg(default_value = ".")]
+    lake: PathBuf,
+    /// Index directory [default: LAKE/.lakestar]
+    #[arg(long = "index", value_name = "DIR")]
+    index: Option<PathBuf>,
+    /// Worker threads for hashing and analysis [default: one per core]
+    #[arg(
+        long,
+        short = 'j',
+        value_name = "N",
+        default_value_t = 0,
+        hide_default_value = true
+    )]
+    jobs: usize,
+    /// Print one JSON object with the run's counts instead of a summary.
+    #[arg(long)]
+    json: bool,
+    /// Discard the existing catalog and index from scratch.
+    #[arg(long)]
+    rebuild: bool,
+    /// Follow symbolic links (loop-safe).
+    #[arg(long)]
+    follow: bool,
+    /// Include hidden files and directories.
+    #[arg(long)]
+    hidden: bool,
+    /// Results per committed transaction (tuning and crash tests).
+    #[arg(long, hide = true, default_value_t = 512)]
+    batch_size: usize,
+}
+
+struct Bar(ProgressBar);
+
+impl indexer::Progress for Bar {
+    fn start(&self, total: u64) {
+        self.0.set_length(total);
+    }
+    fn inc(&self, n: u64) {
+        self.0.inc(n);
+    }
+    fn finish(&self) {
+        self.0.finish_and_clear();
+    }
+}
+
+pub(crate) fn run(a: IndexArgs) -> Result<()> {
+    let index_dir = a
+        .index
+        .clone()
+        .unwrap_or_else(|| locate::default_index_dir(&a.lake));
+    let opts = IndexOptions {
+        jobs: a.jobs,
+        follow_links: a.follow,
+        hidden: a.hidden,
+        rebuild: a.rebuild,
+        batch_size: a.batch_size,
+    };
+    let bar = if !a.json && std::io::stderr().is_terminal() {
+        let pb = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::stderr());
+        pb.set_style(
+            ProgressStyle::with_template(
+                "{spinner} indexing [{bar:30}] {pos}/{len} files {per_sec} eta {eta}",
+            )
+            .expect("static template")
+            .progress_chars("=> "),
+        );
+        pb
+    } else {
+        ProgressBar::hidden()
+    };
+    let report = lakestar_index::index(&a.lake, &index_dir, &opts, &Bar(bar))?;
+    if a.json {
+        return print_json(&report);
+    }
+    println!(
+        "indexed {} files in {:.2}s: {} added, {} modified, {} deleted, {} renamed, {} unchanged; {} analyzed, {} from cache, {} errors",
+        report.files_seen,
+        report.seconds,
+        report.added,
+        report.modified,
+        report.deleted,
+        report.renamed,
+        report.unchanged,
+        report.analyzed,
+        report.cache_hits,
+        report.errors
+    );
+    const SHOWN: usize = 20;
+    for (path, msg) in report.problems.iter().take(SHOWN) {
+        eprintln!("  {path}: {msg}");
+    }
+    if report.problems.len() > SHOWN {
+        eprintln!(
+            "  … {} more; see `lakestar status`",
+            report.problems.len() - SHOWN
+        );
+    }
+    Ok(())
+}

@@ -1,0 +1,96 @@
+//! The command line: a clap definition per command and a runner per command. This is
+//! the binary's edge, where library errors become `anyhow` errors and exit codes.
+
+mod describe;
+mod index;
+mod output;
+mod status;
+
+use clap::{Parser, Subcommand};
+use std::path::PathBuf;
+
+/// Make big, messy data lakes answerable.
+#[derive(Debug, Parser)]
+#[command(name = "lakestar", version, about, long_about = None)]
+pub struct Cli {
+    /// More logging (-v info, -vv debug); LAKESTAR_LOG=... overrides.
+    #[arg(short, long, action = clap::ArgAction::Count, global = true)]
+    verbose: u8,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Crawl a lake and describe every file; later runs redo only what changed.
+    Index(index::IndexArgs),
+    /// Show what an index holds: counts by format and state, errors, size, last run.
+    Status(status::StatusArgs),
+    /// Show the description of one file (from the index, or analyzed on the fly).
+    Describe(describe::DescribeArgs),
+}
+
+/// Where the index is: `--index DIR`, shared by the commands that read or write one.
+#[derive(Debug, Clone, clap::Args)]
+pub(crate) struct IndexDirArg {
+    /// Index directory [default: LAKE/.lakestar, or the nearest .lakestar/ above the
+    /// current directory]
+    #[arg(long = "index", value_name = "DIR")]
+    pub index: Option<PathBuf>,
+}
+
+/// An error in what the user asked for, found by the CLI itself (exit code 2).
+#[derive(Debug)]
+pub(crate) struct UsageError(pub String);
+
+impl std::fmt::Display for UsageError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for UsageError {}
+
+/// Exit code for errors the user can fix (bad arguments, no index, locked index).
+pub const EXIT_USER: i32 = 2;
+/// Exit code for internal failures.
+pub const EXIT_INTERNAL: i32 = 1;
+
+fn init_logging(verbose: u8) {
+    let default = match verbose {
+        0 => "warn",
+        1 => "info",
+        _ => "debug",
+    };
+    let filter = tracing_subscriber::EnvFilter::try_from_env("LAKESTAR_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .try_init();
+}
+
+/// Run the command line; returns the process exit code.
+pub fn main() -> i32 {
+    let cli = Cli::parse();
+    init_logging(cli.verbose);
+    let result = match cli.command {
+        Command::Index(a) => index::run(a),
+        Command::Status(a) => status::run(a),
+        Command::Describe(a) => describe::run(a),
+    };
+    match result {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            let user = e.is::<UsageError>()
+                || e.downcast_ref::<lakestar_index::Error>()
+                    .is_some_and(lakestar_index::Error::is_user_error);
+            if user {
+                EXIT_USER
+            } else {
+                EXIT_INTERNAL
+            }
+        }
+    }
+}

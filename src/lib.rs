@@ -1,0 +1,9 @@
+//! lakestar: make big, messy data lakes answerable.
+//!
+//! The indexer (crawl, catalog, analyze) lives in the `lakestar-index` crate of this
+//! workspace; this crate holds what sits on top of it: the command line, and later the
+//! agent and the servers.
+
+pub mod cli;
+
+pub use lakestar_index as index;

@@ -1,0 +1,131 @@
+//! Helpers shared by the integration tests.
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// The shared lakes directory (`../shared/lakes` from the workspace root).
+pub fn shared_lakes() -> PathBuf {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/lakes");
+    assert!(
+        p.is_dir(),
+        "{} is missing: the tests need ../shared beside the repo",
+        p.display()
+    );
+    p
+}
+
+/// The lakestar binary under test.
+pub fn lakestar() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_lakestar"));
+    c.env_remove("LAKESTAR_LOG");
+    c
+}
+
+/// Run lakestar with `args` in `cwd`; panic with its output unless it succeeds.
+pub fn run_ok(cwd: &Path, args: &[&str]) -> String {
+    let out = lakestar().args(args).current_dir(cwd).output().unwrap();
+    assert!(
+        out.status.success(),
+        "lakestar {args:?} failed: {}\nstdout: {}\nstderr: {}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// Run lakestar with `args` in `cwd`, whatever the outcome.
+pub fn run(cwd: &Path, args: &[&str]) -> Output {
+    lakestar().args(args).current_dir(cwd).output().unwrap()
+}
+
+/// Run `lakestar index LAKE --json ...` and parse its report.
+pub fn index_json(lake: &Path, extra: &[&str]) -> Value {
+    let mut args = vec!["index", lake.to_str().unwrap(), "--json"];
+    args.extend_from_slice(extra);
+    let out = run_ok(lake, &args);
+    let v: Value =
+        serde_json::from_str(out.trim()).unwrap_or_else(|e| panic!("bad JSON {out:?}: {e}"));
+    v
+}
+
+/// Copy a directory tree (the shared lakes are read-only, tests need writable copies).
+pub fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let dest = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_tree(&e.path(), &dest);
+        } else {
+            std::fs::copy(e.path(), &dest).unwrap();
+            // Copies keep the read-only mode of the shared files; tests modify them.
+            let mut perm = std::fs::metadata(&dest).unwrap().permissions();
+            #[allow(clippy::permissions_set_readonly_false)]
+            perm.set_readonly(false);
+            std::fs::set_permissions(&dest, perm).unwrap();
+        }
+    }
+}
+
+/// Count the data files in a tree (what the crawl should see: no hidden files).
+pub fn count_files(dir: &Path) -> u64 {
+    let mut n = 0;
+    for e in std::fs::read_dir(dir).unwrap() {
+        let e = e.unwrap();
+        if e.file_name().to_string_lossy().starts_with('.') {
+            continue;
+        }
+        if e.file_type().unwrap().is_dir() {
+            n += count_files(&e.path());
+        } else {
+            n += 1;
+        }
+    }
+    n
+}
+
+/// The integer field `k` of a JSON object.
+pub fn n(v: &Value, k: &str) -> u64 {
+    v.get(k)
+        .and_then(Value::as_u64)
+        .unwrap_or_else(|| panic!("no integer {k} in {v}"))
+}
+
+/// Check the counts of an index report: `expected` lists (field, value); every other
+/// integer field of the contract must be present.
+pub fn assert_counts(v: &Value, expected: &[(&str, u64)]) {
+    let fields = [
+        "files_seen",
+        "added",
+        "modified",
+        "deleted",
+        "renamed",
+        "unchanged",
+        "analyzed",
+        "cache_hits",
+        "errors",
+    ];
+    let obj = v.as_object().unwrap();
+    assert_eq!(
+        obj.len(),
+        fields.len() + 1,
+        "exactly the contract's fields: {v}"
+    );
+    assert!(obj["seconds"].is_f64(), "{v}");
+    for f in fields {
+        n(v, f);
+    }
+    for (k, want) in expected {
+        assert_eq!(n(v, k), *want, "{k} in {v}");
+    }
+}
+
+/// Open the catalog of the index at `dir` and check its consistency.
+pub fn check_catalog(dir: &Path) -> lakestar::index::Catalog {
+    let cat = lakestar::index::Catalog::open_reader(dir).unwrap();
+    let problems = cat.check_integrity().unwrap();
+    assert!(problems.is_empty(), "catalog problems: {problems:?}");
+    cat
+}

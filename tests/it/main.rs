@@ -1,0 +1,9 @@
+//! Integration tests: the `lakestar` binary driven on real lakes (`../shared/lakes`) and
+//! generated ones. One test binary, a module per area.
+
+mod common;
+
+mod crash;
+mod describe;
+mod incremental;
+mod index_dir;
