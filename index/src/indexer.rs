@@ -116,9 +116,23 @@ enum Kind {
 /// One file to read.
 struct Work<'a> {
     entry: &'a Entry,
-    old: Option<&'a FileRow>,
+    /// The catalog knows the path.
+    known: bool,
+    /// Its catalog row, when known.
+    old: Option<FileRow>,
     /// Content is known to be the same, but the analyzer changed.
     reanalyze: bool,
+}
+
+impl<'a> Work<'a> {
+    fn new(entry: &'a Entry, known: bool) -> Self {
+        Work {
+            entry,
+            known,
+            old: None,
+            reanalyze: false,
+        }
+    }
 }
 
 struct Outcome {
@@ -158,7 +172,7 @@ struct Ctx<'a> {
     lake: &'a Path,
     index_dir: &'a Path,
     /// Hashes of paths that disappeared, claimable by a new path with the same content.
-    gone: Mutex<HashMap<Hash, Vec<&'a FileRow>>>,
+    gone: Mutex<HashMap<Hash, Vec<FileRow>>>,
 }
 
 fn process(ctx: &Ctx<'_>, cache: Option<&Catalog>, w: &Work<'_>) -> Outcome {
@@ -175,7 +189,7 @@ fn process(ctx: &Ctx<'_>, cache: Option<&Catalog>, w: &Work<'_>) -> Outcome {
         Ok(s) => s,
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
             // Vanished between crawl and read: it is deleted now.
-            let (kind, change) = match w.old {
+            let (kind, change) = match &w.old {
                 Some(_) => (
                     Kind::Deleted,
                     Some(Change::Delete {
@@ -192,7 +206,7 @@ fn process(ctx: &Ctx<'_>, cache: Option<&Catalog>, w: &Work<'_>) -> Outcome {
                 size: e.size,
                 mtime_ns: e.mtime_ns,
                 hash: None,
-                format: w.old.map_or(analyze::Format::Binary, |o| o.format),
+                format: w.old.as_ref().map_or(analyze::Format::Binary, |o| o.format),
                 analyzer: None,
                 state: FileState::Unreadable,
                 error: Some(format!("cannot read: {err}")),
@@ -227,7 +241,7 @@ fn process(ctx: &Ctx<'_>, cache: Option<&Catalog>, w: &Work<'_>) -> Outcome {
     let racy = e.mtime_ns + RACY_WINDOW_NS > now_ns();
     let size = src.size();
 
-    if let Some(old) = w.old {
+    if let Some(old) = &w.old {
         if old.hash == Some(hash) && !w.reanalyze {
             return Outcome {
                 change: Some(Change::Touch {
@@ -269,7 +283,7 @@ fn process(ctx: &Ctx<'_>, cache: Option<&Catalog>, w: &Work<'_>) -> Outcome {
         }
     }
 
-    let kind = match (w.old, w.reanalyze) {
+    let kind = match (&w.old, w.reanalyze) {
         (None, _) => Kind::Added,
         (Some(_), true) => Kind::Unchanged,
         (Some(_), false) => Kind::Modified,
@@ -369,13 +383,20 @@ pub fn index(
         threads: jobs,
         exclude: vec![index_dir.clone()],
     };
-    let (old, found) = std::thread::scope(|s| {
-        let loader = s.spawn(|| Catalog::open_reader(&index_dir).and_then(|c| c.load_files()));
+    let (known, found) = std::thread::scope(|s| {
+        let loader = s.spawn(|| {
+            let t = Instant::now();
+            let r = Catalog::open_reader(&index_dir).and_then(|c| c.load_known());
+            tracing::debug!(elapsed = ?t.elapsed(), "catalog loaded");
+            r
+        });
+        let t = Instant::now();
         let found = crawl(&lake, &crawl_opts);
-        let old = loader
+        tracing::debug!(elapsed = ?t.elapsed(), files = found.files.len(), "crawl done");
+        let known = loader
             .join()
             .map_err(|_| Error::from(InternalError::Worker("catalog loader panicked".into())))?;
-        Ok::<_, Error>((old?, found))
+        Ok::<_, Error>((known?, found))
     })?;
 
     let mut report = IndexReport {
@@ -387,39 +408,7 @@ pub fn index(
         report.problems.push((ce.path.clone(), ce.error.clone()));
     }
 
-    // Classify without reading.
-    let mut work = Vec::new();
-    let mut seen = std::collections::HashSet::with_capacity(found.files.len());
-    for e in &found.files {
-        seen.insert(e.path.as_str());
-        match old.get(&e.path) {
-            None => work.push(Work {
-                entry: e,
-                old: None,
-                reanalyze: false,
-            }),
-            Some(row) => {
-                let same_meta = row.size == e.size && row.mtime_ns == e.mtime_ns && !row.racy;
-                if same_meta && row.state != FileState::Unreadable {
-                    if row.analyzer.as_deref() != Some(current_key(row.format).as_str()) {
-                        work.push(Work {
-                            entry: e,
-                            old: Some(row),
-                            reanalyze: true,
-                        });
-                    } else {
-                        report.unchanged += 1;
-                    }
-                } else {
-                    work.push(Work {
-                        entry: e,
-                        old: Some(row),
-                        reanalyze: false,
-                    });
-                }
-            }
-        }
-    }
+    // Classify without reading the files: a merge of two path-sorted lists.
     let under_failed_dir = |p: &str| {
         found.failed_dirs.iter().any(|d| {
             d.is_empty()
@@ -427,22 +416,66 @@ pub fn index(
                     .is_some_and(|r| r.starts_with('/'))
         })
     };
-    let mut gone: HashMap<Hash, Vec<&FileRow>> = HashMap::new();
-    let mut gone_unhashed = Vec::new();
-    for (path, row) in &old {
-        if seen.contains(path.as_str()) || under_failed_dir(path) {
-            continue;
-        }
-        match row.hash {
-            Some(h) => gone.entry(h).or_default().push(row),
-            None => gone_unhashed.push(path.clone()),
+    let mut work: Vec<Work<'_>> = Vec::new();
+    let mut gone_paths: Vec<&str> = Vec::new();
+    {
+        let (mut f, mut k) = (found.files.iter().peekable(), known.iter().peekable());
+        loop {
+            let order = match (f.peek(), k.peek()) {
+                (None, None) => break,
+                (Some(_), None) => std::cmp::Ordering::Less,
+                (None, Some(_)) => std::cmp::Ordering::Greater,
+                (Some(e), Some(r)) => e.path.as_str().cmp(r.path.as_str()),
+            };
+            match order {
+                std::cmp::Ordering::Less => {
+                    let e = f.next().expect("peeked");
+                    work.push(Work::new(e, false));
+                }
+                std::cmp::Ordering::Greater => {
+                    let r = k.next().expect("peeked");
+                    if !under_failed_dir(&r.path) {
+                        gone_paths.push(&r.path);
+                    }
+                }
+                std::cmp::Ordering::Equal => {
+                    let (e, r) = (f.next().expect("peeked"), k.next().expect("peeked"));
+                    let same_meta =
+                        r.size == e.size && r.mtime_ns == e.mtime_ns && !r.racy && !r.unreadable;
+                    if !same_meta {
+                        work.push(Work::new(e, true));
+                    } else if r.stale {
+                        let mut w = Work::new(e, true);
+                        w.reanalyze = true;
+                        work.push(w);
+                    } else {
+                        report.unchanged += 1;
+                    }
+                }
+            }
         }
     }
-    // Deterministic claim order among same-content candidates.
+    // Full rows only for what needs them: known files to read, and those that are gone.
+    for w in work.iter_mut().filter(|w| w.known) {
+        w.old = catalog.file(&w.entry.path)?;
+    }
+    let mut gone: HashMap<Hash, Vec<FileRow>> = HashMap::new();
+    let mut gone_unhashed = Vec::new();
+    for path in gone_paths {
+        match catalog.file(path)? {
+            Some(row) => match row.hash {
+                Some(h) => gone.entry(h).or_default().push(row),
+                None => gone_unhashed.push(row.path),
+            },
+            None => {}
+        }
+    }
+    // Deterministic claim order among same-content candidates (popped from the end).
     for v in gone.values_mut() {
         v.sort_by(|a, b| b.path.cmp(&a.path));
     }
 
+    tracing::debug!(elapsed = ?started.elapsed(), to_read = work.len(), "classified");
     progress.start(work.len() as u64);
     let ctx = Ctx {
         lake: &lake,
@@ -517,6 +550,7 @@ pub fn index(
         catalog.apply(chunk)?;
     }
 
+    tracing::debug!(elapsed = ?started.elapsed(), "committed");
     report.problems.sort();
     report.seconds = started.elapsed().as_secs_f64();
     catalog.set_meta("last_index_finished_at", &crate::now_ms().to_string())?;
@@ -526,4 +560,97 @@ pub fn index(
     )?;
     progress.finish();
     Ok(report)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(path: &str, hash: Hash) -> FileRow {
+        FileRow {
+            path: path.into(),
+            size: 4,
+            mtime_ns: 1,
+            hash: Some(hash),
+            format: analyze::Format::Csv,
+            analyzer: Some(current_key(analyze::Format::Csv)),
+            state: FileState::Ok,
+            error: None,
+            racy: false,
+            indexed_at: 0,
+        }
+    }
+
+    #[test]
+    fn a_file_that_vanishes_before_it_is_read_is_a_problem_not_a_failure() {
+        let d = tempfile::tempdir().unwrap();
+        let lake = d.path().canonicalize().unwrap();
+        let ctx = Ctx {
+            lake: &lake,
+            index_dir: &lake,
+            gone: Mutex::new(HashMap::new()),
+        };
+        let entry = Entry {
+            path: "gone.csv".into(),
+            size: 4,
+            mtime_ns: 1,
+        };
+        let new = process(&ctx, None, &Work::new(&entry, false));
+        assert_eq!(new.kind, Kind::None);
+        assert!(new.change.is_none());
+        assert!(new.problem.unwrap().1.contains("vanished"));
+
+        let old = row("gone.csv", [0; 32]);
+        let known = process(
+            &ctx,
+            None,
+            &Work {
+                entry: &entry,
+                known: true,
+                old: Some(old.clone()),
+                reanalyze: false,
+            },
+        );
+        assert_eq!(known.kind, Kind::Deleted);
+        assert!(matches!(known.change, Some(Change::Delete { ref path }) if path == "gone.csv"));
+    }
+
+    #[test]
+    fn same_content_under_a_new_name_claims_the_gone_row() {
+        let d = tempfile::tempdir().unwrap();
+        let lake = d.path().canonicalize().unwrap();
+        std::fs::write(lake.join("new.csv"), "a,b\n").unwrap();
+        let hash = *blake3::hash(b"a,b\n").as_bytes();
+        let old = row("old.csv", hash);
+        let ctx = Ctx {
+            lake: &lake,
+            index_dir: &lake,
+            gone: Mutex::new(HashMap::from([(hash, vec![old.clone()])])),
+        };
+        let entry = Entry {
+            path: "new.csv".into(),
+            size: 4,
+            mtime_ns: 1,
+        };
+        let o = process(&ctx, None, &Work::new(&entry, false));
+        assert_eq!(o.kind, Kind::Renamed);
+        assert!(!o.analyzed);
+        match o.change {
+            Some(Change::Rename { from, row }) => {
+                assert_eq!(from, "old.csv");
+                assert_eq!(row.path, "new.csv");
+                assert_eq!(row.analyzer, old.analyzer);
+            }
+            other => panic!("{other:?}"),
+        }
+        // A second file with the same content finds nothing left to claim: it is added.
+        std::fs::write(lake.join("twin.csv"), "a,b\n").unwrap();
+        let twin = Entry {
+            path: "twin.csv".into(),
+            ..entry
+        };
+        let o = process(&ctx, None, &Work::new(&twin, false));
+        assert_eq!(o.kind, Kind::Added);
+        assert!(o.analyzed);
+    }
 }

@@ -118,6 +118,24 @@ pub enum Change {
     },
 }
 
+/// What change detection needs to know of a file row, loaded for every row on every
+/// run: kept small so that a no-change run costs little more than the crawl.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Known {
+    /// Relative path.
+    pub path: String,
+    /// Size at the last index.
+    pub size: u64,
+    /// Mtime at the last index.
+    pub mtime_ns: i64,
+    /// Must be re-hashed whatever its metadata (see [`FileRow::racy`]).
+    pub racy: bool,
+    /// Could not be read last time: retried on every run.
+    pub unreadable: bool,
+    /// Described by another version of its format's analyzer: to be described again.
+    pub stale: bool,
+}
+
 /// Counts and facts for `status`.
 #[derive(Debug, Clone, Default, serde::Serialize)]
 pub struct CatalogStats {
@@ -256,6 +274,36 @@ impl Catalog {
             out.insert(r.path.clone(), r);
         }
         Ok(out)
+    }
+
+    /// Every row's change-detection view, ordered by path (byte order, as Rust sorts
+    /// strings), so that it can be merged with a sorted crawl.
+    pub fn load_known(&self) -> Result<Vec<Known>> {
+        // The current analyzer key per format, inlined as a CASE so SQLite flags stale rows.
+        let mut case = String::from("CASE format");
+        for f in Format::ALL {
+            case.push_str(&format!(
+                " WHEN '{}' THEN '{}'",
+                f.as_str(),
+                crate::analyze::current_key(f)
+            ));
+        }
+        case.push_str(" END");
+        let sql = format!(
+            "SELECT path, size, mtime_ns, racy, state = 'unreadable', analyzer IS NOT ({case}) FROM files ORDER BY path"
+        );
+        let mut stmt = self.conn.prepare(&sql)?;
+        let rows = stmt.query_map([], |r| {
+            Ok(Known {
+                path: r.get(0)?,
+                size: r.get::<_, i64>(1)? as u64,
+                mtime_ns: r.get(2)?,
+                racy: r.get(3)?,
+                unreadable: r.get(4)?,
+                stale: r.get(5)?,
+            })
+        })?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
     /// The row of one file.

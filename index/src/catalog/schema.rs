@@ -13,6 +13,8 @@ CREATE TABLE IF NOT EXISTS meta (
     key   TEXT PRIMARY KEY,
     value TEXT NOT NULL
 );
+-- WITHOUT ROWID: rows are stored in path order, so the path-ordered scan every run
+-- starts with is sequential.
 CREATE TABLE IF NOT EXISTS files (
     path       TEXT PRIMARY KEY,
     size       INTEGER NOT NULL,
@@ -24,7 +26,7 @@ CREATE TABLE IF NOT EXISTS files (
     error      TEXT,
     racy       INTEGER NOT NULL DEFAULT 0,
     indexed_at INTEGER NOT NULL
-);
+) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS files_hash ON files(hash);
 CREATE TABLE IF NOT EXISTS descriptions (
     hash       BLOB NOT NULL,
