@@ -462,12 +462,11 @@ pub fn index(
     let mut gone: HashMap<Hash, Vec<FileRow>> = HashMap::new();
     let mut gone_unhashed = Vec::new();
     for path in gone_paths {
-        match catalog.file(path)? {
-            Some(row) => match row.hash {
+        if let Some(row) = catalog.file(path)? {
+            match row.hash {
                 Some(h) => gone.entry(h).or_default().push(row),
                 None => gone_unhashed.push(row.path),
-            },
-            None => {}
+            }
         }
     }
     // Deterministic claim order among same-content candidates (popped from the end).

@@ -2,9 +2,9 @@
 //! counts, array lengths, ranges and examples.
 
 use super::{AnalyzeError, Analyzer, Content, Format, Source};
+use foldhash::{HashMap, HashSet};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use std::collections::{HashMap, HashSet};
 use std::io::BufRead;
 
 /// Largest JSON document parsed whole; JSON lines are streamed and have no limit.
