@@ -11,10 +11,18 @@ pub enum Format {
     Csv,
     /// Tab separated values.
     Tsv,
+    /// Whitespace-aligned or fixed-width text table.
+    FixedWidth,
     /// A JSON document.
     Json,
     /// JSON lines / NDJSON.
     Jsonl,
+    /// YAML.
+    Yaml,
+    /// TOML.
+    Toml,
+    /// XML (not HTML).
+    Xml,
     /// Markdown.
     Markdown,
     /// Plain text.
@@ -35,6 +43,10 @@ pub enum Format {
     Archive,
     /// Single compressed stream (gzip, zstd, bzip2, xz).
     Compressed,
+    /// NumPy arrays (.npy, .npz).
+    Npy,
+    /// Scientific containers: NetCDF, HDF5, CDF.
+    Scientific,
     /// Other binary data.
     Binary,
     /// Zero bytes.
@@ -43,11 +55,15 @@ pub enum Format {
 
 impl Format {
     /// Every format, in a stable order.
-    pub const ALL: [Format; 16] = [
+    pub const ALL: [Format; 22] = [
         Format::Csv,
         Format::Tsv,
+        Format::FixedWidth,
         Format::Json,
         Format::Jsonl,
+        Format::Yaml,
+        Format::Toml,
+        Format::Xml,
         Format::Markdown,
         Format::Text,
         Format::Html,
@@ -58,6 +74,8 @@ impl Format {
         Format::Image,
         Format::Archive,
         Format::Compressed,
+        Format::Npy,
+        Format::Scientific,
         Format::Binary,
         Format::Empty,
     ];
@@ -67,8 +85,12 @@ impl Format {
         match self {
             Format::Csv => "csv",
             Format::Tsv => "tsv",
+            Format::FixedWidth => "fixed-width",
             Format::Json => "json",
             Format::Jsonl => "jsonl",
+            Format::Yaml => "yaml",
+            Format::Toml => "toml",
+            Format::Xml => "xml",
             Format::Markdown => "markdown",
             Format::Text => "text",
             Format::Html => "html",
@@ -79,6 +101,8 @@ impl Format {
             Format::Image => "image",
             Format::Archive => "archive",
             Format::Compressed => "compressed",
+            Format::Npy => "npy",
+            Format::Scientific => "scientific",
             Format::Binary => "binary",
             Format::Empty => "empty",
         }
@@ -94,8 +118,12 @@ impl Format {
         match self {
             Format::Csv => "CSV",
             Format::Tsv => "TSV",
+            Format::FixedWidth => "fixed-width text table",
             Format::Json => "JSON",
             Format::Jsonl => "JSON lines",
+            Format::Yaml => "YAML",
+            Format::Toml => "TOML",
+            Format::Xml => "XML",
             Format::Markdown => "Markdown",
             Format::Text => "text",
             Format::Html => "HTML",
@@ -106,6 +134,8 @@ impl Format {
             Format::Image => "image",
             Format::Archive => "archive",
             Format::Compressed => "compressed file",
+            Format::Npy => "NumPy arrays",
+            Format::Scientific => "scientific data",
             Format::Binary => "binary data",
             Format::Empty => "empty file",
         }
@@ -124,14 +154,20 @@ pub fn detect(path: &Path, head: &[u8], size: u64) -> Format {
     if size == 0 {
         return Format::Empty;
     }
+    let ext = extension(path);
     if let Some(f) = detect_magic(head) {
-        return f;
+        // Containers whose magic is generic: the extension says what is inside.
+        return match (f, ext.as_str()) {
+            (Format::Archive, "npz") => Format::Npy,
+            (Format::Archive, "xlsx" | "xlsm" | "ods") => Format::Excel,
+            (Format::Binary, "xls") => Format::Excel,
+            (f, _) => f,
+        };
     }
     if looks_binary(head) {
         return Format::Binary;
     }
     let text = strip_bom(head);
-    let ext = extension(path);
     match ext.as_str() {
         "csv" => return Format::Csv,
         "tsv" | "tab" => return Format::Tsv,
@@ -144,6 +180,9 @@ pub fn detect(path: &Path, head: &[u8], size: u64) -> Format {
             }
         }
         "md" | "markdown" => return Format::Markdown,
+        "yaml" | "yml" => return Format::Yaml,
+        "toml" => return Format::Toml,
+        "xml" | "kml" | "gml" | "gpx" | "rdf" | "xsd" => return Format::Xml,
         "html" | "htm" | "xhtml" => return Format::Html,
         _ => {}
     }
@@ -162,6 +201,15 @@ pub fn detect(path: &Path, head: &[u8], size: u64) -> Format {
     {
         return Format::Html;
     }
+    if trimmed.starts_with(b"<?xml") {
+        let lower =
+            String::from_utf8_lossy(&trimmed[..trimmed.len().min(1024)]).to_ascii_lowercase();
+        return if lower.contains("<html") {
+            Format::Html
+        } else {
+            Format::Xml
+        };
+    }
     if let Some(delim) = super::delimited::sniff_delimiter(text) {
         return if delim == b'\t' {
             Format::Tsv
@@ -176,9 +224,21 @@ pub fn detect(path: &Path, head: &[u8], size: u64) -> Format {
 }
 
 fn detect_magic(head: &[u8]) -> Option<Format> {
-    // Parquet has no entry in `infer`; its files start (and end) with "PAR1".
+    // Formats `infer` does not know. Parquet files start (and end) with "PAR1".
     if head.starts_with(b"PAR1") {
         return Some(Format::Parquet);
+    }
+    if head.starts_with(b"\x93NUMPY") {
+        return Some(Format::Npy);
+    }
+    if head.starts_with(b"CDF\x01")
+        || head.starts_with(b"CDF\x02")
+        || head.starts_with(b"CDF\x05")
+        || head.starts_with(b"\x89HDF\r\n\x1a\n")
+        || head.starts_with(b"\xCD\xF3\x00\x01")
+        || head.starts_with(b"\xCD\xF2\x60\x02")
+    {
+        return Some(Format::Scientific);
     }
     let t = infer::get(head)?;
     let mime = t.mime_type();
@@ -270,6 +330,22 @@ mod tests {
         assert_eq!(detect(Path::new("x.csv"), b"", 0), Format::Empty);
         assert_eq!(detect(Path::new("x.bin"), b"PAR1\0\0", 10), Format::Parquet);
         assert_eq!(detect(Path::new("x.csv"), b"a\0b", 3), Format::Binary);
+        assert_eq!(
+            detect(Path::new("a.npy"), b"\x93NUMPY\x01\x00", 10),
+            Format::Npy
+        );
+        assert_eq!(
+            detect(Path::new("a.nc"), b"CDF\x01\0\0\0\0", 10),
+            Format::Scientific
+        );
+        assert_eq!(
+            detect(Path::new("a.h5"), b"\x89HDF\r\n\x1a\n\0", 10),
+            Format::Scientific
+        );
+        assert_eq!(
+            detect(Path::new("a.npz"), b"PK\x03\x04\x14\0\0\0\0\0", 10),
+            Format::Npy
+        );
     }
 
     #[test]
@@ -299,6 +375,12 @@ mod tests {
             Format::Text
         );
         assert_eq!(detect(Path::new("x"), b"[1, 2, 3]", 9), Format::Json);
+        assert_eq!(detect(Path::new("c.yml"), b"a: 1\n", 5), Format::Yaml);
+        assert_eq!(detect(Path::new("c.toml"), b"a = 1\n", 6), Format::Toml);
+        assert_eq!(
+            detect(Path::new("d"), b"<?xml version=\"1.0\"?><a/>", 26),
+            Format::Xml
+        );
     }
 
     #[test]

@@ -294,18 +294,24 @@ fn summarize_document(src: &Source) -> Result<JsonSummary, AnalyzeError> {
         None => serde_json::from_reader(src.reader()?),
     }
     .map_err(|e| AnalyzeError::Malformed(format!("invalid JSON: {e}")))?;
+    Ok(summarize_value(&value))
+}
+
+/// The structure summary of one parsed document; YAML, TOML and XML analyzers convert
+/// their documents to a JSON value and describe them through this.
+pub(crate) fn summarize_value(value: &Value) -> JsonSummary {
     let mut w = Walker::default();
-    w.visit(&mut String::new(), &value);
+    w.visit(&mut String::new(), value);
     let (paths, truncated) = w.finish();
-    Ok(JsonSummary {
+    JsonSummary {
         lines: false,
         records: 1,
-        root: root_shape(&value),
+        root: root_shape(value),
         paths,
         paths_truncated: truncated,
         bad_lines: 0,
         first_bad_line: None,
-    })
+    }
 }
 
 fn summarize_lines(src: &Source) -> Result<JsonSummary, AnalyzeError> {

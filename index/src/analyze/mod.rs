@@ -9,6 +9,9 @@
 mod delimited;
 mod detect;
 mod json;
+// Shared table/archive/array/media parts; some builders wait for their analyzers.
+#[allow(dead_code)]
+mod model;
 mod profile;
 mod render;
 mod source;
@@ -23,6 +26,9 @@ pub use source::Source;
 
 pub use delimited::Table;
 pub use json::{JsonPath, JsonSummary};
+pub use model::{
+    ArchiveSummary, ArrayInfo, ArraySet, MediaInfo, Member, NamedTable, TableSet, TimeCoverage,
+};
 pub use text::{Heading, TextSummary, TextTable};
 
 /// The description of one file's content: what an analyst or an LLM needs to use it.
@@ -39,6 +45,12 @@ pub struct Description {
     pub analyzer: String,
     /// What was found inside.
     pub content: Content,
+    /// The time span the file covers, when one was found (columns, name, text).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_coverage: Option<TimeCoverage>,
+    /// Facts about the analysis itself ("figures estimated from the first 64 MiB").
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
     /// Why the analysis failed, when it did; `content` is then a degraded description.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
@@ -48,12 +60,20 @@ pub struct Description {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "lowercase")]
 pub enum Content {
-    /// Delimited text table (CSV, TSV, ...).
+    /// Delimited or fixed-width text table (CSV, TSV, ...).
     Table(Table),
-    /// JSON document or JSON lines.
+    /// Several named tables: spreadsheets, databases, HTML tables, Parquet.
+    Tables(TableSet),
+    /// JSON, JSON lines, and structure formats read like JSON (YAML, TOML, XML).
     Json(JsonSummary),
     /// Markdown or plain text.
     Text(TextSummary),
+    /// Archives and compressed streams, with their first data members described.
+    Archive(ArchiveSummary),
+    /// Arrays and variables (NumPy, NetCDF, HDF5).
+    Arrays(ArraySet),
+    /// Images and PDF documents.
+    Media(MediaInfo),
     /// A file we only recognise: its type and size.
     Opaque(Opaque),
 }
@@ -94,13 +114,31 @@ pub fn analyzer_key(a: &dyn Analyzer) -> String {
     format!("{}@{}", a.name(), a.version())
 }
 
-/// The analyzer responsible for `format`.
+/// The analyzer responsible for `format`. One line per format, on purpose.
 pub fn analyzer_for(format: Format) -> &'static dyn Analyzer {
     match format {
-        Format::Csv | Format::Tsv => &delimited::DelimitedAnalyzer,
-        Format::Json | Format::Jsonl => &json::JsonAnalyzer,
-        Format::Markdown | Format::Text => &text::TextAnalyzer,
-        _ => &OpaqueAnalyzer,
+        Format::Csv => &delimited::DelimitedAnalyzer,
+        Format::Tsv => &delimited::DelimitedAnalyzer,
+        Format::FixedWidth => &OpaqueAnalyzer,
+        Format::Json => &json::JsonAnalyzer,
+        Format::Jsonl => &json::JsonAnalyzer,
+        Format::Yaml => &OpaqueAnalyzer,
+        Format::Toml => &OpaqueAnalyzer,
+        Format::Xml => &OpaqueAnalyzer,
+        Format::Markdown => &text::TextAnalyzer,
+        Format::Text => &text::TextAnalyzer,
+        Format::Html => &OpaqueAnalyzer,
+        Format::Parquet => &OpaqueAnalyzer,
+        Format::Excel => &OpaqueAnalyzer,
+        Format::Sqlite => &OpaqueAnalyzer,
+        Format::Pdf => &OpaqueAnalyzer,
+        Format::Image => &OpaqueAnalyzer,
+        Format::Archive => &OpaqueAnalyzer,
+        Format::Compressed => &OpaqueAnalyzer,
+        Format::Npy => &OpaqueAnalyzer,
+        Format::Scientific => &OpaqueAnalyzer,
+        Format::Binary => &OpaqueAnalyzer,
+        Format::Empty => &OpaqueAnalyzer,
     }
 }
 
@@ -134,6 +172,8 @@ pub fn describe_as(src: &Source, format: Format) -> Description {
         size: src.size(),
         analyzer: analyzer_key(analyzer),
         content,
+        time_coverage: None,
+        notes: Vec::new(),
         error,
     }
 }

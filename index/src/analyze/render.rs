@@ -2,7 +2,10 @@
 //! (same description → same bytes) and held within a byte budget by showing fewer list
 //! items until it fits.
 
-use super::{Content, Description, JsonSummary, Table, TextSummary};
+use super::{
+    ArchiveSummary, ArraySet, ColumnProfile, Content, Description, JsonSummary, MediaInfo, Table,
+    TableSet, TextSummary,
+};
 use crate::analyze::ColumnType;
 use std::fmt::Write;
 
@@ -111,14 +114,28 @@ fn render_with(path: &str, d: &Description, caps: Caps) -> String {
     let mut s = format!("{path} — {}, {}", d.format.human(), human_size(d.size));
     match &d.content {
         Content::Table(t) => table(&mut s, t, caps),
+        Content::Tables(t) => tables(&mut s, t, caps),
         Content::Json(j) => json(&mut s, j, caps),
         Content::Text(t) => text(&mut s, t, caps),
+        Content::Archive(a) => archive(&mut s, a, caps),
+        Content::Arrays(a) => arrays(&mut s, a, caps),
+        Content::Media(m) => media(&mut s, m, caps),
         Content::Opaque(o) => {
             if o.detected != d.format.human() {
                 let _ = write!(s, ", {}", o.detected);
             }
             s.push('\n');
         }
+    }
+    if let Some(t) = &d.time_coverage {
+        let _ = writeln!(
+            s,
+            "  time coverage: {} … {} (from {})",
+            t.start, t.end, t.source
+        );
+    }
+    for n in &d.notes {
+        let _ = writeln!(s, "  note: {n}");
     }
     if let Some(e) = &d.error {
         let _ = writeln!(s, "  error: {e}");
@@ -153,28 +170,32 @@ fn table(s: &mut String, t: &Table, caps: Caps) {
             thousands(t.ragged_rows)
         );
     }
-    let width = t
-        .columns
+    columns(s, "  ", &t.columns, t.rows, caps);
+}
+
+/// The column lines shared by every tabular content.
+fn columns(s: &mut String, indent: &str, cols: &[ColumnProfile], rows: u64, caps: Caps) {
+    let width = cols
         .iter()
         .take(caps.items)
         .map(|c| display_name(&c.name).chars().count())
         .max()
         .unwrap_or(0)
         .min(28);
-    for c in t.columns.iter().take(caps.items) {
+    for c in cols.iter().take(caps.items) {
         let name = display_name(&c.name);
         let mut facts: Vec<String> = Vec::new();
         if let (Some(lo), Some(hi)) = (&c.min, &c.max) {
             facts.push(format!("{lo} … {hi}"));
         }
-        if c.is_unique(t.rows) {
+        if c.is_unique(rows) {
             facts.push("unique".into());
         } else if c.kind != ColumnType::Empty {
             let more = if c.distinct_exact { "" } else { "≥" };
             facts.push(format!("{more}{} distinct", thousands(c.distinct)));
         }
         if c.nulls > 0 {
-            let pct = 100.0 * c.nulls as f64 / t.rows.max(1) as f64;
+            let pct = 100.0 * c.nulls as f64 / rows.max(1) as f64;
             facts.push(format!("{} null ({pct:.1}%)", thousands(c.nulls)));
         }
         if let Some(m) = c.mean {
@@ -196,12 +217,167 @@ fn table(s: &mut String, t: &Table, caps: Caps) {
         }
         let _ = writeln!(
             s,
-            "  {name:<width$}  {:<11} {}",
+            "{indent}{name:<width$}  {:<11} {}",
             c.kind.as_str(),
             facts.join(", ")
         );
     }
-    more(s, t.columns.len(), caps.items, "columns");
+    if cols.len() > caps.items {
+        let _ = writeln!(s, "{indent}… {} more columns", cols.len() - caps.items);
+    }
+}
+
+fn tables(s: &mut String, t: &TableSet, caps: Caps) {
+    let kinds: Vec<&str> = t.tables.iter().map(|x| x.kind.as_str()).collect();
+    let what = match kinds.first() {
+        Some(k) if kinds.iter().all(|x| x == k) => plural(k, t.tables.len()),
+        _ => plural("table", t.tables.len()),
+    };
+    let _ = writeln!(s, ", {what}");
+    for n in &t.notes {
+        let _ = writeln!(s, "  {n}");
+    }
+    for tb in t.tables.iter().take(caps.items.min(20)) {
+        let rows = if tb.rows_exact {
+            thousands(tb.rows)
+        } else {
+            format!("~{} (estimated)", thousands(tb.rows))
+        };
+        let mut head = format!(
+            "  {} \"{}\": {rows} rows × {} columns",
+            tb.kind,
+            tb.name,
+            tb.columns.len()
+        );
+        if let Some(r) = &tb.range {
+            let _ = write!(head, ", range {r}");
+        }
+        if let Some(h) = tb.header_row {
+            let _ = write!(head, ", header row {h}");
+        }
+        let _ = writeln!(s, "{head}");
+        for n in &tb.notes {
+            let _ = writeln!(s, "    {n}");
+        }
+        columns(s, "    ", &tb.columns, tb.rows, caps);
+    }
+    more(s, t.tables.len(), caps.items.min(20), "tables");
+}
+
+fn plural(kind: &str, n: usize) -> String {
+    if n == 1 {
+        format!("1 {kind}")
+    } else if kind.ends_with('s') {
+        format!("{n} {kind}es")
+    } else {
+        format!("{n} {kind}s")
+    }
+}
+
+fn archive(s: &mut String, a: &ArchiveSummary, caps: Caps) {
+    if a.members.is_empty() && a.members_total == 0 {
+        let _ = writeln!(s, ", {} stream", a.container);
+    } else {
+        let _ = writeln!(
+            s,
+            ", {} of {} members, {} uncompressed",
+            a.container,
+            thousands(a.members_total),
+            human_size(a.uncompressed_bytes)
+        );
+        let listed: Vec<String> = a
+            .members
+            .iter()
+            .take(caps.items)
+            .map(|m| format!("{} ({})", m.path, human_size(m.size)))
+            .collect();
+        let _ = writeln!(s, "  members: {}", listed.join(", "));
+        if a.members_total as usize > listed.len() {
+            let _ = writeln!(
+                s,
+                "  … {} more members",
+                a.members_total as usize - listed.len()
+            );
+        }
+    }
+    for n in &a.notes {
+        let _ = writeln!(s, "  {n}");
+    }
+    let inner = Caps {
+        items: (caps.items / 2).max(3),
+        examples: caps.examples,
+    };
+    for (path, d) in &a.described {
+        for line in render_with(path, d, inner).lines() {
+            let _ = writeln!(s, "  │ {line}");
+        }
+    }
+}
+
+fn arrays(s: &mut String, a: &ArraySet, caps: Caps) {
+    let _ = writeln!(s, ", {}, {}", a.container, plural("array", a.arrays.len()));
+    if !a.dimensions.is_empty() {
+        let dims: Vec<String> = a
+            .dimensions
+            .iter()
+            .map(|(n, l)| format!("{n}={l}"))
+            .collect();
+        let _ = writeln!(s, "  dimensions: {}", dims.join(", "));
+    }
+    let width = a
+        .arrays
+        .iter()
+        .take(caps.items)
+        .map(|x| x.name.chars().count())
+        .max()
+        .unwrap_or(0)
+        .min(28);
+    for x in a.arrays.iter().take(caps.items) {
+        let shape: Vec<String> = if x.dims.len() == x.shape.len() && !x.dims.is_empty() {
+            x.dims
+                .iter()
+                .zip(&x.shape)
+                .map(|(d, n)| format!("{d}={n}"))
+                .collect()
+        } else {
+            x.shape.iter().map(u64::to_string).collect()
+        };
+        let attrs: Vec<String> = x.attrs.iter().map(|(k, v)| format!("{k}: {v}")).collect();
+        let mut line = format!(
+            "  {:<width$}  {:<8} ({})",
+            x.name,
+            x.dtype,
+            shape.join(", ")
+        );
+        if !attrs.is_empty() {
+            let _ = write!(line, "  {}", attrs.join("; "));
+        }
+        let _ = writeln!(s, "{line}");
+    }
+    more(s, a.arrays.len(), caps.items, "arrays");
+    for n in &a.notes {
+        let _ = writeln!(s, "  {n}");
+    }
+}
+
+fn media(s: &mut String, m: &MediaInfo, caps: Caps) {
+    let mut head = format!(", {}", m.kind);
+    if let (Some(w), Some(h)) = (m.width, m.height) {
+        let _ = write!(head, ", {w}×{h} px");
+    }
+    if let Some(p) = m.pages {
+        let _ = write!(head, ", {}", plural("page", p as usize));
+    }
+    if let Some(t) = &m.title {
+        let _ = write!(head, ", title {t:?}");
+    }
+    let _ = writeln!(s, "{head}");
+    for o in m.outline.iter().take(caps.items) {
+        let _ = writeln!(s, "  {o}");
+    }
+    for n in &m.notes {
+        let _ = writeln!(s, "  {n}");
+    }
 }
 
 fn display_name(n: &str) -> String {
