@@ -85,6 +85,12 @@ pub struct ColumnProfile {
     /// Most frequent values with their counts (categorical and boolean columns).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub top: Vec<(String, u64)>,
+    /// The type the file itself declares (SQL `DECIMAL(10,2)`, Parquet `INT64`), if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub declared_type: Option<String>,
+    /// The unit, when a header or a units row states it (`°C`, `EUR`, `kg`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unit: Option<String>,
 }
 
 impl ColumnProfile {
@@ -341,6 +347,8 @@ impl ColumnBuilder {
             std,
             examples: self.examples,
             top,
+            declared_type: None,
+            unit: None,
         }
     }
 }

@@ -185,6 +185,12 @@ fn columns(s: &mut String, indent: &str, cols: &[ColumnProfile], rows: u64, caps
     for c in cols.iter().take(caps.items) {
         let name = display_name(&c.name);
         let mut facts: Vec<String> = Vec::new();
+        if let Some(u) = &c.unit {
+            facts.push(format!("unit {u}"));
+        }
+        if let Some(d) = &c.declared_type {
+            facts.push(format!("declared {d}"));
+        }
         if let (Some(lo), Some(hi)) = (&c.min, &c.max) {
             facts.push(format!("{lo} … {hi}"));
         }
