@@ -212,6 +212,7 @@ fn process(ctx: &Ctx<'_>, cache: Option<&Catalog>, w: &Work<'_>) -> Outcome {
                 error: Some(format!("cannot read: {err}")),
                 racy: false,
                 indexed_at: crate::now_ms(),
+                time: analyze::time::from_path(&e.path),
             };
             let kind = if w.old.is_some() {
                 Kind::Modified
@@ -262,12 +263,18 @@ fn process(ctx: &Ctx<'_>, cache: Option<&Catalog>, w: &Work<'_>) -> Outcome {
             gone.get_mut(&hash).and_then(Vec::pop)
         };
         if let Some(from) = claimed {
+            // Coverage read from the old path does not move with the file.
+            let time = match &from.time {
+                Some(t) if t.source != "path" => Some(t.clone()),
+                _ => analyze::time::from_path(&e.path),
+            };
             let row = FileRow {
                 path: e.path.clone(),
                 size,
                 mtime_ns: e.mtime_ns,
                 racy,
                 indexed_at: crate::now_ms(),
+                time,
                 ..from.clone()
             };
             return Outcome {
@@ -291,12 +298,13 @@ fn process(ctx: &Ctx<'_>, cache: Option<&Catalog>, w: &Work<'_>) -> Outcome {
     let format = detect(src.path(), src.head(), size);
     let key = current_key(format);
     let cached = cache.and_then(|c| c.cached(&hash, &key).ok().flatten());
-    let (description, error, cache_hit) = match cached {
-        Some((_, error)) => (None, error, true),
+    let (description, error, content_time, cache_hit) = match cached {
+        Some(c) => (None, c.error, c.time, true),
         None => {
             let d = describe_as(&src, format);
             let error = d.error.clone();
-            (Some(Box::new(d)), error, false)
+            let time = d.time_coverage.clone();
+            (Some(Box::new(d)), error, time, false)
         }
     };
     let row = FileRow {
@@ -314,6 +322,7 @@ fn process(ctx: &Ctx<'_>, cache: Option<&Catalog>, w: &Work<'_>) -> Outcome {
         error: error.clone(),
         racy,
         indexed_at: crate::now_ms(),
+        time: content_time.or_else(|| analyze::time::from_path(&e.path)),
     };
     Outcome {
         analyzed: description.is_some(),
@@ -577,6 +586,7 @@ mod tests {
             error: None,
             racy: false,
             indexed_at: 0,
+            time: None,
         }
     }
 

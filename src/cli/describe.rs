@@ -3,7 +3,7 @@
 use super::output::print_json;
 use super::{IndexDirArg, UsageError};
 use anyhow::{Context, Result};
-use lakestar_index::analyze::RenderOptions;
+use lakestar_index::analyze::{RenderOptions, TimeCoverage};
 use lakestar_index::catalog::FileRow;
 use lakestar_index::{crawl, locate, render, Catalog, Description};
 use serde::Serialize;
@@ -39,6 +39,8 @@ struct Described {
     state: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     error: Option<String>,
+    /// The time span covered: from the content when it shows one, else from the path.
+    time_coverage: Option<TimeCoverage>,
     description: Option<Description>,
     text: String,
 }
@@ -120,6 +122,7 @@ pub(crate) fn run(a: DescribeArgs) -> Result<()> {
                 format: row.format.as_str().into(),
                 state: row.state.as_str().into(),
                 error: row.error.clone(),
+                time_coverage: row.time.clone(),
                 description,
                 text,
             }
@@ -142,7 +145,7 @@ pub(crate) fn run(a: DescribeArgs) -> Result<()> {
             let shown = a.path.to_string_lossy().into_owned();
             Described {
                 text: render(&shown, &d, opts),
-                path: shown,
+                path: shown.clone(),
                 indexed: false,
                 stale: false,
                 size: d.size,
@@ -150,6 +153,10 @@ pub(crate) fn run(a: DescribeArgs) -> Result<()> {
                 format: d.format.as_str().into(),
                 state: if d.error.is_some() { "error" } else { "ok" }.into(),
                 error: d.error.clone(),
+                time_coverage: d
+                    .time_coverage
+                    .clone()
+                    .or_else(|| lakestar_index::analyze::time::from_path(&shown)),
                 description: Some(d),
             }
         }

@@ -198,7 +198,7 @@ fn describe_outside_any_index_analyzes_on_the_fly() {
     let tmp = tempfile::tempdir().unwrap();
     std::fs::write(
         tmp.path().join("t.tsv"),
-        "city\tpop\tfounded\nParis\t2100000\t0250-01-01\nLyon\t520000\t0043-01-01\n",
+        "city\tpop\tfounded\nParis\t2100000\t1950-01-01\nLyon\t520000\t1943-01-01\n",
     )
     .unwrap();
     let out = run_ok(tmp.path(), &["describe", "t.tsv", "--json"]);

@@ -1,12 +1,26 @@
 //! Delimited text tables: CSV, TSV, semicolon- and pipe-separated.
 
 use super::profile::{value_type, ColumnBuilder, ColumnProfile, ColumnType};
-use super::{AnalyzeError, Analyzer, Content, Format, Source};
+use super::{encoding, AnalyzeError, Analyzer, Content, Format, Source};
 use serde::{Deserialize, Serialize};
+use std::io::BufRead;
 
 const CANDIDATES: [u8; 4] = [b',', b'\t', b';', b'|'];
 /// Lines of the head looked at when sniffing.
 const SNIFF_LINES: usize = 50;
+/// Preamble lines kept in the description.
+const PREAMBLE_NOTES: usize = 3;
+
+fn cut_line(s: &str) -> String {
+    let s = s.trim();
+    if s.chars().count() <= 100 {
+        s.to_string()
+    } else {
+        let mut t: String = s.chars().take(99).collect();
+        t.push('…');
+        t
+    }
+}
 
 /// A profiled delimited table.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -21,6 +35,15 @@ pub struct Table {
     pub ragged_rows: u64,
     /// One profile per column.
     pub columns: Vec<ColumnProfile>,
+    /// The text encoding when not plain UTF-8.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub encoding: Option<String>,
+    /// Lines above the table (titles, comments) that were skipped.
+    #[serde(default)]
+    pub skipped_lines: u64,
+    /// The first of those lines.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub preamble: Vec<String>,
 }
 
 pub(crate) struct DelimitedAnalyzer;
@@ -33,13 +56,41 @@ impl Analyzer for DelimitedAnalyzer {
         1
     }
     fn analyze(&self, src: &Source, format: Format) -> Result<Content, AnalyzeError> {
-        let head = src
-            .head()
-            .strip_prefix(b"\xEF\xBB\xBF")
-            .unwrap_or(src.head());
-        let delimiter =
-            sniff_delimiter(head).unwrap_or(if format == Format::Tsv { b'\t' } else { b',' });
-        profile_table(src, delimiter).map(Content::Table)
+        let enc = encoding::sniff(src.head());
+        let head = encoding::decode_head(src.head(), enc);
+        let lines = scan_lines(&head);
+        let layout = sniff_layout(&lines, head.len() < 4096);
+        let delimiter = layout
+            .as_ref()
+            .map_or(if format == Format::Tsv { b'\t' } else { b',' }, |l| {
+                l.delimiter
+            });
+        // Lines above the table: skipped, and kept (a few) as notes.
+        let (skip, preamble) = match &layout {
+            Some(l) if l.first > 0 => {
+                let skip = lines[l.first].line;
+                let notes = lines[..l.first]
+                    .iter()
+                    .take(PREAMBLE_NOTES)
+                    .map(|p| cut_line(&String::from_utf8_lossy(&head[p.text_start..p.text_end])))
+                    .collect();
+                (skip, notes)
+            }
+            _ => (0, Vec::new()),
+        };
+        let mut reader = std::io::BufReader::new(encoding::utf8_reader(src, enc)?);
+        let mut sink = Vec::new();
+        for _ in 0..skip {
+            sink.clear();
+            if reader.read_until(b'\n', &mut sink)? == 0 {
+                break;
+            }
+        }
+        let mut table = profile_table(reader, delimiter)?;
+        table.encoding = encoding::label(enc, src.head());
+        table.skipped_lines = skip as u64;
+        table.preamble = preamble;
+        Ok(Content::Table(table))
     }
 }
 
@@ -49,37 +100,68 @@ fn reader_builder(delimiter: u8) -> csv::ReaderBuilder {
     b
 }
 
-/// Field counts of the first [`SNIFF_LINES`] records of `head`, for every candidate
-/// delimiter at once (`counts[line][candidate]`), honouring double quotes: delimiters and
-/// newlines inside quotes do not count. One pass serves every candidate because quoting
-/// does not depend on the delimiter.
+/// One record of the head, as the sniffer sees it.
+struct Line {
+    /// 0-based physical line where the record starts.
+    line: usize,
+    /// Field count per candidate delimiter.
+    fields: [usize; CANDIDATES.len()],
+    /// Starts with a comment marker (`#`, `%`, `//`).
+    comment: bool,
+    /// The record's text (first line of it), for preamble notes.
+    text_start: usize,
+    text_end: usize,
+}
+
+/// The first [`SNIFF_LINES`] records of `head`, with field counts for every candidate
+/// delimiter at once, honouring double quotes: delimiters and newlines inside quotes do
+/// not count. One pass serves every candidate because quoting does not depend on the
+/// delimiter.
 ///
 /// Written by hand rather than with the `csv` crate because building a `csv` reader
 /// compiles a DFA, and sniffing would build one per candidate per file: that was a
 /// quarter of a whole index run's time.
-fn field_counts(head: &[u8]) -> Vec<[usize; CANDIDATES.len()]> {
+fn scan_lines(head: &[u8]) -> Vec<Line> {
     let mut lines = Vec::new();
     let mut fields = [1usize; CANDIDATES.len()];
     let mut in_quotes = false;
     let mut content = false;
+    let mut phys = 0;
+    let mut start_line = 0;
+    let mut start = 0;
     let complete = match memchr::memrchr(b'\n', head) {
         Some(i) => &head[..=i],
         None => head,
     };
-    for &b in complete {
+    let push = |lines: &mut Vec<Line>, fields, start_line, start: usize, end: usize| {
+        let text = complete[start..end].trim_ascii_start();
+        let comment = text.starts_with(b"#") || text.starts_with(b"%") || text.starts_with(b"//");
+        lines.push(Line {
+            line: start_line,
+            fields,
+            comment,
+            text_start: start,
+            text_end: end,
+        });
+    };
+    for (i, &b) in complete.iter().enumerate() {
         match b {
             b'"' => {
                 in_quotes = !in_quotes;
                 content = true;
             }
+            b'\n' if in_quotes => phys += 1,
             _ if in_quotes => content = true,
             b'\n' => {
                 if content {
-                    lines.push(fields);
+                    push(&mut lines, fields, start_line, start, i);
                     if lines.len() == SNIFF_LINES {
                         return lines;
                     }
                 }
+                phys += 1;
+                start_line = phys;
+                start = i + 1;
                 fields = [1; CANDIDATES.len()];
                 content = false;
             }
@@ -92,47 +174,76 @@ fn field_counts(head: &[u8]) -> Vec<[usize; CANDIDATES.len()]> {
         }
     }
     if content && !complete.ends_with(b"\n") {
-        lines.push(fields);
+        push(&mut lines, fields, start_line, start, complete.len());
     }
     lines
 }
 
-/// The delimiter that splits the head's lines into the same number (≥ 2) of fields most
-/// consistently, if any does.
-pub(crate) fn sniff_delimiter(head: &[u8]) -> Option<u8> {
-    let lines = field_counts(head);
-    if lines.len() < 2 && !(lines.len() == 1 && head.len() < 4096) {
+/// What sniffing the head found.
+struct Layout {
+    delimiter: u8,
+    /// Index into the scanned lines of the first table record (header or data).
+    first: usize,
+}
+
+/// The delimiter that splits the head's records into the same number (≥ 2) of fields most
+/// consistently — counted from the first record that has that many, so that a preamble
+/// (title lines, `#` comments) does not hide the table below it.
+fn sniff_layout(lines: &[Line], small: bool) -> Option<Layout> {
+    if lines.len() < 2 && !(lines.len() == 1 && small) {
         return None;
     }
-    let mut best: Option<(u8, f64, usize)> = None;
+    let mut best: Option<(Layout, f64, usize)> = None;
     for (ci, d) in CANDIDATES.into_iter().enumerate() {
-        let mut freq: Vec<(usize, usize)> = Vec::new(); // (field count, lines)
-        for l in &lines {
-            match freq.iter_mut().find(|(c, _)| *c == l[ci]) {
+        let mut freq: Vec<(usize, usize)> = Vec::new(); // (field count, records)
+        for l in lines.iter().filter(|l| !l.comment) {
+            match freq.iter_mut().find(|(c, _)| *c == l.fields[ci]) {
                 Some(f) => f.1 += 1,
-                None => freq.push((l[ci], 1)),
+                None => freq.push((l.fields[ci], 1)),
             }
         }
-        let &(mode, n) = freq
-            .iter()
-            .max_by_key(|(len, n)| (*n, *len))
-            .expect("lines is not empty");
+        let Some(&(mode, _)) = freq.iter().max_by_key(|(len, n)| (*n, *len)) else {
+            continue;
+        };
         if mode < 2 {
             continue;
         }
-        let consistency = n as f64 / lines.len() as f64;
+        let Some(first) = lines
+            .iter()
+            .position(|l| !l.comment && l.fields[ci] == mode)
+        else {
+            continue;
+        };
+        let rest = &lines[first..];
+        if first > lines.len() / 2 || (rest.len() < 2 && !small) {
+            continue;
+        }
+        let n = rest.iter().filter(|l| l.fields[ci] == mode).count();
+        let consistency = n as f64 / rest.len() as f64;
         if consistency < 0.8 {
             continue;
         }
-        let better = match best {
+        let better = match &best {
             None => true,
-            Some((_, c, m)) => consistency > c || (consistency == c && mode > m),
+            Some((_, c, m)) => consistency > *c || (consistency == *c && mode > *m),
         };
         if better {
-            best = Some((d, consistency, mode));
+            best = Some((
+                Layout {
+                    delimiter: d,
+                    first,
+                },
+                consistency,
+                mode,
+            ));
         }
     }
     best.map(|b| b.0)
+}
+
+/// The delimiter of a delimited head, if it is one (used by format detection).
+pub(crate) fn sniff_delimiter(head: &[u8]) -> Option<u8> {
+    sniff_layout(&scan_lines(head), head.len() < 4096).map(|l| l.delimiter)
 }
 
 /// Whether the first record is a header: it is data when, in some column whose body is
@@ -192,8 +303,7 @@ fn numeric_kind(t: ColumnType) -> ColumnType {
 
 /// Profile the whole table in one streaming pass. The first [`SNIFF_LINES`] records are
 /// held back until the header question is settled on them.
-fn profile_table(src: &Source, delimiter: u8) -> Result<Table, AnalyzeError> {
-    let reader = src.reader()?;
+fn profile_table(reader: impl std::io::Read, delimiter: u8) -> Result<Table, AnalyzeError> {
     let mut rdr = reader_builder(delimiter).from_reader(reader);
     let mut held: Vec<csv::ByteRecord> = Vec::with_capacity(SNIFF_LINES);
     let mut record = csv::ByteRecord::new();
@@ -312,6 +422,9 @@ impl Profiler {
                 .into_iter()
                 .map(ColumnBuilder::finish)
                 .collect(),
+            encoding: None,
+            skipped_lines: 0,
+            preamble: Vec::new(),
         }
     }
 }
@@ -348,6 +461,44 @@ mod tests {
         let t = table("a|b\n1|2\n3|4\n5|6\n7\n");
         assert_eq!(t.delimiter, "|");
         assert_eq!(t.ragged_rows, 1);
+    }
+
+    #[test]
+    fn preamble_lines_are_skipped_and_kept() {
+        let t = table("Sales report 2019\nGenerated by ERP, v2\n\n# comment, with comma\nregion,amount,date\nemea,10,2019-01-02\napac,12,2019-01-03\nna,7,2019-01-04\n");
+        assert_eq!(t.skipped_lines, 4);
+        assert_eq!(t.preamble[0], "Sales report 2019");
+        assert!(t.header);
+        assert_eq!(t.rows, 3);
+        let names: Vec<&str> = t.columns.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(names, ["region", "amount", "date"]);
+        assert_eq!(t.columns[2].kind, ColumnType::Date);
+    }
+
+    #[test]
+    fn utf16_and_latin1_are_transcoded() {
+        let text = "name\tcity\nJos\u{e9}\tLi\u{e8}ge\nAnn\tGent\n";
+        let mut b = vec![0xFF, 0xFE];
+        for u in text.encode_utf16() {
+            b.extend_from_slice(&u.to_le_bytes());
+        }
+        assert_eq!(
+            super::super::detect(std::path::Path::new("x.txt"), &b, b.len() as u64),
+            Format::Tsv
+        );
+        let src = Source::from_bytes("x.tsv", b);
+        let Content::Table(t) = DelimitedAnalyzer.analyze(&src, Format::Tsv).unwrap() else {
+            panic!()
+        };
+        assert_eq!(t.encoding.as_deref(), Some("UTF-16LE"));
+        assert_eq!(t.columns[0].examples, ["Jos\u{e9}", "Ann"]);
+        assert_eq!(t.columns[1].examples[0], "Li\u{e8}ge");
+        let src = Source::from_bytes("x.csv", b"name,city\nJos\xe9,Li\xe8ge\n".to_vec());
+        let Content::Table(t) = DelimitedAnalyzer.analyze(&src, Format::Csv).unwrap() else {
+            panic!()
+        };
+        assert_eq!(t.encoding.as_deref(), Some("Latin-1 (Windows-1252)"));
+        assert_eq!(t.columns[0].examples, ["Jos\u{e9}"]);
     }
 
     #[test]

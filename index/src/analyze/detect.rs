@@ -164,10 +164,16 @@ pub fn detect(path: &Path, head: &[u8], size: u64) -> Format {
             (f, _) => f,
         };
     }
-    if looks_binary(head) {
+    let enc = super::encoding::sniff(head);
+    let decoded;
+    let text: &[u8] = if super::encoding::is_utf16(enc) {
+        decoded = super::encoding::decode_head(head, enc);
+        &decoded
+    } else if looks_binary(head) {
         return Format::Binary;
-    }
-    let text = strip_bom(head);
+    } else {
+        strip_bom(head)
+    };
     match ext.as_str() {
         "csv" => return Format::Csv,
         "tsv" | "tab" => return Format::Tsv,
@@ -263,8 +269,7 @@ fn detect_magic(head: &[u8]) -> Option<Format> {
     Some(f)
 }
 
-/// Text files have no NUL bytes; UTF-16 text does, and is treated as binary until the
-/// encoding-aware analyzers land.
+/// Text files have no NUL bytes (UTF-16 text, which has, is recognised before this).
 fn looks_binary(head: &[u8]) -> bool {
     memchr::memchr(0, head).is_some()
 }

@@ -1,6 +1,7 @@
 //! JSON documents and JSON lines: a structure summary of key paths with their types,
 //! counts, array lengths, ranges and examples.
 
+use super::dates::{self, Day};
 use super::{AnalyzeError, Analyzer, Content, Format, Source};
 use foldhash::{HashMap, HashSet};
 use serde::{Deserialize, Serialize};
@@ -59,6 +60,9 @@ pub struct JsonPath {
     pub distinct_exact: bool,
     /// Up to three distinct scalar examples, as JSON text.
     pub examples: Vec<String>,
+    /// First and last day, when every string at this path is a date.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dates: Option<(String, String)>,
 }
 
 pub(crate) struct JsonAnalyzer;
@@ -89,6 +93,10 @@ struct PathAcc {
     distinct: HashSet<String>,
     distinct_overflow: bool,
     examples: Vec<String>,
+    strings: u64,
+    /// Range of the date strings; None once a string that is not a date was seen.
+    days: Option<(Day, Day)>,
+    not_dates: bool,
 }
 
 #[derive(Default)]
@@ -173,19 +181,32 @@ impl Walker {
                 );
             }
             Value::Object(_) | Value::Null => {}
-            scalar => {
-                if let Some(x) = scalar.as_f64() {
-                    acc.range = Some(acc.range.map_or((x, x), |(lo, hi)| (lo.min(x), hi.max(x))));
-                }
-                let text = scalar_text(scalar);
-                if acc.distinct.len() < DISTINCT_CAP {
-                    if acc.distinct.insert(text.clone()) && acc.examples.len() < EXAMPLES {
-                        acc.examples.push(text);
+            Value::String(text) if !acc.not_dates => {
+                acc.strings += 1;
+                match dates::parse(text) {
+                    Some(p) => {
+                        let d = p.day;
+                        acc.days = Some(acc.days.map_or((d, d), |(lo, hi)| (lo.min(d), hi.max(d))));
                     }
-                } else if !acc.distinct.contains(&text) {
-                    acc.distinct_overflow = true;
+                    None => acc.not_dates = true,
                 }
+                Self::scalar(acc, v);
             }
+            scalar => Self::scalar(acc, scalar),
+        }
+    }
+
+    fn scalar(acc: &mut PathAcc, scalar: &Value) {
+        if let Some(x) = scalar.as_f64() {
+            acc.range = Some(acc.range.map_or((x, x), |(lo, hi)| (lo.min(x), hi.max(x))));
+        }
+        let text = scalar_text(scalar);
+        if acc.distinct.len() < DISTINCT_CAP {
+            if acc.distinct.insert(text.clone()) && acc.examples.len() < EXAMPLES {
+                acc.examples.push(text);
+            }
+        } else if !acc.distinct.contains(&text) {
+            acc.distinct_overflow = true;
         }
     }
 
@@ -233,6 +254,10 @@ impl Walker {
                     distinct: acc.distinct.len() as u64,
                     distinct_exact: !acc.distinct_overflow,
                     examples: acc.examples,
+                    dates: match (acc.not_dates, acc.days) {
+                        (false, Some((lo, hi))) => Some((lo.iso(), hi.iso())),
+                        _ => None,
+                    },
                 }
             })
             .collect();
@@ -396,6 +421,18 @@ mod tests {
         let x = &s.paths[4];
         assert_eq!(x.types, vec![("float".into(), 1), ("null".into(), 1)]);
         assert_eq!(s.paths[1].range, Some((1.0, 2.0)));
+    }
+
+    #[test]
+    fn date_valued_keys_have_a_range() {
+        let s = summary(
+            r#"[{"ts":"2019-03-01T10:00:00Z","v":"x"},{"ts":"2019-03-04T00:00:00Z","v":"2019-01-01"}]"#,
+            Format::Json,
+        );
+        let ts = s.paths.iter().find(|p| p.path == "[].ts").unwrap();
+        assert_eq!(ts.dates, Some(("2019-03-01".into(), "2019-03-04".into())));
+        let v = s.paths.iter().find(|p| p.path == "[].v").unwrap();
+        assert_eq!(v.dates, None);
     }
 
     #[test]

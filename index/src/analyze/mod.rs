@@ -6,8 +6,10 @@
 //! re-describes exactly the files it handles. A failed analysis is not an error of the
 //! run: it yields a degraded description that carries the error message.
 
+mod dates;
 mod delimited;
 mod detect;
+mod encoding;
 mod json;
 // Shared table/archive/array/media parts; some builders wait for their analyzers.
 #[allow(dead_code)]
@@ -16,6 +18,7 @@ mod profile;
 mod render;
 mod source;
 mod text;
+pub mod time;
 
 use serde::{Deserialize, Serialize};
 
@@ -171,8 +174,8 @@ pub fn describe_as(src: &Source, format: Format) -> Description {
         format,
         size: src.size(),
         analyzer: analyzer_key(analyzer),
+        time_coverage: time::from_content(&content),
         content,
-        time_coverage: None,
         notes: Vec::new(),
         error,
     }

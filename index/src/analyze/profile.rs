@@ -1,11 +1,14 @@
-//! Per-column profiles of tabular data: inferred type, nulls, distinct values, range,
-//! moments and examples. Shared by every tabular analyzer.
+//! Per-column profiles of tabular data: inferred type (with the date format), nulls,
+//! distinct values (exact up to a cap, then a HyperLogLog estimate), range, moments, top
+//! values and examples. Shared by every tabular analyzer.
 
+use super::dates::{self, Day, Shape};
+use cardinality_estimator::CardinalityEstimator;
 use serde::{Deserialize, Serialize};
 // foldhash: value counting hashes every cell; SipHash showed in profiles.
 use foldhash::HashMap;
 
-/// Distinct values are counted exactly up to this many; past it the count is a floor.
+/// Distinct values are counted exactly up to this many; past it, estimated.
 const DISTINCT_CAP: usize = 10_000;
 /// A text column with at most this many distinct values (and repeats) is categorical.
 const CATEGORICAL_MAX: u64 = 50;
@@ -26,12 +29,14 @@ pub enum ColumnType {
     Float,
     /// true/false.
     Boolean,
-    /// Calendar dates, ISO `YYYY-MM-DD` or `YYYY/MM/DD`.
+    /// Calendar dates (format in [`ColumnProfile::date_format`]).
     Date,
     /// Date and time of day.
     Datetime,
     /// Text with few distinct, repeated values.
     Categorical,
+    /// Nearly unique tokens without spaces: keys, codes, hashes.
+    Identifier,
     /// Free text.
     Text,
     /// No non-null value.
@@ -48,6 +53,7 @@ impl ColumnType {
             ColumnType::Date => "date",
             ColumnType::Datetime => "datetime",
             ColumnType::Categorical => "categorical",
+            ColumnType::Identifier => "identifier",
             ColumnType::Text => "text",
             ColumnType::Empty => "empty",
         }
@@ -64,11 +70,11 @@ pub struct ColumnProfile {
     pub kind: ColumnType,
     /// Values that are empty or a null marker (NA, null, NaN, None, -).
     pub nulls: u64,
-    /// Distinct non-null values; a floor when `distinct_exact` is false.
+    /// Distinct non-null values; an estimate when `distinct_exact` is false.
     pub distinct: u64,
     /// Whether `distinct` is exact.
     pub distinct_exact: bool,
-    /// Smallest value (numeric order for numbers, text order otherwise).
+    /// Smallest value: numeric order for numbers, ISO `YYYY-MM-DD` for dates.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub min: Option<String>,
     /// Largest value.
@@ -80,6 +86,9 @@ pub struct ColumnProfile {
     /// Sample standard deviation of numeric columns.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub std: Option<f64>,
+    /// How dates are written, strftime-like (`%m/%d/%Y`), for date and datetime columns.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub date_format: Option<String>,
     /// Up to three distinct example values, in file order.
     pub examples: Vec<String>,
     /// Most frequent values with their counts (categorical and boolean columns).
@@ -98,6 +107,16 @@ impl ColumnProfile {
     pub fn is_unique(&self, rows: u64) -> bool {
         self.distinct_exact && self.nulls == 0 && rows > 1 && self.distinct == rows
     }
+
+    /// The first and last day of a date or datetime column.
+    pub fn date_range(&self) -> Option<(&str, &str)> {
+        match self.kind {
+            ColumnType::Date | ColumnType::Datetime => {
+                Some((self.min.as_deref()?, self.max.as_deref()?))
+            }
+            _ => None,
+        }
+    }
 }
 
 #[derive(Default, Clone, Copy)]
@@ -110,24 +129,39 @@ struct TypeCounts {
     text: u64,
 }
 
+#[derive(Default, Clone, Copy)]
+struct DayRange(Option<(Day, Day)>);
+
+impl DayRange {
+    fn add(&mut self, d: Day) {
+        self.0 = Some(match self.0 {
+            None => (d, d),
+            Some((lo, hi)) => (lo.min(d), hi.max(d)),
+        });
+    }
+}
+
 /// Accumulates one column's values.
-#[derive(Default)]
 pub(crate) struct ColumnBuilder {
     name: String,
     count: u64,
     nulls: u64,
     types: TypeCounts,
     distinct: HashMap<String, u64>,
-    distinct_overflow: bool,
+    overflow: Option<Box<CardinalityEstimator<str>>>,
     examples: Vec<String>,
+    has_space: bool,
     // Welford's running mean and variance of numeric values.
     n_num: u64,
     mean: f64,
     m2: f64,
     min_num: Option<(f64, String)>,
     max_num: Option<(f64, String)>,
-    min_text: Option<String>,
-    max_text: Option<String>,
+    shapes: HashMap<Shape, u64>,
+    /// Dates read as written (month first for ambiguous slashes).
+    days: DayRange,
+    /// Dates read day first where that is possible.
+    days_dmy: DayRange,
 }
 
 fn is_null(v: &str) -> bool {
@@ -175,40 +209,6 @@ fn parse_float(v: &str) -> Option<f64> {
     }
 }
 
-fn digits(b: &[u8]) -> bool {
-    b.iter().all(u8::is_ascii_digit)
-}
-
-/// `YYYY-MM-DD` or `YYYY/MM/DD` with plausible month and day.
-pub(crate) fn is_date(v: &str) -> bool {
-    let b = v.as_bytes();
-    if b.len() != 10 || !digits(&b[0..4]) || !digits(&b[5..7]) || !digits(&b[8..10]) {
-        return false;
-    }
-    let sep = b[4];
-    if !(sep == b'-' || sep == b'/') || b[7] != sep {
-        return false;
-    }
-    let month = (b[5] - b'0') * 10 + (b[6] - b'0');
-    let day = (b[8] - b'0') * 10 + (b[9] - b'0');
-    (1..=12).contains(&month) && (1..=31).contains(&day)
-}
-
-/// A date followed by `T` or a space and `HH:MM`, with optional seconds, fraction, zone.
-pub(crate) fn is_datetime(v: &str) -> bool {
-    if v.len() < 16 || !v.is_char_boundary(10) || !is_date(&v[..10]) {
-        return false;
-    }
-    let b = v.as_bytes();
-    (b[10] == b'T' || b[10] == b' ')
-        && digits(&b[11..13])
-        && b[13] == b':'
-        && digits(&b[14..16])
-        && b[16..]
-            .iter()
-            .all(|c| c.is_ascii_digit() || matches!(c, b':' | b'.' | b'Z' | b'+' | b'-' | b' '))
-}
-
 fn cut(v: &str) -> String {
     if v.chars().count() <= VALUE_MAX_CHARS {
         v.to_string()
@@ -219,11 +219,43 @@ fn cut(v: &str) -> String {
     }
 }
 
+/// `Temperature (°C)` → `°C`; `amount [EUR]` → `EUR`.
+pub(crate) fn unit_from_name(name: &str) -> Option<String> {
+    let n = name.trim_end();
+    let (open, close) = match n.chars().last()? {
+        ')' => ('(', ')'),
+        ']' => ('[', ']'),
+        _ => return None,
+    };
+    let start = n.rfind(open)?;
+    let unit = n[start + 1..n.len() - close.len_utf8()].trim();
+    let plausible = !unit.is_empty()
+        && unit.chars().count() <= 12
+        && start > 0
+        && unit.split_whitespace().count() <= 2
+        && !unit.chars().all(|c| c.is_ascii_digit());
+    plausible.then(|| unit.to_string())
+}
+
 impl ColumnBuilder {
     pub(crate) fn new(name: impl Into<String>) -> Self {
         ColumnBuilder {
             name: name.into(),
-            ..Default::default()
+            count: 0,
+            nulls: 0,
+            types: TypeCounts::default(),
+            distinct: HashMap::default(),
+            overflow: None,
+            examples: Vec::new(),
+            has_space: false,
+            n_num: 0,
+            mean: 0.0,
+            m2: 0.0,
+            min_num: None,
+            max_num: None,
+            shapes: HashMap::default(),
+            days: DayRange::default(),
+            days_dmy: DayRange::default(),
         }
     }
 
@@ -240,21 +272,23 @@ impl ColumnBuilder {
             self.numeric(v);
         } else if parse_bool(v).is_some() {
             self.types.boolean += 1;
-        } else if let Some(_x) = parse_float(v) {
+        } else if parse_float(v).is_some() {
             self.types.float += 1;
             self.numeric(v);
-        } else if is_date(v) {
-            self.types.date += 1;
-        } else if is_datetime(v) {
-            self.types.datetime += 1;
+        } else if let Some(p) = dates::parse(v) {
+            if p.time {
+                self.types.datetime += 1;
+            } else {
+                self.types.date += 1;
+            }
+            *self.shapes.entry(p.shape).or_default() += 1;
+            self.days.add(p.day);
+            self.days_dmy.add(p.alt.unwrap_or(p.day));
         } else {
             self.types.text += 1;
         }
-        if self.min_text.as_deref().is_none_or(|m| v < m) {
-            self.min_text = Some(v.to_string());
-        }
-        if self.max_text.as_deref().is_none_or(|m| v > m) {
-            self.max_text = Some(v.to_string());
+        if !self.has_space && v.contains(char::is_whitespace) {
+            self.has_space = true;
         }
         if let Some(c) = self.distinct.get_mut(v) {
             *c += 1;
@@ -264,7 +298,14 @@ impl ColumnBuilder {
                 self.examples.push(cut(v));
             }
         } else {
-            self.distinct_overflow = true;
+            let est = self.overflow.get_or_insert_with(|| {
+                let mut e = Box::new(CardinalityEstimator::<str>::new());
+                for k in self.distinct.keys() {
+                    e.insert(k.as_str());
+                }
+                e
+            });
+            est.insert(v);
         }
     }
 
@@ -289,7 +330,10 @@ impl ColumnBuilder {
     pub(crate) fn finish(self) -> ColumnProfile {
         let t = self.types;
         let non_null = self.count - self.nulls;
-        let distinct = self.distinct.len() as u64;
+        let (distinct, distinct_exact) = match &self.overflow {
+            None => (self.distinct.len() as u64, true),
+            Some(e) => ((e.estimate() as u64).max(DISTINCT_CAP as u64), false),
+        };
         let kind = if non_null == 0 {
             ColumnType::Empty
         } else if t.int == non_null {
@@ -302,26 +346,41 @@ impl ColumnBuilder {
             ColumnType::Date
         } else if t.date + t.datetime == non_null {
             ColumnType::Datetime
-        } else if !self.distinct_overflow && distinct <= CATEGORICAL_MAX && distinct * 2 <= non_null
-        {
+        } else if distinct_exact && distinct <= CATEGORICAL_MAX && distinct * 2 <= non_null {
             ColumnType::Categorical
+        } else if !self.has_space && non_null >= 10 && distinct * 10 >= non_null * 9 {
+            ColumnType::Identifier
         } else {
             ColumnType::Text
         };
         let numeric = matches!(kind, ColumnType::Integer | ColumnType::Float);
+        let is_date = matches!(kind, ColumnType::Date | ColumnType::Datetime);
+        let mut date_format = None;
         let (min, max) = if numeric {
             (self.min_num.map(|(_, s)| s), self.max_num.map(|(_, s)| s))
-        } else if matches!(kind, ColumnType::Date | ColumnType::Datetime) {
-            (self.min_text, self.max_text)
+        } else if is_date {
+            // The dominant shape; slashes are read day first if any value demands it.
+            let day_first = self.shapes.contains_key(&Shape::SlashDmy);
+            let mut shapes: Vec<(Shape, u64)> = self.shapes.iter().map(|(s, n)| (*s, *n)).collect();
+            shapes.sort_by_key(|(s, n)| (std::cmp::Reverse(*n), s.pattern()));
+            let mut pattern = shapes.first().map_or("", |(s, _)| s.pattern()).to_string();
+            if day_first && pattern == Shape::SlashMdy.pattern() {
+                pattern = Shape::SlashDmy.pattern().to_string();
+            }
+            if kind == ColumnType::Datetime {
+                pattern.push_str(" %H:%M…");
+            }
+            date_format = Some(pattern);
+            let range = if day_first { self.days_dmy } else { self.days };
+            match range.0 {
+                Some((lo, hi)) => (Some(lo.iso()), Some(hi.iso())),
+                None => (None, None),
+            }
         } else {
             (None, None)
         };
         let (mean, std) = if numeric && self.n_num > 0 {
-            let std = if self.n_num > 1 {
-                Some((self.m2 / (self.n_num - 1) as f64).sqrt())
-            } else {
-                None
-            };
+            let std = (self.n_num > 1).then(|| (self.m2 / (self.n_num - 1) as f64).sqrt());
             (Some(self.mean), std)
         } else {
             (None, None)
@@ -336,19 +395,20 @@ impl ColumnBuilder {
             Vec::new()
         };
         ColumnProfile {
+            unit: unit_from_name(&self.name),
             name: self.name,
             kind,
             nulls: self.nulls,
             distinct,
-            distinct_exact: !self.distinct_overflow,
+            distinct_exact,
             min,
             max,
             mean,
             std,
+            date_format,
             examples: self.examples,
             top,
             declared_type: None,
-            unit: None,
         }
     }
 }
@@ -362,10 +422,12 @@ pub(crate) fn value_type(v: &str) -> ColumnType {
         ColumnType::Boolean
     } else if parse_float(v).is_some() {
         ColumnType::Float
-    } else if is_date(v) {
-        ColumnType::Date
-    } else if is_datetime(v) {
-        ColumnType::Datetime
+    } else if let Some(p) = dates::parse(v) {
+        if p.time {
+            ColumnType::Datetime
+        } else {
+            ColumnType::Date
+        }
     } else {
         ColumnType::Text
     }
@@ -400,7 +462,27 @@ mod tests {
         assert_eq!(profile(&["alpha", "beta", "gamma"]).kind, ColumnType::Text);
         assert_eq!(profile(&["", "NA"]).kind, ColumnType::Empty);
         assert_eq!(profile(&["inf", "nan", "x"]).kind, ColumnType::Text);
-        assert!(!is_date("2024-13-01"));
+        let ids: Vec<String> = (0..20).map(|i| format!("pKPY{i}zJq")).collect();
+        let ids: Vec<&str> = ids.iter().map(String::as_str).collect();
+        assert_eq!(profile(&ids).kind, ColumnType::Identifier);
+    }
+
+    #[test]
+    fn dates_have_format_and_iso_range() {
+        let p = profile(&["10/1/2014", "12/31/2014", "11/5/2014"]);
+        assert_eq!(p.kind, ColumnType::Date);
+        assert_eq!(p.date_format.as_deref(), Some("%m/%d/%Y"));
+        assert_eq!(
+            (p.min.as_deref(), p.max.as_deref()),
+            (Some("2014-10-01"), Some("2014-12-31"))
+        );
+        // One value that can only be day-first makes the whole column day-first.
+        let p = profile(&["01/02/2020", "25/02/2020"]);
+        assert_eq!(p.date_format.as_deref(), Some("%d/%m/%Y"));
+        assert_eq!(p.min.as_deref(), Some("2020-02-01"));
+        let p = profile(&["Apr 13  2017 12:00:00 AM", "Apr 14  2017 01:15:00 PM"]);
+        assert_eq!(p.kind, ColumnType::Datetime);
+        assert_eq!(p.date_range(), Some(("2017-04-13", "2017-04-14")));
     }
 
     #[test]
@@ -417,5 +499,25 @@ mod tests {
             c.top,
             vec![("x".into(), 3), ("y".into(), 2), ("z".into(), 1)]
         );
+    }
+
+    #[test]
+    fn distinct_beyond_the_cap_is_estimated() {
+        let mut b = ColumnBuilder::new("n");
+        for i in 0..50_000 {
+            b.push(&format!("v{i}"));
+        }
+        let p = b.finish();
+        assert!(!p.distinct_exact);
+        let err = (p.distinct as f64 - 50_000.0).abs() / 50_000.0;
+        assert!(err < 0.05, "estimate {} too far from 50000", p.distinct);
+    }
+
+    #[test]
+    fn units_from_headers() {
+        assert_eq!(unit_from_name("Temperature (°C)").as_deref(), Some("°C"));
+        assert_eq!(unit_from_name("amount [EUR]").as_deref(), Some("EUR"));
+        assert_eq!(unit_from_name("(unnamed)"), None);
+        assert_eq!(unit_from_name("value (2019)"), None);
     }
 }

@@ -127,7 +127,15 @@ fn render_with(path: &str, d: &Description, caps: Caps) -> String {
             s.push('\n');
         }
     }
-    if let Some(t) = &d.time_coverage {
+    let path_time;
+    let time = match &d.time_coverage {
+        Some(t) => Some(t),
+        None => {
+            path_time = super::time::from_path(path);
+            path_time.as_ref()
+        }
+    };
+    if let Some(t) = time {
         let _ = writeln!(
             s,
             "  time coverage: {} … {} (from {})",
@@ -158,11 +166,26 @@ fn table(s: &mut String, t: &Table, caps: Caps) {
         t.columns.len(),
         delim,
         if t.header {
-            "header row 1"
+            format!("header row {}", t.skipped_lines + 1)
         } else {
-            "no header row"
+            "no header row".to_string()
         }
     );
+    if let Some(e) = &t.encoding {
+        let _ = writeln!(s, "  encoding {e}");
+    }
+    if t.skipped_lines > 0 {
+        let first = t
+            .preamble
+            .first()
+            .map(|p| format!(": {p:?}"))
+            .unwrap_or_default();
+        let _ = writeln!(
+            s,
+            "  table starts after {} preamble lines{first}",
+            t.skipped_lines
+        );
+    }
     if t.ragged_rows > 0 {
         let _ = writeln!(
             s,
@@ -190,6 +213,9 @@ fn columns(s: &mut String, indent: &str, cols: &[ColumnProfile], rows: u64, caps
         }
         if let Some(d) = &c.declared_type {
             facts.push(format!("declared {d}"));
+        }
+        if let Some(f) = &c.date_format {
+            facts.push(format!("as {f}"));
         }
         if let (Some(lo), Some(hi)) = (&c.min, &c.max) {
             facts.push(format!("{lo} … {hi}"));

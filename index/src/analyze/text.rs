@@ -1,6 +1,6 @@
 //! Markdown and plain text: size, outline of headings, tables and a leading excerpt.
 
-use super::{AnalyzeError, Analyzer, Content, Format, Source};
+use super::{encoding, AnalyzeError, Analyzer, Content, Format, Source};
 use pulldown_cmark::{Event, HeadingLevel, Options, Parser, Tag, TagEnd};
 use serde::{Deserialize, Serialize};
 
@@ -22,9 +22,12 @@ pub struct TextSummary {
     /// Whether only the first part of the file was read.
     #[serde(default)]
     pub truncated: bool,
-    /// Invalid UTF-8 sequences were replaced.
+    /// Invalid byte sequences were replaced.
     #[serde(default)]
     pub lossy: bool,
+    /// The text encoding when not plain UTF-8 (`UTF-16LE`, `Latin-1 (Windows-1252)`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub encoding: Option<String>,
     /// Headings in order.
     pub outline: Vec<Heading>,
     /// Tables in order.
@@ -68,16 +71,23 @@ impl Analyzer for TextAnalyzer {
         1
     }
     fn analyze(&self, src: &Source, format: Format) -> Result<Content, AnalyzeError> {
-        let (bytes, truncated) = src.read_up_to(MAX_TEXT)?;
-        let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
-        let (text, lossy) = match std::str::from_utf8(bytes) {
-            Ok(s) => (std::borrow::Cow::Borrowed(s), false),
-            Err(e) if truncated && e.error_len().is_none() => {
-                // Cut in the middle of a character: drop the partial tail.
-                let valid = &bytes[..e.valid_up_to()];
-                (String::from_utf8_lossy(valid), false)
+        let (raw, truncated) = src.read_up_to(MAX_TEXT)?;
+        let enc = encoding::sniff(src.head());
+        let (text, lossy) = if enc == encoding_rs::UTF_8 {
+            let bytes = raw.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&raw);
+            match std::str::from_utf8(bytes) {
+                Ok(s) => (std::borrow::Cow::Borrowed(s), false),
+                Err(e) if truncated && e.error_len().is_none() => {
+                    // Cut in the middle of a character: drop the partial tail.
+                    let valid = &bytes[..e.valid_up_to()];
+                    (String::from_utf8_lossy(valid), false)
+                }
+                // Valid UTF-8 in the head, invalid further on: replace what is broken.
+                Err(_) => (String::from_utf8_lossy(bytes), true),
             }
-            Err(_) => (String::from_utf8_lossy(bytes), true),
+        } else {
+            let (t, _, errors) = enc.decode(&raw);
+            (t, errors)
         };
         let mut s = TextSummary {
             markdown: format == Format::Markdown,
@@ -85,6 +95,7 @@ impl Analyzer for TextAnalyzer {
             words: text.split_whitespace().count() as u64,
             truncated,
             lossy,
+            encoding: encoding::label(enc, src.head()),
             outline: Vec::new(),
             tables: Vec::new(),
             excerpt: String::new(),
@@ -242,12 +253,22 @@ mod tests {
     }
 
     #[test]
-    fn invalid_utf8_is_lossy_not_an_error() {
+    fn latin1_is_decoded_and_broken_utf8_is_lossy() {
         let src = Source::from_bytes("t.txt", b"caf\xe9 ok\n".to_vec());
         let Content::Text(s) = TextAnalyzer.analyze(&src, Format::Text).unwrap() else {
             panic!()
         };
+        assert!(!s.lossy);
+        assert_eq!(s.encoding.as_deref(), Some("Latin-1 (Windows-1252)"));
+        assert_eq!(s.excerpt, "caf\u{e9} ok");
+        // Valid UTF-8 head, a broken byte far later: UTF-8 with a replacement.
+        let mut b = "d\u{e9}j\u{e0} vu\n".repeat(10_000).into_bytes();
+        b.extend_from_slice(b"bad \xff byte\n");
+        let src = Source::from_bytes("t.txt", b);
+        let Content::Text(s) = TextAnalyzer.analyze(&src, Format::Text).unwrap() else {
+            panic!()
+        };
         assert!(s.lossy);
-        assert_eq!(s.words, 2);
+        assert_eq!(s.encoding, None);
     }
 }

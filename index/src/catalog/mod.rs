@@ -13,7 +13,7 @@
 
 mod schema;
 
-use crate::analyze::{Description, Format};
+use crate::analyze::{Description, Format, TimeCoverage};
 use crate::error::{Error, InternalError, Result, UserError};
 use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
 use std::collections::{BTreeMap, HashMap};
@@ -81,6 +81,9 @@ pub struct FileRow {
     pub racy: bool,
     /// When the row was written, Unix milliseconds.
     pub indexed_at: i64,
+    /// The time span the file covers: from its content when it shows one, else from its
+    /// path.
+    pub time: Option<TimeCoverage>,
 }
 
 /// One change to the catalog, applied in a batch.
@@ -136,6 +139,17 @@ pub struct Known {
     pub stale: bool,
 }
 
+/// What a file row needs of a cached description.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Cached {
+    /// The description's format.
+    pub format: Format,
+    /// Its analysis error, if any.
+    pub error: Option<String>,
+    /// The time span its content covers.
+    pub time: Option<TimeCoverage>,
+}
+
 /// Counts and facts for `status`.
 #[derive(Debug, Clone, Default, serde::Serialize)]
 pub struct CatalogStats {
@@ -187,11 +201,22 @@ fn row_from(r: &rusqlite::Row<'_>) -> rusqlite::Result<FileRow> {
         error: r.get(7)?,
         racy: r.get(8)?,
         indexed_at: r.get(9)?,
+        time: match (
+            r.get::<_, Option<String>>(10)?,
+            r.get::<_, Option<String>>(11)?,
+        ) {
+            (Some(start), Some(end)) => Some(TimeCoverage {
+                start,
+                end,
+                source: r.get::<_, Option<String>>(12)?.unwrap_or_default(),
+            }),
+            _ => None,
+        },
     })
 }
 
 const FILE_COLUMNS: &str =
-    "path, size, mtime_ns, hash, format, analyzer, state, error, racy, indexed_at";
+    "path, size, mtime_ns, hash, format, analyzer, state, error, racy, indexed_at, time_start, time_end, time_source";
 
 impl Catalog {
     /// Open the catalog of the index at `dir` for writing, creating it for `lake` if it
@@ -318,16 +343,31 @@ impl Catalog {
             .optional()?)
     }
 
-    /// Whether the cache holds a description for (hash, analyzer key), and if so its
-    /// format and error.
-    pub fn cached(&self, hash: &Hash, analyzer: &str) -> Result<Option<(Format, Option<String>)>> {
+    /// Whether the cache holds a description for (hash, analyzer key), and if so what a
+    /// file row needs of it.
+    pub fn cached(&self, hash: &Hash, analyzer: &str) -> Result<Option<Cached>> {
         let mut stmt = self.conn.prepare_cached(
-            "SELECT format, error FROM descriptions WHERE hash = ?1 AND analyzer = ?2",
+            "SELECT format, error, time_start, time_end, time_source FROM descriptions WHERE hash = ?1 AND analyzer = ?2",
         )?;
         Ok(stmt
             .query_row(params![&hash[..], analyzer], |r| {
                 let f: String = r.get(0)?;
-                Ok((Format::parse(&f).unwrap_or(Format::Binary), r.get(1)?))
+                let time = match (
+                    r.get::<_, Option<String>>(2)?,
+                    r.get::<_, Option<String>>(3)?,
+                ) {
+                    (Some(start), Some(end)) => Some(TimeCoverage {
+                        start,
+                        end,
+                        source: r.get::<_, Option<String>>(4)?.unwrap_or_default(),
+                    }),
+                    _ => None,
+                };
+                Ok(Cached {
+                    format: Format::parse(&f).unwrap_or(Format::Binary),
+                    error: r.get(1)?,
+                    time,
+                })
             })
             .optional()?)
     }
@@ -355,10 +395,10 @@ impl Catalog {
         let tx = self.conn.transaction()?;
         {
             let mut upsert = tx.prepare_cached(&format!(
-                "INSERT OR REPLACE INTO files({FILE_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)"
+                "INSERT OR REPLACE INTO files({FILE_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)"
             ))?;
             let mut cache = tx.prepare_cached(
-                "INSERT OR IGNORE INTO descriptions(hash, analyzer, format, error, raw_len, blob, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                "INSERT OR IGNORE INTO descriptions(hash, analyzer, format, error, raw_len, blob, created_at, time_start, time_end, time_source) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
             )?;
             let mut delete = tx.prepare_cached("DELETE FROM files WHERE path = ?1")?;
             let mut touch = tx.prepare_cached(
@@ -376,6 +416,9 @@ impl Catalog {
                     row.error,
                     row.racy,
                     row.indexed_at,
+                    row.time.as_ref().map(|t| &t.start),
+                    row.time.as_ref().map(|t| &t.end),
+                    row.time.as_ref().map(|t| &t.source),
                 ])
             };
             for c in changes {
@@ -395,7 +438,10 @@ impl Catalog {
                                 d.error,
                                 json.len() as i64,
                                 blob,
-                                row.indexed_at
+                                row.indexed_at,
+                                d.time_coverage.as_ref().map(|t| &t.start),
+                                d.time_coverage.as_ref().map(|t| &t.end),
+                                d.time_coverage.as_ref().map(|t| &t.source),
                             ])?;
                         }
                         write_row(&mut upsert, row)?;

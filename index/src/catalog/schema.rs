@@ -25,7 +25,10 @@ CREATE TABLE IF NOT EXISTS files (
     state      TEXT NOT NULL,
     error      TEXT,
     racy       INTEGER NOT NULL DEFAULT 0,
-    indexed_at INTEGER NOT NULL
+    indexed_at INTEGER NOT NULL,
+    time_start TEXT,
+    time_end   TEXT,
+    time_source TEXT
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS files_hash ON files(hash);
 CREATE TABLE IF NOT EXISTS descriptions (
@@ -36,6 +39,9 @@ CREATE TABLE IF NOT EXISTS descriptions (
     raw_len    INTEGER NOT NULL,
     blob       BLOB NOT NULL,
     created_at INTEGER NOT NULL,
+    time_start TEXT,
+    time_end   TEXT,
+    time_source TEXT,
     PRIMARY KEY (hash, analyzer)
 ) WITHOUT ROWID;
 ";

@@ -1,0 +1,342 @@
+//! Time coverage: the span of time a file covers, read from its content (date columns,
+//! year columns, date-valued JSON keys, dates in text headings) or from its path
+//! (`readings-20190301_to_20190304.csv`, `2014_q4.csv`, `2013/0412.csv`, `2019-08_edges`).
+
+use super::dates::{self, Day};
+use super::{ColumnProfile, ColumnType, Content, TimeCoverage};
+
+fn cov(lo: Day, hi: Day, source: impl Into<String>) -> TimeCoverage {
+    TimeCoverage {
+        start: lo.iso(),
+        end: hi.iso(),
+        source: source.into(),
+    }
+}
+
+/// Column names that say "this is the time axis".
+fn timeish(name: &str) -> bool {
+    let n = name.to_ascii_lowercase();
+    [
+        "date",
+        "time",
+        "timestamp",
+        "day",
+        "period",
+        "month",
+        "when",
+        "ts",
+        "dt",
+    ]
+    .iter()
+    .any(|k| n == *k || n.contains(k))
+}
+
+fn from_columns(cols: &[ColumnProfile]) -> Option<TimeCoverage> {
+    let dated: Vec<&ColumnProfile> = cols.iter().filter(|c| c.date_range().is_some()).collect();
+    let pick = dated.iter().find(|c| timeish(&c.name)).or(dated.first());
+    if let Some(c) = pick {
+        let (lo, hi) = c.date_range()?;
+        return Some(TimeCoverage {
+            start: lo.to_string(),
+            end: hi.to_string(),
+            source: format!("column {:?}", c.name),
+        });
+    }
+    // A year column: `year`, `yr`, `fiscal_year`, with plausible values.
+    let year = cols.iter().find(|c| {
+        let n = c.name.to_ascii_lowercase();
+        c.kind == ColumnType::Integer
+            && (n == "year" || n == "yr" || n.ends_with("_year") || n.starts_with("year"))
+    })?;
+    let lo: u32 = year.min.as_deref()?.parse().ok()?;
+    let hi: u32 = year.max.as_deref()?.parse().ok()?;
+    if !(1800..=2100).contains(&lo) || !(1800..=2100).contains(&hi) {
+        return None;
+    }
+    Some(cov(
+        Day::new(lo, 1, 1)?,
+        Day::new(hi, 12, 31)?,
+        format!("column {:?}", year.name),
+    ))
+}
+
+/// The time span the content of a description covers, when it shows one.
+pub(crate) fn from_content(content: &Content) -> Option<TimeCoverage> {
+    match content {
+        Content::Table(t) => from_columns(&t.columns),
+        Content::Tables(ts) => ts.tables.iter().find_map(|t| from_columns(&t.columns)),
+        Content::Json(j) => {
+            let p = j
+                .paths
+                .iter()
+                .filter(|p| p.dates.is_some())
+                .max_by_key(|p| (timeish(&p.path), p.count))?;
+            let (lo, hi) = p.dates.as_ref()?;
+            Some(TimeCoverage {
+                start: lo.clone(),
+                end: hi.clone(),
+                source: format!("key {}", p.path),
+            })
+        }
+        Content::Text(t) => {
+            let days: Vec<Day> = t
+                .outline
+                .iter()
+                .flat_map(|h| days_in_text(&h.text))
+                .collect();
+            let lo = *days.iter().min()?;
+            let hi = *days.iter().max()?;
+            Some(cov(lo, hi, "headings"))
+        }
+        Content::Archive(a) if a.described.len() == 1 => a.described[0].1.time_coverage.clone(),
+        _ => None,
+    }
+}
+
+/// Dates written in a heading: ISO dates and `March 1, 2019` / `1 March 2019`.
+fn days_in_text(text: &str) -> Vec<Day> {
+    let words: Vec<&str> = text
+        .split(|c: char| c.is_whitespace() || c == ',')
+        .filter(|w| !w.is_empty())
+        .collect();
+    let mut out = Vec::new();
+    for (i, w) in words.iter().enumerate() {
+        if let Some(p) = dates::parse(w.trim_matches(|c: char| !c.is_ascii_alphanumeric())) {
+            out.push(p.day);
+            continue;
+        }
+        if i + 2 < words.len() {
+            let phrase = format!("{} {} {}", words[i], words[i + 1], words[i + 2]);
+            if let Some(p) = dates::parse(&phrase) {
+                out.push(p.day);
+            }
+        }
+    }
+    out
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Precision {
+    Year,
+    Month,
+    Day,
+    Range,
+}
+
+/// A year from four digits, 1900–2100: what file names use.
+fn year(s: &str) -> Option<u32> {
+    (s.len() == 4 && s.bytes().all(|b| b.is_ascii_digit()))
+        .then(|| s.parse().ok())
+        .flatten()
+        .filter(|y| (1900..=2100).contains(y))
+}
+
+fn ymd8(s: &str) -> Option<Day> {
+    if s.len() != 8 || !s.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let y = year(&s[..4])?;
+    Day::new(y, s[4..6].parse().ok()?, s[6..8].parse().ok()?)
+}
+
+fn month_span(y: u32, m: u32) -> Option<(Day, Day)> {
+    Some((Day::new(y, m, 1)?, Day::month_end(y, m)?))
+}
+
+/// The time span a relative path names, if any.
+pub fn from_path(path: &str) -> Option<TimeCoverage> {
+    let mut found: Vec<(Precision, Day, Day)> = Vec::new();
+    let components: Vec<&str> = path.split('/').collect();
+    let mut folder_year: Option<u32> = None;
+    for (ci, comp) in components.iter().enumerate() {
+        let last = ci + 1 == components.len();
+        let stem = if last {
+            comp.rsplit_once('.').map_or(*comp, |(s, _)| s)
+        } else {
+            comp
+        };
+        let lower = stem.to_ascii_lowercase();
+        // Tokens: runs of letters or of digits.
+        let mut tokens: Vec<&str> = Vec::new();
+        let mut start = 0;
+        let bytes = lower.as_bytes();
+        for i in 1..=bytes.len() {
+            let boundary = i == bytes.len()
+                || bytes[i].is_ascii_digit() != bytes[i - 1].is_ascii_digit()
+                || !bytes[i].is_ascii_alphanumeric()
+                || !bytes[i - 1].is_ascii_alphanumeric();
+            if boundary {
+                let t = &lower[start..i];
+                if t.bytes().all(|b| b.is_ascii_alphanumeric()) && !t.is_empty() {
+                    tokens.push(t);
+                }
+                start = i;
+            }
+        }
+        let mut days: Vec<Day> = Vec::new();
+        let mut i = 0;
+        while i < tokens.len() {
+            let t = tokens[i];
+            let next = tokens.get(i + 1).copied();
+            let next2 = tokens.get(i + 2).copied();
+            if let Some(d) = ymd8(t).or_else(|| {
+                // Longer digit runs: a date at the start (timestamps) or after zero padding.
+                (t.len() > 8 && t.len() <= 14 && t.bytes().all(|b| b.is_ascii_digit()))
+                    .then(|| ymd8(&t[..8]).or_else(|| ymd8(&t[t.len() - 8..])))
+                    .flatten()
+            }) {
+                days.push(d);
+            } else if let Some(y) = year(t) {
+                match (next, next2) {
+                    // 2019-03-01, 2019_03_01
+                    (Some(m), Some(d))
+                        if m.len() <= 2
+                            && d.len() <= 2
+                            && m.bytes().all(|b| b.is_ascii_digit()) =>
+                    {
+                        if let Some(day) =
+                            Day::new(y, m.parse().unwrap_or(0), d.parse().unwrap_or(0))
+                        {
+                            days.push(day);
+                            i += 3;
+                            continue;
+                        }
+                    }
+                    _ => {}
+                }
+                if let (Some("q"), Some(Ok(n @ 1..=4))) = (next, next2.map(str::parse::<u32>)) {
+                    if let (Some(lo), Some(hi)) =
+                        (Day::new(y, 3 * n - 2, 1), Day::month_end(y, 3 * n))
+                    {
+                        found.push((Precision::Month, lo, hi));
+                        i += 3;
+                        continue;
+                    }
+                }
+                match next {
+                    Some(m) if m.len() == 2 && m.bytes().all(|b| b.is_ascii_digit()) => {
+                        if let Some((lo, hi)) = month_span(y, m.parse().unwrap_or(0)) {
+                            found.push((Precision::Month, lo, hi));
+                            i += 2;
+                            continue;
+                        }
+                    }
+                    Some(m) if dates::month_number(m).is_some() => {
+                        if let Some((lo, hi)) = month_span(y, dates::month_number(m).unwrap_or(0)) {
+                            found.push((Precision::Month, lo, hi));
+                            i += 2;
+                            continue;
+                        }
+                    }
+                    _ => {}
+                }
+                if !last && tokens.len() == 1 {
+                    folder_year = Some(y);
+                }
+                found.push((Precision::Year, Day::new(y, 1, 1)?, Day::new(y, 12, 31)?));
+            } else if let (Some(m), Some(y)) = (dates::month_number(t), next.and_then(year)) {
+                // jan_2020, march-2019
+                if let Some((lo, hi)) = month_span(y, m) {
+                    found.push((Precision::Month, lo, hi));
+                    i += 2;
+                    continue;
+                }
+            } else if let ("q", Some(Ok(n @ 1..=4)), Some(y)) =
+                (t, next.map(str::parse::<u32>), next2.and_then(year))
+            {
+                // Q4_2014
+                if let (Some(lo), Some(hi)) = (Day::new(y, 3 * n - 2, 1), Day::month_end(y, 3 * n))
+                {
+                    found.push((Precision::Month, lo, hi));
+                    i += 3;
+                    continue;
+                }
+            } else if let (Some(y), true) = (
+                folder_year,
+                t.len() == 4 && t.bytes().all(|b| b.is_ascii_digit()),
+            ) {
+                // `2013/0412.csv`: month and day under a year folder.
+                if let Some(d) =
+                    Day::new(y, t[..2].parse().unwrap_or(0), t[2..].parse().unwrap_or(0))
+                {
+                    days.push(d);
+                }
+            } else if let (Some(y), true) = (
+                folder_year,
+                t.len() == 2 && t.bytes().all(|b| b.is_ascii_digit()) && tokens.len() == 1 && !last,
+            ) {
+                // `2019/03/`: a month folder under a year folder.
+                if let Some((lo, hi)) = month_span(y, t.parse().unwrap_or(0)) {
+                    found.push((Precision::Month, lo, hi));
+                }
+            }
+            i += 1;
+        }
+        match days.len() {
+            0 => {}
+            1 => found.push((Precision::Day, days[0], days[0])),
+            _ => {
+                let (lo, hi) = (*days.iter().min()?, *days.iter().max()?);
+                found.push((Precision::Range, lo, hi));
+            }
+        }
+    }
+    let best = found.iter().map(|f| f.0).max()?;
+    let top: Vec<&(Precision, Day, Day)> = found.iter().filter(|f| f.0 == best).collect();
+    let lo = top.iter().map(|f| f.1).min()?;
+    let hi = top.iter().map(|f| f.2).max()?;
+    Some(cov(lo, hi, "path"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn span(p: &str) -> Option<(String, String)> {
+        from_path(p).map(|c| (c.start, c.end))
+    }
+
+    fn s(a: &str, b: &str) -> Option<(String, String)> {
+        Some((a.into(), b.into()))
+    }
+
+    #[test]
+    fn dates_in_paths() {
+        assert_eq!(
+            span("sensors/station-0042/readings-20190301_to_20190304.csv"),
+            s("2019-03-01", "2019-03-04")
+        );
+        assert_eq!(span("2014_q4.csv"), s("2014-10-01", "2014-12-31"));
+        assert_eq!(span("2015.csv"), s("2015-01-01", "2015-12-31"));
+        assert_eq!(
+            span("20170413_000000_group_statistics.csv"),
+            s("2017-04-13", "2017-04-13")
+        );
+        assert_eq!(span("0020200722.csv"), s("2020-07-22", "2020-07-22"));
+        assert_eq!(span("2019-08_edges.csv"), s("2019-08-01", "2019-08-31"));
+        assert_eq!(span("logs/2013/0412.csv"), s("2013-04-12", "2013-04-12"));
+        assert_eq!(
+            span("sales/2019/emea/sales_2019_q3_emea_17.csv"),
+            s("2019-07-01", "2019-09-30")
+        );
+        assert_eq!(
+            span("events/2021/03/events-2021-03-05.jsonl"),
+            s("2021-03-05", "2021-03-05")
+        );
+        assert_eq!(span("archive/2024/02/"), s("2024-02-01", "2024-02-29"));
+        assert_eq!(span("report_2016_2018.csv"), s("2016-01-01", "2018-12-31"));
+        assert_eq!(span("Q1_2020/summary.md"), s("2020-01-01", "2020-03-31"));
+        assert_eq!(span("gdp_jan_2020.csv"), s("2020-01-01", "2020-01-31"));
+        assert_eq!(span("gdp_2020_jan.csv"), s("2020-01-01", "2020-01-31"));
+        for none in [
+            "fees.json",
+            "manual.md",
+            "abalone.data",
+            "station-0042/x.csv",
+            "ids/12345678.csv",
+            "v1234.csv",
+        ] {
+            assert_eq!(span(none), None, "{none}");
+        }
+    }
+}
