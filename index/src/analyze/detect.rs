@@ -226,6 +226,14 @@ pub fn detect(path: &Path, head: &[u8], size: u64) -> Format {
     if looks_markdown(text) {
         return Format::Markdown;
     }
+    // Whole lines only: the head may end inside a character or a row.
+    let complete = match memchr::memrchr(b'\n', text) {
+        Some(i) => &text[..=i],
+        None => text,
+    };
+    if super::fixed::sniff(&String::from_utf8_lossy(complete)).is_some() {
+        return Format::FixedWidth;
+    }
     Format::Text
 }
 

@@ -10,6 +10,7 @@ mod dates;
 mod delimited;
 mod detect;
 mod encoding;
+mod fixed;
 mod json;
 // Shared table/archive/array/media parts; some builders wait for their analyzers.
 #[allow(dead_code)]
@@ -122,7 +123,7 @@ pub fn analyzer_for(format: Format) -> &'static dyn Analyzer {
     match format {
         Format::Csv => &delimited::DelimitedAnalyzer,
         Format::Tsv => &delimited::DelimitedAnalyzer,
-        Format::FixedWidth => &OpaqueAnalyzer,
+        Format::FixedWidth => &fixed::FixedWidthAnalyzer,
         Format::Json => &json::JsonAnalyzer,
         Format::Jsonl => &json::JsonAnalyzer,
         Format::Yaml => &OpaqueAnalyzer,

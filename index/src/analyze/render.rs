@@ -159,12 +159,17 @@ fn table(s: &mut String, t: &Table, caps: Caps) {
         "|" => "pipe",
         other => other,
     };
+    let layout = match t.delimiter.as_str() {
+        "fixed-width" => "fixed-width columns".to_string(),
+        "whitespace" => "whitespace-separated".to_string(),
+        _ => format!("{delim}-separated"),
+    };
     let _ = writeln!(
         s,
-        ", {} rows × {} columns, {}-separated, {}",
+        ", {} rows × {} columns, {}, {}",
         thousands(t.rows),
         t.columns.len(),
-        delim,
+        layout,
         if t.header {
             format!("header row {}", t.skipped_lines + 1)
         } else {
