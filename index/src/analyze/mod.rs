@@ -15,9 +15,11 @@ mod json;
 // Shared table/archive/array/media parts; some builders wait for their analyzers.
 #[allow(dead_code)]
 mod model;
+mod parquet;
 mod profile;
 mod render;
 mod source;
+mod sqlite;
 mod text;
 pub mod time;
 
@@ -132,9 +134,9 @@ pub fn analyzer_for(format: Format) -> &'static dyn Analyzer {
         Format::Markdown => &text::TextAnalyzer,
         Format::Text => &text::TextAnalyzer,
         Format::Html => &OpaqueAnalyzer,
-        Format::Parquet => &OpaqueAnalyzer,
+        Format::Parquet => &parquet::ParquetAnalyzer,
         Format::Excel => &OpaqueAnalyzer,
-        Format::Sqlite => &OpaqueAnalyzer,
+        Format::Sqlite => &sqlite::SqliteAnalyzer,
         Format::Pdf => &OpaqueAnalyzer,
         Format::Image => &OpaqueAnalyzer,
         Format::Archive => &OpaqueAnalyzer,
