@@ -3,7 +3,7 @@
 use super::profile::{value_type, ColumnBuilder, ColumnProfile, ColumnType};
 use super::{encoding, AnalyzeError, Analyzer, Content, Format, Source};
 use serde::{Deserialize, Serialize};
-use std::io::BufRead;
+use std::io::{BufRead, Read};
 
 const CANDIDATES: [u8; 4] = [b',', b'\t', b';', b'|'];
 /// Lines of the head looked at when sniffing.
@@ -44,6 +44,16 @@ pub struct Table {
     /// The first of those lines.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub preamble: Vec<String>,
+    /// Whether `rows` (and null counts) are exact, or estimated from a sample.
+    #[serde(default = "yes")]
+    pub rows_exact: bool,
+    /// Bytes profiled, when the file was larger than the read budget.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sampled_bytes: Option<u64>,
+}
+
+fn yes() -> bool {
+    true
 }
 
 pub(crate) struct DelimitedAnalyzer;
@@ -78,7 +88,21 @@ impl Analyzer for DelimitedAnalyzer {
             }
             _ => (0, Vec::new()),
         };
-        let mut reader = std::io::BufReader::new(encoding::utf8_reader(src, enc)?);
+        // Past the read budget, profile a sample (UTF-16 is read from its start only:
+        // its lines cannot be cut on raw bytes).
+        let sample = if encoding::is_utf16(enc) {
+            None
+        } else {
+            src.sample()?
+        };
+        let inner: Box<dyn std::io::Read + Send + '_> = match &sample {
+            Some(s) => Box::new(std::io::Cursor::new(&s.bytes[..])),
+            None if encoding::is_utf16(enc) && src.budget().is_some_and(|b| src.size() > b) => {
+                Box::new(src.reader()?.take(src.budget().unwrap_or(u64::MAX)))
+            }
+            None => src.reader()?,
+        };
+        let mut reader = std::io::BufReader::new(encoding::transcode(inner, enc)?);
         let mut sink = Vec::new();
         for _ in 0..skip {
             sink.clear();
@@ -87,6 +111,13 @@ impl Analyzer for DelimitedAnalyzer {
             }
         }
         let mut table = profile_table(reader, delimiter)?;
+        let read = match &sample {
+            Some(s) => Some(s.bytes.len() as u64),
+            None => src.budget().filter(|b| src.size() > *b),
+        };
+        if let Some(read) = read {
+            extrapolate(&mut table, src.size() as f64 / read.max(1) as f64, read);
+        }
         table.encoding = encoding::label(enc, src.head());
         table.skipped_lines = skip as u64;
         table.preamble = preamble;
@@ -98,6 +129,20 @@ fn reader_builder(delimiter: u8) -> csv::ReaderBuilder {
     let mut b = csv::ReaderBuilder::new();
     b.delimiter(delimiter).has_headers(false).flexible(true);
     b
+}
+
+/// Scale a table profiled from `read` bytes of a larger file to the whole file: row and
+/// null counts are estimated by the byte ratio, distinct counts become floors.
+pub(crate) fn extrapolate(t: &mut Table, ratio: f64, read: u64) {
+    let scale = |n: u64| (n as f64 * ratio).round() as u64;
+    t.rows = scale(t.rows);
+    t.ragged_rows = scale(t.ragged_rows);
+    for c in &mut t.columns {
+        c.nulls = scale(c.nulls);
+        c.distinct_exact = false;
+    }
+    t.rows_exact = false;
+    t.sampled_bytes = Some(read);
 }
 
 /// One record of the head, as the sniffer sees it.
@@ -425,6 +470,8 @@ impl Profiler {
             encoding: None,
             skipped_lines: 0,
             preamble: Vec::new(),
+            rows_exact: true,
+            sampled_bytes: None,
         }
     }
 }
@@ -499,6 +546,33 @@ mod tests {
         };
         assert_eq!(t.encoding.as_deref(), Some("Latin-1 (Windows-1252)"));
         assert_eq!(t.columns[0].examples, ["Jos\u{e9}"]);
+    }
+
+    #[test]
+    fn large_files_are_sampled_within_the_budget_and_full_is_exact() {
+        let mut text = String::from("id,day,amount\n");
+        for i in 0..200_000u32 {
+            text.push_str(&format!("{i},2020-01-{:02},{}.5\n", i % 28 + 1, i % 1000));
+        }
+        let size = text.len() as u64;
+        let src = Source::from_bytes("big.csv", text.into_bytes()).with_budget(Some(256 * 1024));
+        let Content::Table(t) = DelimitedAnalyzer.analyze(&src, Format::Csv).unwrap() else {
+            panic!()
+        };
+        assert!(!t.rows_exact);
+        assert!(t.sampled_bytes.unwrap() <= 256 * 1024);
+        let err = (t.rows as f64 - 200_000.0).abs() / 200_000.0;
+        assert!(err < 0.05, "estimated {} rows", t.rows);
+        assert!(size > 256 * 1024);
+        let Content::Table(full) = DelimitedAnalyzer
+            .analyze(&src.with_budget(None), Format::Csv)
+            .unwrap()
+        else {
+            panic!()
+        };
+        assert!(full.rows_exact);
+        assert_eq!(full.rows, 200_000);
+        assert_eq!(full.columns[0].max.as_deref(), Some("199999"));
     }
 
     #[test]

@@ -71,7 +71,14 @@ pub(crate) fn utf8_reader<'a>(
     src: &'a Source,
     enc: &'static Encoding,
 ) -> std::io::Result<Box<dyn Read + Send + 'a>> {
-    let inner = src.reader()?;
+    transcode(src.reader()?, enc)
+}
+
+/// `inner` transcoded from `enc` to UTF-8 (BOM removed).
+pub(crate) fn transcode<'a>(
+    inner: Box<dyn Read + Send + 'a>,
+    enc: &'static Encoding,
+) -> std::io::Result<Box<dyn Read + Send + 'a>> {
     if enc == UTF_8 {
         let mut r = std::io::BufReader::new(inner);
         // Drop a UTF-8 BOM so that it does not glue itself to the first header.

@@ -10,11 +10,10 @@
 use super::encoding;
 use super::profile::{value_type, ColumnBuilder, ColumnType};
 use super::{AnalyzeError, Analyzer, Content, Format, Source, Table};
+use std::io::BufRead;
 
 /// Table lines looked at when sniffing.
 const SNIFF_LINES: usize = 200;
-/// Text read at most; longer files are profiled from their beginning.
-const MAX_TEXT: usize = 64 * 1024 * 1024;
 
 /// How the rows split into cells.
 #[derive(Debug, Clone, PartialEq)]
@@ -262,19 +261,34 @@ impl Analyzer for FixedWidthAnalyzer {
         1
     }
     fn analyze(&self, src: &Source, _format: Format) -> Result<Content, AnalyzeError> {
-        let (raw, truncated) = src.read_up_to(MAX_TEXT)?;
         let enc = encoding::sniff(src.head());
-        let (text, _, _) = enc.decode(&raw);
-        let layout = sniff(&text)
+        let head = encoding::decode_head(src.head(), enc);
+        let complete = match memchr::memrchr(b'\n', &head) {
+            Some(i) => &head[..=i],
+            None => &head[..],
+        };
+        let layout = sniff(&String::from_utf8_lossy(complete))
             .ok_or_else(|| AnalyzeError::Malformed("no regular column layout found".into()))?;
-        let mut lines = text.lines();
+        // Stream the lines; past the read budget, stop and extrapolate.
+        let limit = src.budget().unwrap_or(u64::MAX);
+        let mut reader = std::io::BufReader::new(encoding::utf8_reader(src, enc)?);
+        let read = std::cell::Cell::new(0u64);
+        let mut lines = std::iter::from_fn(|| {
+            let mut line = String::new();
+            match reader.read_line(&mut line) {
+                Ok(0) | Err(_) => None,
+                Ok(n) => {
+                    read.set(read.get() + n as u64);
+                    Some(line.trim_end_matches(['\n', '\r']).to_string())
+                }
+            }
+        });
         let preamble: Vec<String> = lines
             .by_ref()
             .take(layout.block)
-            .map(str::trim)
+            .map(|l| l.trim().to_string())
             .filter(|l| !l.is_empty())
             .take(3)
-            .map(String::from)
             .collect();
         let mut lines = lines.filter(|l| !l.trim().is_empty());
         let mut names: Vec<String> = Vec::new();
@@ -282,13 +296,13 @@ impl Analyzer for FixedWidthAnalyzer {
         if layout.header {
             names = lines
                 .next()
-                .map(|l| lead_cells(l, &layout.split))
+                .map(|l| lead_cells(&l, &layout.split))
                 .unwrap_or_default();
         }
         if layout.units {
             units = lines
                 .next()
-                .map(|l| lead_cells(l, &layout.split))
+                .map(|l| lead_cells(&l, &layout.split))
                 .unwrap_or_default();
         }
         let ncols = match &layout.split {
@@ -303,8 +317,9 @@ impl Analyzer for FixedWidthAnalyzer {
         }
         let mut cols: Vec<ColumnBuilder> = names.iter().map(ColumnBuilder::new).collect();
         let (mut rows, mut ragged) = (0u64, 0u64);
-        for l in lines {
-            let cs = cells(l, &layout.split);
+        let mut cut = false;
+        for l in lines.by_ref() {
+            let cs = cells(&l, &layout.split);
             rows += 1;
             if cs.len() != ncols {
                 ragged += 1;
@@ -315,7 +330,12 @@ impl Analyzer for FixedWidthAnalyzer {
             for c in cols.iter_mut().skip(cs.len()) {
                 c.push("");
             }
+            if read.get() > limit {
+                cut = true;
+                break;
+            }
         }
+        drop(lines);
         let mut columns: Vec<_> = cols.into_iter().map(ColumnBuilder::finish).collect();
         for (c, u) in columns.iter_mut().zip(&units) {
             let u = u.trim_matches(|c| matches!(c, '(' | ')' | '[' | ']'));
@@ -323,7 +343,7 @@ impl Analyzer for FixedWidthAnalyzer {
                 c.unit = Some(u.to_string());
             }
         }
-        Ok(Content::Table(Table {
+        let mut table = Table {
             delimiter: match layout.split {
                 Split::Positions(_) => "fixed-width".into(),
                 Split::Tokens(_) => "whitespace".into(),
@@ -334,14 +354,15 @@ impl Analyzer for FixedWidthAnalyzer {
             columns,
             encoding: encoding::label(enc, src.head()),
             skipped_lines: layout.block as u64,
-            preamble: if truncated {
-                let mut p = preamble;
-                p.push(format!("(only the first {} MiB were read)", MAX_TEXT >> 20));
-                p
-            } else {
-                preamble
-            },
-        }))
+            preamble,
+            rows_exact: true,
+            sampled_bytes: None,
+        };
+        if cut {
+            let read = read.get();
+            super::delimited::extrapolate(&mut table, src.size() as f64 / read.max(1) as f64, read);
+        }
+        Ok(Content::Table(table))
     }
 }
 

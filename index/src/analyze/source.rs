@@ -17,6 +17,22 @@ pub struct Source {
     size: u64,
     data: Option<Arc<[u8]>>,
     head: Arc<[u8]>,
+    budget: Option<u64>,
+}
+
+/// Bytes the default profile reads of one file at most (`index --full` lifts it).
+pub const DEFAULT_BUDGET: u64 = 64 * 1024 * 1024;
+/// Evenly spaced pieces a sample takes after the head.
+const SAMPLE_PIECES: u64 = 8;
+
+/// A bounded sample of a large text file: its head and evenly spaced pieces, each cut to
+/// whole lines.
+#[derive(Debug)]
+pub struct Sample {
+    /// The sampled bytes: the head, then the pieces (each starting on a new line).
+    pub bytes: Vec<u8>,
+    /// How many of them are the head (the rest are pieces).
+    pub head_len: usize,
 }
 
 impl Source {
@@ -29,6 +45,7 @@ impl Source {
             size: data.len() as u64,
             data: Some(data),
             head,
+            budget: Some(DEFAULT_BUDGET),
         }
     }
 
@@ -44,6 +61,7 @@ impl Source {
             size,
             data: None,
             head: head.into(),
+            budget: Some(DEFAULT_BUDGET),
         })
     }
 
@@ -57,6 +75,61 @@ impl Source {
         } else {
             Self::from_file(path, size)
         }
+    }
+
+    /// The same source with another read budget (`None`: read everything).
+    pub fn with_budget(mut self, budget: Option<u64>) -> Self {
+        self.budget = budget;
+        self
+    }
+
+    /// The read budget of analyzers that can sample (`None`: read everything).
+    pub fn budget(&self) -> Option<u64> {
+        self.budget
+    }
+
+    /// A bounded sample of a text file larger than the budget: the first half of the
+    /// budget, then [`SAMPLE_PIECES`] evenly spaced pieces sharing the other half, each
+    /// cut to whole lines. `None` when the file fits the budget (read it all).
+    pub fn sample(&self) -> io::Result<Option<Sample>> {
+        let Some(budget) = self.budget else {
+            return Ok(None);
+        };
+        if self.size <= budget {
+            return Ok(None);
+        }
+        let head_budget = budget / 2;
+        let piece = (budget - head_budget) / SAMPLE_PIECES;
+        let mut bytes = self.read_range(0, head_budget)?;
+        cut_to_line(&mut bytes);
+        let head_len = bytes.len();
+        let span = self.size - head_budget;
+        for i in 0..SAMPLE_PIECES {
+            let at = head_budget + span * i / SAMPLE_PIECES;
+            let mut chunk = self.read_range(at, piece)?;
+            // Drop the partial first line, then the partial last one.
+            let Some(nl) = memchr::memchr(b'\n', &chunk) else {
+                continue;
+            };
+            chunk.drain(..=nl);
+            cut_to_line(&mut chunk);
+            bytes.extend_from_slice(&chunk);
+        }
+        Ok(Some(Sample { bytes, head_len }))
+    }
+
+    fn read_range(&self, at: u64, len: u64) -> io::Result<Vec<u8>> {
+        if let Some(d) = &self.data {
+            let a = (at as usize).min(d.len());
+            let b = (at.saturating_add(len) as usize).min(d.len());
+            return Ok(d[a..b].to_vec());
+        }
+        use std::io::Seek;
+        let mut f = File::open(&self.path)?;
+        f.seek(io::SeekFrom::Start(at))?;
+        let mut buf = Vec::with_capacity(len.min(self.size) as usize);
+        f.take(len).read_to_end(&mut buf)?;
+        Ok(buf)
     }
 
     /// The file's path.
@@ -103,5 +176,49 @@ impl Source {
         let cut = buf.len() > limit;
         buf.truncate(limit);
         Ok((buf, cut))
+    }
+}
+
+/// Cut `b` after its last newline (drop a partial last line).
+fn cut_to_line(b: &mut Vec<u8>) {
+    match memchr::memrchr(b'\n', b) {
+        Some(i) => b.truncate(i + 1),
+        None => b.clear(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn samples_are_bounded_whole_lines() {
+        let text: String = (0..100_000).map(|i| format!("{i},row {i}\n")).collect();
+        let src =
+            Source::from_bytes("big.csv", text.clone().into_bytes()).with_budget(Some(64 * 1024));
+        let s = src.sample().unwrap().expect("larger than the budget");
+        assert!(s.bytes.len() <= 64 * 1024);
+        assert!(s.head_len > 0 && s.head_len < s.bytes.len());
+        let sampled = String::from_utf8(s.bytes).unwrap();
+        for line in sampled.lines() {
+            let (n, rest) = line.split_once(',').unwrap();
+            assert_eq!(rest, format!("row {n}"), "every sampled line is whole");
+        }
+        // Pieces reach the end of the file.
+        let last: u64 = sampled
+            .lines()
+            .last()
+            .unwrap()
+            .split(',')
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert!(last > 85_000, "{last}");
+        assert!(Source::from_bytes("s.csv", b"a\n".to_vec())
+            .sample()
+            .unwrap()
+            .is_none());
+        assert!(src.with_budget(None).sample().unwrap().is_none());
     }
 }
