@@ -6,6 +6,8 @@
 //! re-describes exactly the files it handles. A failed analysis is not an error of the
 //! run: it yields a degraded description that carries the error message.
 
+mod archive;
+mod array;
 mod delimited;
 mod detect;
 mod json;
@@ -133,10 +135,10 @@ pub fn analyzer_for(format: Format) -> &'static dyn Analyzer {
         Format::Sqlite => &OpaqueAnalyzer,
         Format::Pdf => &OpaqueAnalyzer,
         Format::Image => &OpaqueAnalyzer,
-        Format::Archive => &OpaqueAnalyzer,
-        Format::Compressed => &OpaqueAnalyzer,
-        Format::Npy => &OpaqueAnalyzer,
-        Format::Scientific => &OpaqueAnalyzer,
+        Format::Archive => &archive::ArchiveAnalyzer,
+        Format::Compressed => &archive::ArchiveAnalyzer,
+        Format::Npy => &array::ArrayAnalyzer,
+        Format::Scientific => &array::ArrayAnalyzer,
         Format::Binary => &OpaqueAnalyzer,
         Format::Empty => &OpaqueAnalyzer,
     }
