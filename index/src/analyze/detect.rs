@@ -161,6 +161,7 @@ pub fn detect(path: &Path, head: &[u8], size: u64) -> Format {
             (Format::Archive, "npz") => Format::Npy,
             (Format::Archive, "xlsx" | "xlsm" | "ods") => Format::Excel,
             (Format::Binary, "xls") => Format::Excel,
+            (Format::Compressed, _) if is_compressed_tar_name(path, &ext) => Format::Archive,
             (f, _) => f,
         };
     }
@@ -277,6 +278,14 @@ fn detect_magic(head: &[u8]) -> Option<Format> {
     Some(f)
 }
 
+/// `x.tgz`, `x.tar.gz`, `x.tar.zst`, ...: a tar inside a compressed stream.
+fn is_compressed_tar_name(path: &Path, ext: &str) -> bool {
+    matches!(ext, "tgz" | "tbz" | "tbz2" | "txz" | "tzst")
+        || path
+            .file_stem()
+            .is_some_and(|stem| extension(Path::new(stem)) == "tar")
+}
+
 /// Text files have no NUL bytes (UTF-16 text, which has, is recognised before this).
 fn looks_binary(head: &[u8]) -> bool {
     memchr::memchr(0, head).is_some()
@@ -358,6 +367,18 @@ mod tests {
         assert_eq!(
             detect(Path::new("a.npz"), b"PK\x03\x04\x14\0\0\0\0\0", 10),
             Format::Npy
+        );
+        let gz = b"\x1f\x8b\x08\0\0\0\0\0\0\x03";
+        assert_eq!(detect(Path::new("a.csv.gz"), gz, 10), Format::Compressed);
+        assert_eq!(detect(Path::new("a.tar.gz"), gz, 10), Format::Archive);
+        assert_eq!(detect(Path::new("a.TGZ"), gz, 10), Format::Archive);
+        assert_eq!(
+            detect(Path::new("a.zip"), b"PK\x03\x04\x14\0\0\0\0\0", 10),
+            Format::Archive
+        );
+        assert_eq!(
+            detect(Path::new("empty.zip"), b"PK\x05\x06\0\0\0\0", 22),
+            Format::Archive
         );
     }
 

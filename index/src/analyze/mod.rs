@@ -7,6 +7,8 @@
 //! run: it yields a degraded description that carries the error message.
 
 mod dates;
+mod archive;
+mod array;
 mod delimited;
 mod detect;
 mod encoding;
@@ -139,10 +141,10 @@ pub fn analyzer_for(format: Format) -> &'static dyn Analyzer {
         Format::Sqlite => &sqlite::SqliteAnalyzer,
         Format::Pdf => &OpaqueAnalyzer,
         Format::Image => &OpaqueAnalyzer,
-        Format::Archive => &OpaqueAnalyzer,
-        Format::Compressed => &OpaqueAnalyzer,
-        Format::Npy => &OpaqueAnalyzer,
-        Format::Scientific => &OpaqueAnalyzer,
+        Format::Archive => &archive::ArchiveAnalyzer,
+        Format::Compressed => &archive::ArchiveAnalyzer,
+        Format::Npy => &array::ArrayAnalyzer,
+        Format::Scientific => &array::ArrayAnalyzer,
         Format::Binary => &OpaqueAnalyzer,
         Format::Empty => &OpaqueAnalyzer,
     }
