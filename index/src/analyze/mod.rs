@@ -9,12 +9,14 @@
 mod delimited;
 mod detect;
 mod json;
+mod media;
 // Shared table/archive/array/media parts; some builders wait for their analyzers.
 #[allow(dead_code)]
 mod model;
 mod profile;
 mod render;
 mod source;
+mod structured;
 mod text;
 
 use serde::{Deserialize, Serialize};
@@ -122,17 +124,17 @@ pub fn analyzer_for(format: Format) -> &'static dyn Analyzer {
         Format::FixedWidth => &OpaqueAnalyzer,
         Format::Json => &json::JsonAnalyzer,
         Format::Jsonl => &json::JsonAnalyzer,
-        Format::Yaml => &OpaqueAnalyzer,
-        Format::Toml => &OpaqueAnalyzer,
-        Format::Xml => &OpaqueAnalyzer,
+        Format::Yaml => &structured::StructuredAnalyzer,
+        Format::Toml => &structured::StructuredAnalyzer,
+        Format::Xml => &structured::StructuredAnalyzer,
         Format::Markdown => &text::TextAnalyzer,
         Format::Text => &text::TextAnalyzer,
         Format::Html => &OpaqueAnalyzer,
         Format::Parquet => &OpaqueAnalyzer,
         Format::Excel => &OpaqueAnalyzer,
         Format::Sqlite => &OpaqueAnalyzer,
-        Format::Pdf => &OpaqueAnalyzer,
-        Format::Image => &OpaqueAnalyzer,
+        Format::Pdf => &media::PdfAnalyzer,
+        Format::Image => &media::ImageAnalyzer,
         Format::Archive => &OpaqueAnalyzer,
         Format::Compressed => &OpaqueAnalyzer,
         Format::Npy => &OpaqueAnalyzer,
