@@ -191,6 +191,7 @@ pub fn detect(path: &Path, head: &[u8], size: u64) -> Format {
         "toml" => return Format::Toml,
         "xml" | "kml" | "gml" | "gpx" | "rdf" | "xsd" => return Format::Xml,
         "html" | "htm" | "xhtml" => return Format::Html,
+        "svg" => return Format::Image,
         _ => {}
     }
     // No decisive extension: sniff the text.
@@ -349,6 +350,12 @@ mod tests {
     fn content_beats_extension() {
         let png = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR";
         assert_eq!(detect(Path::new("x.csv"), png, 100), Format::Image);
+        let pdf = b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n1 0 obj";
+        assert_eq!(detect(Path::new("x.txt"), pdf, 100), Format::Pdf);
+        let jpeg = b"\xFF\xD8\xFF\xE0\0\x10JFIF\0";
+        assert_eq!(detect(Path::new("x"), jpeg, 100), Format::Image);
+        let svg = b"<svg xmlns=\"http://www.w3.org/2000/svg\"/>";
+        assert_eq!(detect(Path::new("a.svg"), svg, 40), Format::Image);
         assert_eq!(detect(Path::new("x.csv"), b"", 0), Format::Empty);
         assert_eq!(detect(Path::new("x.bin"), b"PAR1\0\0", 10), Format::Parquet);
         assert_eq!(detect(Path::new("x.csv"), b"a\0b", 3), Format::Binary);

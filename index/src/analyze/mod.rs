@@ -14,14 +14,14 @@ mod detect;
 mod encoding;
 mod fixed;
 mod json;
-// Shared table/archive/array/media parts; some builders wait for their analyzers.
-#[allow(dead_code)]
+mod media;
 mod model;
 mod parquet;
 mod profile;
 mod render;
 mod source;
 mod sqlite;
+mod structured;
 mod text;
 pub mod time;
 
@@ -130,17 +130,17 @@ pub fn analyzer_for(format: Format) -> &'static dyn Analyzer {
         Format::FixedWidth => &fixed::FixedWidthAnalyzer,
         Format::Json => &json::JsonAnalyzer,
         Format::Jsonl => &json::JsonAnalyzer,
-        Format::Yaml => &OpaqueAnalyzer,
-        Format::Toml => &OpaqueAnalyzer,
-        Format::Xml => &OpaqueAnalyzer,
+        Format::Yaml => &structured::StructuredAnalyzer,
+        Format::Toml => &structured::StructuredAnalyzer,
+        Format::Xml => &structured::StructuredAnalyzer,
         Format::Markdown => &text::TextAnalyzer,
         Format::Text => &text::TextAnalyzer,
         Format::Html => &OpaqueAnalyzer,
         Format::Parquet => &parquet::ParquetAnalyzer,
         Format::Excel => &OpaqueAnalyzer,
         Format::Sqlite => &sqlite::SqliteAnalyzer,
-        Format::Pdf => &OpaqueAnalyzer,
-        Format::Image => &OpaqueAnalyzer,
+        Format::Pdf => &media::PdfAnalyzer,
+        Format::Image => &media::ImageAnalyzer,
         Format::Archive => &archive::ArchiveAnalyzer,
         Format::Compressed => &archive::ArchiveAnalyzer,
         Format::Npy => &array::ArrayAnalyzer,
