@@ -7,3 +7,4 @@ mod crash;
 mod describe;
 mod incremental;
 mod index_dir;
+mod shared_lakes;

@@ -190,7 +190,9 @@ pub struct ArrayInfo {
 /// Images and PDF documents.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct MediaInfo {
-    /// What it is: "PNG image", "PDF document", ...
+    /// What it is: "PNG image", "PDF document", ... (serialized as `media_type`: `kind`
+    /// is the tag of [`super::Content`]).
+    #[serde(rename = "media_type")]
     pub kind: String,
     /// Width in pixels.
     #[serde(default, skip_serializing_if = "Option::is_none")]
