@@ -46,6 +46,10 @@ pub struct IndexOptions {
     pub rebuild: bool,
     /// Results per committed transaction.
     pub batch_size: usize,
+    /// Bytes an analyzer reads of one file before it profiles a sample instead.
+    pub read_budget: u64,
+    /// Read every file whole for exact figures; re-describes files described from samples.
+    pub full: bool,
 }
 
 impl Default for IndexOptions {
@@ -56,6 +60,8 @@ impl Default for IndexOptions {
             hidden: false,
             rebuild: false,
             batch_size: 512,
+            read_budget: crate::analyze::DEFAULT_BUDGET,
+            full: false,
         }
     }
 }
@@ -173,6 +179,8 @@ struct Ctx<'a> {
     index_dir: &'a Path,
     /// Hashes of paths that disappeared, claimable by a new path with the same content.
     gone: Mutex<HashMap<Hash, Vec<FileRow>>>,
+    /// Read budget per file; `None` in `--full` mode.
+    budget: Option<u64>,
 }
 
 fn process(ctx: &Ctx<'_>, cache: Option<&Catalog>, w: &Work<'_>) -> Outcome {
@@ -186,7 +194,7 @@ fn process(ctx: &Ctx<'_>, cache: Option<&Catalog>, w: &Work<'_>) -> Outcome {
         problem: Some((e.path.clone(), msg)),
     };
     let src = match Source::open(&abs, IN_MEMORY_LIMIT) {
-        Ok(s) => s,
+        Ok(s) => s.with_budget(ctx.budget),
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
             // Vanished between crawl and read: it is deleted now.
             let (kind, change) = match &w.old {
@@ -213,6 +221,7 @@ fn process(ctx: &Ctx<'_>, cache: Option<&Catalog>, w: &Work<'_>) -> Outcome {
                 racy: false,
                 indexed_at: crate::now_ms(),
                 time: analyze::time::from_path(&e.path),
+                sampled: false,
             };
             let kind = if w.old.is_some() {
                 Kind::Modified
@@ -297,14 +306,18 @@ fn process(ctx: &Ctx<'_>, cache: Option<&Catalog>, w: &Work<'_>) -> Outcome {
     };
     let format = detect(src.path(), src.head(), size);
     let key = current_key(format);
-    let cached = cache.and_then(|c| c.cached(&hash, &key).ok().flatten());
-    let (description, error, content_time, cache_hit) = match cached {
-        Some(c) => (None, c.error, c.time, true),
+    // In --full mode a description made from a sample does not count as cached.
+    let cached = cache
+        .and_then(|c| c.cached(&hash, &key).ok().flatten())
+        .filter(|c| !(c.sampled && ctx.budget.is_none()));
+    let (description, error, content_time, sampled, cache_hit) = match cached {
+        Some(c) => (None, c.error, c.time, c.sampled, true),
         None => {
             let d = describe_as(&src, format);
             let error = d.error.clone();
             let time = d.time_coverage.clone();
-            (Some(Box::new(d)), error, time, false)
+            let sampled = d.is_sampled();
+            (Some(Box::new(d)), error, time, sampled, false)
         }
     };
     let row = FileRow {
@@ -323,6 +336,7 @@ fn process(ctx: &Ctx<'_>, cache: Option<&Catalog>, w: &Work<'_>) -> Outcome {
         racy,
         indexed_at: crate::now_ms(),
         time: content_time.or_else(|| analyze::time::from_path(&e.path)),
+        sampled,
     };
     Outcome {
         analyzed: description.is_some(),
@@ -451,11 +465,11 @@ pub fn index(
                     let (e, r) = (f.next().expect("peeked"), k.next().expect("peeked"));
                     let same_meta =
                         r.size == e.size && r.mtime_ns == e.mtime_ns && !r.racy && !r.unreadable;
-                    if !same_meta {
-                        work.push(Work::new(e, true));
-                    } else if r.stale {
+                    // Re-describe even when the content turns out unchanged.
+                    let redo = !r.unreadable && (r.stale || (opts.full && r.sampled));
+                    if !same_meta || redo {
                         let mut w = Work::new(e, true);
-                        w.reanalyze = true;
+                        w.reanalyze = redo;
                         work.push(w);
                     } else {
                         report.unchanged += 1;
@@ -489,6 +503,7 @@ pub fn index(
         lake: &lake,
         index_dir: &index_dir,
         gone: Mutex::new(gone),
+        budget: (!opts.full).then_some(opts.read_budget),
     };
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(jobs)
@@ -587,6 +602,7 @@ mod tests {
             racy: false,
             indexed_at: 0,
             time: None,
+            sampled: false,
         }
     }
 
@@ -598,6 +614,7 @@ mod tests {
             lake: &lake,
             index_dir: &lake,
             gone: Mutex::new(HashMap::new()),
+            budget: None,
         };
         let entry = Entry {
             path: "gone.csv".into(),
@@ -635,6 +652,7 @@ mod tests {
             lake: &lake,
             index_dir: &lake,
             gone: Mutex::new(HashMap::from([(hash, vec![old.clone()])])),
+            budget: None,
         };
         let entry = Entry {
             path: "new.csv".into(),

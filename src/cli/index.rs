@@ -37,6 +37,13 @@ pub(crate) struct IndexArgs {
     /// Include hidden files and directories.
     #[arg(long)]
     hidden: bool,
+    /// Read every file whole for exact figures (large files are otherwise profiled from
+    /// a bounded sample); re-describes files that were sampled.
+    #[arg(long)]
+    full: bool,
+    /// Bytes read per file before sampling (tuning and tests).
+    #[arg(long, hide = true, default_value_t = lakestar_index::analyze::DEFAULT_BUDGET)]
+    read_budget: u64,
     /// Results per committed transaction (tuning and crash tests).
     #[arg(long, hide = true, default_value_t = 512)]
     batch_size: usize,
@@ -67,6 +74,8 @@ pub(crate) fn run(a: IndexArgs) -> Result<()> {
         hidden: a.hidden,
         rebuild: a.rebuild,
         batch_size: a.batch_size,
+        read_budget: a.read_budget,
+        full: a.full,
     };
     let bar = if !a.json && std::io::stderr().is_terminal() {
         let pb = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::stderr());

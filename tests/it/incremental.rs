@@ -195,3 +195,30 @@ fn index_of_read_only_shared_lake_goes_elsewhere() {
     assert!(n(&st, "index_bytes") > 0);
     assert!(st["last_index_at"].as_str().unwrap().ends_with('Z'));
 }
+
+#[test]
+fn an_analyzer_version_change_redescribes_exactly_its_formats() {
+    let tmp = tempfile::tempdir().unwrap();
+    let lake = tmp.path().join("lake");
+    fs::create_dir_all(&lake).unwrap();
+    fs::write(lake.join("a.csv"), "k,v\n1,2\n").unwrap();
+    fs::write(lake.join("b.csv"), "k,v\n3,4\n").unwrap();
+    fs::write(lake.join("c.json"), "{\"k\": 1}").unwrap();
+    fs::write(lake.join("d.md"), "# T\n\ntext\n").unwrap();
+    assert_counts(&index_json(&lake, &[]), &[("analyzed", 4)]);
+    // Make the catalog look written by an older delimited analyzer.
+    let db = rusqlite::Connection::open(lake.join(".lakestar/catalog.sqlite")).unwrap();
+    db.execute_batch(
+        "UPDATE files SET analyzer = 'delimited@0' WHERE format = 'csv';
+         UPDATE descriptions SET analyzer = 'delimited@0' WHERE analyzer LIKE 'delimited@%';",
+    )
+    .unwrap();
+    drop(db);
+    let v = index_json(&lake, &[]);
+    assert_counts(&v, &[("analyzed", 2), ("unchanged", 4), ("modified", 0), ("cache_hits", 0)]);
+    assert_counts(&index_json(&lake, &[]), &[("analyzed", 0)]);
+    let cat = check_catalog(&lake.join(".lakestar"));
+    let files = cat.load_files().unwrap();
+    let key = lakestar::index::analyze::current_key(lakestar::index::Format::Csv);
+    assert_eq!(files["a.csv"].analyzer.as_deref(), Some(key.as_str()));
+}

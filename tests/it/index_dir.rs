@@ -173,3 +173,46 @@ fn bad_input_is_a_per_file_error_and_the_run_goes_on() {
         .collect();
     assert_eq!(errors, ["all-bad.jsonl"]);
 }
+
+#[test]
+fn large_files_are_sampled_and_full_makes_them_exact() {
+    let tmp = tempfile::tempdir().unwrap();
+    let lake = tmp.path().join("lake");
+    fs::create_dir_all(&lake).unwrap();
+    let mut big = String::from("id,when,amount\n");
+    for i in 0..100_000u32 {
+        big.push_str(&format!(
+            "{i},2021-{:02}-{:02},{}\n",
+            i % 12 + 1,
+            i % 28 + 1,
+            i % 977
+        ));
+    }
+    fs::write(lake.join("big.csv"), &big).unwrap();
+    fs::write(lake.join("small.csv"), "a,b\n1,2\n").unwrap();
+    let budget = ["--read-budget", "262144"];
+    let v = index_json(&lake, &budget);
+    assert_counts(&v, &[("analyzed", 2)]);
+    let d: serde_json::Value =
+        serde_json::from_str(&run_ok(&lake, &["describe", "big.csv", "--json"])).unwrap();
+    let t = &d["description"]["content"];
+    assert_eq!(t["rows_exact"], false);
+    let est = t["rows"].as_u64().unwrap();
+    assert!((95_000..105_000).contains(&est), "{est}");
+    let text = run_ok(&lake, &["describe", "big.csv"]);
+    assert!(text.contains("~") && text.contains("--full"), "{text}");
+    // A plain re-run keeps the sample; --full re-describes exactly the sampled file.
+    assert_counts(&index_json(&lake, &budget), &[("analyzed", 0)]);
+    let mut full_args = budget.to_vec();
+    full_args.push("--full");
+    assert_counts(
+        &index_json(&lake, &full_args),
+        &[("analyzed", 1), ("unchanged", 2)],
+    );
+    let d: serde_json::Value =
+        serde_json::from_str(&run_ok(&lake, &["describe", "big.csv", "--json"])).unwrap();
+    assert_eq!(d["description"]["content"]["rows"], 100_000);
+    assert_eq!(d["description"]["content"]["rows_exact"], true);
+    assert_counts(&index_json(&lake, &full_args), &[("analyzed", 0)]);
+    assert_counts(&index_json(&lake, &budget), &[("analyzed", 0)]);
+}

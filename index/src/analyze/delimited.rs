@@ -63,7 +63,7 @@ impl Analyzer for DelimitedAnalyzer {
         "delimited"
     }
     fn version(&self) -> u32 {
-        1
+        2
     }
     fn analyze(&self, src: &Source, format: Format) -> Result<Content, AnalyzeError> {
         let enc = encoding::sniff(src.head());

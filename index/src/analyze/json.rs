@@ -37,6 +37,10 @@ pub struct JsonSummary {
     /// The first parse error of a bad line, with its line number.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub first_bad_line: Option<String>,
+    /// Bytes profiled, when JSON lines past the read budget were sampled: `records` is
+    /// then an estimate.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sampled_bytes: Option<u64>,
 }
 
 /// Statistics of one key path.
@@ -72,7 +76,7 @@ impl Analyzer for JsonAnalyzer {
         "json"
     }
     fn version(&self) -> u32 {
-        1
+        2
     }
     fn analyze(&self, src: &Source, format: Format) -> Result<Content, AnalyzeError> {
         let summary = if format == Format::Jsonl {
@@ -336,6 +340,7 @@ pub(crate) fn summarize_value(value: &Value) -> JsonSummary {
         paths_truncated: truncated,
         bad_lines: 0,
         first_bad_line: None,
+        sampled_bytes: None,
     }
 }
 
@@ -345,7 +350,13 @@ fn summarize_lines(src: &Source) -> Result<JsonSummary, AnalyzeError> {
     let mut bad = 0u64;
     let mut first_bad = None;
     let mut kinds: Vec<&'static str> = Vec::new();
-    let reader = std::io::BufReader::new(src.reader()?);
+    // Past the read budget, a sample of whole lines stands for the file.
+    let sample = src.sample()?;
+    let inner: Box<dyn std::io::Read + Send + '_> = match &sample {
+        Some(s) => Box::new(std::io::Cursor::new(&s.bytes[..])),
+        None => src.reader()?,
+    };
+    let reader = std::io::BufReader::new(inner);
     for (i, line) in reader.split(b'\n').enumerate() {
         let line = line?;
         let t = line.trim_ascii();
@@ -377,11 +388,18 @@ fn summarize_lines(src: &Source) -> Result<JsonSummary, AnalyzeError> {
     }
     kinds.sort_unstable();
     let (paths, truncated) = w.finish();
+    let sampled_bytes = sample.as_ref().map(|s| s.bytes.len() as u64);
+    if let Some(read) = sampled_bytes {
+        let ratio = src.size() as f64 / read.max(1) as f64;
+        records = (records as f64 * ratio).round() as u64;
+        bad = (bad as f64 * ratio).round() as u64;
+    }
     Ok(JsonSummary {
         lines: true,
         records,
         root: format!(
-            "{records} lines of {}",
+            "{}{records} lines of {}",
+            if sampled_bytes.is_some() { "~" } else { "" },
             kinds
                 .iter()
                 .map(|k| plural(k))
@@ -392,6 +410,7 @@ fn summarize_lines(src: &Source) -> Result<JsonSummary, AnalyzeError> {
         paths_truncated: truncated,
         bad_lines: bad,
         first_bad_line: first_bad,
+        sampled_bytes,
     })
 }
 
@@ -433,6 +452,27 @@ mod tests {
         assert_eq!(ts.dates, Some(("2019-03-01".into(), "2019-03-04".into())));
         let v = s.paths.iter().find(|p| p.path == "[].v").unwrap();
         assert_eq!(v.dates, None);
+    }
+
+    #[test]
+    fn large_json_lines_are_sampled() {
+        let text: String = (0..50_000)
+            .map(|i| format!("{{\"id\":{i},\"ok\":true}}\n"))
+            .collect();
+        let src = Source::from_bytes("e.jsonl", text.into_bytes()).with_budget(Some(64 * 1024));
+        let Content::Json(s) = JsonAnalyzer.analyze(&src, Format::Jsonl).unwrap() else {
+            panic!()
+        };
+        assert!(s.sampled_bytes.is_some());
+        let err = (s.records as f64 - 50_000.0).abs() / 50_000.0;
+        assert!(err < 0.05, "{}", s.records);
+        let Content::Json(s) = JsonAnalyzer
+            .analyze(&src.with_budget(None), Format::Jsonl)
+            .unwrap()
+        else {
+            panic!()
+        };
+        assert_eq!((s.records, s.sampled_bytes), (50_000, None));
     }
 
     #[test]

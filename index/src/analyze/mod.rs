@@ -30,7 +30,7 @@ use serde::{Deserialize, Serialize};
 pub use detect::{detect, Format};
 pub use profile::{ColumnProfile, ColumnType};
 pub use render::{render, RenderOptions};
-pub use source::Source;
+pub use source::{Source, DEFAULT_BUDGET};
 
 pub use delimited::Table;
 pub use json::{JsonPath, JsonSummary};
@@ -62,6 +62,17 @@ pub struct Description {
     /// Why the analysis failed, when it did; `content` is then a degraded description.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+}
+
+impl Description {
+    /// Made from a sample of a file larger than the read budget (not every figure exact).
+    pub fn is_sampled(&self) -> bool {
+        match &self.content {
+            Content::Table(t) => t.sampled_bytes.is_some(),
+            Content::Json(j) => j.sampled_bytes.is_some(),
+            _ => false,
+        }
+    }
 }
 
 /// The format-specific part of a description.

@@ -167,7 +167,11 @@ fn table(s: &mut String, t: &Table, caps: Caps) {
     let _ = writeln!(
         s,
         ", {} rows × {} columns, {}, {}",
-        thousands(t.rows),
+        if t.rows_exact {
+            thousands(t.rows)
+        } else {
+            format!("~{}", thousands(t.rows))
+        },
         t.columns.len(),
         layout,
         if t.header {
@@ -178,6 +182,13 @@ fn table(s: &mut String, t: &Table, caps: Caps) {
     );
     if let Some(e) = &t.encoding {
         let _ = writeln!(s, "  encoding {e}");
+    }
+    if let Some(b) = t.sampled_bytes {
+        let _ = writeln!(
+            s,
+            "  profiled from a {} sample: counts are estimates (`lakestar index --full` for exact figures)",
+            human_size(b)
+        );
     }
     if t.skipped_lines > 0 {
         let first = t
@@ -433,6 +444,13 @@ fn more(s: &mut String, total: usize, shown: usize, what: &str) {
 
 fn json(s: &mut String, j: &JsonSummary, caps: Caps) {
     let _ = writeln!(s, ", {}", j.root);
+    if let Some(b) = j.sampled_bytes {
+        let _ = writeln!(
+            s,
+            "  profiled from a {} sample: counts are estimates (`lakestar index --full` for exact figures)",
+            human_size(b)
+        );
+    }
     if j.bad_lines > 0 {
         let _ = writeln!(
             s,

@@ -68,7 +68,7 @@ impl Analyzer for TextAnalyzer {
         "text"
     }
     fn version(&self) -> u32 {
-        1
+        2
     }
     fn analyze(&self, src: &Source, format: Format) -> Result<Content, AnalyzeError> {
         let (raw, truncated) = src.read_up_to(MAX_TEXT)?;

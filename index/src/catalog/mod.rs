@@ -84,6 +84,8 @@ pub struct FileRow {
     /// The time span the file covers: from its content when it shows one, else from its
     /// path.
     pub time: Option<TimeCoverage>,
+    /// The description was made from a sample (the file exceeds the read budget).
+    pub sampled: bool,
 }
 
 /// One change to the catalog, applied in a batch.
@@ -137,6 +139,8 @@ pub struct Known {
     pub unreadable: bool,
     /// Described by another version of its format's analyzer: to be described again.
     pub stale: bool,
+    /// Described from a sample (re-described by `--full`).
+    pub sampled: bool,
 }
 
 /// What a file row needs of a cached description.
@@ -148,6 +152,8 @@ pub struct Cached {
     pub error: Option<String>,
     /// The time span its content covers.
     pub time: Option<TimeCoverage>,
+    /// It was made from a sample.
+    pub sampled: bool,
 }
 
 /// Counts and facts for `status`.
@@ -212,11 +218,12 @@ fn row_from(r: &rusqlite::Row<'_>) -> rusqlite::Result<FileRow> {
             }),
             _ => None,
         },
+        sampled: r.get(13)?,
     })
 }
 
 const FILE_COLUMNS: &str =
-    "path, size, mtime_ns, hash, format, analyzer, state, error, racy, indexed_at, time_start, time_end, time_source";
+    "path, size, mtime_ns, hash, format, analyzer, state, error, racy, indexed_at, time_start, time_end, time_source, sampled";
 
 impl Catalog {
     /// Open the catalog of the index at `dir` for writing, creating it for `lake` if it
@@ -315,7 +322,7 @@ impl Catalog {
         }
         case.push_str(" END");
         let sql = format!(
-            "SELECT path, size, mtime_ns, racy, state = 'unreadable', analyzer IS NOT ({case}) FROM files ORDER BY path"
+            "SELECT path, size, mtime_ns, racy, state = 'unreadable', analyzer IS NOT ({case}), sampled FROM files ORDER BY path"
         );
         let mut stmt = self.conn.prepare(&sql)?;
         let rows = stmt.query_map([], |r| {
@@ -326,6 +333,7 @@ impl Catalog {
                 racy: r.get(3)?,
                 unreadable: r.get(4)?,
                 stale: r.get(5)?,
+                sampled: r.get(6)?,
             })
         })?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
@@ -347,7 +355,7 @@ impl Catalog {
     /// file row needs of it.
     pub fn cached(&self, hash: &Hash, analyzer: &str) -> Result<Option<Cached>> {
         let mut stmt = self.conn.prepare_cached(
-            "SELECT format, error, time_start, time_end, time_source FROM descriptions WHERE hash = ?1 AND analyzer = ?2",
+            "SELECT format, error, time_start, time_end, time_source, sampled FROM descriptions WHERE hash = ?1 AND analyzer = ?2",
         )?;
         Ok(stmt
             .query_row(params![&hash[..], analyzer], |r| {
@@ -367,6 +375,7 @@ impl Catalog {
                     format: Format::parse(&f).unwrap_or(Format::Binary),
                     error: r.get(1)?,
                     time,
+                    sampled: r.get(5)?,
                 })
             })
             .optional()?)
@@ -395,10 +404,17 @@ impl Catalog {
         let tx = self.conn.transaction()?;
         {
             let mut upsert = tx.prepare_cached(&format!(
-                "INSERT OR REPLACE INTO files({FILE_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)"
+                "INSERT OR REPLACE INTO files({FILE_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)"
             ))?;
             let mut cache = tx.prepare_cached(
-                "INSERT OR IGNORE INTO descriptions(hash, analyzer, format, error, raw_len, blob, created_at, time_start, time_end, time_source) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+                // An exact description replaces one made from a sample; nothing else is replaced.
+                "INSERT INTO descriptions(hash, analyzer, format, error, raw_len, blob, created_at, time_start, time_end, time_source, sampled)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
+                 ON CONFLICT(hash, analyzer) DO UPDATE SET format = excluded.format, error = excluded.error,
+                   raw_len = excluded.raw_len, blob = excluded.blob, created_at = excluded.created_at,
+                   time_start = excluded.time_start, time_end = excluded.time_end,
+                   time_source = excluded.time_source, sampled = excluded.sampled
+                 WHERE descriptions.sampled > excluded.sampled",
             )?;
             let mut delete = tx.prepare_cached("DELETE FROM files WHERE path = ?1")?;
             let mut touch = tx.prepare_cached(
@@ -419,6 +435,7 @@ impl Catalog {
                     row.time.as_ref().map(|t| &t.start),
                     row.time.as_ref().map(|t| &t.end),
                     row.time.as_ref().map(|t| &t.source),
+                    row.sampled,
                 ])
             };
             for c in changes {
@@ -442,6 +459,7 @@ impl Catalog {
                                 d.time_coverage.as_ref().map(|t| &t.start),
                                 d.time_coverage.as_ref().map(|t| &t.end),
                                 d.time_coverage.as_ref().map(|t| &t.source),
+                                d.is_sampled(),
                             ])?;
                         }
                         write_row(&mut upsert, row)?;

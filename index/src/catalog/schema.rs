@@ -28,7 +28,8 @@ CREATE TABLE IF NOT EXISTS files (
     indexed_at INTEGER NOT NULL,
     time_start TEXT,
     time_end   TEXT,
-    time_source TEXT
+    time_source TEXT,
+    sampled    INTEGER NOT NULL DEFAULT 0
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS files_hash ON files(hash);
 CREATE TABLE IF NOT EXISTS descriptions (
@@ -42,6 +43,7 @@ CREATE TABLE IF NOT EXISTS descriptions (
     time_start TEXT,
     time_end   TEXT,
     time_source TEXT,
+    sampled    INTEGER NOT NULL DEFAULT 0,
     PRIMARY KEY (hash, analyzer)
 ) WITHOUT ROWID;
 ";
