@@ -9,6 +9,7 @@
 
 pub mod analyze;
 pub mod catalog;
+pub mod collect;
 pub mod crawl;
 mod error;
 pub mod indexer;

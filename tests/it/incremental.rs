@@ -215,7 +215,15 @@ fn an_analyzer_version_change_redescribes_exactly_its_formats() {
     .unwrap();
     drop(db);
     let v = index_json(&lake, &[]);
-    assert_counts(&v, &[("analyzed", 2), ("unchanged", 4), ("modified", 0), ("cache_hits", 0)]);
+    assert_counts(
+        &v,
+        &[
+            ("analyzed", 2),
+            ("unchanged", 4),
+            ("modified", 0),
+            ("cache_hits", 0),
+        ],
+    );
     assert_counts(&index_json(&lake, &[]), &[("analyzed", 0)]);
     let cat = check_catalog(&lake.join(".lakestar"));
     let files = cat.load_files().unwrap();

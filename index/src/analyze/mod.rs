@@ -8,7 +8,7 @@
 
 mod archive;
 mod array;
-mod dates;
+pub(crate) mod dates;
 mod delimited;
 mod detect;
 mod encoding;
@@ -29,7 +29,7 @@ use serde::{Deserialize, Serialize};
 
 pub use detect::{detect, Format};
 pub use profile::{ColumnProfile, ColumnType};
-pub use render::{render, RenderOptions};
+pub use render::{human_size, render, RenderOptions};
 pub use source::{Source, DEFAULT_BUDGET};
 
 pub use delimited::Table;

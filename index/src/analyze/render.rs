@@ -62,7 +62,7 @@ fn cut_to(mut s: String, max: usize) -> String {
 }
 
 /// Decimal units, as file browsers show sizes.
-pub(crate) fn human_size(n: u64) -> String {
+pub fn human_size(n: u64) -> String {
     const UNITS: [&str; 5] = ["KB", "MB", "GB", "TB", "PB"];
     if n < 1000 {
         return format!("{n} B");

@@ -11,6 +11,7 @@
 //! Every change of an index run goes through [`Catalog::apply`], one transaction per
 //! batch, so a killed run leaves the catalog as of its last committed batch.
 
+mod collections;
 mod schema;
 
 use crate::analyze::{Description, Format, TimeCoverage};
@@ -86,6 +87,8 @@ pub struct FileRow {
     pub time: Option<TimeCoverage>,
     /// The description was made from a sample (the file exceeds the read budget).
     pub sampled: bool,
+    /// Digest of the description's schema signature (see [`crate::collect`]).
+    pub schema: Option<String>,
 }
 
 /// One change to the catalog, applied in a batch.
@@ -154,6 +157,8 @@ pub struct Cached {
     pub time: Option<TimeCoverage>,
     /// It was made from a sample.
     pub sampled: bool,
+    /// Digest of its schema signature.
+    pub schema: Option<String>,
 }
 
 /// Counts and facts for `status`.
@@ -219,11 +224,12 @@ fn row_from(r: &rusqlite::Row<'_>) -> rusqlite::Result<FileRow> {
             _ => None,
         },
         sampled: r.get(13)?,
+        schema: r.get(14)?,
     })
 }
 
 const FILE_COLUMNS: &str =
-    "path, size, mtime_ns, hash, format, analyzer, state, error, racy, indexed_at, time_start, time_end, time_source, sampled";
+    "path, size, mtime_ns, hash, format, analyzer, state, error, racy, indexed_at, time_start, time_end, time_source, sampled, schema, template";
 
 impl Catalog {
     /// Open the catalog of the index at `dir` for writing, creating it for `lake` if it
@@ -355,7 +361,7 @@ impl Catalog {
     /// file row needs of it.
     pub fn cached(&self, hash: &Hash, analyzer: &str) -> Result<Option<Cached>> {
         let mut stmt = self.conn.prepare_cached(
-            "SELECT format, error, time_start, time_end, time_source, sampled FROM descriptions WHERE hash = ?1 AND analyzer = ?2",
+            "SELECT format, error, time_start, time_end, time_source, sampled, schema FROM descriptions WHERE hash = ?1 AND analyzer = ?2",
         )?;
         Ok(stmt
             .query_row(params![&hash[..], analyzer], |r| {
@@ -376,6 +382,7 @@ impl Catalog {
                     error: r.get(1)?,
                     time,
                     sampled: r.get(5)?,
+                    schema: r.get(6)?,
                 })
             })
             .optional()?)
@@ -404,16 +411,16 @@ impl Catalog {
         let tx = self.conn.transaction()?;
         {
             let mut upsert = tx.prepare_cached(&format!(
-                "INSERT OR REPLACE INTO files({FILE_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)"
+                "INSERT OR REPLACE INTO files({FILE_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)"
             ))?;
             let mut cache = tx.prepare_cached(
                 // An exact description replaces one made from a sample; nothing else is replaced.
-                "INSERT INTO descriptions(hash, analyzer, format, error, raw_len, blob, created_at, time_start, time_end, time_source, sampled)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
+                "INSERT INTO descriptions(hash, analyzer, format, error, raw_len, blob, created_at, time_start, time_end, time_source, sampled, schema)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
                  ON CONFLICT(hash, analyzer) DO UPDATE SET format = excluded.format, error = excluded.error,
                    raw_len = excluded.raw_len, blob = excluded.blob, created_at = excluded.created_at,
                    time_start = excluded.time_start, time_end = excluded.time_end,
-                   time_source = excluded.time_source, sampled = excluded.sampled
+                   time_source = excluded.time_source, sampled = excluded.sampled, schema = excluded.schema
                  WHERE descriptions.sampled > excluded.sampled",
             )?;
             let mut delete = tx.prepare_cached("DELETE FROM files WHERE path = ?1")?;
@@ -436,8 +443,15 @@ impl Catalog {
                     row.time.as_ref().map(|t| &t.end),
                     row.time.as_ref().map(|t| &t.source),
                     row.sampled,
+                    row.schema,
+                    crate::collect::template(&row.path).text,
                 ])
             };
+            // Collections of the touched templates are regrouped after the run; marking
+            // them in the same transaction keeps that promise across a crash.
+            let mut dirty =
+                tx.prepare_cached("INSERT OR IGNORE INTO dirty_templates(template) VALUES (?1)")?;
+            let mut mark = |path: &str| dirty.execute([crate::collect::template(path).text]);
             for c in changes {
                 match c {
                     Change::Upsert { row, description } => {
@@ -460,13 +474,17 @@ impl Catalog {
                                 d.time_coverage.as_ref().map(|t| &t.end),
                                 d.time_coverage.as_ref().map(|t| &t.source),
                                 d.is_sampled(),
+                                crate::collect::schema_digest(d),
                             ])?;
                         }
                         write_row(&mut upsert, row)?;
+                        mark(&row.path)?;
                     }
                     Change::Rename { from, row } => {
                         delete.execute([from])?;
                         write_row(&mut upsert, row)?;
+                        mark(from)?;
+                        mark(&row.path)?;
                     }
                     Change::Touch {
                         path,
@@ -478,6 +496,7 @@ impl Catalog {
                     }
                     Change::Delete { path } => {
                         delete.execute([path])?;
+                        mark(path)?;
                     }
                 }
             }

@@ -29,9 +29,14 @@ CREATE TABLE IF NOT EXISTS files (
     time_start TEXT,
     time_end   TEXT,
     time_source TEXT,
-    sampled    INTEGER NOT NULL DEFAULT 0
+    sampled    INTEGER NOT NULL DEFAULT 0,
+    schema     TEXT,
+    template   TEXT,
+    collection TEXT
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS files_hash ON files(hash);
+CREATE INDEX IF NOT EXISTS files_template ON files(template);
+CREATE INDEX IF NOT EXISTS files_collection ON files(collection);
 CREATE TABLE IF NOT EXISTS descriptions (
     hash       BLOB NOT NULL,
     analyzer   TEXT NOT NULL,
@@ -44,8 +49,23 @@ CREATE TABLE IF NOT EXISTS descriptions (
     time_end   TEXT,
     time_source TEXT,
     sampled    INTEGER NOT NULL DEFAULT 0,
+    schema     TEXT,
     PRIMARY KEY (hash, analyzer)
 ) WITHOUT ROWID;
+-- Templates whose files changed since collections were last regrouped.
+CREATE TABLE IF NOT EXISTS dirty_templates (
+    template TEXT PRIMARY KEY
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS collections (
+    id         TEXT PRIMARY KEY,
+    template   TEXT NOT NULL,
+    format     TEXT NOT NULL,
+    members    INTEGER NOT NULL,
+    time_start TEXT,
+    time_end   TEXT,
+    detail     TEXT NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS collections_template ON collections(template);
 ";
 
 /// WAL lets readers run during a write; NORMAL sync is durable against a killed process

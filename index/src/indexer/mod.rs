@@ -12,15 +12,16 @@
 //! batch, and the next run redoes exactly that work. Deletions are applied last, so an
 //! interrupted run never drops a row for a file that still exists.
 
-use crate::analyze::{self, current_key, describe_as, detect, Source};
-use crate::catalog::{Catalog, Change, FileRow, FileState, Hash};
-use crate::crawl::{crawl, CrawlOptions, Entry};
+mod process;
+
+use crate::catalog::{Catalog, Change, FileRow, Hash};
+use crate::crawl::{crawl, CrawlOptions};
 use crate::error::{Error, InternalError, Result, UserError};
 use crate::lock::WriterLock;
+use process::{process, Ctx, Kind, Outcome, Work};
 use rayon::prelude::*;
 use serde::Serialize;
 use std::collections::HashMap;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::{mpsc, Mutex};
 use std::time::{Duration, Instant};
@@ -28,10 +29,6 @@ use std::time::{Duration, Instant};
 /// Files up to this size are read into memory once for both hashing and analysis;
 /// larger ones are hashed and analyzed as streams.
 pub const IN_MEMORY_LIMIT: u64 = 8 * 1024 * 1024;
-
-/// A file whose mtime is this close to the moment it was read may still be changing
-/// within the filesystem's timestamp granularity: it is re-hashed on the next run.
-const RACY_WINDOW_NS: i64 = 2_000_000_000;
 
 /// How to run an index.
 #[derive(Debug, Clone)]
@@ -108,244 +105,6 @@ pub trait Progress: Sync {
 /// Progress that reports nothing.
 pub struct NoProgress;
 impl Progress for NoProgress {}
-
-#[derive(Debug, Clone, Copy, PartialEq)]
-enum Kind {
-    Added,
-    Modified,
-    Unchanged,
-    Renamed,
-    Deleted,
-    None,
-}
-
-/// One file to read.
-struct Work<'a> {
-    entry: &'a Entry,
-    /// The catalog knows the path.
-    known: bool,
-    /// Its catalog row, when known.
-    old: Option<FileRow>,
-    /// Content is known to be the same, but the analyzer changed.
-    reanalyze: bool,
-}
-
-impl<'a> Work<'a> {
-    fn new(entry: &'a Entry, known: bool) -> Self {
-        Work {
-            entry,
-            known,
-            old: None,
-            reanalyze: false,
-        }
-    }
-}
-
-struct Outcome {
-    change: Option<Change>,
-    kind: Kind,
-    analyzed: bool,
-    cache_hit: bool,
-    problem: Option<(String, String)>,
-}
-
-fn now_ns() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_nanos() as i64)
-        .unwrap_or(0)
-}
-
-fn hash_source(src: &Source) -> std::io::Result<Hash> {
-    if let Some(b) = src.bytes() {
-        return Ok(*blake3::hash(b).as_bytes());
-    }
-    let mut h = blake3::Hasher::new();
-    let mut r = src.reader()?;
-    let mut buf = vec![0u8; 256 * 1024];
-    loop {
-        let n = r.read(&mut buf)?;
-        if n == 0 {
-            break;
-        }
-        h.update(&buf[..n]);
-    }
-    Ok(*h.finalize().as_bytes())
-}
-
-/// Shared, read-mostly state of the workers.
-struct Ctx<'a> {
-    lake: &'a Path,
-    index_dir: &'a Path,
-    /// Hashes of paths that disappeared, claimable by a new path with the same content.
-    gone: Mutex<HashMap<Hash, Vec<FileRow>>>,
-    /// Read budget per file; `None` in `--full` mode.
-    budget: Option<u64>,
-}
-
-fn process(ctx: &Ctx<'_>, cache: Option<&Catalog>, w: &Work<'_>) -> Outcome {
-    let e = w.entry;
-    let abs = ctx.lake.join(&e.path);
-    let fail = |kind: Kind, change: Option<Change>, msg: String| Outcome {
-        change,
-        kind,
-        analyzed: false,
-        cache_hit: false,
-        problem: Some((e.path.clone(), msg)),
-    };
-    let src = match Source::open(&abs, IN_MEMORY_LIMIT) {
-        Ok(s) => s.with_budget(ctx.budget),
-        Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
-            // Vanished between crawl and read: it is deleted now.
-            let (kind, change) = match &w.old {
-                Some(_) => (
-                    Kind::Deleted,
-                    Some(Change::Delete {
-                        path: e.path.clone(),
-                    }),
-                ),
-                None => (Kind::None, None),
-            };
-            return fail(kind, change, "file vanished while indexing".into());
-        }
-        Err(err) => {
-            let row = FileRow {
-                path: e.path.clone(),
-                size: e.size,
-                mtime_ns: e.mtime_ns,
-                hash: None,
-                format: w.old.as_ref().map_or(analyze::Format::Binary, |o| o.format),
-                analyzer: None,
-                state: FileState::Unreadable,
-                error: Some(format!("cannot read: {err}")),
-                racy: false,
-                indexed_at: crate::now_ms(),
-                time: analyze::time::from_path(&e.path),
-                sampled: false,
-            };
-            let kind = if w.old.is_some() {
-                Kind::Modified
-            } else {
-                Kind::Added
-            };
-            return fail(
-                kind,
-                Some(Change::Upsert {
-                    row,
-                    description: None,
-                }),
-                format!("cannot read: {err}"),
-            );
-        }
-    };
-    let hash = match hash_source(&src) {
-        Ok(h) => h,
-        Err(err) => {
-            return fail(
-                Kind::None,
-                None,
-                format!("read failed while hashing: {err}"),
-            );
-        }
-    };
-    let racy = e.mtime_ns + RACY_WINDOW_NS > now_ns();
-    let size = src.size();
-
-    if let Some(old) = &w.old {
-        if old.hash == Some(hash) && !w.reanalyze {
-            return Outcome {
-                change: Some(Change::Touch {
-                    path: e.path.clone(),
-                    size,
-                    mtime_ns: e.mtime_ns,
-                    racy,
-                }),
-                kind: Kind::Unchanged,
-                analyzed: false,
-                cache_hit: false,
-                problem: None,
-            };
-        }
-    } else {
-        let claimed = {
-            let mut gone = ctx.gone.lock().unwrap_or_else(|p| p.into_inner());
-            gone.get_mut(&hash).and_then(Vec::pop)
-        };
-        if let Some(from) = claimed {
-            // Coverage read from the old path does not move with the file.
-            let time = match &from.time {
-                Some(t) if t.source != "path" => Some(t.clone()),
-                _ => analyze::time::from_path(&e.path),
-            };
-            let row = FileRow {
-                path: e.path.clone(),
-                size,
-                mtime_ns: e.mtime_ns,
-                racy,
-                indexed_at: crate::now_ms(),
-                time,
-                ..from.clone()
-            };
-            return Outcome {
-                change: Some(Change::Rename {
-                    from: from.path.clone(),
-                    row,
-                }),
-                kind: Kind::Renamed,
-                analyzed: false,
-                cache_hit: false,
-                problem: None,
-            };
-        }
-    }
-
-    let kind = match (&w.old, w.reanalyze) {
-        (None, _) => Kind::Added,
-        (Some(_), true) => Kind::Unchanged,
-        (Some(_), false) => Kind::Modified,
-    };
-    let format = detect(src.path(), src.head(), size);
-    let key = current_key(format);
-    // In --full mode a description made from a sample does not count as cached.
-    let cached = cache
-        .and_then(|c| c.cached(&hash, &key).ok().flatten())
-        .filter(|c| !(c.sampled && ctx.budget.is_none()));
-    let (description, error, content_time, sampled, cache_hit) = match cached {
-        Some(c) => (None, c.error, c.time, c.sampled, true),
-        None => {
-            let d = describe_as(&src, format);
-            let error = d.error.clone();
-            let time = d.time_coverage.clone();
-            let sampled = d.is_sampled();
-            (Some(Box::new(d)), error, time, sampled, false)
-        }
-    };
-    let row = FileRow {
-        path: e.path.clone(),
-        size,
-        mtime_ns: e.mtime_ns,
-        hash: Some(hash),
-        format,
-        analyzer: Some(key),
-        state: if error.is_some() {
-            FileState::Error
-        } else {
-            FileState::Ok
-        },
-        error: error.clone(),
-        racy,
-        indexed_at: crate::now_ms(),
-        time: content_time.or_else(|| analyze::time::from_path(&e.path)),
-        sampled,
-    };
-    Outcome {
-        analyzed: description.is_some(),
-        change: Some(Change::Upsert { row, description }),
-        kind,
-        cache_hit,
-        problem: error.map(|m| (e.path.clone(), m)),
-    }
-}
 
 fn canonical_lake(lake: &Path) -> Result<PathBuf> {
     let c = lake.canonicalize().map_err(|e| UserError::BadLake {
@@ -573,7 +332,8 @@ pub fn index(
         catalog.apply(chunk)?;
     }
 
-    tracing::debug!(elapsed = ?started.elapsed(), "committed");
+    let regrouped = catalog.refresh_collections()?;
+    tracing::debug!(elapsed = ?started.elapsed(), regrouped, "committed");
     report.problems.sort();
     report.seconds = started.elapsed().as_secs_f64();
     catalog.set_meta("last_index_finished_at", &crate::now_ms().to_string())?;
@@ -583,101 +343,4 @@ pub fn index(
     )?;
     progress.finish();
     Ok(report)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn row(path: &str, hash: Hash) -> FileRow {
-        FileRow {
-            path: path.into(),
-            size: 4,
-            mtime_ns: 1,
-            hash: Some(hash),
-            format: analyze::Format::Csv,
-            analyzer: Some(current_key(analyze::Format::Csv)),
-            state: FileState::Ok,
-            error: None,
-            racy: false,
-            indexed_at: 0,
-            time: None,
-            sampled: false,
-        }
-    }
-
-    #[test]
-    fn a_file_that_vanishes_before_it_is_read_is_a_problem_not_a_failure() {
-        let d = tempfile::tempdir().unwrap();
-        let lake = d.path().canonicalize().unwrap();
-        let ctx = Ctx {
-            lake: &lake,
-            index_dir: &lake,
-            gone: Mutex::new(HashMap::new()),
-            budget: None,
-        };
-        let entry = Entry {
-            path: "gone.csv".into(),
-            size: 4,
-            mtime_ns: 1,
-        };
-        let new = process(&ctx, None, &Work::new(&entry, false));
-        assert_eq!(new.kind, Kind::None);
-        assert!(new.change.is_none());
-        assert!(new.problem.unwrap().1.contains("vanished"));
-
-        let old = row("gone.csv", [0; 32]);
-        let known = process(
-            &ctx,
-            None,
-            &Work {
-                entry: &entry,
-                known: true,
-                old: Some(old.clone()),
-                reanalyze: false,
-            },
-        );
-        assert_eq!(known.kind, Kind::Deleted);
-        assert!(matches!(known.change, Some(Change::Delete { ref path }) if path == "gone.csv"));
-    }
-
-    #[test]
-    fn same_content_under_a_new_name_claims_the_gone_row() {
-        let d = tempfile::tempdir().unwrap();
-        let lake = d.path().canonicalize().unwrap();
-        std::fs::write(lake.join("new.csv"), "a,b\n").unwrap();
-        let hash = *blake3::hash(b"a,b\n").as_bytes();
-        let old = row("old.csv", hash);
-        let ctx = Ctx {
-            lake: &lake,
-            index_dir: &lake,
-            gone: Mutex::new(HashMap::from([(hash, vec![old.clone()])])),
-            budget: None,
-        };
-        let entry = Entry {
-            path: "new.csv".into(),
-            size: 4,
-            mtime_ns: 1,
-        };
-        let o = process(&ctx, None, &Work::new(&entry, false));
-        assert_eq!(o.kind, Kind::Renamed);
-        assert!(!o.analyzed);
-        match o.change {
-            Some(Change::Rename { from, row }) => {
-                assert_eq!(from, "old.csv");
-                assert_eq!(row.path, "new.csv");
-                assert_eq!(row.analyzer, old.analyzer);
-            }
-            other => panic!("{other:?}"),
-        }
-        // A second file with the same content finds nothing left to claim: it is added.
-        std::fs::write(lake.join("twin.csv"), "a,b\n").unwrap();
-        let twin = Entry {
-            path: "twin.csv".into(),
-            ..entry
-        };
-        let o = process(&ctx, None, &Work::new(&twin, false));
-        assert_eq!(o.kind, Kind::Added);
-        assert!(o.analyzed);
-    }
 }
