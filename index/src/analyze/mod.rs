@@ -8,12 +8,16 @@
 
 mod delimited;
 mod detect;
+mod excel;
+mod html;
 mod json;
+mod markup;
 // Shared table/archive/array/media parts; some builders wait for their analyzers.
 #[allow(dead_code)]
 mod model;
 mod profile;
 mod render;
+mod sheet;
 mod source;
 mod text;
 
@@ -127,9 +131,9 @@ pub fn analyzer_for(format: Format) -> &'static dyn Analyzer {
         Format::Xml => &OpaqueAnalyzer,
         Format::Markdown => &text::TextAnalyzer,
         Format::Text => &text::TextAnalyzer,
-        Format::Html => &OpaqueAnalyzer,
+        Format::Html => &html::HtmlAnalyzer,
         Format::Parquet => &OpaqueAnalyzer,
-        Format::Excel => &OpaqueAnalyzer,
+        Format::Excel => &excel::ExcelAnalyzer,
         Format::Sqlite => &OpaqueAnalyzer,
         Format::Pdf => &OpaqueAnalyzer,
         Format::Image => &OpaqueAnalyzer,
