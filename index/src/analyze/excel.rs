@@ -568,6 +568,20 @@ mod tests {
     }
 
     #[test]
+    fn ole_and_zip_workbooks_detected_by_extension() {
+        use crate::analyze::detect;
+        use std::path::Path;
+        // An OLE header `infer` cannot tell from an installer: the extension decides.
+        let mut ole = b"\xD0\xCF\x11\xE0\xA1\xB1\x1A\xE1".to_vec();
+        ole.resize(512, 0);
+        assert_eq!(detect(Path::new("old.xls"), &ole, 512), Format::Excel);
+        assert_ne!(detect(Path::new("setup.msi"), &ole, 512), Format::Excel);
+        let zip = b"PK\x03\x04\x14\0\0\0\0\0".to_vec();
+        assert_eq!(detect(Path::new("b.xlsb"), &zip, 10), Format::Excel);
+        assert_eq!(detect(Path::new("b.zip"), &zip, 10), Format::Archive);
+    }
+
+    #[test]
     fn workbook_from_disk_is_read_without_bytes_in_memory() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("q.xlsx");
