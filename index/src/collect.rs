@@ -198,11 +198,13 @@ fn numeric_key(s: &str) -> (usize, &str) {
     (t.len(), t)
 }
 
+/// Files by (template, format, schema), each with its template.
+type Groups<'a> = std::collections::BTreeMap<(String, String, String), Vec<(&'a Entry, Template)>>;
+
 /// Group files into collections; returns the collections and, per collection, its
 /// members' paths.
 pub fn group(entries: &[Entry]) -> Vec<(Collection, Vec<String>)> {
-    let mut groups: std::collections::BTreeMap<(String, String, String), Vec<(&Entry, Template)>> =
-        Default::default();
+    let mut groups: Groups<'_> = Default::default();
     for e in entries {
         let t = template(&e.path);
         if t.parts.is_empty() {

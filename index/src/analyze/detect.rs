@@ -159,7 +159,8 @@ pub fn detect(path: &Path, head: &[u8], size: u64) -> Format {
         // Containers whose magic is generic: the extension says what is inside.
         return match (f, ext.as_str()) {
             (Format::Archive, "npz") => Format::Npy,
-            (Format::Archive, "xlsx" | "xlsm" | "ods") => Format::Excel,
+            // An OLE file that `infer` does not take for .xls reads as an archive (msi).
+            (Format::Archive, "xlsx" | "xlsm" | "xlsb" | "ods" | "xls") => Format::Excel,
             (Format::Binary, "xls") => Format::Excel,
             (Format::Compressed, _) if is_compressed_tar_name(path, &ext) => Format::Archive,
             (f, _) => f,

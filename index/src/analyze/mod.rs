@@ -12,13 +12,17 @@ pub(crate) mod dates;
 mod delimited;
 mod detect;
 mod encoding;
+mod excel;
 mod fixed;
+mod html;
 mod json;
+mod markup;
 mod media;
 mod model;
 mod parquet;
 mod profile;
 mod render;
+mod sheet;
 mod source;
 mod sqlite;
 mod structured;
@@ -146,9 +150,9 @@ pub fn analyzer_for(format: Format) -> &'static dyn Analyzer {
         Format::Xml => &structured::StructuredAnalyzer,
         Format::Markdown => &text::TextAnalyzer,
         Format::Text => &text::TextAnalyzer,
-        Format::Html => &OpaqueAnalyzer,
+        Format::Html => &html::HtmlAnalyzer,
         Format::Parquet => &parquet::ParquetAnalyzer,
-        Format::Excel => &OpaqueAnalyzer,
+        Format::Excel => &excel::ExcelAnalyzer,
         Format::Sqlite => &sqlite::SqliteAnalyzer,
         Format::Pdf => &media::PdfAnalyzer,
         Format::Image => &media::ImageAnalyzer,

@@ -1,0 +1,583 @@
+//! HTML pages, parsed with `scraper` (html5ever, the browsers' HTML5 algorithm, so
+//! unclosed and misnested tags parse as a browser would): title, heading outline, a word
+//! count of the visible text, and every `<table>` as a profiled table.
+//!
+//! A page with tables is described as [`Content::Tables`] (kind "html table") with the
+//! title and outline as file notes; a page without tables as [`Content::Text`].
+
+use super::markup;
+use super::model::TableBuilder;
+use super::profile::{value_type, ColumnType};
+use super::{
+    AnalyzeError, Analyzer, Content, Format, Heading, NamedTable, Source, TableSet, TextSummary,
+};
+use scraper::{node::Node, ElementRef, Html, Selector};
+
+/// HTML read at most; longer pages are described from their beginning.
+const MAX_HTML: usize = 32 * 1024 * 1024;
+/// Tables described per page.
+const MAX_TABLES: usize = 50;
+/// Data rows profiled per table; further rows are only counted.
+const MAX_PROFILE_ROWS: usize = 50_000;
+/// Columns of a table (after `colspan` expansion); the HTML spec caps colspan at 1000.
+const MAX_COLS: usize = 1000;
+/// Rows a `rowspan` may cover (the HTML spec's cap).
+const MAX_ROWSPAN: u32 = 65_534;
+/// Header rows combined into column names.
+const MAX_HEADER_ROWS: usize = 5;
+/// Bytes kept of one cell's text.
+const MAX_CELL_BYTES: usize = 1024;
+const MAX_HEADINGS: usize = 200;
+/// Headings shown in the file notes of a page with tables.
+const OUTLINE_NOTE_HEADINGS: usize = 8;
+const EXCERPT_CHARS: usize = 400;
+/// Nesting depth parsed at most (real pages stay far below); see [`markup::parse_cut`].
+const MAX_DEPTH: u64 = 1000;
+/// Scope-check work allowed to the parser: the sum of the depths of all start tags.
+const MAX_PARSE_COST: u64 = 100_000_000;
+
+/// Elements whose content is not visible text.
+const HIDDEN: [&str; 5] = ["script", "style", "noscript", "template", "head"];
+/// Elements that do not break words apart ("<b>to</b>day" is one word).
+const INLINE: [&str; 16] = [
+    "a", "abbr", "b", "cite", "code", "em", "font", "i", "mark", "q", "s", "small", "span",
+    "strong", "sub", "sup",
+];
+
+/// Analyzer for [`Format::Html`].
+pub(crate) struct HtmlAnalyzer;
+
+impl Analyzer for HtmlAnalyzer {
+    fn name(&self) -> &'static str {
+        "html"
+    }
+    fn version(&self) -> u32 {
+        1
+    }
+    fn analyze(&self, src: &Source, _format: Format) -> Result<Content, AnalyzeError> {
+        let (bytes, truncated) = src.read_up_to(MAX_HTML)?;
+        let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
+        let (text, lossy) = match std::str::from_utf8(bytes) {
+            Ok(s) => (std::borrow::Cow::Borrowed(s), false),
+            // Cut in the middle of a character: drop the partial tail.
+            Err(e) if truncated && e.error_len().is_none() => {
+                (String::from_utf8_lossy(&bytes[..e.valid_up_to()]), false)
+            }
+            Err(_) => (String::from_utf8_lossy(bytes), true),
+        };
+        let mut read_notes = Vec::new();
+        if truncated {
+            read_notes.push(format!("only the first {} MiB read", MAX_HTML >> 20));
+        }
+        if lossy {
+            read_notes.push("invalid UTF-8 replaced".to_string());
+        }
+        let mut text: &str = &text;
+        let mut parse_cut = false;
+        if let Some((at, _)) = markup::parse_cut(text, MAX_DEPTH, MAX_PARSE_COST) {
+            read_notes.push(format!(
+                "markup too deeply nested to parse whole: the first {at} of {} bytes parsed",
+                text.len()
+            ));
+            // `at` is the offset of a `<`, a character boundary.
+            text = text.get(..at).unwrap_or(text);
+            parse_cut = true;
+        }
+        let doc = Html::parse_document(text);
+        let title = selector("title")
+            .and_then(|s| doc.select(&s).next())
+            .map(|t| collapse(&t.text().collect::<String>()))
+            .filter(|t| !t.is_empty());
+        let visible = text_under(doc.root_element(), true, usize::MAX);
+        let words = visible.split_whitespace().count() as u64;
+        let outline = outline(&doc, text);
+        let tables: Vec<ElementRef> = selector("table")
+            .map(|s| doc.select(&s).collect())
+            .unwrap_or_default();
+
+        if tables.is_empty() {
+            let body = collapse(&visible);
+            // The title is not visible text, but it is what the page calls itself.
+            let excerpt = match &title {
+                Some(t) if !body.starts_with(t.as_str()) => format!("{t} — {body}"),
+                _ => body,
+            };
+            return Ok(Content::Text(TextSummary {
+                markdown: false,
+                lines: text.lines().count() as u64,
+                words,
+                truncated: truncated || parse_cut,
+                lossy,
+                encoding: None,
+                outline,
+                tables: Vec::new(),
+                excerpt: cut_chars(&excerpt, EXCERPT_CHARS),
+            }));
+        }
+
+        let mut set = TableSet::default();
+        if let Some(t) = &title {
+            set.notes.push(format!("title: {t}"));
+        }
+        if !outline.is_empty() {
+            let shown: Vec<String> = outline
+                .iter()
+                .take(OUTLINE_NOTE_HEADINGS)
+                .map(|h| format!("{} {}", "#".repeat(h.level as usize), h.text))
+                .collect();
+            let more = outline.len().saturating_sub(OUTLINE_NOTE_HEADINGS);
+            let more = if more > 0 {
+                format!(" (+{more} more)")
+            } else {
+                String::new()
+            };
+            set.notes
+                .push(format!("outline: {}{more}", shown.join(" · ")));
+        }
+        set.notes.push(format!("{words} words of visible text"));
+        set.notes.extend(read_notes);
+        for (i, t) in tables.iter().enumerate().take(MAX_TABLES) {
+            let mut nt = describe_table(*t, i + 1);
+            let parent = t
+                .ancestors()
+                .find(|a| matches!(a.value(), Node::Element(e) if e.name() == "table"));
+            if let Some(p) = parent {
+                if let Some(j) = tables.iter().position(|x| x.id() == p.id()) {
+                    nt.notes.push(format!("nested in table {}", j + 1));
+                }
+            }
+            set.tables.push(nt);
+        }
+        if tables.len() > MAX_TABLES {
+            set.notes.push(format!(
+                "{} more tables not described",
+                tables.len() - MAX_TABLES
+            ));
+        }
+        Ok(Content::Tables(set))
+    }
+}
+
+fn selector(s: &str) -> Option<Selector> {
+    Selector::parse(s).ok()
+}
+
+/// The text under `el`, without hidden elements (and without nested tables when
+/// `nested_tables` is false); block elements separate words.
+fn text_under(el: ElementRef<'_>, nested_tables: bool, max_bytes: usize) -> String {
+    let mut out = String::new();
+    // Explicit stack: deeply nested markup must not overflow the call stack.
+    let mut stack: Vec<_> = el.children().rev().collect();
+    while let Some(n) = stack.pop() {
+        if out.len() >= max_bytes {
+            break;
+        }
+        match n.value() {
+            Node::Text(t) => out.push_str(t),
+            Node::Element(e) => {
+                let name = e.name();
+                if HIDDEN.contains(&name) || (!nested_tables && name == "table") {
+                    continue;
+                }
+                if !INLINE.contains(&name) {
+                    out.push(' ');
+                }
+                stack.extend(n.children().rev());
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+fn collapse(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn cut_chars(s: &str, n: usize) -> String {
+    if s.chars().count() <= n {
+        s.to_string()
+    } else {
+        let mut t: String = s.chars().take(n - 1).collect();
+        t.push('…');
+        t
+    }
+}
+
+/// h1–h6 in document order, with their source lines when the markup shows them.
+fn outline(doc: &Html, source: &str) -> Vec<Heading> {
+    let Some(sel) = selector("h1, h2, h3, h4, h5, h6") else {
+        return Vec::new();
+    };
+    let tags = markup::heading_tags(source);
+    let mut next_tag = 0;
+    let mut out = Vec::new();
+    for h in doc.select(&sel).take(MAX_HEADINGS) {
+        let level = h.value().name().as_bytes().get(1).map_or(1, |d| d - b'0');
+        // Align elements with the `<hN` tags of the source in order; a heading the scan
+        // cannot place (made by a script, say) gets line 0.
+        let line = match tags.iter().skip(next_tag).position(|&(l, _)| l == level) {
+            Some(k) => {
+                next_tag += k + 1;
+                tags[next_tag - 1].1
+            }
+            None => 0,
+        };
+        let text = collapse(&text_under(h, true, 4096));
+        if !text.is_empty() {
+            out.push(Heading { level, text, line });
+        }
+    }
+    out
+}
+
+/// One `<tr>` of a table: its cells' text, spans and whether they are `<th>`.
+struct RawCell {
+    text: String,
+    th: bool,
+    colspan: usize,
+    rowspan: u32,
+}
+
+/// The rows of `table` itself (not of tables nested in it), in order, with whether each
+/// comes from `<thead>`.
+fn raw_rows<'a>(table: ElementRef<'a>) -> impl Iterator<Item = (ElementRef<'a>, bool)> + 'a {
+    table.child_elements().flat_map(|c| {
+        let name = c.value().name();
+        let rows: Vec<(ElementRef<'a>, bool)> = match name {
+            "tr" => vec![(c, false)],
+            "thead" | "tbody" | "tfoot" => c
+                .child_elements()
+                .filter(|r| r.value().name() == "tr")
+                .map(|r| (r, name == "thead"))
+                .collect(),
+            _ => Vec::new(),
+        };
+        rows
+    })
+}
+
+fn raw_cells(tr: ElementRef<'_>) -> Vec<RawCell> {
+    tr.child_elements()
+        .filter(|c| matches!(c.value().name(), "td" | "th"))
+        .map(|c| {
+            let span = |a: &str| c.attr(a).and_then(|v| v.trim().parse::<u32>().ok());
+            let mut text = collapse(&text_under(c, false, MAX_CELL_BYTES * 4));
+            if text.len() > MAX_CELL_BYTES {
+                let mut end = MAX_CELL_BYTES;
+                while !text.is_char_boundary(end) {
+                    end -= 1;
+                }
+                text.truncate(end);
+            }
+            RawCell {
+                text,
+                th: c.value().name() == "th",
+                colspan: span("colspan").unwrap_or(1).clamp(1, MAX_COLS as u32) as usize,
+                rowspan: span("rowspan").unwrap_or(1).clamp(1, MAX_ROWSPAN),
+            }
+        })
+        .collect()
+}
+
+/// Lays rows out on a grid: cells spanning columns repeat their text, cells spanning rows
+/// reappear in the rows below, so that every row's n-th value belongs to column n.
+#[derive(Default)]
+struct SpanGrid {
+    /// Per column: text and rows still covered by a rowspan from above.
+    pending: Vec<Option<(String, u32)>>,
+}
+
+impl SpanGrid {
+    fn row(&mut self, cells: Vec<RawCell>) -> (Vec<String>, bool) {
+        let mut out: Vec<String> = Vec::new();
+        let all_th = !cells.is_empty() && cells.iter().all(|c| c.th);
+        let take_pending = |out: &mut Vec<String>, pending: &mut Vec<Option<(String, u32)>>| {
+            while let Some(Some((t, left))) = pending.get_mut(out.len()) {
+                out.push(t.clone());
+                *left -= 1;
+                if *left == 0 {
+                    pending[out.len() - 1] = None;
+                }
+            }
+        };
+        for c in cells {
+            take_pending(&mut out, &mut self.pending);
+            for _ in 0..c.colspan {
+                if out.len() >= MAX_COLS {
+                    break;
+                }
+                let col = out.len();
+                if c.rowspan > 1 {
+                    if self.pending.len() <= col {
+                        self.pending.resize(col + 1, None);
+                    }
+                    self.pending[col] = Some((c.text.clone(), c.rowspan - 1));
+                }
+                out.push(c.text.clone());
+            }
+        }
+        // Rowspans from above right of this row's last cell.
+        while out.len() < self.pending.len() {
+            take_pending(&mut out, &mut self.pending);
+            if out.len() < self.pending.len() && self.pending[out.len()].is_none() {
+                out.push(String::new());
+            }
+        }
+        while out.last().is_some_and(String::is_empty) && out.len() > 1 {
+            out.pop();
+        }
+        (out, all_th)
+    }
+}
+
+/// One table: name, header (`<th>` rows or a first row of text), profiled rows.
+fn describe_table(table: ElementRef<'_>, number: usize) -> NamedTable {
+    let caption = table
+        .child_elements()
+        .find(|c| c.value().name() == "caption")
+        .map(|c| collapse(&text_under(c, false, 4096)))
+        .filter(|c| !c.is_empty());
+    let name = caption
+        .or_else(|| {
+            table
+                .attr("id")
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .map(String::from)
+        })
+        .unwrap_or_else(|| format!("table {number}"));
+
+    let mut grid = SpanGrid::default();
+    let mut header_rows: Vec<Vec<String>> = Vec::new();
+    let mut builder: Option<TableBuilder> = None;
+    let mut rows = 0u64;
+    let mut first_row_header = false;
+    for (i, (tr, in_thead)) in raw_rows(table).enumerate() {
+        let (cells, all_th) = grid.row(raw_cells(tr));
+        if builder.is_none() {
+            let leading = header_rows.len() == i && header_rows.len() < MAX_HEADER_ROWS;
+            if leading && (in_thead || all_th) {
+                header_rows.push(cells);
+                continue;
+            }
+            // No <th>: a first row of text (not numbers or dates) names the columns.
+            if i == 0 && looks_like_header(&cells) {
+                first_row_header = true;
+                header_rows.push(cells);
+                continue;
+            }
+            builder = Some(TableBuilder::new(column_names(&header_rows)));
+        }
+        rows += 1;
+        if let Some(b) = builder.as_mut() {
+            if (b.rows() as usize) < MAX_PROFILE_ROWS {
+                b.push_row(cells.iter());
+            }
+        }
+    }
+    let builder = builder.unwrap_or_else(|| TableBuilder::new(column_names(&header_rows)));
+    let profiled = builder.rows();
+    let mut t = builder.finish(name, "html table");
+    t.rows = rows;
+    if !header_rows.is_empty() {
+        t.header_row = Some(header_rows.len() as u64);
+    }
+    if header_rows.len() > 1 {
+        t.notes
+            .push(format!("header spans rows 1–{}", header_rows.len()));
+    }
+    if first_row_header {
+        t.notes
+            .push("no <th> cells: first row taken as header".into());
+    }
+    if profiled < rows {
+        t.notes.push(format!(
+            "columns profiled from the first {profiled} of {rows} rows"
+        ));
+    }
+    t
+}
+
+fn looks_like_header(cells: &[String]) -> bool {
+    let filled: Vec<&String> = cells.iter().filter(|c| !c.is_empty()).collect();
+    !filled.is_empty() && filled.iter().all(|c| value_type(c) == ColumnType::Text)
+}
+
+/// Column names from the header rows: the distinct non-empty parts, top to bottom,
+/// joined by " / " (a spanning group heading over its sub-headings).
+fn column_names(header_rows: &[Vec<String>]) -> Vec<String> {
+    let width = header_rows.iter().map(Vec::len).max().unwrap_or(0);
+    (0..width)
+        .map(|c| {
+            let mut parts: Vec<&str> = Vec::new();
+            for r in header_rows {
+                if let Some(p) = r.get(c).map(String::as_str).filter(|p| !p.is_empty()) {
+                    if !parts.contains(&p) {
+                        parts.push(p);
+                    }
+                }
+            }
+            parts.join(" / ")
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analyze::describe;
+
+    const PAGE: &str = r#"<!DOCTYPE html>
+<html><head><title>Fleet  report</title>
+<style>td { color: red }</style>
+<script>var x = "<h1>not a heading</h1> hidden words";</script>
+</head>
+<body>
+<h1>Fleet</h1>
+<p>Our vehicles and their trips.</p>
+<h2>Vehicles</h2>
+<table id="vehicles">
+  <caption>Vehicle list</caption>
+  <thead><tr><th>plate</th><th>year</th><th>km</th></tr></thead>
+  <tbody>
+    <tr><td>AB-123</td><td>2019</td><td>12000.5</td></tr>
+    <tr><td>CD-456</td><td>2021</td><td>800</td></tr>
+    <tr><td>EF-789</td><td>2020</td><td></td></tr>
+  </tbody>
+</table>
+<h2>Trips</h2>
+<table>
+  <tr><td>date</td><td>driver</td><td>trips</td></tr>
+  <tr><td>2024-01-02</td><td>Ann</td><td>3</td></tr>
+  <tr><td>2024-01-03</td><td>Bob</td><td>5</td></tr>
+</table>
+<h3>Notes</h3>
+</body></html>"#;
+
+    fn analyze(html: &str) -> Content {
+        let src = Source::from_bytes("p.html", html.as_bytes().to_vec());
+        HtmlAnalyzer.analyze(&src, Format::Html).unwrap()
+    }
+
+    #[test]
+    fn page_with_two_tables() {
+        let Content::Tables(set) = analyze(PAGE) else {
+            panic!("expected tables")
+        };
+        assert_eq!(set.tables.len(), 2);
+        assert_eq!(set.notes[0], "title: Fleet report");
+        assert_eq!(
+            set.notes[1],
+            "outline: # Fleet · ## Vehicles · ## Trips · ### Notes"
+        );
+        // Fleet, Our…trips (5), Vehicles, table 1 (caption 2, header 3, 8 filled cells),
+        // Trips, table 2 (9), Notes; nothing from the script or the style.
+        assert_eq!(set.notes[2], "31 words of visible text");
+
+        let v = &set.tables[0];
+        assert_eq!(
+            (v.name.as_str(), v.kind.as_str()),
+            ("Vehicle list", "html table")
+        );
+        let cols: Vec<(&str, ColumnType)> = v
+            .columns
+            .iter()
+            .map(|c| (c.name.as_str(), c.kind))
+            .collect();
+        assert_eq!(
+            cols,
+            [
+                ("plate", ColumnType::Text),
+                ("year", ColumnType::Integer),
+                ("km", ColumnType::Float)
+            ]
+        );
+        assert_eq!((v.rows, v.header_row), (3, Some(1)));
+        assert_eq!(v.columns[2].nulls, 1);
+        assert_eq!(v.sample_rows[0], ["AB-123", "2019", "12000.5"]);
+
+        let t = &set.tables[1];
+        assert_eq!(t.name, "table 2");
+        assert_eq!((t.rows, t.header_row), (2, Some(1)));
+        let names: Vec<&str> = t.columns.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(names, ["date", "driver", "trips"]);
+        assert_eq!(t.columns[0].kind, ColumnType::Date);
+        assert_eq!(t.columns[2].kind, ColumnType::Integer);
+        assert!(t
+            .notes
+            .contains(&"no <th> cells: first row taken as header".to_string()));
+    }
+
+    #[test]
+    fn detected_and_described_through_describe() {
+        let d = describe(&Source::from_bytes("page.htm", PAGE.as_bytes().to_vec()));
+        assert_eq!(d.format, Format::Html);
+        assert_eq!(d.analyzer, "html@1");
+        assert!(matches!(d.content, Content::Tables(_)));
+    }
+
+    #[test]
+    fn page_without_tables_is_text_with_outline() {
+        let html = "<html><head><title>Maps Inc</title></head><body>\n<h1>About us</h1>\n\
+                    <p>We make <b>to</b>day's maps.</p>\n<h2>Team</h2><p>Four people.</p>\n\
+                    <script>ignored()</script></body></html>";
+        let Content::Text(s) = analyze(html) else {
+            panic!("expected text")
+        };
+        assert!(!s.markdown);
+        let o: Vec<(u8, &str, u64)> = s
+            .outline
+            .iter()
+            .map(|h| (h.level, h.text.as_str(), h.line))
+            .collect();
+        assert_eq!(o, [(1, "About us", 2), (2, "Team", 4)]);
+        assert_eq!(s.words, 9);
+        assert_eq!(
+            s.excerpt,
+            "Maps Inc — About us We make today's maps. Team Four people."
+        );
+    }
+
+    #[test]
+    fn malformed_html_is_still_described() {
+        let html = "<html><body><h1>Broken <b>page<table><tr><th>a<th>b\
+                    <tr><td>1<td>x<tr><td>2<td>y<div><p>unclosed";
+        let Content::Tables(set) = analyze(html) else {
+            panic!("expected tables")
+        };
+        let t = &set.tables[0];
+        assert_eq!(t.rows, 2);
+        let names: Vec<&str> = t.columns.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(names, ["a", "b"]);
+        assert_eq!(t.columns[0].kind, ColumnType::Integer);
+        // Garbage and deep nesting do not panic either.
+        let deep = "<div>".repeat(50_000) + "x";
+        let Content::Text(s) = analyze(&deep) else {
+            panic!()
+        };
+        assert!(s.truncated);
+        let src = Source::from_bytes("g.html", vec![0xff, 0xfe, b'<', b'p', b'>', 0x80]);
+        let Content::Text(s) = HtmlAnalyzer.analyze(&src, Format::Html).unwrap() else {
+            panic!()
+        };
+        assert!(s.lossy);
+    }
+
+    #[test]
+    fn spans_align_columns() {
+        let html = "<table><tr><th rowspan=2>city</th><th colspan=2>temp</th></tr>\
+                    <tr><th>min</th><th>max</th></tr>\
+                    <tr><td rowspan=2>Oslo</td><td>-3</td><td>4</td></tr>\
+                    <tr><td>-5</td><td>2</td></tr></table>";
+        let Content::Tables(set) = analyze(html) else {
+            panic!()
+        };
+        let t = &set.tables[0];
+        let names: Vec<&str> = t.columns.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(names, ["city", "temp / min", "temp / max"]);
+        assert_eq!((t.rows, t.header_row), (2, Some(2)));
+        assert_eq!(t.sample_rows[1], ["Oslo", "-5", "2"]);
+        assert_eq!(t.columns[1].kind, ColumnType::Integer);
+    }
+}

@@ -1,0 +1,421 @@
+//! The format-neutral half of the spreadsheet analyzer: a bounded grid of a sheet's
+//! non-empty cells, header-row detection (title rows and blank rows above the header are
+//! skipped) and the sheet's [`NamedTable`].
+//!
+//! Cells arrive in row order from any reader (streamed xlsx/xlsb cells, or an in-memory
+//! xls/ods range). The grid counts every non-empty row and the used range, but keeps the
+//! text of only the first rows, within a byte budget, so that a huge sheet is profiled
+//! from its beginning while its row count stays exact.
+
+use super::model::{NamedTable, TableBuilder};
+use super::profile::{value_type, ColumnType};
+
+/// Non-empty rows examined when looking for the header.
+const SCAN_ROWS: usize = 30;
+/// Data rows profiled per sheet; further rows are only counted.
+pub(crate) const MAX_PROFILE_ROWS: usize = 50_000;
+/// Text kept per sheet for profiling (the cells of the first rows).
+const MAX_KEPT_BYTES: usize = 64 * 1024 * 1024;
+/// Characters kept of one cell: long notes profile as text all the same.
+const MAX_CELL_BYTES: usize = 1024;
+/// Columns profiled per sheet.
+const MAX_COLS: u32 = 1024;
+/// Characters of a title or skipped row shown in a note.
+const NOTE_CHARS: usize = 80;
+
+/// One non-empty cell: its column and its value as text.
+#[derive(Debug, Clone)]
+pub(crate) struct GridCell {
+    col: u32,
+    text: String,
+    /// The workbook stores it as a string (not a number, date or boolean).
+    is_text: bool,
+}
+
+/// The non-empty cells of one row.
+#[derive(Debug, Clone)]
+struct GridRow {
+    row: u32,
+    cells: Vec<GridCell>,
+}
+
+/// The cells of one sheet, as read.
+#[derive(Debug, Default)]
+pub(crate) struct Grid {
+    kept: Vec<GridRow>,
+    kept_bytes: usize,
+    keeping: bool,
+    /// Distinct non-empty rows seen (counted on row changes of the stream).
+    nonempty_rows: u64,
+    last_row: Option<u32>,
+    out_of_order: bool,
+    /// Used range over every cell with a value (errors and empty strings included).
+    bounds: Option<((u32, u32), (u32, u32))>,
+}
+
+impl Grid {
+    /// An empty grid, ready to receive cells in row order.
+    pub(crate) fn new() -> Self {
+        Grid {
+            keeping: true,
+            ..Default::default()
+        }
+    }
+
+    /// Add a cell. `text` empty means a cell that holds nothing usable (an error value, an
+    /// empty string): it extends the used range but is no content.
+    pub(crate) fn push(&mut self, row: u32, col: u32, text: String, is_text: bool) {
+        self.bounds = Some(match self.bounds {
+            None => ((row, col), (row, col)),
+            Some(((r0, c0), (r1, c1))) => ((r0.min(row), c0.min(col)), (r1.max(row), c1.max(col))),
+        });
+        if text.trim().is_empty() {
+            return;
+        }
+        if self.last_row != Some(row) {
+            if self.last_row.is_some_and(|r| row < r) {
+                self.out_of_order = true;
+            }
+            self.last_row = Some(row);
+            self.nonempty_rows += 1;
+            if self.keeping && self.kept.len() >= SCAN_ROWS + MAX_PROFILE_ROWS {
+                self.keeping = false;
+            }
+            if self.keeping {
+                self.kept.push(GridRow {
+                    row,
+                    cells: Vec::new(),
+                });
+            }
+        }
+        if !self.keeping {
+            return;
+        }
+        let text = cut_bytes(text, MAX_CELL_BYTES);
+        self.kept_bytes += text.len() + std::mem::size_of::<GridCell>();
+        if self.kept_bytes > MAX_KEPT_BYTES {
+            // Drop the partly kept row: profiles see whole rows only.
+            self.kept.pop();
+            self.keeping = false;
+            return;
+        }
+        if let Some(r) = self.kept.last_mut() {
+            r.cells.push(GridCell { col, text, is_text });
+        }
+    }
+
+    /// The used range in A1 notation, e.g. `A1:F120`.
+    pub(crate) fn range(&self) -> Option<String> {
+        self.bounds
+            .map(|((r0, c0), (r1, c1))| format!("{}:{}", a1(r0, c0), a1(r1, c1)))
+    }
+
+    /// The sheet's table. `complete` is false when reading stopped before the sheet's end;
+    /// `declared_last_row` (0-based) is the last row the sheet declares, if known.
+    pub(crate) fn finish(
+        self,
+        name: &str,
+        complete: bool,
+        declared_last_row: Option<u32>,
+    ) -> NamedTable {
+        let range = self.range();
+        let Some(((_, min_col), (_, max_col))) = self.bounds else {
+            let mut t = TableBuilder::new(Vec::<String>::new()).finish(name, "sheet");
+            t.rows_exact = complete;
+            t.notes.push("empty sheet".into());
+            return t;
+        };
+        let layout = layout(&self.kept);
+        let last_col = max_col.min(min_col.saturating_add(MAX_COLS - 1));
+        let header = layout.header.and_then(|i| self.kept.get(i));
+        let names: Vec<String> = (min_col..=last_col)
+            .map(|c| {
+                header
+                    .and_then(|h| h.cells.iter().find(|x| x.col == c))
+                    .map(|x| collapse(&x.text))
+                    .filter(|s| !s.is_empty())
+                    .unwrap_or_else(|| col_letters(c))
+            })
+            .collect();
+        let mut b = TableBuilder::new(names);
+        let mut row_buf: Vec<&str> = Vec::new();
+        for r in self.kept.iter().skip(layout.data_start) {
+            row_buf.clear();
+            row_buf.resize((last_col - min_col + 1) as usize, "");
+            for c in &r.cells {
+                if let Some(slot) = c
+                    .col
+                    .checked_sub(min_col)
+                    .and_then(|i| row_buf.get_mut(i as usize))
+                {
+                    *slot = &c.text;
+                }
+            }
+            b.push_row(row_buf.iter());
+            if b.rows() as usize >= MAX_PROFILE_ROWS {
+                break;
+            }
+        }
+        let profiled = b.rows();
+        let mut t = b.finish(name, "sheet");
+        t.range = range;
+        t.header_row = header.map(|h| u64::from(h.row) + 1);
+        // Rows above the data are part of the non-empty rows counted while streaming.
+        let mut rows = self.nonempty_rows.saturating_sub(layout.data_start as u64);
+        if !complete {
+            if let (Some(last), Some(first_data)) = (
+                declared_last_row,
+                self.kept.get(layout.data_start).map(|r| r.row),
+            ) {
+                rows = rows.max(u64::from(last.saturating_sub(first_data)) + 1);
+            }
+        }
+        t.rows = rows;
+        t.rows_exact = complete && !self.out_of_order;
+        for &i in &layout.titles {
+            if let Some(r) = self.kept.get(i) {
+                let text: Vec<String> = r.cells.iter().map(|c| collapse(&c.text)).collect();
+                let text = cut_chars(&text.join(" | "), NOTE_CHARS);
+                let what = if r.cells.len() == 1 {
+                    "title row"
+                } else {
+                    "row above the header"
+                };
+                t.notes.push(format!("{what} {}: {text}", r.row + 1));
+            }
+        }
+        if layout.header.is_none() && rows > 0 {
+            t.notes
+                .push("no header row found: columns named by letter".into());
+        }
+        if max_col > last_col {
+            t.notes.push(format!(
+                "{} columns right of {} not profiled",
+                max_col - last_col,
+                col_letters(last_col)
+            ));
+        }
+        if profiled < rows {
+            t.notes.push(format!(
+                "columns profiled from the first {profiled} of {rows} data rows"
+            ));
+        }
+        if self.out_of_order {
+            t.notes
+                .push("cells stored out of row order: row count approximate".into());
+        }
+        t
+    }
+}
+
+/// Where the header and the data are among the kept non-empty rows.
+#[derive(Debug, PartialEq)]
+struct Layout {
+    /// Index of the header row.
+    header: Option<usize>,
+    /// Rows above the data that are not the header (titles, notes).
+    titles: Vec<usize>,
+    /// Index of the first data row.
+    data_start: usize,
+}
+
+/// Find the header: the first row (of the first [`SCAN_ROWS`]) whose cells are mostly
+/// text, that fills at least two thirds of the width of the rows below it, and has data
+/// rows below it. Rows above it are titles; without a header, only leading one-cell
+/// rows above wider rows are titles.
+fn layout(rows: &[GridRow]) -> Layout {
+    let below_width = |i: usize| -> usize {
+        rows.iter()
+            .skip(i + 1)
+            .take(5)
+            .map(|r| r.cells.len())
+            .max()
+            .unwrap_or(0)
+    };
+    for i in 0..rows.len().min(SCAN_ROWS) {
+        let Some(r) = rows.get(i) else { break };
+        let n = r.cells.len();
+        let text = r
+            .cells
+            .iter()
+            .filter(|c| c.is_text && value_type(&c.text) == ColumnType::Text)
+            .count();
+        let width = below_width(i);
+        if width == 0 {
+            break;
+        }
+        let wide_enough = n * 3 >= width * 2 && (n >= 2 || width == 1);
+        if wide_enough && text * 3 >= n * 2 {
+            return Layout {
+                header: Some(i),
+                titles: (0..i).collect(),
+                data_start: i + 1,
+            };
+        }
+    }
+    let titles: Vec<usize> = rows
+        .iter()
+        .enumerate()
+        .take_while(|(i, r)| r.cells.len() == 1 && below_width(*i) > 1)
+        .map(|(i, _)| i)
+        .collect();
+    Layout {
+        header: None,
+        data_start: titles.len(),
+        titles,
+    }
+}
+
+/// Spreadsheet column letters of a 0-based column: 0 → `A`, 26 → `AA`.
+pub(crate) fn col_letters(col: u32) -> String {
+    let mut n = u64::from(col) + 1;
+    let mut out = Vec::new();
+    while n > 0 {
+        let rem = ((n - 1) % 26) as u8;
+        out.push(b'A' + rem);
+        n = (n - 1) / 26;
+    }
+    out.reverse();
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// A1 notation of a 0-based (row, column).
+pub(crate) fn a1(row: u32, col: u32) -> String {
+    format!("{}{}", col_letters(col), u64::from(row) + 1)
+}
+
+/// Whitespace runs (newlines in wrapped header cells) as single spaces.
+fn collapse(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn cut_chars(s: &str, n: usize) -> String {
+    if s.chars().count() <= n {
+        s.to_string()
+    } else {
+        let mut t: String = s.chars().take(n - 1).collect();
+        t.push('…');
+        t
+    }
+}
+
+fn cut_bytes(mut s: String, max: usize) -> String {
+    if s.len() > max {
+        let mut end = max;
+        while !s.is_char_boundary(end) {
+            end -= 1;
+        }
+        s.truncate(end);
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// (column, text, stored as a string)
+    type TestCell<'a> = (u32, &'a str, bool);
+
+    fn grid(rows: &[(u32, &[TestCell])]) -> Grid {
+        let mut g = Grid::new();
+        for (r, cells) in rows {
+            for (c, t, is_text) in cells.iter() {
+                g.push(*r, *c, t.to_string(), *is_text);
+            }
+        }
+        g
+    }
+
+    #[test]
+    fn letters_and_a1() {
+        assert_eq!(col_letters(0), "A");
+        assert_eq!(col_letters(25), "Z");
+        assert_eq!(col_letters(26), "AA");
+        assert_eq!(col_letters(701), "ZZ");
+        assert_eq!(col_letters(16383), "XFD");
+        assert_eq!(a1(119, 5), "F120");
+    }
+
+    #[test]
+    fn header_below_title_and_preamble() {
+        let g = grid(&[
+            (0, &[(0, "Report", true)]),
+            (1, &[(0, "By", true), (1, "Alice", true)]),
+            (
+                3,
+                &[
+                    (0, "id", true),
+                    (1, "name", true),
+                    (2, "score", true),
+                    (3, "at", true),
+                ],
+            ),
+            (
+                4,
+                &[
+                    (0, "1", false),
+                    (1, "x", true),
+                    (2, "2.5", false),
+                    (3, "2024-01-01", false),
+                ],
+            ),
+            (5, &[(0, "2", false), (1, "y", true), (2, "3.5", false)]),
+        ]);
+        let t = g.finish("s", true, None);
+        assert_eq!(t.header_row, Some(4));
+        assert_eq!(t.rows, 2);
+        assert_eq!(t.range.as_deref(), Some("A1:D6"));
+        let names: Vec<&str> = t.columns.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(names, ["id", "name", "score", "at"]);
+        assert_eq!(t.columns[2].kind, ColumnType::Float);
+        assert_eq!(
+            (t.columns[3].kind, t.columns[3].nulls),
+            (ColumnType::Date, 1)
+        );
+        assert_eq!(
+            t.notes,
+            ["title row 1: Report", "row above the header 2: By | Alice"]
+        );
+    }
+
+    #[test]
+    fn numbers_only_have_no_header() {
+        let g = grid(&[
+            (0, &[(0, "1", false), (1, "2", false)]),
+            (1, &[(0, "3", false), (1, "4", false)]),
+        ]);
+        let t = g.finish("n", true, None);
+        assert_eq!(t.header_row, None);
+        assert_eq!(t.rows, 2);
+        assert_eq!(t.columns[1].name, "B");
+        assert_eq!(t.columns[0].kind, ColumnType::Integer);
+    }
+
+    #[test]
+    fn empty_and_error_only_cells() {
+        let t = Grid::new().finish("e", true, None);
+        assert_eq!((t.rows, t.columns.len()), (0, 0));
+        assert_eq!(t.notes, ["empty sheet"]);
+        // An error cell (empty text) widens the range but adds no row.
+        let g = grid(&[
+            (0, &[(0, "a", true), (1, "b", true)]),
+            (1, &[(0, "1", false), (1, "2", false)]),
+            (2, &[(3, "", false)]),
+        ]);
+        let t = g.finish("e", true, None);
+        assert_eq!(t.range.as_deref(), Some("A1:D3"));
+        assert_eq!(t.rows, 1);
+    }
+
+    #[test]
+    fn incomplete_sheet_uses_declared_rows() {
+        let g = grid(&[
+            (0, &[(0, "a", true), (1, "b", true)]),
+            (1, &[(0, "1", false), (1, "2", false)]),
+        ]);
+        let t = g.finish("big", false, Some(999));
+        assert_eq!(t.rows, 999);
+        assert!(!t.rows_exact);
+    }
+}
