@@ -20,7 +20,7 @@ pub(crate) struct DescribeArgs {
     #[arg(long)]
     json: bool,
     /// Budget of the text rendering, in bytes.
-    #[arg(long, value_name = "BYTES", default_value_t = 4096)]
+    #[arg(long, value_name = "BYTES", default_value_t = 2048)]
     max_bytes: usize,
 }
 
@@ -41,6 +41,9 @@ struct Described {
     error: Option<String>,
     /// The time span covered: from the content when it shows one, else from the path.
     time_coverage: Option<TimeCoverage>,
+    /// The collection the file belongs to (see `lakestar collections`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    collection: Option<lakestar_index::collect::Collection>,
     description: Option<Description>,
     text: String,
 }
@@ -123,6 +126,10 @@ pub(crate) fn run(a: DescribeArgs) -> Result<()> {
                 state: row.state.as_str().into(),
                 error: row.error.clone(),
                 time_coverage: row.time.clone(),
+                collection: match cat.collection_of(&row.path)? {
+                    Some(id) => cat.collection(&id)?,
+                    None => None,
+                },
                 description,
                 text,
             }
@@ -157,6 +164,7 @@ pub(crate) fn run(a: DescribeArgs) -> Result<()> {
                     .time_coverage
                     .clone()
                     .or_else(|| lakestar_index::analyze::time::from_path(&shown)),
+                collection: None,
                 description: Some(d),
             }
         }
@@ -165,5 +173,11 @@ pub(crate) fn run(a: DescribeArgs) -> Result<()> {
         return print_json(&out);
     }
     print!("{}", out.text);
+    if let Some(c) = &out.collection {
+        println!(
+            "  member of collection {} ({} files; `lakestar collections {}`)",
+            c.template, c.members, c.id
+        );
+    }
     Ok(())
 }

@@ -1,6 +1,7 @@
 //! The command line: a clap definition per command and a runner per command. This is
 //! the binary's edge, where library errors become `anyhow` errors and exit codes.
 
+mod collections;
 mod describe;
 mod index;
 mod output;
@@ -28,6 +29,8 @@ enum Command {
     Status(status::StatusArgs),
     /// Show the description of one file (from the index, or analyzed on the fly).
     Describe(describe::DescribeArgs),
+    /// List collections: same-schema files whose paths differ only in ids, dates, numbers.
+    Collections(collections::CollectionsArgs),
 }
 
 /// Where the index is: `--index DIR`, shared by the commands that read or write one.
@@ -78,6 +81,7 @@ pub fn main() -> i32 {
         Command::Index(a) => index::run(a),
         Command::Status(a) => status::run(a),
         Command::Describe(a) => describe::run(a),
+        Command::Collections(a) => collections::run(a),
     };
     match result {
         Ok(()) => 0,

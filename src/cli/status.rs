@@ -28,6 +28,7 @@ struct Status {
     by_format: std::collections::BTreeMap<String, u64>,
     by_state: std::collections::BTreeMap<String, u64>,
     cached_descriptions: u64,
+    collections: u64,
     errors: Vec<FileError>,
     last_index_at: Option<String>,
     last_index: Option<serde_json::Value>,
@@ -75,6 +76,7 @@ pub(crate) fn run(a: StatusArgs) -> Result<()> {
         by_format,
         by_state,
         cached_descriptions,
+        collections: cat.collections()?.len() as u64,
         errors,
         last_index_at: last_ms.map(rfc3339),
         last_index: cat
@@ -103,6 +105,10 @@ pub(crate) fn run(a: StatusArgs) -> Result<()> {
     println!("by format:  {}", join(&status.by_format));
     println!("by state:   {}", join(&status.by_state));
     println!("cache:      {} descriptions", status.cached_descriptions);
+    println!(
+        "collections: {} (`lakestar collections`)",
+        status.collections
+    );
     println!(
         "last index: {}",
         status.last_index_at.as_deref().unwrap_or("never finished")

@@ -3,6 +3,9 @@
 
 mod common;
 
+mod bad_input;
+mod collections;
+
 mod crash;
 mod describe;
 mod incremental;
