@@ -8,6 +8,8 @@ mod collections;
 
 mod crash;
 mod describe;
+mod fixtures;
+mod formats;
 mod incremental;
 mod index_dir;
 mod shared_lakes;

@@ -226,9 +226,7 @@ pub fn detect(path: &Path, head: &[u8], size: u64) -> Format {
             Format::Csv
         };
     }
-    if looks_markdown(text) {
-        return Format::Markdown;
-    }
+    // A regular table with `#` header lines is data, not a Markdown document.
     // Whole lines only: the head may end inside a character or a row.
     let complete = match memchr::memrchr(b'\n', text) {
         Some(i) => &text[..=i],
@@ -236,6 +234,9 @@ pub fn detect(path: &Path, head: &[u8], size: u64) -> Format {
     };
     if super::fixed::sniff(&String::from_utf8_lossy(complete)).is_some() {
         return Format::FixedWidth;
+    }
+    if looks_markdown(text) {
+        return Format::Markdown;
     }
     Format::Text
 }

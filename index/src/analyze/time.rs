@@ -42,6 +42,17 @@ fn from_columns(cols: &[ColumnProfile]) -> Option<TimeCoverage> {
             source: format!("column {:?}", c.name),
         });
     }
+    // Dates written as 8-digit integers (`YYYYMMDD`) in a column named like a date.
+    if let Some(c) = cols.iter().find(|c| {
+        c.kind == ColumnType::Integer
+            && (timeish(&c.name) || c.name.eq_ignore_ascii_case("yyyymmdd"))
+            && c.min.as_deref().and_then(ymd8).is_some()
+            && c.max.as_deref().and_then(ymd8).is_some()
+    }) {
+        let lo = c.min.as_deref().and_then(ymd8)?;
+        let hi = c.max.as_deref().and_then(ymd8)?;
+        return Some(cov(lo, hi, format!("column {:?}", c.name)));
+    }
     // A year column: `year`, `yr`, `fiscal_year`, with plausible values.
     let year = cols.iter().find(|c| {
         let n = c.name.to_ascii_lowercase();
