@@ -211,7 +211,7 @@ pub fn write_all(dir: &Path) {
 
     let floats: Vec<u8> = (0..6).flat_map(|i| (i as f64).to_le_bytes()).collect();
     fs::write(dir.join("weights.npy"), npy_bytes("<f8", &[2, 3], &floats)).unwrap();
-    let ints: Vec<u8> = (0..5).flat_map(|i| (i as i32).to_le_bytes()).collect();
+    let ints: Vec<u8> = (0..5i32).flat_map(|i| i.to_le_bytes()).collect();
     let mut zw = zip::ZipWriter::new(fs::File::create(dir.join("arrays.npz")).unwrap());
     let stored =
         zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Stored);
