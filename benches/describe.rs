@@ -18,7 +18,9 @@ fn files(root: &Path) -> Vec<PathBuf> {
     walkdir::WalkDir::new(root)
         .into_iter()
         .filter_map(Result::ok)
-        .filter(|e| e.file_type().is_file() && !e.path().components().any(|c| c.as_os_str() == ".lakestar"))
+        .filter(|e| {
+            e.file_type().is_file() && !e.path().components().any(|c| c.as_os_str() == ".lakestar")
+        })
         .map(|e| e.into_path())
         .collect()
 }
@@ -45,7 +47,13 @@ fn table(title: &str, m: &BTreeMap<String, (u64, u64, Duration)>) {
     println!("|---|---:|---:|---:|---:|---:|");
     for (f, (n, b, d)) in m {
         let s = d.as_secs_f64();
-        println!("| {f} | {n} | {:.2} | {:.3} | {:.0} | {:.1} |", *b as f64 / 1e6, s, *n as f64 / s, *b as f64 / 1e6 / s);
+        println!(
+            "| {f} | {n} | {:.2} | {:.3} | {:.0} | {:.1} |",
+            *b as f64 / 1e6,
+            s,
+            *n as f64 / s,
+            *b as f64 / 1e6 / s
+        );
     }
 }
 
@@ -81,13 +89,25 @@ except Exception as e:
 fn venv_python(target: &Path) -> Option<PathBuf> {
     let venv = target.join("bench-venv");
     let py = venv.join("bin/python");
-    let has_pandas = |py: &Path| Command::new(py).args(["-c", "import pandas"]).output().is_ok_and(|o| o.status.success());
+    let has_pandas = |py: &Path| {
+        Command::new(py)
+            .args(["-c", "import pandas"])
+            .output()
+            .is_ok_and(|o| o.status.success())
+    };
     if py.exists() && has_pandas(&py) {
         return Some(py);
     }
     eprintln!("creating {} with pandas (pip)…", venv.display());
-    let ok = Command::new("python3").args(["-m", "venv"]).arg(&venv).status().is_ok_and(|s| s.success())
-        && Command::new(venv.join("bin/pip")).args(["install", "-q", "pandas"]).status().is_ok_and(|s| s.success());
+    let ok = Command::new("python3")
+        .args(["-m", "venv"])
+        .arg(&venv)
+        .status()
+        .is_ok_and(|s| s.success())
+        && Command::new(venv.join("bin/pip"))
+            .args(["install", "-q", "pandas"])
+            .status()
+            .is_ok_and(|s| s.success());
     (ok && has_pandas(&py)).then_some(py)
 }
 
@@ -95,12 +115,17 @@ fn main() {
     let args: Vec<String> = std::env::args().collect();
     let target = Path::new(env!("CARGO_MANIFEST_DIR")).join("target");
     let shared = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/lakes");
-    let shared = shared.canonicalize().expect("../shared/lakes beside the repository");
+    let shared = shared
+        .canonicalize()
+        .expect("../shared/lakes beside the repository");
 
     // Warm the page cache, then measure.
     let shared_files = files(&shared);
     per_format(&shared_files);
-    table("Shared lakes (DABStep, DABench, DA-Code), one thread, warm cache:", &per_format(&shared_files));
+    table(
+        "Shared lakes (DABStep, DABench, DA-Code), one thread, warm cache:",
+        &per_format(&shared_files),
+    );
 
     let gen = target.join("bench-formats");
     let _ = std::fs::remove_dir_all(&gen);
@@ -109,7 +134,10 @@ fn main() {
     }
     let gen_files = files(&gen);
     per_format(&gen_files);
-    table("Generated fixtures (20 copies of every format), one thread, warm cache:", &per_format(&gen_files));
+    table(
+        "Generated fixtures (20 copies of every format), one thread, warm cache:",
+        &per_format(&gen_files),
+    );
 
     if args.iter().any(|a| a == "--no-python") {
         return;
@@ -131,13 +159,29 @@ fn main() {
     let t = Instant::now();
     for f in &shared_files {
         let out = Command::new(&py).arg(&script).arg(f).output().unwrap();
-        assert!(out.status.success(), "{}: {}", f.display(), String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}: {}",
+            f.display(),
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
     let theirs = t.elapsed();
     println!("\nSame lake ({} files), end to end:\n", shared_files.len());
     println!("| describer | seconds | files/s |");
     println!("|---|---:|---:|");
-    println!("| lakestar index (fresh index, all cores) | {:.2} | {:.0} |", ours.as_secs_f64(), shared_files.len() as f64 / ours.as_secs_f64());
-    println!("| python + pandas script per file (DS-STAR style) | {:.2} | {:.1} |", theirs.as_secs_f64(), shared_files.len() as f64 / theirs.as_secs_f64());
-    println!("\nratio: lakestar is {:.0}× faster", theirs.as_secs_f64() / ours.as_secs_f64());
+    println!(
+        "| lakestar index (fresh index, all cores) | {:.2} | {:.0} |",
+        ours.as_secs_f64(),
+        shared_files.len() as f64 / ours.as_secs_f64()
+    );
+    println!(
+        "| python + pandas script per file (DS-STAR style) | {:.2} | {:.1} |",
+        theirs.as_secs_f64(),
+        shared_files.len() as f64 / theirs.as_secs_f64()
+    );
+    println!(
+        "\nratio: lakestar is {:.0}× faster",
+        theirs.as_secs_f64() / ours.as_secs_f64()
+    );
 }

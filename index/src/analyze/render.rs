@@ -35,15 +35,21 @@ pub fn render(path: &str, desc: &Description, opts: RenderOptions) -> String {
         items: 60,
         examples: 3,
     };
+    // Least useful first: extra examples, then list items (columns, key paths,
+    // headings) down to three, then the last example; past that, the text is cut.
     loop {
         let s = render_with(path, desc, caps);
-        if s.len() <= opts.max_bytes || (caps.items <= 3 && caps.examples <= 1) {
-            return cut_to(s, opts.max_bytes);
+        if s.len() <= opts.max_bytes {
+            return s;
         }
-        if caps.items > 3 {
-            caps.items = (caps.items * 2 / 3).max(3);
-        } else {
+        if caps.examples > 1 {
             caps.examples -= 1;
+        } else if caps.items > 3 {
+            caps.items = (caps.items * 2 / 3).max(3);
+        } else if caps.examples > 0 {
+            caps.examples = 0;
+        } else {
+            return cut_to(s, opts.max_bytes);
         }
     }
 }
@@ -101,11 +107,27 @@ fn num(x: f64) -> String {
     }
 }
 
+/// Examples are cut shorter than stored: a prompt needs their shape, not their length.
+const EXAMPLE_CHARS: usize = 40;
+
 fn quote_examples(ex: &[String], kind: ColumnType, n: usize) -> String {
     let text = matches!(kind, ColumnType::Text | ColumnType::Categorical);
     ex.iter()
         .take(n)
-        .map(|e| if text { format!("{e:?}") } else { e.clone() })
+        .map(|e| {
+            let e = if e.chars().count() > EXAMPLE_CHARS {
+                let mut c: String = e.chars().take(EXAMPLE_CHARS - 1).collect();
+                c.push('…');
+                c
+            } else {
+                e.clone()
+            };
+            if text {
+                format!("{e:?}")
+            } else {
+                e
+            }
+        })
         .collect::<Vec<_>>()
         .join(", ")
 }
@@ -556,6 +578,35 @@ fn text(s: &mut String, t: &TextSummary, caps: Caps) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn budget_drops_examples_before_columns() {
+        use crate::analyze::{Content, Format, Source};
+        let mut csv = String::from("a_long_column_name_1,b_long_column_name_2,c_long_column_name_3,d_long_column_name_4,e_long_column_name_5,f_long_column_name_6\n");
+        for i in 0..50 {
+            csv.push_str(&format!(
+                "{i},text value number {i} with words,{}.5,x{i},2020-01-{:02},y\n",
+                i * 3,
+                i % 28 + 1
+            ));
+        }
+        let d = crate::analyze::describe(&Source::from_bytes("t.csv", csv.into_bytes()));
+        assert!(matches!(d.content, Content::Table(_)));
+        assert_eq!(d.format, Format::Csv);
+        let full = render("t.csv", &d, RenderOptions { max_bytes: 100_000 });
+        let small = render("t.csv", &d, RenderOptions { max_bytes: 700 });
+        assert!(small.len() <= 700, "{small}");
+        assert!(full.len() > small.len());
+        // All six columns survive; examples went first.
+        for c in 1..=6 {
+            assert!(small.contains(&format!("_column_name_{c}")), "{small}");
+        }
+        assert_eq!(
+            render("t.csv", &d, RenderOptions { max_bytes: 700 }),
+            small,
+            "deterministic"
+        );
+    }
 
     #[test]
     fn sizes_and_numbers() {

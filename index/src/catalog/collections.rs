@@ -18,8 +18,8 @@ impl Catalog {
         };
         {
             let mut files = tx.prepare_cached(
-                "SELECT path, format, COALESCE(schema, ''), size, time_start, time_end FROM files
-                 WHERE template = ?1 AND state != 'unreadable' ORDER BY path",
+                "SELECT path, format, COALESCE(schema, ''), size, time_start, time_end, collection, state
+                 FROM files WHERE template = ?1 ORDER BY path",
             )?;
             let mut drop_old = tx.prepare_cached("DELETE FROM collections WHERE template = ?1")?;
             let mut unlink =
