@@ -41,6 +41,9 @@ pub struct JsonSummary {
     /// then an estimate.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sampled_bytes: Option<u64>,
+    /// What the document is, when it follows a known convention (GeoJSON).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
 }
 
 /// Statistics of one key path.
@@ -341,7 +344,50 @@ pub(crate) fn summarize_value(value: &Value) -> JsonSummary {
         bad_lines: 0,
         first_bad_line: None,
         sampled_bytes: None,
+        notes: geojson_notes(value),
     }
+}
+
+/// A GeoJSON FeatureCollection: feature count, geometry types, property names, bbox.
+fn geojson_notes(v: &Value) -> Vec<String> {
+    let Some(obj) = v.as_object() else {
+        return Vec::new();
+    };
+    if obj.get("type").and_then(Value::as_str) != Some("FeatureCollection") {
+        return Vec::new();
+    }
+    let Some(features) = obj.get("features").and_then(Value::as_array) else {
+        return Vec::new();
+    };
+    let mut geometries: std::collections::BTreeMap<&str, u64> = Default::default();
+    let mut props: Vec<&str> = Vec::new();
+    for f in features {
+        let g = f
+            .pointer("/geometry/type")
+            .and_then(Value::as_str)
+            .unwrap_or("null");
+        *geometries.entry(g).or_default() += 1;
+        if let Some(p) = f.get("properties").and_then(Value::as_object) {
+            for k in p.keys() {
+                if !props.contains(&k.as_str()) && props.len() < 30 {
+                    props.push(k);
+                }
+            }
+        }
+    }
+    let geoms: Vec<String> = geometries.iter().map(|(g, n)| format!("{g} {n}")).collect();
+    let mut notes = vec![format!(
+        "GeoJSON FeatureCollection: {} features ({})",
+        features.len(),
+        geoms.join(", ")
+    )];
+    if !props.is_empty() {
+        notes.push(format!("properties: {}", props.join(", ")));
+    }
+    if let Some(b) = obj.get("bbox").and_then(Value::as_array) {
+        notes.push(format!("bbox: {}", Value::Array(b.clone())));
+    }
+    notes
 }
 
 fn summarize_lines(src: &Source) -> Result<JsonSummary, AnalyzeError> {
@@ -411,6 +457,7 @@ fn summarize_lines(src: &Source) -> Result<JsonSummary, AnalyzeError> {
         bad_lines: bad,
         first_bad_line: first_bad,
         sampled_bytes,
+        notes: Vec::new(),
     })
 }
 
@@ -473,6 +520,26 @@ mod tests {
             panic!()
         };
         assert_eq!((s.records, s.sampled_bytes), (50_000, None));
+    }
+
+    #[test]
+    fn geojson_feature_collections_are_named() {
+        let s = summary(
+            r#"{"type":"FeatureCollection","features":[
+                {"type":"Feature","geometry":{"type":"Point","coordinates":[4.9,52.4]},"properties":{"name":"a","pop":1}},
+                {"type":"Feature","geometry":{"type":"Point","coordinates":[5.1,52.1]},"properties":{"name":"b"}},
+                {"type":"Feature","geometry":{"type":"Polygon","coordinates":[]},"properties":{"name":"c"}}]}"#,
+            Format::Json,
+        );
+        assert_eq!(
+            s.notes[0],
+            "GeoJSON FeatureCollection: 3 features (Point 2, Polygon 1)"
+        );
+        assert_eq!(s.notes[1], "properties: name, pop");
+        assert!(s
+            .paths
+            .iter()
+            .any(|p| p.path == "features[].properties.name"));
     }
 
     #[test]

@@ -26,6 +26,7 @@ mod sheet;
 mod source;
 mod sqlite;
 mod structured;
+mod terms;
 mod text;
 pub mod time;
 

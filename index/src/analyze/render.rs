@@ -466,6 +466,9 @@ fn more(s: &mut String, total: usize, shown: usize, what: &str) {
 
 fn json(s: &mut String, j: &JsonSummary, caps: Caps) {
     let _ = writeln!(s, ", {}", j.root);
+    for n in &j.notes {
+        let _ = writeln!(s, "  {n}");
+    }
     if let Some(b) = j.sampled_bytes {
         let _ = writeln!(
             s,
@@ -569,6 +572,29 @@ fn text(s: &mut String, t: &TextSummary, caps: Caps) {
             );
         }
         more(s, t.tables.len(), caps.items.min(20), "tables");
+    }
+    if !t.definitions.is_empty() {
+        let shown: Vec<&str> = t
+            .definitions
+            .iter()
+            .take(caps.items.min(12))
+            .map(String::as_str)
+            .collect();
+        let _ = writeln!(
+            s,
+            "  defines {} terms: {}",
+            t.definition_count,
+            shown.join(", ")
+        );
+    }
+    if !t.terms.is_empty() && caps.examples > 0 {
+        let shown: Vec<String> = t
+            .terms
+            .iter()
+            .take(4 + 2 * caps.examples)
+            .map(|(w, n)| format!("{w} ({n})"))
+            .collect();
+        let _ = writeln!(s, "  terms: {}", shown.join(", "));
     }
     if !t.excerpt.is_empty() && caps.examples > 0 {
         let _ = writeln!(s, "  excerpt: {}", t.excerpt);

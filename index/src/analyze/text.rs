@@ -1,6 +1,6 @@
 //! Markdown and plain text: size, outline of headings, tables and a leading excerpt.
 
-use super::{encoding, AnalyzeError, Analyzer, Content, Format, Source};
+use super::{encoding, terms, AnalyzeError, Analyzer, Content, Format, Source};
 use pulldown_cmark::{Event, HeadingLevel, Options, Parser, Tag, TagEnd};
 use serde::{Deserialize, Serialize};
 
@@ -9,6 +9,10 @@ const MAX_TEXT: usize = 16 * 1024 * 1024;
 const EXCERPT_CHARS: usize = 400;
 const MAX_HEADINGS: usize = 200;
 const MAX_TABLES: usize = 50;
+/// Salient terms kept.
+const TERMS: usize = 12;
+/// Defined terms kept.
+const DEFINITIONS: usize = 20;
 
 /// Summary of a text or Markdown file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -34,6 +38,15 @@ pub struct TextSummary {
     pub tables: Vec<TextTable>,
     /// The first prose of the file.
     pub excerpt: String,
+    /// The most frequent content words, with counts.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub terms: Vec<(String, u64)>,
+    /// Terms the text defines (`Term: definition`, definition lists), first ones.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub definitions: Vec<String>,
+    /// How many definitions the text holds.
+    #[serde(default)]
+    pub definition_count: u64,
 }
 
 /// A heading of the outline.
@@ -99,12 +112,17 @@ impl Analyzer for TextAnalyzer {
             outline: Vec::new(),
             tables: Vec::new(),
             excerpt: String::new(),
+            terms: Vec::new(),
+            definitions: Vec::new(),
+            definition_count: 0,
         };
         if s.markdown {
             markdown(&text, &mut s);
         } else {
             s.excerpt = excerpt(text.lines().map(str::trim).filter(|l| !l.is_empty()));
         }
+        s.terms = terms::salient(&text, TERMS);
+        (s.definition_count, s.definitions) = terms::definitions(&text, DEFINITIONS);
         Ok(Content::Text(s))
     }
 }
