@@ -112,7 +112,7 @@ impl Analyzer for HtmlAnalyzer {
                 outline,
                 tables: Vec::new(),
                 excerpt: cut_chars(&excerpt, EXCERPT_CHARS),
-                terms: super::terms::salient(&text, 12),
+                terms: super::terms::salient(text, 12),
                 definitions: Vec::new(),
                 definition_count: 0,
             }));
