@@ -13,6 +13,7 @@
 
 mod collections;
 mod schema;
+mod vectors;
 
 use crate::analyze::{Description, Format, TimeCoverage};
 use crate::error::{Error, InternalError, Result, UserError};
@@ -451,7 +452,13 @@ impl Catalog {
             // them in the same transaction keeps that promise across a crash.
             let mut dirty =
                 tx.prepare_cached("INSERT OR IGNORE INTO dirty_templates(template) VALUES (?1)")?;
-            let mut mark = |path: &str| dirty.execute([crate::collect::template(path).text]);
+            // Likewise the search documents of changed paths.
+            let mut stale_doc =
+                tx.prepare_cached("INSERT OR IGNORE INTO search_dirty(path) VALUES (?1)")?;
+            let mut mark = |path: &str| -> rusqlite::Result<usize> {
+                stale_doc.execute([path])?;
+                dirty.execute([crate::collect::template(path).text])
+            };
             for c in changes {
                 match c {
                     Change::Upsert { row, description } => {

@@ -66,6 +66,18 @@ CREATE TABLE IF NOT EXISTS collections (
     detail     TEXT NOT NULL
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS collections_template ON collections(template);
+-- Paths whose search documents must be rewritten (marked with every file change).
+CREATE TABLE IF NOT EXISTS search_dirty (
+    path TEXT PRIMARY KEY
+) WITHOUT ROWID;
+-- Embeddings of descriptions, by description identity and embedder.
+CREATE TABLE IF NOT EXISTS embeddings (
+    hash     BLOB NOT NULL,
+    analyzer TEXT NOT NULL,
+    embedder TEXT NOT NULL,
+    vector   BLOB NOT NULL,
+    PRIMARY KEY (hash, analyzer, embedder)
+) WITHOUT ROWID;
 ";
 
 /// WAL lets readers run during a write; NORMAL sync is durable against a killed process

@@ -1,0 +1,105 @@
+//! What retrieval reads of a description: names (columns, keys, sheets, tables, arrays,
+//! members), values worth matching (categories), and the text.
+
+use crate::analyze::{ColumnProfile, ColumnType, Content, Description};
+
+/// Names a description exposes, in order, without duplicates: column names, sheet and
+/// table names, JSON key names (the last segment of each path), array names.
+pub fn names(d: &Description) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut push = |s: &str| {
+        let s = s.trim();
+        if !s.is_empty() && !out.iter().any(|x| x == s) {
+            out.push(s.to_string());
+        }
+    };
+    match &d.content {
+        Content::Table(t) => t.columns.iter().for_each(|c| push(&c.name)),
+        Content::Tables(ts) => {
+            for t in &ts.tables {
+                push(&t.name);
+                t.columns.iter().for_each(|c| push(&c.name));
+            }
+        }
+        Content::Json(j) => {
+            for p in &j.paths {
+                let last = p.path.rsplit('.').next().unwrap_or(&p.path);
+                push(last.trim_end_matches("[]").trim_start_matches('@'));
+            }
+        }
+        Content::Arrays(a) => {
+            a.arrays.iter().for_each(|x| push(&x.name));
+            a.dimensions.iter().for_each(|(n, _)| push(n));
+        }
+        Content::Archive(a) => {
+            for (member, inner) in &a.described {
+                push(member);
+                for n in names(inner) {
+                    push(&n);
+                }
+            }
+        }
+        Content::Text(t) => t
+            .tables
+            .iter()
+            .flat_map(|x| &x.columns)
+            .for_each(|c| push(c)),
+        Content::Media(_) | Content::Opaque(_) => {}
+    }
+    out
+}
+
+fn column_values(c: &ColumnProfile, out: &mut Vec<String>) {
+    if matches!(c.kind, ColumnType::Categorical | ColumnType::Boolean) {
+        out.extend(c.top.iter().map(|(v, _)| v.clone()));
+    } else if matches!(c.kind, ColumnType::Text | ColumnType::Identifier) {
+        out.extend(c.examples.iter().cloned());
+    }
+}
+
+/// Values worth matching a question against: categories and text examples.
+pub fn values(d: &Description) -> Vec<String> {
+    let mut out = Vec::new();
+    match &d.content {
+        Content::Table(t) => t.columns.iter().for_each(|c| column_values(c, &mut out)),
+        Content::Tables(ts) => ts
+            .tables
+            .iter()
+            .flat_map(|t| &t.columns)
+            .for_each(|c| column_values(c, &mut out)),
+        Content::Json(j) => {
+            for p in j
+                .paths
+                .iter()
+                .filter(|p| p.distinct_exact && p.distinct <= 50)
+            {
+                out.extend(p.examples.iter().map(|e| e.trim_matches('"').to_string()));
+            }
+        }
+        Content::Text(t) => out.extend(t.definitions.iter().cloned()),
+        _ => {}
+    }
+    out.retain(|v| !v.is_empty());
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analyze::{describe, Source};
+
+    #[test]
+    fn names_and_values_of_a_table_and_a_document() {
+        let csv =
+            "region,amount,note\nemea,1,first one\napac,2,second one\nemea,3,third\nemea,4,x\n";
+        let d = describe(&Source::from_bytes("t.csv", csv.as_bytes().to_vec()));
+        assert_eq!(names(&d), ["region", "amount", "note"]);
+        assert!(values(&d).contains(&"emea".to_string()));
+        let d = describe(&Source::from_bytes(
+            "t.json",
+            br#"[{"card_scheme":"NexPay","aci":["A"]}]"#.to_vec(),
+        ));
+        assert_eq!(names(&d), ["card_scheme", "aci"]);
+        assert!(values(&d).contains(&"NexPay".to_string()));
+    }
+}
