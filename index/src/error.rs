@@ -69,6 +69,17 @@ pub enum UserError {
         /// The lake given on the command line.
         given: PathBuf,
     },
+    /// The index's vectors were made by another embedder than the one asked for.
+    #[error("the index was embedded with {recorded}, not {given}; re-run `lakestar index` with the embedder you want to search with")]
+    EmbedderMismatch {
+        /// Embedder recorded in the index.
+        recorded: String,
+        /// Embedder asked for.
+        given: String,
+    },
+    /// The embedder asked for cannot be built (bad spec, missing model files).
+    #[error("cannot use that embedder: {0}")]
+    BadEmbedder(String),
     /// A file asked about cannot be read.
     #[error("cannot read {}: {source}", path.display())]
     Unreadable {
@@ -98,6 +109,9 @@ pub enum InternalError {
         "corrupt description blob in the catalog: {0}; re-index with `lakestar index --rebuild`"
     )]
     CorruptBlob(String),
+    /// The full-text index or the embedder failed.
+    #[error("search index error: {0}")]
+    Search(String),
     /// A worker thread died.
     #[error("indexing worker failed: {0}")]
     Worker(String),

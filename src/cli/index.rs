@@ -3,6 +3,7 @@
 use super::output::print_json;
 use anyhow::Result;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use lakestar_index::search::embedder::EmbedderSpec;
 use lakestar_index::{indexer, locate, IndexOptions};
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -41,12 +42,20 @@ pub(crate) struct IndexArgs {
     /// a bounded sample); re-describes files that were sampled.
     #[arg(long)]
     full: bool,
+    /// Embedder of the search index: hash (built in), model2vec:DIR,
+    /// openai:MODEL[@URL], ollama:MODEL[@URL].
+    #[arg(long, default_value = "hash", value_parser = parse_embedder)]
+    embedder: EmbedderSpec,
     /// Bytes read per file before sampling (tuning and tests).
     #[arg(long, hide = true, default_value_t = lakestar_index::analyze::DEFAULT_BUDGET)]
     read_budget: u64,
     /// Results per committed transaction (tuning and crash tests).
     #[arg(long, hide = true, default_value_t = 512)]
     batch_size: usize,
+}
+
+fn parse_embedder(s: &str) -> Result<EmbedderSpec, String> {
+    EmbedderSpec::parse(s)
 }
 
 struct Bar(ProgressBar);
@@ -76,6 +85,7 @@ pub(crate) fn run(a: IndexArgs) -> Result<()> {
         batch_size: a.batch_size,
         read_budget: a.read_budget,
         full: a.full,
+        embedder: a.embedder,
     };
     let bar = if !a.json && std::io::stderr().is_terminal() {
         let pb = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::stderr());

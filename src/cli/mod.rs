@@ -5,6 +5,7 @@ mod collections;
 mod describe;
 mod index;
 mod output;
+mod search;
 mod status;
 
 use clap::{Parser, Subcommand};
@@ -31,6 +32,10 @@ enum Command {
     Describe(describe::DescribeArgs),
     /// List collections: same-schema files whose paths differ only in ids, dates, numbers.
     Collections(collections::CollectionsArgs),
+    /// Find the files that answer a question (hybrid BM25 + vector retrieval).
+    Search(search::SearchArgs),
+    /// Measure retrieval against a task file.
+    Eval(search::EvalArgs),
 }
 
 /// Where the index is: `--index DIR`, shared by the commands that read or write one.
@@ -82,6 +87,8 @@ pub fn main() -> i32 {
         Command::Status(a) => status::run(a),
         Command::Describe(a) => describe::run(a),
         Command::Collections(a) => collections::run(a),
+        Command::Search(a) => search::run_search(a),
+        Command::Eval(a) => search::run_eval(a),
     };
     match result {
         Ok(()) => 0,

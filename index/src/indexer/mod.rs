@@ -47,6 +47,8 @@ pub struct IndexOptions {
     pub read_budget: u64,
     /// Read every file whole for exact figures; re-describes files described from samples.
     pub full: bool,
+    /// The embedder of the search index.
+    pub embedder: crate::search::embedder::EmbedderSpec,
 }
 
 impl Default for IndexOptions {
@@ -59,6 +61,7 @@ impl Default for IndexOptions {
             batch_size: 512,
             read_budget: crate::analyze::DEFAULT_BUDGET,
             full: false,
+            embedder: Default::default(),
         }
     }
 }
@@ -333,6 +336,18 @@ pub fn index(
     }
 
     let regrouped = catalog.refresh_collections()?;
+    // The search side follows the catalog; a failure there (an embedding server down)
+    // is reported and retried by the next run, never loses the catalog's work.
+    let synced = opts.embedder.build().and_then(|e| {
+        crate::search::sync::sync(&mut catalog, &index_dir, e.as_ref(), &opts.embedder.to_spec_string())
+    });
+    match synced {
+        Ok(r) => tracing::debug!(?r, "search index synced"),
+        Err(e) => {
+            report.errors += 1;
+            report.problems.push(("(search index)".into(), e.to_string()));
+        }
+    }
     tracing::debug!(elapsed = ?started.elapsed(), regrouped, "committed");
     report.problems.sort();
     report.seconds = started.elapsed().as_secs_f64();

@@ -1,0 +1,85 @@
+//! Which embedder an index uses, as configuration: built into the index options and
+//! the CLI, turned into an [`Embedder`] when needed.
+
+use crate::embed::{Embedder, HashEmbedder, Model2VecEmbedder, OllamaEmbedder, OpenAiEmbedder};
+use crate::error::{Result, UserError};
+use std::path::PathBuf;
+
+/// An embedder choice.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub enum EmbedderSpec {
+    /// The built-in hashed word and character n-gram embedder (no model, no download).
+    #[default]
+    Hash,
+    /// Static embeddings in the Model2Vec layout in this directory.
+    Model2Vec(PathBuf),
+    /// An OpenAI-compatible `/v1/embeddings` endpoint.
+    OpenAi {
+        /// Base URL, e.g. `https://api.openai.com` or `http://127.0.0.1:8080/v1`.
+        base_url: String,
+        /// Model name.
+        model: String,
+        /// Bearer token, if the server wants one.
+        api_key: Option<String>,
+    },
+    /// An Ollama server's `/api/embed`.
+    Ollama {
+        /// Base URL, e.g. `http://127.0.0.1:11434`.
+        base_url: String,
+        /// Model name.
+        model: String,
+    },
+}
+
+impl EmbedderSpec {
+    /// Parse `hash`, `model2vec:DIR`, `openai:MODEL@URL`, `ollama:MODEL@URL`.
+    pub fn parse(s: &str) -> std::result::Result<EmbedderSpec, String> {
+        let (kind, rest) = s.split_once(':').unwrap_or((s, ""));
+        let model_at = |rest: &str, default_url: &str| -> (String, String) {
+            match rest.split_once('@') {
+                Some((m, u)) => (m.to_string(), u.to_string()),
+                None => (rest.to_string(), default_url.to_string()),
+            }
+        };
+        match kind {
+            "hash" => Ok(EmbedderSpec::Hash),
+            "model2vec" if !rest.is_empty() => Ok(EmbedderSpec::Model2Vec(PathBuf::from(rest))),
+            "openai" if !rest.is_empty() => {
+                let (model, base_url) = model_at(rest, "https://api.openai.com");
+                Ok(EmbedderSpec::OpenAi { base_url, model, api_key: std::env::var("OPENAI_API_KEY").ok() })
+            }
+            "ollama" if !rest.is_empty() => {
+                let (model, base_url) = model_at(rest, "http://127.0.0.1:11434");
+                Ok(EmbedderSpec::Ollama { base_url, model })
+            }
+            _ => Err(format!(
+                "unknown embedder {s:?}: use hash, model2vec:DIR, openai:MODEL[@URL] or ollama:MODEL[@URL]"
+            )),
+        }
+    }
+
+    /// The spec as [`EmbedderSpec::parse`] reads it (API keys are not written).
+    pub fn to_spec_string(&self) -> String {
+        match self {
+            EmbedderSpec::Hash => "hash".into(),
+            EmbedderSpec::Model2Vec(d) => format!("model2vec:{}", d.display()),
+            EmbedderSpec::OpenAi { base_url, model, .. } => format!("openai:{model}@{base_url}"),
+            EmbedderSpec::Ollama { base_url, model } => format!("ollama:{model}@{base_url}"),
+        }
+    }
+
+    /// Build the embedder.
+    pub fn build(&self) -> Result<Box<dyn Embedder>> {
+        let bad = |e: String| UserError::BadEmbedder(e);
+        Ok(match self {
+            EmbedderSpec::Hash => Box::new(HashEmbedder::default()),
+            EmbedderSpec::Model2Vec(dir) => Box::new(Model2VecEmbedder::load(dir).map_err(|e| bad(e.to_string()))?),
+            EmbedderSpec::OpenAi { base_url, model, api_key } => {
+                Box::new(OpenAiEmbedder::new(base_url, model, api_key.clone()).map_err(|e| bad(e.to_string()))?)
+            }
+            EmbedderSpec::Ollama { base_url, model } => {
+                Box::new(OllamaEmbedder::new(base_url, model).map_err(|e| bad(e.to_string()))?)
+            }
+        })
+    }
+}

@@ -1,0 +1,139 @@
+//! `lakestar search` and `lakestar eval retrieval`.
+
+use super::output::print_json;
+use super::{IndexDirArg, UsageError};
+use anyhow::{Context, Result};
+use lakestar_index::search::embedder::EmbedderSpec;
+use lakestar_index::search::engine::{SearchOptions, Searcher};
+use lakestar_index::search::{eval, sync};
+use lakestar_index::{locate, Catalog};
+use std::path::{Path, PathBuf};
+
+/// Arguments of `lakestar search`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct SearchArgs {
+    /// The question or keywords.
+    query: String,
+    #[command(flatten)]
+    index: IndexDirArg,
+    /// Results to return.
+    #[arg(short = 'k', default_value_t = 10)]
+    k: usize,
+    /// One JSON object per line per file, best first.
+    #[arg(long)]
+    json: bool,
+    /// Only files of this format (csv, json, parquet, ...).
+    #[arg(long)]
+    format: Option<String>,
+    /// Only paths matching this glob (`sales/**/*.csv`).
+    #[arg(long)]
+    glob: Option<String>,
+}
+
+/// Arguments of `lakestar eval`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct EvalArgs {
+    #[command(subcommand)]
+    what: EvalWhat,
+}
+
+#[derive(Debug, clap::Subcommand)]
+enum EvalWhat {
+    /// Recall@K and MRR of `search` over a JSONL of {"query": …, "relevant": [paths or globs]}.
+    Retrieval {
+        /// The task file.
+        #[arg(long)]
+        tasks: PathBuf,
+        #[command(flatten)]
+        index: IndexDirArg,
+        /// Cut-offs.
+        #[arg(short = 'k', value_delimiter = ',', default_value = "1,5,10,20")]
+        k: Vec<usize>,
+        /// Print one JSON object.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// The searcher of the index found from `explicit` or the current directory.
+fn searcher(explicit: Option<&Path>) -> Result<Searcher> {
+    let cwd = std::env::current_dir()?;
+    let dir = locate::find_index(explicit, &cwd)?;
+    let spec = Catalog::open_reader(&dir)?
+        .meta(sync::EMBEDDER_SPEC_META)?
+        .map(|s| EmbedderSpec::parse(&s).map_err(UsageError))
+        .transpose()?
+        .unwrap_or_default();
+    Ok(Searcher::open(&dir, spec.build()?)?)
+}
+
+pub(crate) fn run_search(a: SearchArgs) -> Result<()> {
+    if a.k == 0 || a.k > 10_000 {
+        return Err(UsageError("-k must be between 1 and 10000".into()).into());
+    }
+    let s = searcher(a.index.index.as_deref())?;
+    let hits = s.search(
+        &a.query,
+        &SearchOptions {
+            k: a.k,
+            format: a.format,
+            glob: a.glob,
+        },
+    )?;
+    if a.json {
+        for h in &hits {
+            print_json(h)?;
+        }
+        return Ok(());
+    }
+    if hits.is_empty() {
+        println!("no match");
+    }
+    for (i, h) in hits.iter().enumerate() {
+        println!("{:>2}. {}  ({:.4})", i + 1, h.path, h.score);
+        if !h.summary.is_empty() {
+            println!("    {}", h.summary);
+        }
+        if !h.reasons.is_empty() {
+            println!("    why: {}", h.reasons.join("; "));
+        }
+    }
+    Ok(())
+}
+
+pub(crate) fn run_eval(a: EvalArgs) -> Result<()> {
+    let EvalWhat::Retrieval { tasks, index, k, json } = a.what;
+    let text = std::fs::read_to_string(&tasks).with_context(|| format!("reading {}", tasks.display()))?;
+    let tasks = eval::read_tasks(&text).map_err(|e| UsageError(format!("{}: {e}", tasks.display())))?;
+    let s = searcher(index.index.as_deref())?;
+    let mut failure = None;
+    let report = eval::evaluate(&tasks, &k, |q, kmax| {
+        match s.search(q, &SearchOptions { k: kmax, ..Default::default() }) {
+            Ok(hits) => hits.into_iter().map(|h| h.path).collect(),
+            Err(e) => {
+                failure.get_or_insert(e);
+                Vec::new()
+            }
+        }
+    });
+    if let Some(e) = failure {
+        return Err(e.into());
+    }
+    if json {
+        return print_json(&report);
+    }
+    println!("{} tasks", report.tasks);
+    for (k, r) in &report.recall {
+        println!("recall@{k:<3} {r:.3}");
+    }
+    println!("MRR        {:.3}", report.mrr);
+    let misses: Vec<_> = report.results.iter().filter(|r| r.first_hit.is_none_or(|h| h > 1)).collect();
+    if !misses.is_empty() {
+        println!("\nnot ranked first ({}):", misses.len());
+        for m in misses {
+            let at = m.first_hit.map_or("not found".to_string(), |h| format!("rank {h}"));
+            println!("  [{at}] {}\n      top: {}", m.query, m.top.iter().take(3).cloned().collect::<Vec<_>>().join(", "));
+        }
+    }
+    Ok(())
+}
