@@ -15,6 +15,7 @@ mod error;
 pub mod indexer;
 pub mod locate;
 pub mod lock;
+pub mod search;
 pub mod synth;
 
 pub use analyze::{describe, render, Description, Format, RenderOptions, Source};
