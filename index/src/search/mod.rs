@@ -1,6 +1,12 @@
 //! Retrieval: which files answer a question. Full-text (BM25) and vector search over the
 //! descriptions, fused by rank, with what descriptions know (time coverage, column names)
 //! as extra evidence.
+//!
+//! [`text`] is the full-text index over file paths, column names, values and rendered
+//! descriptions, kept in `.lakestar/text/`; [`doc`] says what of a description it reads;
+//! [`eval`] measures retrieval against a task file.
 
 pub mod doc;
 pub mod eval;
+pub mod text;
+mod words;

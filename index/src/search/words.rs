@@ -1,0 +1,254 @@
+//! The tokenizers of the text index: words out of identifiers and prose.
+//!
+//! Data lakes name things `gdp_pc_ppp`, `stationReadings2019` or `HTMLTable`, while
+//! questions say "GDP per capita" or "station readings in 2019". Splitting identifiers into
+//! their words, the same way for documents and queries, is what lets the two meet. The
+//! analyzers built here are registered on the index under [`WORDS`] and [`IDENT`].
+
+use tantivy::tokenizer::{
+    Language, LowerCaser, RemoveLongFilter, Stemmer, StopWordFilter, TextAnalyzer, Token,
+    TokenStream, Tokenizer, TokenizerManager,
+};
+
+/// Analyzer name: identifiers split into words, lowercased, stop words removed, English
+/// stemming. For prose and for names whose parts should match on their own.
+pub const WORDS: &str = "lakestar_words";
+
+/// Analyzer name: whole identifiers (`gdp_pc_ppp`, `fare`), lowercased, nothing else. For
+/// exact matches of names and for the year tokens of time coverage.
+pub const IDENT: &str = "lakestar_ident";
+
+/// Tokens longer than this are dropped: hashes, base64 and other noise, never a word.
+const MAX_TOKEN_BYTES: usize = 40;
+
+/// Lucene's English stop words (tantivy's list).
+const STOP_WORDS: &[&str] = &[
+    "a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "if", "in", "into", "is", "it",
+    "no", "not", "of", "on", "or", "such", "that", "the", "their", "then", "there", "these",
+    "they", "this", "to", "was", "will", "with",
+];
+
+/// Also stop words here: the question words, pronouns and clitics that natural-language
+/// questions are full of ("what's the …", "which files do we …"); they would otherwise
+/// match descriptions by accident. Whole identifiers ([`IDENT`]) keep them all.
+const QUESTION_WORDS: &[&str] = &[
+    "what", "which", "who", "whom", "whose", "how", "do", "does", "did", "can", "could", "would",
+    "should", "i", "we", "you", "me", "my", "our", "your", "s", "t",
+];
+
+/// The analyzers of the text index, to register on its [`tantivy::Index`].
+pub fn tokenizers() -> TokenizerManager {
+    let manager = TokenizerManager::default();
+    manager.register(WORDS, words_analyzer());
+    manager.register(
+        IDENT,
+        TextAnalyzer::builder(WordTokenizer::whole_identifiers())
+            .filter(RemoveLongFilter::limit(MAX_TOKEN_BYTES))
+            .filter(LowerCaser)
+            .build(),
+    );
+    manager
+}
+
+/// The [`WORDS`] analyzer.
+fn words_analyzer() -> TextAnalyzer {
+    TextAnalyzer::builder(WordTokenizer::split_identifiers())
+        .filter(RemoveLongFilter::limit(MAX_TOKEN_BYTES))
+        .filter(LowerCaser)
+        .filter(StopWordFilter::remove(
+            STOP_WORDS
+                .iter()
+                .chain(QUESTION_WORDS)
+                .map(|w| (*w).to_owned()),
+        ))
+        .filter(Stemmer::new(Language::English))
+        .build()
+}
+
+/// Splits text into runs of letters and digits. With `split` it also cuts inside a run at
+/// camelCase humps (`stationReadings` → `station Readings`), at the end of an acronym
+/// (`HTMLTable` → `HTML Table`) and between letters and digits (`pm25` → `pm 25`); without
+/// it, `_` joins a run and runs are kept whole (`gdp_pc_ppp`).
+#[derive(Clone)]
+pub struct WordTokenizer {
+    split: bool,
+    tokens: Vec<Token>,
+}
+
+impl WordTokenizer {
+    /// Words, identifiers cut into their parts.
+    pub fn split_identifiers() -> Self {
+        WordTokenizer {
+            split: true,
+            tokens: Vec::new(),
+        }
+    }
+
+    /// Whole identifiers: runs of letters, digits and `_`.
+    pub fn whole_identifiers() -> Self {
+        WordTokenizer {
+            split: false,
+            tokens: Vec::new(),
+        }
+    }
+}
+
+/// The tokens of one text, already cut (the cutting needs to look one character ahead,
+/// simpler done eagerly; texts here are descriptions of a few KiB at most).
+pub struct WordTokenStream<'a> {
+    tokens: &'a mut [Token],
+    /// Number of tokens handed out so far; the current one is `cursor - 1`.
+    cursor: usize,
+}
+
+impl Tokenizer for WordTokenizer {
+    type TokenStream<'a> = WordTokenStream<'a>;
+
+    fn token_stream<'a>(&'a mut self, text: &'a str) -> WordTokenStream<'a> {
+        self.tokens.clear();
+        let split = self.split;
+        let mut position = 0;
+        cut(text, split, &mut |from, to| {
+            self.tokens.push(Token {
+                offset_from: from,
+                offset_to: to,
+                position,
+                text: text[from..to].to_owned(),
+                position_length: 1,
+            });
+            position += 1;
+        });
+        WordTokenStream {
+            tokens: &mut self.tokens,
+            cursor: 0,
+        }
+    }
+}
+
+impl TokenStream for WordTokenStream<'_> {
+    fn advance(&mut self) -> bool {
+        if self.cursor < self.tokens.len() {
+            self.cursor += 1;
+            true
+        } else {
+            false
+        }
+    }
+
+    // As with tantivy's own tokenizers, `token` is only valid after `advance` returned
+    // true; calling it before is a bug of the caller and panics.
+    fn token(&self) -> &Token {
+        &self.tokens[self.cursor - 1]
+    }
+
+    fn token_mut(&mut self) -> &mut Token {
+        &mut self.tokens[self.cursor - 1]
+    }
+}
+
+/// Calls `emit(from, to)` with the byte range of every word of `text`, in order.
+fn cut(text: &str, split: bool, emit: &mut dyn FnMut(usize, usize)) {
+    let in_word = |c: char| c.is_alphanumeric() || (!split && c == '_');
+    let chars: Vec<(usize, char)> = text.char_indices().collect();
+    let mut start: Option<usize> = None;
+    for (i, &(offset, c)) in chars.iter().enumerate() {
+        if !in_word(c) {
+            if let Some(from) = start.take() {
+                emit(from, offset);
+            }
+            continue;
+        }
+        match start {
+            None => start = Some(offset),
+            Some(from) if split => {
+                let prev = chars[i - 1].1;
+                let next = chars.get(i + 1).map(|&(_, c)| c);
+                if is_boundary(prev, c, next) {
+                    emit(from, offset);
+                    start = Some(offset);
+                }
+            }
+            Some(_) => {}
+        }
+    }
+    if let Some(from) = start {
+        emit(from, text.len());
+    }
+}
+
+/// Whether a word boundary falls between `prev` and `c` (both letters or digits), `next`
+/// being the character after `c`.
+fn is_boundary(prev: char, c: char, next: Option<char>) -> bool {
+    // stationReadings: a hump.
+    (prev.is_lowercase() && c.is_uppercase())
+        // HTMLTable: the last capital of an acronym starts the next word.
+        || (prev.is_uppercase() && c.is_uppercase() && next.is_some_and(char::is_lowercase))
+        // readings2019, 2014q4.
+        || (prev.is_numeric() != c.is_numeric())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tokens(analyzer: &str, text: &str) -> Vec<String> {
+        let mut a = tokenizers().get(analyzer).unwrap();
+        let mut stream = a.token_stream(text);
+        let mut out = Vec::new();
+        while let Some(t) = stream.next() {
+            out.push(t.text.clone());
+        }
+        out
+    }
+
+    fn raw_words(text: &str) -> Vec<&str> {
+        let mut out = Vec::new();
+        cut(text, true, &mut |from, to| out.push(&text[from..to]));
+        out
+    }
+
+    #[test]
+    fn identifiers_split_into_words() {
+        assert_eq!(raw_words("gdp_pc_ppp"), ["gdp", "pc", "ppp"]);
+        assert_eq!(
+            raw_words("stationReadings2019"),
+            ["station", "Readings", "2019"]
+        );
+        assert_eq!(raw_words("HTMLTable"), ["HTML", "Table"]);
+        assert_eq!(
+            raw_words("sensors/station-0042/readings-20190301.csv"),
+            ["sensors", "station", "0042", "readings", "20190301", "csv"]
+        );
+        assert_eq!(raw_words("2014_q4"), ["2014", "q", "4"]);
+        assert_eq!(raw_words("PassengerId"), ["Passenger", "Id"]);
+        assert_eq!(raw_words("  ,;--"), Vec::<&str>::new());
+        assert_eq!(raw_words("Zürich_Größe"), ["Zürich", "Größe"]);
+    }
+
+    #[test]
+    fn words_analyzer_lowercases_stems_and_drops_stop_words() {
+        assert_eq!(
+            tokens(WORDS, "What is the mean Fare of passengers?"),
+            ["mean", "fare", "passeng"]
+        );
+        assert_eq!(tokens(WORDS, "PassengerId"), ["passeng", "id"]);
+        // Positions keep the gaps of removed words, so phrases stay exact.
+        let mut a = tokenizers().get(WORDS).unwrap();
+        let mut stream = a.token_stream("number_of_rows");
+        let mut positions = Vec::new();
+        while let Some(t) = stream.next() {
+            positions.push((t.text.clone(), t.position));
+        }
+        assert_eq!(positions, [("number".to_owned(), 0), ("row".to_owned(), 2)]);
+    }
+
+    #[test]
+    fn ident_analyzer_keeps_identifiers_whole() {
+        assert_eq!(
+            tokens(IDENT, "gdp_pc_ppp, Fare [].merchant_category_code"),
+            ["gdp_pc_ppp", "fare", "merchant_category_code"]
+        );
+        let long = "a".repeat(MAX_TOKEN_BYTES + 1);
+        assert_eq!(tokens(IDENT, &format!("{long} ok")), ["ok"]);
+    }
+}
