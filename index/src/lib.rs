@@ -11,6 +11,7 @@ pub mod analyze;
 pub mod catalog;
 pub mod collect;
 pub mod crawl;
+pub mod embed;
 mod error;
 pub mod indexer;
 pub mod locate;

@@ -102,13 +102,26 @@ pub(crate) fn run_search(a: SearchArgs) -> Result<()> {
 }
 
 pub(crate) fn run_eval(a: EvalArgs) -> Result<()> {
-    let EvalWhat::Retrieval { tasks, index, k, json } = a.what;
-    let text = std::fs::read_to_string(&tasks).with_context(|| format!("reading {}", tasks.display()))?;
-    let tasks = eval::read_tasks(&text).map_err(|e| UsageError(format!("{}: {e}", tasks.display())))?;
+    let EvalWhat::Retrieval {
+        tasks,
+        index,
+        k,
+        json,
+    } = a.what;
+    let text =
+        std::fs::read_to_string(&tasks).with_context(|| format!("reading {}", tasks.display()))?;
+    let tasks =
+        eval::read_tasks(&text).map_err(|e| UsageError(format!("{}: {e}", tasks.display())))?;
     let s = searcher(index.index.as_deref())?;
     let mut failure = None;
     let report = eval::evaluate(&tasks, &k, |q, kmax| {
-        match s.search(q, &SearchOptions { k: kmax, ..Default::default() }) {
+        match s.search(
+            q,
+            &SearchOptions {
+                k: kmax,
+                ..Default::default()
+            },
+        ) {
             Ok(hits) => hits.into_iter().map(|h| h.path).collect(),
             Err(e) => {
                 failure.get_or_insert(e);
@@ -127,12 +140,22 @@ pub(crate) fn run_eval(a: EvalArgs) -> Result<()> {
         println!("recall@{k:<3} {r:.3}");
     }
     println!("MRR        {:.3}", report.mrr);
-    let misses: Vec<_> = report.results.iter().filter(|r| r.first_hit.is_none_or(|h| h > 1)).collect();
+    let misses: Vec<_> = report
+        .results
+        .iter()
+        .filter(|r| r.first_hit.is_none_or(|h| h > 1))
+        .collect();
     if !misses.is_empty() {
         println!("\nnot ranked first ({}):", misses.len());
         for m in misses {
-            let at = m.first_hit.map_or("not found".to_string(), |h| format!("rank {h}"));
-            println!("  [{at}] {}\n      top: {}", m.query, m.top.iter().take(3).cloned().collect::<Vec<_>>().join(", "));
+            let at = m
+                .first_hit
+                .map_or("not found".to_string(), |h| format!("rank {h}"));
+            println!(
+                "  [{at}] {}\n      top: {}",
+                m.query,
+                m.top.iter().take(3).cloned().collect::<Vec<_>>().join(", ")
+            );
         }
     }
     Ok(())

@@ -86,4 +86,37 @@ fn kill_9_midway_then_rerun_completes_consistently() {
     drop(cat);
     let again = index_json(&lake, &[]);
     assert_counts(&again, &[("unchanged", total), ("analyzed", 0)]);
+
+    // The search side caught up too: results exist, and every file is searchable.
+    let out = run_ok(
+        &lake,
+        &[
+            "search",
+            "sensor readings temperature humidity",
+            "-k",
+            "20",
+            "--json",
+        ],
+    );
+    let hits: Vec<serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(hits.len(), 20);
+    for h in &hits {
+        assert!(lake.join(h["path"].as_str().unwrap()).is_file(), "{h}");
+    }
+    let db = rusqlite::Connection::open(idx.join("catalog.sqlite")).unwrap();
+    let dirty: i64 = db
+        .query_row("SELECT COUNT(*) FROM search_dirty", [], |r| r.get(0))
+        .unwrap();
+    let embedded: i64 = db
+        .query_row("SELECT COUNT(DISTINCT hash) FROM embeddings", [], |r| {
+            r.get(0)
+        })
+        .unwrap();
+    let hashes: i64 = db
+        .query_row("SELECT COUNT(DISTINCT hash) FROM files", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!((dirty, embedded), (0, hashes));
 }

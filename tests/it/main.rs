@@ -12,4 +12,5 @@ mod fixtures;
 mod formats;
 mod incremental;
 mod index_dir;
+mod search;
 mod shared_lakes;

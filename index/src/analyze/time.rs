@@ -167,21 +167,23 @@ pub fn from_path(path: &str) -> Option<TimeCoverage> {
             comp
         };
         let lower = stem.to_ascii_lowercase();
-        // Tokens: runs of letters or of digits.
+        // Tokens: runs of ASCII letters or of digits (anything else separates; slicing
+        // only at char boundaries keeps non-ASCII names safe).
         let mut tokens: Vec<&str> = Vec::new();
-        let mut start = 0;
-        let bytes = lower.as_bytes();
-        for i in 1..=bytes.len() {
-            let boundary = i == bytes.len()
-                || bytes[i].is_ascii_digit() != bytes[i - 1].is_ascii_digit()
-                || !bytes[i].is_ascii_alphanumeric()
-                || !bytes[i - 1].is_ascii_alphanumeric();
-            if boundary {
-                let t = &lower[start..i];
-                if t.bytes().all(|b| b.is_ascii_alphanumeric()) && !t.is_empty() {
-                    tokens.push(t);
+        let mut start: Option<(usize, bool)> = None;
+        for (i, c) in lower
+            .char_indices()
+            .chain(std::iter::once((lower.len(), ' ')))
+        {
+            let class = c.is_ascii_alphanumeric().then(|| c.is_ascii_digit());
+            match (start, class) {
+                (Some((_, digit)), Some(d)) if d == digit => {}
+                (Some((s, _)), _) => {
+                    tokens.push(&lower[s..i]);
+                    start = class.map(|d| (i, d));
                 }
-                start = i;
+                (None, Some(d)) => start = Some((i, d)),
+                (None, None) => {}
             }
         }
         let mut days: Vec<Day> = Vec::new();
@@ -338,6 +340,10 @@ mod tests {
         assert_eq!(span("report_2016_2018.csv"), s("2016-01-01", "2018-12-31"));
         assert_eq!(span("Q1_2020/summary.md"), s("2020-01-01", "2020-03-31"));
         assert_eq!(span("gdp_jan_2020.csv"), s("2020-01-01", "2020-01-31"));
+        assert_eq!(
+            span("données/relevé_2019’s façade.csv"),
+            s("2019-01-01", "2019-12-31")
+        );
         assert_eq!(span("gdp_2020_jan.csv"), s("2020-01-01", "2020-01-31"));
         for none in [
             "fees.json",

@@ -339,13 +339,20 @@ pub fn index(
     // The search side follows the catalog; a failure there (an embedding server down)
     // is reported and retried by the next run, never loses the catalog's work.
     let synced = opts.embedder.build().and_then(|e| {
-        crate::search::sync::sync(&mut catalog, &index_dir, e.as_ref(), &opts.embedder.to_spec_string())
+        crate::search::sync::sync(
+            &mut catalog,
+            &index_dir,
+            e.as_ref(),
+            &opts.embedder.to_spec_string(),
+        )
     });
     match synced {
         Ok(r) => tracing::debug!(?r, "search index synced"),
         Err(e) => {
             report.errors += 1;
-            report.problems.push(("(search index)".into(), e.to_string()));
+            report
+                .problems
+                .push(("(search index)".into(), e.to_string()));
         }
     }
     tracing::debug!(elapsed = ?started.elapsed(), regrouped, "committed");

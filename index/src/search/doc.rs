@@ -83,6 +83,51 @@ pub fn values(d: &Description) -> Vec<String> {
     out
 }
 
+/// The words a description is about, without the statistics vocabulary of its rendering
+/// ("mean", "distinct", "null" appear in every table's description and would make every
+/// question about a mean match every table): names, values, notes, outline, excerpt.
+pub fn semantic_text(d: &Description) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let names = names(d);
+    if !names.is_empty() {
+        parts.push(names.join(", "));
+    }
+    let values = values(d);
+    if !values.is_empty() {
+        parts.push(values.join(", "));
+    }
+    match &d.content {
+        Content::Tables(ts) => {
+            parts.extend(ts.notes.iter().cloned());
+            parts.extend(ts.tables.iter().flat_map(|t| t.notes.iter().cloned()));
+        }
+        Content::Table(t) => parts.extend(t.preamble.iter().cloned()),
+        Content::Json(j) => parts.extend(j.notes.iter().cloned()),
+        Content::Text(t) => {
+            parts.extend(t.outline.iter().map(|h| h.text.clone()));
+            parts.extend(t.terms.iter().map(|(w, _)| w.clone()));
+            parts.push(t.excerpt.clone());
+        }
+        Content::Media(m) => {
+            parts.extend(m.title.iter().cloned());
+            parts.extend(m.outline.iter().cloned());
+        }
+        Content::Archive(a) => {
+            for (_, inner) in &a.described {
+                parts.push(semantic_text(inner));
+            }
+        }
+        Content::Arrays(a) => parts.extend(
+            a.arrays
+                .iter()
+                .flat_map(|x| x.attrs.iter().map(|(_, v)| v.clone())),
+        ),
+        Content::Opaque(o) => parts.push(o.detected.clone()),
+    }
+    parts.retain(|p| !p.trim().is_empty());
+    parts.join("\n")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -63,7 +63,9 @@ impl EmbedderSpec {
         match self {
             EmbedderSpec::Hash => "hash".into(),
             EmbedderSpec::Model2Vec(d) => format!("model2vec:{}", d.display()),
-            EmbedderSpec::OpenAi { base_url, model, .. } => format!("openai:{model}@{base_url}"),
+            EmbedderSpec::OpenAi {
+                base_url, model, ..
+            } => format!("openai:{model}@{base_url}"),
             EmbedderSpec::Ollama { base_url, model } => format!("ollama:{model}@{base_url}"),
         }
     }
@@ -73,12 +75,25 @@ impl EmbedderSpec {
         let bad = |e: String| UserError::BadEmbedder(e);
         Ok(match self {
             EmbedderSpec::Hash => Box::new(HashEmbedder::default()),
-            EmbedderSpec::Model2Vec(dir) => Box::new(Model2VecEmbedder::load(dir).map_err(|e| bad(e.to_string()))?),
-            EmbedderSpec::OpenAi { base_url, model, api_key } => {
-                Box::new(OpenAiEmbedder::new(base_url, model, api_key.clone()).map_err(|e| bad(e.to_string()))?)
+            EmbedderSpec::Model2Vec(dir) => {
+                Box::new(Model2VecEmbedder::load(dir).map_err(|e| bad(e.to_string()))?)
+            }
+            // HTTP embedders learn their dimension from a first request: the id recorded
+            // in the index must carry it.
+            EmbedderSpec::OpenAi {
+                base_url,
+                model,
+                api_key,
+            } => {
+                let e = OpenAiEmbedder::new(base_url, model, api_key.clone())
+                    .map_err(|e| bad(e.to_string()))?;
+                e.probe().map_err(|e| bad(e.to_string()))?;
+                Box::new(e)
             }
             EmbedderSpec::Ollama { base_url, model } => {
-                Box::new(OllamaEmbedder::new(base_url, model).map_err(|e| bad(e.to_string()))?)
+                let e = OllamaEmbedder::new(base_url, model).map_err(|e| bad(e.to_string()))?;
+                e.probe().map_err(|e| bad(e.to_string()))?;
+                Box::new(e)
             }
         })
     }

@@ -19,9 +19,69 @@ const RRF_K: f64 = 60.0;
 /// Weight of the BM25 ranking in the fusion.
 const W_TEXT: f64 = 1.0;
 /// Weight of the vector ranking in the fusion.
-const W_VECTOR: f64 = 0.7;
+const W_VECTOR: f64 = 0.2;
 /// Bonus, in fused-score units, for a file whose time coverage overlaps the question's.
 const W_TIME: f64 = 0.5 / (RRF_K + 1.0);
+/// Bonus per unit of inverse document frequency of a column (or key) the question names.
+const W_COLUMN: f64 = 0.5 / (RRF_K + 1.0);
+/// A name in quotes counts this many times more than one merely mentioned.
+const QUOTED: f64 = 2.0;
+
+fn tune(name: &str, default: f64) -> f64 {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+/// Phrases the question quotes: "High Price", 'Pclass', `wage`, “Fare”.
+fn quoted(query: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let chars: Vec<(usize, char)> = query.char_indices().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        let (pos, c) = chars[i];
+        let close = match c {
+            '"' => Some('"'),
+            '`' => Some('`'),
+            '“' => Some('”'),
+            '‘' => Some('’'),
+            // An apostrophe opens a quote only at the start of a word (not in "fisher's").
+            '\'' if i == 0 || !chars[i - 1].1.is_alphanumeric() => Some('\''),
+            _ => None,
+        };
+        if let Some(close) = close {
+            if let Some(j) = (i + 1..chars.len()).find(|&j| chars[j].1 == close) {
+                let inner = &query[pos + c.len_utf8()..chars[j].0];
+                if !inner.trim().is_empty() && inner.chars().count() <= 60 {
+                    out.push(inner.trim().to_lowercase());
+                }
+                i = j + 1;
+                continue;
+            }
+        }
+        i += 1;
+    }
+    out
+}
+
+/// Whether `name` occurs in `text` as a whole phrase (no letter or digit glued to it).
+fn mentions(text: &str, name: &str) -> bool {
+    let mut from = 0;
+    while let Some(i) = text[from..].find(name) {
+        let at = from + i;
+        let before = text[..at].chars().next_back();
+        let after = text[at + name.len()..].chars().next();
+        if !before.is_some_and(char::is_alphanumeric) && !after.is_some_and(char::is_alphanumeric) {
+            return true;
+        }
+        from = at + name.len().max(1);
+        while !text.is_char_boundary(from) {
+            from += 1;
+        }
+    }
+    false
+}
 
 /// Filters and size of a search.
 #[derive(Debug, Clone, Default)]
@@ -76,13 +136,21 @@ impl Searcher {
         let text_dir = dir.join(TEXT_DIR);
         if !text_dir.join("meta.json").is_file() {
             return Err(UserError::NoIndex {
-                searched: format!("for search at {} (run `lakestar index` to build it)", text_dir.display()),
+                searched: format!(
+                    "for search at {} (run `lakestar index` to build it)",
+                    text_dir.display()
+                ),
             }
             .into());
         }
         let text = TextIndex::open(&text_dir).map_err(search_err)?;
         let vectors = catalog.file_vectors(&embedder.id())?;
-        Ok(Searcher { catalog, text, embedder, vectors })
+        Ok(Searcher {
+            catalog,
+            text,
+            embedder,
+            vectors,
+        })
     }
 
     /// Files indexed for search.
@@ -99,38 +167,124 @@ impl Searcher {
     pub fn search(&self, query: &str, opts: &SearchOptions) -> Result<Vec<Hit>> {
         let k = opts.k.max(1);
         let mut fused: HashMap<String, (f64, Vec<String>)> = HashMap::new();
-        for (rank, hit) in self.text.search(query, CANDIDATES).map_err(search_err)?.into_iter().enumerate() {
+        for (rank, hit) in self
+            .text
+            .search(query, CANDIDATES)
+            .map_err(search_err)?
+            .into_iter()
+            .enumerate()
+        {
             let e = fused.entry(hit.path).or_default();
-            e.0 += W_TEXT / (RRF_K + rank as f64 + 1.0);
+            e.0 += tune("LAKESTAR_W_TEXT", W_TEXT) / (RRF_K + rank as f64 + 1.0);
             if !hit.fields.is_empty() {
                 e.1.push(format!("matches {}", hit.fields.join(", ")));
             }
         }
-        if let Some(q) = self.embedder.embed(&[query]).map_err(search_err)?.into_iter().next() {
-            let mut sims: Vec<(f32, &str)> = self.vectors.iter().map(|(p, v)| (cosine(&q, v), p.as_str())).collect();
+        if let Some(q) = self
+            .embedder
+            .embed(&[query])
+            .map_err(search_err)?
+            .into_iter()
+            .next()
+        {
+            let mut sims: Vec<(f32, &str)> = self
+                .vectors
+                .iter()
+                .map(|(p, v)| (cosine(&q, v), p.as_str()))
+                .collect();
             sims.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(b.1)));
             for (rank, (sim, path)) in sims.into_iter().take(CANDIDATES).enumerate() {
                 let e = fused.entry(path.to_string()).or_default();
-                e.0 += W_VECTOR / (RRF_K + rank as f64 + 1.0);
+                e.0 += tune("LAKESTAR_W_VECTOR", W_VECTOR) / (RRF_K + rank as f64 + 1.0);
                 if rank < 10 {
                     e.1.push(format!("similar description ({sim:.2})"));
                 }
             }
         }
         let asked = time::from_path(&query.to_lowercase().replace(['/', '.', ','], " "));
+        // Columns and keys the question names, weighted by how rare they are among the
+        // candidates: a question that quotes 'SibSp' and 'Parch' is about the files that
+        // have them.
+        let lower = query.to_lowercase();
+        let quotes = quoted(query);
+        let mut named: HashMap<String, Vec<String>> = HashMap::new();
+        for path in fused.keys() {
+            let Some(row) = self.catalog.file(path)? else {
+                continue;
+            };
+            let names = match (&row.hash, &row.analyzer) {
+                (Some(h), Some(a)) => self
+                    .catalog
+                    .description(h, a)?
+                    .map(|d| super::doc::names(&d))
+                    .unwrap_or_default(),
+                _ => Vec::new(),
+            };
+            // `capture_delay` is named by "capture delay" as well.
+            let spaced = |n: &str| n.replace(['_', '-', '.'], " ");
+            let mut hit: Vec<String> = names
+                .into_iter()
+                .map(|n| n.to_lowercase())
+                .filter(|n| n.chars().count() >= 3 || quotes.contains(n))
+                .filter(|n| {
+                    quotes.contains(n)
+                        || quotes.contains(&spaced(n))
+                        || mentions(&lower, n)
+                        || mentions(&lower, &spaced(n))
+                })
+                .collect();
+            hit.sort();
+            hit.dedup();
+            named.insert(path.clone(), hit);
+        }
+        let mut df: HashMap<String, usize> = HashMap::new();
+        for names in named.values() {
+            for n in names {
+                *df.entry(n.clone()).or_default() += 1;
+            }
+        }
+        let n_candidates = named.len().max(1) as f64;
+        let (w_column, quoted_w) = (
+            tune("LAKESTAR_W_COLUMN", W_COLUMN),
+            tune("LAKESTAR_QUOTED", QUOTED),
+        );
         let mut hits = Vec::new();
         for (path, (mut score, mut reasons)) in fused {
-            let Some(row) = self.catalog.file(&path)? else { continue };
-            if opts.format.as_deref().is_some_and(|f| f != row.format.as_str()) {
+            if let Some(names) = named.get(&path).filter(|n| !n.is_empty()) {
+                let bonus: f64 = names
+                    .iter()
+                    .map(|n| {
+                        (1.0 + n_candidates / df[n] as f64).ln()
+                            * if quotes.contains(n) { quoted_w } else { 1.0 }
+                    })
+                    .sum();
+                score += bonus * w_column;
+                reasons.push(format!("names {}", names.join(", ")));
+            }
+            let Some(row) = self.catalog.file(&path)? else {
+                continue;
+            };
+            if opts
+                .format
+                .as_deref()
+                .is_some_and(|f| f != row.format.as_str())
+            {
                 continue;
             }
-            if opts.glob.as_deref().is_some_and(|g| !super::eval::glob_match(g, &path)) {
+            if opts
+                .glob
+                .as_deref()
+                .is_some_and(|g| !super::eval::glob_match(g, &path))
+            {
                 continue;
             }
             if let (Some(q), Some(t)) = (&asked, &row.time) {
                 if t.start <= q.end && q.start <= t.end {
-                    score += W_TIME;
-                    reasons.push(format!("covers {} … {} (asked {} … {})", t.start, t.end, q.start, q.end));
+                    score += tune("LAKESTAR_W_TIME", W_TIME);
+                    reasons.push(format!(
+                        "covers {} … {} (asked {} … {})",
+                        t.start, t.end, q.start, q.end
+                    ));
                 }
             }
             let summary = match (&row.hash, &row.analyzer) {
@@ -150,7 +304,11 @@ impl Searcher {
                 reasons,
             });
         }
-        hits.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.path.cmp(&b.path)));
+        hits.sort_by(|a, b| {
+            b.score
+                .total_cmp(&a.score)
+                .then_with(|| a.path.cmp(&b.path))
+        });
         hits.truncate(k);
         Ok(hits)
     }

@@ -7,6 +7,9 @@
 //! [`eval`] measures retrieval against a task file.
 
 pub mod doc;
+pub mod embedder;
+pub mod engine;
 pub mod eval;
+pub mod sync;
 pub mod text;
 mod words;

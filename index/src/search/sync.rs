@@ -6,7 +6,6 @@
 
 use super::doc;
 use super::text::{TextDoc, TextIndex};
-use crate::analyze::{render, RenderOptions};
 use crate::catalog::Catalog;
 use crate::embed::Embedder;
 use crate::error::{InternalError, Result};
@@ -18,8 +17,6 @@ pub const TEXT_DIR: &str = "text";
 pub const EMBEDDER_META: &str = "embedder";
 /// Catalog meta key recording how to build that embedder again (its spec).
 pub const EMBEDDER_SPEC_META: &str = "embedder_spec";
-/// Budget of the description text indexed per file.
-const DOC_BYTES: usize = 8192;
 /// Paths per text-index commit.
 const CHUNK: usize = 2000;
 
@@ -40,14 +37,20 @@ fn search_err(e: impl std::fmt::Display) -> crate::Error {
 
 /// The text-index document of one catalog row, or None when the path is gone.
 fn document(cat: &Catalog, path: &str) -> Result<Option<TextDoc>> {
-    let Some(row) = cat.file(path)? else { return Ok(None) };
+    let Some(row) = cat.file(path)? else {
+        return Ok(None);
+    };
     let desc = match (&row.hash, &row.analyzer) {
         (Some(h), Some(a)) => cat.description(h, a)?,
         _ => None,
     };
     let (columns, values, text) = match &desc {
-        Some(d) => (doc::names(d), doc::values(d), render(path, d, RenderOptions { max_bytes: DOC_BYTES })),
-        None => (Vec::new(), Vec::new(), format!("{path} — {}", row.error.as_deref().unwrap_or("unreadable"))),
+        Some(d) => (doc::names(d), doc::values(d), doc::semantic_text(d)),
+        None => (
+            Vec::new(),
+            Vec::new(),
+            format!("{path} — {}", row.error.as_deref().unwrap_or("unreadable")),
+        ),
     };
     Ok(Some(TextDoc {
         path: row.path.clone(),
@@ -61,7 +64,12 @@ fn document(cat: &Catalog, path: &str) -> Result<Option<TextDoc>> {
 }
 
 /// Bring the full-text index and the embeddings of the index at `dir` up to date.
-pub fn sync(cat: &mut Catalog, dir: &Path, embedder: &dyn Embedder, spec: &str) -> Result<SyncReport> {
+pub fn sync(
+    cat: &mut Catalog,
+    dir: &Path,
+    embedder: &dyn Embedder,
+    spec: &str,
+) -> Result<SyncReport> {
     let mut report = SyncReport::default();
     let text_dir = dir.join(TEXT_DIR);
     if !text_dir.join("meta.json").is_file() {
@@ -91,14 +99,18 @@ pub fn sync(cat: &mut Catalog, dir: &Path, embedder: &dyn Embedder, spec: &str) 
         for (h, a) in chunk {
             // Path-free text: embeddings are cached by description, shared by copies.
             let t = match cat.description(h, a)? {
-                Some(d) => render("", &d, RenderOptions { max_bytes: DOC_BYTES }),
+                Some(d) => doc::semantic_text(&d),
                 None => String::new(),
             };
             texts.push(t);
         }
         let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
         let vectors = embedder.embed(&refs).map_err(search_err)?;
-        let items: Vec<_> = chunk.iter().zip(vectors).map(|((h, a), v)| (*h, a.clone(), v)).collect();
+        let items: Vec<_> = chunk
+            .iter()
+            .zip(vectors)
+            .map(|((h, a), v)| (*h, a.clone(), v))
+            .collect();
         cat.put_embeddings(&id, &items)?;
         report.embedded += items.len();
     }
