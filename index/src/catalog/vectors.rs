@@ -3,7 +3,7 @@
 
 use super::{Catalog, Hash};
 use crate::error::Result;
-use rusqlite::params;
+use rusqlite::{params, OptionalExtension};
 
 /// Encode a vector as little-endian f32 bytes.
 fn to_blob(v: &[f32]) -> Vec<u8> {
@@ -65,6 +65,35 @@ impl Catalog {
             let (h, a) = r?;
             if let Ok(h) = Hash::try_from(h.as_slice()) {
                 out.push((h, a));
+            }
+        }
+        Ok(out)
+    }
+
+    /// Of these paths, the described ones with no embedding by `embedder` yet.
+    pub fn missing_embeddings_for(
+        &self,
+        embedder: &str,
+        paths: &[String],
+    ) -> Result<Vec<(Hash, String)>> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT f.hash, f.analyzer FROM files f
+             LEFT JOIN embeddings e ON e.hash = f.hash AND e.analyzer = f.analyzer AND e.embedder = ?1
+             WHERE f.path = ?2 AND f.hash IS NOT NULL AND f.analyzer IS NOT NULL AND e.hash IS NULL",
+        )?;
+        let mut out: Vec<(Hash, String)> = Vec::new();
+        for p in paths {
+            let found = stmt
+                .query_row(params![embedder, p], |r| {
+                    Ok((r.get::<_, Vec<u8>>(0)?, r.get::<_, String>(1)?))
+                })
+                .optional()?;
+            if let Some((h, a)) = found {
+                if let Ok(h) = Hash::try_from(h.as_slice()) {
+                    if !out.iter().any(|(x, y)| *x == h && *y == a) {
+                        out.push((h, a));
+                    }
+                }
             }
         }
         Ok(out)

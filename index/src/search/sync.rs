@@ -80,10 +80,16 @@ pub fn sync(
     // Invariant: with no stale mark and the same embedder, every description has its
     // embedding (embeddings are written before marks are cleared). A no-change run
     // therefore costs two small reads, not a join over every file.
-    if dirty.is_empty() && cat.meta(EMBEDDER_META)?.as_deref() == Some(id.as_str()) {
+    let same_embedder = cat.meta(EMBEDDER_META)?.as_deref() == Some(id.as_str());
+    if dirty.is_empty() && same_embedder {
         return Ok(report);
     }
-    let missing = cat.missing_embeddings(&id)?;
+    // Same embedder: only the changed paths can lack an embedding.
+    let missing = if same_embedder {
+        cat.missing_embeddings_for(&id, &dirty)?
+    } else {
+        cat.missing_embeddings(&id)?
+    };
     for chunk in missing.chunks(256) {
         let mut texts = Vec::with_capacity(chunk.len());
         for (h, a) in chunk {
