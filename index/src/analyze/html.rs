@@ -8,6 +8,7 @@
 use super::markup;
 use super::model::TableBuilder;
 use super::profile::{value_type, ColumnType};
+use super::{collapse, cut_chars};
 use super::{
     AnalyzeError, Analyzer, Content, Format, Heading, NamedTable, Source, TableSet, TextSummary,
 };
@@ -191,20 +192,6 @@ fn text_under(el: ElementRef<'_>, nested_tables: bool, max_bytes: usize) -> Stri
         }
     }
     out
-}
-
-fn collapse(s: &str) -> String {
-    s.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
-fn cut_chars(s: &str, n: usize) -> String {
-    if s.chars().count() <= n {
-        s.to_string()
-    } else {
-        let mut t: String = s.chars().take(n - 1).collect();
-        t.push('…');
-        t
-    }
 }
 
 /// h1–h6 in document order, with their source lines when the markup shows them.

@@ -57,13 +57,7 @@ pub(crate) struct TableBuilder {
 }
 
 fn cut_cell(s: &str) -> String {
-    if s.chars().count() <= SAMPLE_CELL_CHARS {
-        s.to_string()
-    } else {
-        let mut t: String = s.chars().take(SAMPLE_CELL_CHARS - 1).collect();
-        t.push('…');
-        t
-    }
+    super::cut_chars(s, SAMPLE_CELL_CHARS)
 }
 
 impl TableBuilder {

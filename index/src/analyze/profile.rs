@@ -210,13 +210,7 @@ fn parse_float(v: &str) -> Option<f64> {
 }
 
 fn cut(v: &str) -> String {
-    if v.chars().count() <= VALUE_MAX_CHARS {
-        v.to_string()
-    } else {
-        let mut s: String = v.chars().take(VALUE_MAX_CHARS - 1).collect();
-        s.push('…');
-        s
-    }
+    super::cut_chars(v, VALUE_MAX_CHARS)
 }
 
 /// `Temperature (°C)` → `°C`; `amount [EUR]` → `EUR`.

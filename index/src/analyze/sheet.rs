@@ -9,6 +9,7 @@
 
 use super::model::{NamedTable, TableBuilder};
 use super::profile::{value_type, ColumnType};
+use super::{collapse, cut_chars};
 
 /// Non-empty rows examined when looking for the header.
 const SCAN_ROWS: usize = 30;
@@ -282,21 +283,6 @@ pub(crate) fn col_letters(col: u32) -> String {
 /// A1 notation of a 0-based (row, column).
 pub(crate) fn a1(row: u32, col: u32) -> String {
     format!("{}{}", col_letters(col), u64::from(row) + 1)
-}
-
-/// Whitespace runs (newlines in wrapped header cells) as single spaces.
-fn collapse(s: &str) -> String {
-    s.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
-fn cut_chars(s: &str, n: usize) -> String {
-    if s.chars().count() <= n {
-        s.to_string()
-    } else {
-        let mut t: String = s.chars().take(n - 1).collect();
-        t.push('…');
-        t
-    }
 }
 
 fn cut_bytes(mut s: String, max: usize) -> String {
