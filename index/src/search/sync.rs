@@ -9,6 +9,7 @@ use super::text::{TextDoc, TextIndex};
 use crate::catalog::Catalog;
 use crate::embed::Embedder;
 use crate::error::{InternalError, Result};
+use rayon::prelude::*;
 use std::path::Path;
 
 /// Name of the full-text index directory inside the index directory.
@@ -19,6 +20,8 @@ pub const EMBEDDER_META: &str = "embedder";
 pub const EMBEDDER_SPEC_META: &str = "embedder_spec";
 /// Paths per text-index commit.
 const CHUNK: usize = 2000;
+/// Texts per embedder call (calls run in parallel).
+const EMBED_BATCH: usize = 32;
 
 /// What a sync did.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
@@ -90,7 +93,7 @@ pub fn sync(
     } else {
         cat.missing_embeddings(&id)?
     };
-    for chunk in missing.chunks(256) {
+    for chunk in missing.chunks(1024) {
         let mut texts = Vec::with_capacity(chunk.len());
         for (h, a) in chunk {
             // Path-free text: embeddings are cached by description, shared by copies.
@@ -101,7 +104,15 @@ pub fn sync(
             texts.push(t);
         }
         let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
-        let vectors = embedder.embed(&refs).map_err(search_err)?;
+        // Embedding is the costly part of a first sync: spread it over the cores.
+        let vectors: Vec<Vec<f32>> = refs
+            .par_chunks(EMBED_BATCH)
+            .map(|c| embedder.embed(c))
+            .collect::<std::result::Result<Vec<_>, _>>()
+            .map_err(search_err)?
+            .into_iter()
+            .flatten()
+            .collect();
         let items: Vec<_> = chunk
             .iter()
             .zip(vectors)
