@@ -15,18 +15,3 @@ pub(crate) fn rfc3339(ms: i64) -> String {
     let t = std::time::UNIX_EPOCH + std::time::Duration::from_millis(ms.max(0) as u64);
     humantime::format_rfc3339_seconds(t).to_string()
 }
-
-/// Decimal size for people.
-pub(crate) fn size(n: u64) -> String {
-    if n < 1000 {
-        return format!("{n} B");
-    }
-    let mut x = n as f64 / 1000.0;
-    for unit in ["KB", "MB", "GB", "TB"] {
-        if x < 1000.0 {
-            return format!("{x:.1} {unit}");
-        }
-        x /= 1000.0;
-    }
-    format!("{x:.1} PB")
-}

@@ -1,8 +1,9 @@
 //! `lakestar status`.
 
-use super::output::{print_json, rfc3339, size};
+use super::output::{print_json, rfc3339};
 use super::IndexDirArg;
 use anyhow::Result;
+use lakestar_index::analyze::human_size as size;
 use lakestar_index::catalog::{CatalogStats, FileError};
 use lakestar_index::{locate, Catalog};
 use serde::Serialize;

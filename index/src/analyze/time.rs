@@ -154,6 +154,12 @@ fn month_span(y: u32, m: u32) -> Option<(Day, Day)> {
     Some((Day::new(y, m, 1)?, Day::month_end(y, m)?))
 }
 
+/// The time span a free text (a question) names, if any: read like a one-part path, so
+/// "sales in Q4 2014" and "readings from March 2019" name what file names would.
+pub fn from_text(text: &str) -> Option<TimeCoverage> {
+    from_path(&text.to_lowercase().replace(['/', '.', ','], " "))
+}
+
 /// The time span a relative path names, if any.
 pub fn from_path(path: &str) -> Option<TimeCoverage> {
     let mut found: Vec<(Precision, Day, Day)> = Vec::new();
@@ -345,6 +351,8 @@ mod tests {
             s("2019-01-01", "2019-12-31")
         );
         assert_eq!(span("gdp_2020_jan.csv"), s("2020-01-01", "2020-01-31"));
+        let q = from_text("Which files cover March 2019, e.g. sensors?").map(|c| (c.start, c.end));
+        assert_eq!(q, s("2019-03-01", "2019-03-31"));
         for none in [
             "fees.json",
             "manual.md",

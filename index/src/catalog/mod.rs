@@ -449,26 +449,27 @@ impl Catalog {
             let mut touch = tx.prepare_cached(
                 "UPDATE files SET size = ?2, mtime_ns = ?3, racy = ?4 WHERE path = ?1",
             )?;
-            let write_row = |stmt: &mut rusqlite::CachedStatement<'_>, row: &FileRow| {
-                stmt.execute(params![
-                    row.path,
-                    row.size as i64,
-                    row.mtime_ns,
-                    row.hash.as_ref().map(|h| &h[..]),
-                    row.format.as_str(),
-                    row.analyzer,
-                    row.state.as_str(),
-                    row.error,
-                    row.racy,
-                    row.indexed_at,
-                    row.time.as_ref().map(|t| &t.start),
-                    row.time.as_ref().map(|t| &t.end),
-                    row.time.as_ref().map(|t| &t.source),
-                    row.sampled,
-                    row.schema,
-                    crate::collect::template(&row.path).text,
-                ])
-            };
+            let write_row =
+                |stmt: &mut rusqlite::CachedStatement<'_>, row: &FileRow, template: &str| {
+                    stmt.execute(params![
+                        row.path,
+                        row.size as i64,
+                        row.mtime_ns,
+                        row.hash.as_ref().map(|h| &h[..]),
+                        row.format.as_str(),
+                        row.analyzer,
+                        row.state.as_str(),
+                        row.error,
+                        row.racy,
+                        row.indexed_at,
+                        row.time.as_ref().map(|t| &t.start),
+                        row.time.as_ref().map(|t| &t.end),
+                        row.time.as_ref().map(|t| &t.source),
+                        row.sampled,
+                        row.schema,
+                        template,
+                    ])
+                };
             // Collections of the touched templates are regrouped after the run; marking
             // them in the same transaction keeps that promise across a crash.
             let mut dirty =
@@ -476,9 +477,9 @@ impl Catalog {
             // Likewise the search documents of changed paths.
             let mut stale_doc =
                 tx.prepare_cached("INSERT OR IGNORE INTO search_dirty(path) VALUES (?1)")?;
-            let mut mark = |path: &str| -> rusqlite::Result<usize> {
+            let mut mark = |path: &str, template: &str| -> rusqlite::Result<usize> {
                 stale_doc.execute([path])?;
-                dirty.execute([crate::collect::template(path).text])
+                dirty.execute([template])
             };
             for c in changes {
                 match c {
@@ -505,14 +506,16 @@ impl Catalog {
                                 crate::collect::schema_digest(d),
                             ])?;
                         }
-                        write_row(&mut upsert, row)?;
-                        mark(&row.path)?;
+                        let t = crate::collect::template(&row.path).text;
+                        write_row(&mut upsert, row, &t)?;
+                        mark(&row.path, &t)?;
                     }
                     Change::Rename { from, row } => {
                         delete.execute([from])?;
-                        write_row(&mut upsert, row)?;
-                        mark(from)?;
-                        mark(&row.path)?;
+                        let t = crate::collect::template(&row.path).text;
+                        write_row(&mut upsert, row, &t)?;
+                        mark(from, &crate::collect::template(from).text)?;
+                        mark(&row.path, &t)?;
                     }
                     Change::Touch {
                         path,
@@ -524,7 +527,7 @@ impl Catalog {
                     }
                     Change::Delete { path } => {
                         delete.execute([path])?;
-                        mark(path)?;
+                        mark(path, &crate::collect::template(path).text)?;
                     }
                 }
             }

@@ -27,11 +27,32 @@ const W_COLUMN: f64 = 0.5 / (RRF_K + 1.0);
 /// A name in quotes counts this many times more than one merely mentioned.
 const QUOTED: f64 = 2.0;
 
-fn tune(name: &str, default: f64) -> f64 {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
+/// The fusion weights, read once per search: the constants above, or the
+/// `LAKESTAR_W_*` environment variables of a tuning run.
+struct Weights {
+    text: f64,
+    vector: f64,
+    column: f64,
+    quoted: f64,
+    time: f64,
+}
+
+impl Weights {
+    fn from_env() -> Weights {
+        let get = |name: &str, default: f64| {
+            std::env::var(name)
+                .ok()
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(default)
+        };
+        Weights {
+            text: get("LAKESTAR_W_TEXT", W_TEXT),
+            vector: get("LAKESTAR_W_VECTOR", W_VECTOR),
+            column: get("LAKESTAR_W_COLUMN", W_COLUMN),
+            quoted: get("LAKESTAR_QUOTED", QUOTED),
+            time: get("LAKESTAR_W_TIME", W_TIME),
+        }
+    }
 }
 
 /// Phrases the question quotes: "High Price", 'Pclass', `wage`, “Fare”.
@@ -166,6 +187,7 @@ impl Searcher {
     /// The top files for `query`.
     pub fn search(&self, query: &str, opts: &SearchOptions) -> Result<Vec<Hit>> {
         let k = opts.k.max(1);
+        let w = Weights::from_env();
         let mut fused: HashMap<String, (f64, Vec<String>)> = HashMap::new();
         for (rank, hit) in self
             .text
@@ -175,7 +197,7 @@ impl Searcher {
             .enumerate()
         {
             let e = fused.entry(hit.path).or_default();
-            e.0 += tune("LAKESTAR_W_TEXT", W_TEXT) / (RRF_K + rank as f64 + 1.0);
+            e.0 += w.text / (RRF_K + rank as f64 + 1.0);
             if !hit.fields.is_empty() {
                 e.1.push(format!("matches {}", hit.fields.join(", ")));
             }
@@ -195,72 +217,18 @@ impl Searcher {
             sims.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(b.1)));
             for (rank, (sim, path)) in sims.into_iter().take(CANDIDATES).enumerate() {
                 let e = fused.entry(path.to_string()).or_default();
-                e.0 += tune("LAKESTAR_W_VECTOR", W_VECTOR) / (RRF_K + rank as f64 + 1.0);
+                e.0 += w.vector / (RRF_K + rank as f64 + 1.0);
                 if rank < 10 {
                     e.1.push(format!("similar description ({sim:.2})"));
                 }
             }
         }
-        let asked = time::from_path(&query.to_lowercase().replace(['/', '.', ','], " "));
-        // Columns and keys the question names, weighted by how rare they are among the
-        // candidates: a question that quotes 'SibSp' and 'Parch' is about the files that
-        // have them.
+
+        // Each candidate's row and description are read once, after the filters.
         let lower = query.to_lowercase();
         let quotes = quoted(query);
-        let mut named: HashMap<String, Vec<String>> = HashMap::new();
-        for path in fused.keys() {
-            let Some(row) = self.catalog.file(path)? else {
-                continue;
-            };
-            let names = match (&row.hash, &row.analyzer) {
-                (Some(h), Some(a)) => self
-                    .catalog
-                    .description(h, a)?
-                    .map(|d| super::doc::names(&d))
-                    .unwrap_or_default(),
-                _ => Vec::new(),
-            };
-            // `capture_delay` is named by "capture delay" as well.
-            let spaced = |n: &str| n.replace(['_', '-', '.'], " ");
-            let mut hit: Vec<String> = names
-                .into_iter()
-                .map(|n| n.to_lowercase())
-                .filter(|n| n.chars().count() >= 3 || quotes.contains(n))
-                .filter(|n| {
-                    quotes.contains(n)
-                        || quotes.contains(&spaced(n))
-                        || mentions(&lower, n)
-                        || mentions(&lower, &spaced(n))
-                })
-                .collect();
-            hit.sort();
-            hit.dedup();
-            named.insert(path.clone(), hit);
-        }
-        let mut df: HashMap<String, usize> = HashMap::new();
-        for names in named.values() {
-            for n in names {
-                *df.entry(n.clone()).or_default() += 1;
-            }
-        }
-        let n_candidates = named.len().max(1) as f64;
-        let (w_column, quoted_w) = (
-            tune("LAKESTAR_W_COLUMN", W_COLUMN),
-            tune("LAKESTAR_QUOTED", QUOTED),
-        );
-        let mut hits = Vec::new();
-        for (path, (mut score, mut reasons)) in fused {
-            if let Some(names) = named.get(&path).filter(|n| !n.is_empty()) {
-                let bonus: f64 = names
-                    .iter()
-                    .map(|n| {
-                        (1.0 + n_candidates / df[n] as f64).ln()
-                            * if quotes.contains(n) { quoted_w } else { 1.0 }
-                    })
-                    .sum();
-                score += bonus * w_column;
-                reasons.push(format!("names {}", names.join(", ")));
-            }
+        let mut candidates = Vec::with_capacity(fused.len());
+        for (path, (score, reasons)) in fused {
             let Some(row) = self.catalog.file(&path)? else {
                 continue;
             };
@@ -268,48 +236,120 @@ impl Searcher {
                 .format
                 .as_deref()
                 .is_some_and(|f| f != row.format.as_str())
+                || opts
+                    .glob
+                    .as_deref()
+                    .is_some_and(|g| !super::eval::glob_match(g, &path))
             {
                 continue;
             }
-            if opts
-                .glob
-                .as_deref()
-                .is_some_and(|g| !super::eval::glob_match(g, &path))
-            {
-                continue;
+            let desc = match (&row.hash, &row.analyzer) {
+                (Some(h), Some(a)) => self.catalog.description(h, a)?,
+                _ => None,
+            };
+            let named = desc
+                .as_ref()
+                .map_or_else(Vec::new, |d| named_in(d, &lower, &quotes));
+            candidates.push(Candidate {
+                path,
+                score,
+                reasons,
+                row,
+                desc,
+                named,
+            });
+        }
+
+        // Columns and keys the question names, weighted by how rare they are among the
+        // candidates: a question that quotes 'SibSp' and 'Parch' is about the files that
+        // have them.
+        let mut df: HashMap<&str, usize> = HashMap::new();
+        for c in &candidates {
+            for n in &c.named {
+                *df.entry(n.as_str()).or_default() += 1;
             }
-            if let (Some(q), Some(t)) = (&asked, &row.time) {
+        }
+        let n_candidates = candidates.len().max(1) as f64;
+        let bonuses: Vec<f64> = candidates
+            .iter()
+            .map(|c| {
+                c.named
+                    .iter()
+                    .map(|n| {
+                        (1.0 + n_candidates / df[n.as_str()] as f64).ln()
+                            * if quotes.contains(n) { w.quoted } else { 1.0 }
+                    })
+                    .sum()
+            })
+            .collect();
+        let asked = time::from_text(query);
+        for (c, bonus) in candidates.iter_mut().zip(bonuses) {
+            if !c.named.is_empty() {
+                c.score += bonus * w.column;
+                c.reasons.push(format!("names {}", c.named.join(", ")));
+            }
+            if let (Some(q), Some(t)) = (&asked, &c.row.time) {
                 if t.start <= q.end && q.start <= t.end {
-                    score += tune("LAKESTAR_W_TIME", W_TIME);
-                    reasons.push(format!(
+                    c.score += w.time;
+                    c.reasons.push(format!(
                         "covers {} … {} (asked {} … {})",
                         t.start, t.end, q.start, q.end
                     ));
                 }
             }
-            let summary = match (&row.hash, &row.analyzer) {
-                (Some(h), Some(a)) => self
-                    .catalog
-                    .description(h, a)?
-                    .map(|d| crate::render(&path, &d, crate::RenderOptions { max_bytes: 400 }))
-                    .and_then(|r| r.lines().next().map(str::to_string))
-                    .unwrap_or_default(),
-                _ => String::new(),
-            };
-            hits.push(Hit {
-                format: row.format.as_str().to_string(),
-                path,
-                score,
-                summary,
-                reasons,
-            });
         }
-        hits.sort_by(|a, b| {
+        candidates.sort_by(|a, b| {
             b.score
                 .total_cmp(&a.score)
                 .then_with(|| a.path.cmp(&b.path))
         });
-        hits.truncate(k);
-        Ok(hits)
+        candidates.truncate(k);
+        // Summaries only for what is returned.
+        Ok(candidates
+            .into_iter()
+            .map(|c| Hit {
+                summary: c
+                    .desc
+                    .as_ref()
+                    .map(|d| crate::render(&c.path, d, crate::RenderOptions { max_bytes: 400 }))
+                    .and_then(|r| r.lines().next().map(str::to_string))
+                    .unwrap_or_default(),
+                format: c.row.format.as_str().to_string(),
+                path: c.path,
+                score: c.score,
+                reasons: c.reasons,
+            })
+            .collect())
     }
+}
+
+/// A fused result with what ranking and output need of it.
+struct Candidate {
+    path: String,
+    score: f64,
+    reasons: Vec<String>,
+    row: crate::catalog::FileRow,
+    desc: Option<crate::Description>,
+    /// Its column and key names that the question names (lowercase).
+    named: Vec<String>,
+}
+
+/// The names of `d` (lowercased) that the question quotes or mentions as whole words;
+/// `capture_delay` is named by "capture delay" as well.
+fn named_in(d: &crate::Description, lower_query: &str, quotes: &[String]) -> Vec<String> {
+    let spaced = |n: &str| n.replace(['_', '-', '.'], " ");
+    let mut hit: Vec<String> = super::doc::names(d)
+        .into_iter()
+        .map(|n| n.to_lowercase())
+        .filter(|n| n.chars().count() >= 3 || quotes.contains(n))
+        .filter(|n| {
+            quotes.contains(n)
+                || quotes.contains(&spaced(n))
+                || mentions(lower_query, n)
+                || mentions(lower_query, &spaced(n))
+        })
+        .collect();
+    hit.sort();
+    hit.dedup();
+    hit
 }

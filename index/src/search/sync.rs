@@ -1,15 +1,17 @@
 //! Keeping the search side true: after every index run, the full-text documents of the
 //! paths marked stale are rewritten (one tantivy commit), and every description without
 //! an embedding by the current embedder gets one. Stale marks are written in the same
-//! catalog transaction as the file change and cleared only after the text index commit,
-//! so a crash anywhere leaves work that the next run finishes.
+//! catalog transaction as the file change and cleared only after the embeddings and the
+//! text index commit, so a crash anywhere leaves work that the next run finishes.
 
 use super::doc;
 use super::text::{TextDoc, TextIndex};
-use crate::catalog::Catalog;
+use crate::analyze::Description;
+use crate::catalog::{Catalog, FileRow, Hash};
 use crate::embed::Embedder;
 use crate::error::{InternalError, Result};
 use rayon::prelude::*;
+use std::collections::HashSet;
 use std::path::Path;
 
 /// Name of the full-text index directory inside the index directory.
@@ -38,24 +40,21 @@ fn search_err(e: impl std::fmt::Display) -> crate::Error {
     InternalError::Search(e.to_string()).into()
 }
 
-/// The text-index document of one catalog row, or None when the path is gone.
-fn document(cat: &Catalog, path: &str) -> Result<Option<TextDoc>> {
-    let Some(row) = cat.file(path)? else {
-        return Ok(None);
-    };
-    let desc = match (&row.hash, &row.analyzer) {
-        (Some(h), Some(a)) => cat.description(h, a)?,
-        _ => None,
-    };
-    let (columns, values, text) = match &desc {
-        Some(d) => (doc::names(d), doc::values(d), doc::semantic_text(d)),
-        None => (
+/// The text-index document of a catalog row and its description.
+fn document(row: &FileRow, desc: Option<&Description>, semantic: Option<&str>) -> TextDoc {
+    let (columns, values, text) = match (desc, semantic) {
+        (Some(d), Some(t)) => (doc::names(d), doc::values(d), t.to_string()),
+        _ => (
             Vec::new(),
             Vec::new(),
-            format!("{path} — {}", row.error.as_deref().unwrap_or("unreadable")),
+            format!(
+                "{} — {}",
+                row.path,
+                row.error.as_deref().unwrap_or("unreadable")
+            ),
         ),
     };
-    Ok(Some(TextDoc {
+    TextDoc {
         path: row.path.clone(),
         format: row.format.as_str().to_string(),
         columns,
@@ -63,10 +62,43 @@ fn document(cat: &Catalog, path: &str) -> Result<Option<TextDoc>> {
         text,
         time_start: row.time.as_ref().map(|t| t.start.clone()),
         time_end: row.time.as_ref().map(|t| t.end.clone()),
-    }))
+    }
+}
+
+/// Embed `items` (description key, semantic text) in parallel batches and store them.
+fn embed_and_store(
+    cat: &mut Catalog,
+    embedder: &dyn Embedder,
+    id: &str,
+    items: Vec<((Hash, String), String)>,
+) -> Result<usize> {
+    if items.is_empty() {
+        return Ok(0);
+    }
+    let refs: Vec<&str> = items.iter().map(|(_, t)| t.as_str()).collect();
+    // Embedding is the costly part of a first sync: spread it over the cores.
+    let vectors: Vec<Vec<f32>> = refs
+        .par_chunks(EMBED_BATCH)
+        .map(|c| embedder.embed(c))
+        .collect::<std::result::Result<Vec<_>, _>>()
+        .map_err(search_err)?
+        .into_iter()
+        .flatten()
+        .collect();
+    let stored: Vec<_> = items
+        .into_iter()
+        .zip(vectors)
+        .map(|(((h, a), _), v)| (h, a, v))
+        .collect();
+    cat.put_embeddings(id, &stored)?;
+    Ok(stored.len())
 }
 
 /// Bring the full-text index and the embeddings of the index at `dir` up to date.
+///
+/// Each stale path's description is decoded once and serves both its document and, when
+/// missing, its embedding; embeddings of a chunk are stored before its stale marks are
+/// cleared, so that "no mark and the same embedder" means "nothing to do".
 pub fn sync(
     cat: &mut Catalog,
     dir: &Path,
@@ -80,61 +112,59 @@ pub fn sync(
     }
     let dirty = cat.search_dirty()?;
     let id = embedder.id();
-    // Invariant: with no stale mark and the same embedder, every description has its
-    // embedding (embeddings are written before marks are cleared). A no-change run
-    // therefore costs two small reads, not a join over every file.
     let same_embedder = cat.meta(EMBEDDER_META)?.as_deref() == Some(id.as_str());
     if dirty.is_empty() && same_embedder {
         return Ok(report);
     }
     // Same embedder: only the changed paths can lack an embedding.
-    let missing = if same_embedder {
+    let mut missing: HashSet<(Hash, String)> = if same_embedder {
         cat.missing_embeddings_for(&id, &dirty)?
     } else {
         cat.missing_embeddings(&id)?
-    };
-    for chunk in missing.chunks(1024) {
-        let mut texts = Vec::with_capacity(chunk.len());
-        for (h, a) in chunk {
-            // Path-free text: embeddings are cached by description, shared by copies.
-            let t = match cat.description(h, a)? {
-                Some(d) => doc::semantic_text(&d),
-                None => String::new(),
-            };
-            texts.push(t);
-        }
-        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
-        // Embedding is the costly part of a first sync: spread it over the cores.
-        let vectors: Vec<Vec<f32>> = refs
-            .par_chunks(EMBED_BATCH)
-            .map(|c| embedder.embed(c))
-            .collect::<std::result::Result<Vec<_>, _>>()
-            .map_err(search_err)?
-            .into_iter()
-            .flatten()
-            .collect();
-        let items: Vec<_> = chunk
-            .iter()
-            .zip(vectors)
-            .map(|((h, a), v)| (*h, a.clone(), v))
-            .collect();
-        cat.put_embeddings(&id, &items)?;
-        report.embedded += items.len();
     }
+    .into_iter()
+    .collect();
+
     let mut text = TextIndex::open(&text_dir).map_err(search_err)?;
     for chunk in dirty.chunks(CHUNK) {
         let mut upserts = Vec::new();
         let mut removed = Vec::new();
+        let mut to_embed = Vec::new();
         for p in chunk {
-            match document(cat, p)? {
-                Some(d) => upserts.push(d),
-                None => removed.push(p.clone()),
+            let Some(row) = cat.file(p)? else {
+                removed.push(p.clone());
+                continue;
+            };
+            let key = row.hash.zip(row.analyzer.clone());
+            let desc = match &key {
+                Some((h, a)) => cat.description(h, a)?,
+                None => None,
+            };
+            let semantic = desc.as_ref().map(doc::semantic_text);
+            if let (Some(k), Some(t)) = (key, &semantic) {
+                if missing.remove(&k) {
+                    to_embed.push((k, t.clone()));
+                }
             }
+            upserts.push(document(&row, desc.as_ref(), semantic.as_deref()));
         }
+        report.embedded += embed_and_store(cat, embedder, &id, to_embed)?;
         text.update(&upserts, &removed).map_err(search_err)?;
         cat.clear_search_dirty(chunk)?;
         report.documents += upserts.len();
         report.removed += removed.len();
+    }
+
+    // Descriptions of unchanged files a new embedder has not seen yet.
+    let rest: Vec<(Hash, String)> = missing.into_iter().collect();
+    for chunk in rest.chunks(1024) {
+        let mut items = Vec::with_capacity(chunk.len());
+        for (h, a) in chunk {
+            if let Some(d) = cat.description(h, a)? {
+                items.push(((*h, a.clone()), doc::semantic_text(&d)));
+            }
+        }
+        report.embedded += embed_and_store(cat, embedder, &id, items)?;
     }
     cat.set_meta(EMBEDDER_META, &id)?;
     cat.set_meta(EMBEDDER_SPEC_META, spec)?;

@@ -372,38 +372,26 @@ fn range(s: &Statistics, col: &ColumnDescriptor) -> Option<(Val, Val)> {
     }
     let pair = |lo: Option<Val>, hi: Option<Val>| Some((lo?, hi?));
     match s {
-        Statistics::Int32(v) => pair(
-            v.min_opt().map(|x| {
+        Statistics::Int32(v) => {
+            let int = |x: &i32| {
                 Val::Int(if unsigned {
                     *x as u32 as i128
                 } else {
                     *x as i128
                 })
-            }),
-            v.max_opt().map(|x| {
-                Val::Int(if unsigned {
-                    *x as u32 as i128
-                } else {
-                    *x as i128
-                })
-            }),
-        ),
-        Statistics::Int64(v) => pair(
-            v.min_opt().map(|x| {
+            };
+            pair(v.min_opt().map(int), v.max_opt().map(int))
+        }
+        Statistics::Int64(v) => {
+            let int = |x: &i64| {
                 Val::Int(if unsigned {
                     *x as u64 as i128
                 } else {
                     *x as i128
                 })
-            }),
-            v.max_opt().map(|x| {
-                Val::Int(if unsigned {
-                    *x as u64 as i128
-                } else {
-                    *x as i128
-                })
-            }),
-        ),
+            };
+            pair(v.min_opt().map(int), v.max_opt().map(int))
+        }
         Statistics::Float(v) => pair(
             v.min_opt().map(|x| Val::Float(f64::from(*x))),
             v.max_opt().map(|x| Val::Float(f64::from(*x))),
