@@ -50,6 +50,24 @@ pub fn index_json(lake: &Path, extra: &[&str]) -> Value {
     v
 }
 
+/// Index the read-only shared lake `rel` (e.g. `dabstep/context`) into an index in a
+/// fresh temp directory; returns the directory (kept alive by the caller) and the index.
+pub fn index_shared(rel: &str) -> (tempfile::TempDir, PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let idx = tmp.path().join("idx");
+    let lake = shared_lakes().join(rel);
+    run_ok(
+        tmp.path(),
+        &[
+            "index",
+            lake.to_str().unwrap(),
+            "--index",
+            idx.to_str().unwrap(),
+        ],
+    );
+    (tmp, idx)
+}
+
 /// Copy a directory tree (the shared lakes are read-only, tests need writable copies).
 pub fn copy_tree(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();

@@ -5,19 +5,7 @@ use serde_json::Value;
 use std::path::PathBuf;
 
 fn indexed_dabstep() -> (tempfile::TempDir, PathBuf) {
-    let tmp = tempfile::tempdir().unwrap();
-    let idx = tmp.path().join("idx");
-    let lake = shared_lakes().join("dabstep/context");
-    run_ok(
-        tmp.path(),
-        &[
-            "index",
-            lake.to_str().unwrap(),
-            "--index",
-            idx.to_str().unwrap(),
-        ],
-    );
-    (tmp, idx)
+    index_shared("dabstep/context")
 }
 
 fn describe_json(tmp: &std::path::Path, idx: &std::path::Path, file: &str) -> Value {

@@ -135,18 +135,7 @@ fn search_without_an_index_says_how_to_make_one() {
 /// The DABench development set: 257 questions, each naming the one table it is about.
 #[test]
 fn dabench_retrieval() {
-    let tmp = tempfile::tempdir().unwrap();
-    let idx = tmp.path().join("idx");
-    let lake = shared_lakes().join("dabench/da-dev-tables");
-    run_ok(
-        tmp.path(),
-        &[
-            "index",
-            lake.to_str().unwrap(),
-            "--index",
-            idx.to_str().unwrap(),
-        ],
-    );
+    let (tmp, idx) = index_shared("dabench/da-dev-tables");
     let questions =
         fs::read_to_string(shared_lakes().join("dabench/da-dev-questions.jsonl")).unwrap();
     let tasks: String = questions

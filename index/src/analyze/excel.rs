@@ -423,11 +423,7 @@ mod tests {
         assert_eq!(sales.range.as_deref(), Some("A1:G9"));
         assert_eq!(sales.header_row, Some(3));
         assert_eq!((sales.rows, sales.rows_exact), (6, true));
-        let cols: Vec<(&str, ColumnType)> = sales
-            .columns
-            .iter()
-            .map(|c| (c.name.as_str(), c.kind))
-            .collect();
+        let cols = sales.column_kinds();
         assert_eq!(
             cols,
             [
@@ -538,11 +534,7 @@ mod tests {
         assert_eq!(t.name, "Readings");
         assert_eq!(t.range.as_deref(), Some("A1:C7"));
         assert_eq!((t.header_row, t.rows), (Some(3), 4));
-        let cols: Vec<(&str, ColumnType)> = t
-            .columns
-            .iter()
-            .map(|c| (c.name.as_str(), c.kind))
-            .collect();
+        let cols = t.column_kinds();
         assert_eq!(
             cols,
             [

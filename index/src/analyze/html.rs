@@ -470,11 +470,7 @@ mod tests {
             (v.name.as_str(), v.kind.as_str()),
             ("Vehicle list", "html table")
         );
-        let cols: Vec<(&str, ColumnType)> = v
-            .columns
-            .iter()
-            .map(|c| (c.name.as_str(), c.kind))
-            .collect();
+        let cols = v.column_kinds();
         assert_eq!(
             cols,
             [

@@ -48,6 +48,28 @@ pub struct NamedTable {
     pub notes: Vec<String>,
 }
 
+#[cfg(test)]
+impl NamedTable {
+    /// (name, type) of every column, for assertions.
+    pub(crate) fn column_kinds(&self) -> Vec<(&str, super::ColumnType)> {
+        self.columns
+            .iter()
+            .map(|c| (c.name.as_str(), c.kind))
+            .collect()
+    }
+}
+
+#[cfg(test)]
+impl TableSet {
+    /// (name, kind) of every table, for assertions.
+    pub(crate) fn table_kinds(&self) -> Vec<(&str, &str)> {
+        self.tables
+            .iter()
+            .map(|t| (t.name.as_str(), t.kind.as_str()))
+            .collect()
+    }
+}
+
 /// Builds the rows, columns and samples of a [`NamedTable`] from string cells, with the
 /// same per-column profile every tabular format gets.
 pub(crate) struct TableBuilder {

@@ -331,11 +331,7 @@ mod tests {
     }
 
     fn check_db(set: &TableSet) {
-        let names: Vec<(&str, &str)> = set
-            .tables
-            .iter()
-            .map(|t| (t.name.as_str(), t.kind.as_str()))
-            .collect();
+        let names = set.table_kinds();
         assert_eq!(
             names,
             [("people", "table"), ("orders", "table"), ("tall", "view")]
@@ -538,11 +534,7 @@ mod tests {
         assert!(skipped.contains("1 spatial index"), "{skipped}");
         assert!(skipped.contains("3 index shadow"), "{skipped}");
         assert!(skipped.contains("1 SQLite internal"), "{skipped}"); // sqlite_sequence
-        let names: Vec<(&str, &str)> = set
-            .tables
-            .iter()
-            .map(|t| (t.name.as_str(), t.kind.as_str()))
-            .collect();
+        let names = set.table_kinds();
         assert_eq!(
             names,
             [("cities", "feature layer"), ("stats", "attribute table")]
