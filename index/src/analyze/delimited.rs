@@ -63,7 +63,7 @@ impl Analyzer for DelimitedAnalyzer {
         "delimited"
     }
     fn version(&self) -> u32 {
-        2
+        3
     }
     fn analyze(&self, src: &Source, format: Format) -> Result<Content, AnalyzeError> {
         let enc = encoding::sniff(src.head());
@@ -259,6 +259,14 @@ fn sniff_layout(lines: &[Line], small: bool) -> Option<Layout> {
         else {
             continue;
         };
+        // A `#` line just above the table that splits like it is its commented-out
+        // header (`#featureID,row ID,...`, VCF's `#CHROM`): the table starts there.
+        let first = match first.checked_sub(1).map(|i| &lines[i]) {
+            Some(p) if p.comment && p.fields[ci] == mode && p.line + 1 == lines[first].line => {
+                first - 1
+            }
+            _ => first,
+        };
         let rest = &lines[first..];
         if first > lines.len() / 2 || (rest.len() < 2 && !small) {
             continue;
@@ -426,6 +434,16 @@ impl Profiler {
                         .trim()
                         .to_string()
                     })
+                    .enumerate()
+                    // Empty header cells get the names pandas gives them, which are
+                    // the names the agent's code will see.
+                    .map(|(i, s)| {
+                        if s.is_empty() {
+                            format!("Unnamed: {i}")
+                        } else {
+                            s
+                        }
+                    })
                     .collect()
             } else {
                 (1..=first.len()).map(|i| format!("column_{i}")).collect()
@@ -493,7 +511,7 @@ mod tests {
         let t = table(",mcc,description\n0,1520,\"Heating, Plumbing\"\n1,1711,Electrical\n");
         assert!(t.header);
         assert_eq!(t.rows, 2);
-        assert_eq!(t.columns[0].name, "");
+        assert_eq!(t.columns[0].name, "Unnamed: 0");
         assert_eq!(t.columns[1].kind, ColumnType::Integer);
         assert_eq!(t.columns[2].examples[0], "Heating, Plumbing");
     }
@@ -520,6 +538,26 @@ mod tests {
         let names: Vec<&str> = t.columns.iter().map(|c| c.name.as_str()).collect();
         assert_eq!(names, ["region", "amount", "date"]);
         assert_eq!(t.columns[2].kind, ColumnType::Date);
+    }
+
+    #[test]
+    fn a_commented_header_line_is_the_header() {
+        let t =
+            table("#featureID,row ID,importance.score\nf1,241,0.067\nf2,695,0.041\nf3,382,0.034\n");
+        let names: Vec<&str> = t.columns.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(names, ["#featureID", "row ID", "importance.score"]);
+        assert_eq!(t.rows, 3);
+        // A comment that does not split like the table stays a note.
+        let t = table("# exported 2019\na,b,c\n1,2,3\n4,5,6\n");
+        assert_eq!(t.preamble, ["# exported 2019"]);
+        assert_eq!(t.columns[0].name, "a");
+    }
+
+    #[test]
+    fn empty_header_cells_are_named_as_pandas_names_them() {
+        let t = table(",name,,score\n0,ann,x,1.5\n1,bob,y,2.5\n");
+        let names: Vec<&str> = t.columns.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(names, ["Unnamed: 0", "name", "Unnamed: 2", "score"]);
     }
 
     #[test]

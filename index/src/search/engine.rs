@@ -2,6 +2,7 @@
 //! description embeddings, fused by reciprocal rank, plus evidence that generic
 //! retrievers lack: the time span a question names against each file's time coverage.
 
+use super::names::NameMatcher;
 use super::sync::{EMBEDDER_META, TEXT_DIR};
 use super::text::TextIndex;
 use crate::analyze::time;
@@ -84,24 +85,6 @@ fn quoted(query: &str) -> Vec<String> {
         i += 1;
     }
     out
-}
-
-/// Whether `name` occurs in `text` as a whole phrase (no letter or digit glued to it).
-fn mentions(text: &str, name: &str) -> bool {
-    let mut from = 0;
-    while let Some(i) = text[from..].find(name) {
-        let at = from + i;
-        let before = text[..at].chars().next_back();
-        let after = text[at + name.len()..].chars().next();
-        if !before.is_some_and(char::is_alphanumeric) && !after.is_some_and(char::is_alphanumeric) {
-            return true;
-        }
-        from = at + name.len().max(1);
-        while !text.is_char_boundary(from) {
-            from += 1;
-        }
-    }
-    false
 }
 
 /// Filters and size of a search.
@@ -225,7 +208,7 @@ impl Searcher {
         }
 
         // Each candidate's row and description are read once, after the filters.
-        let lower = query.to_lowercase();
+        let mut matcher = NameMatcher::new(query);
         let quotes = quoted(query);
         let mut candidates = Vec::with_capacity(fused.len());
         for (path, (score, reasons)) in fused {
@@ -247,9 +230,12 @@ impl Searcher {
                 (Some(h), Some(a)) => self.catalog.description(h, a)?,
                 _ => None,
             };
-            let named = desc
+            let mut named = desc
                 .as_ref()
-                .map_or_else(Vec::new, |d| named_in(d, &lower, &quotes));
+                .map_or_else(Vec::new, |d| named_in(d, &mut matcher, &quotes, w.quoted));
+            if let Some(s) = matcher.names_file(&path) {
+                named.push((format!("file {path}"), s));
+            }
             candidates.push(Candidate {
                 path,
                 score,
@@ -265,7 +251,7 @@ impl Searcher {
         // have them.
         let mut df: HashMap<&str, usize> = HashMap::new();
         for c in &candidates {
-            for n in &c.named {
+            for (n, _) in &c.named {
                 *df.entry(n.as_str()).or_default() += 1;
             }
         }
@@ -275,9 +261,8 @@ impl Searcher {
             .map(|c| {
                 c.named
                     .iter()
-                    .map(|n| {
-                        (1.0 + n_candidates / df[n.as_str()] as f64).ln()
-                            * if quotes.contains(n) { w.quoted } else { 1.0 }
+                    .map(|(n, strength)| {
+                        (1.0 + n_candidates / df[n.as_str()] as f64).ln() * strength
                     })
                     .sum()
             })
@@ -286,7 +271,8 @@ impl Searcher {
         for (c, bonus) in candidates.iter_mut().zip(bonuses) {
             if !c.named.is_empty() {
                 c.score += bonus * w.column;
-                c.reasons.push(format!("names {}", c.named.join(", ")));
+                let names: Vec<&str> = c.named.iter().map(|(n, _)| n.as_str()).collect();
+                c.reasons.push(format!("names {}", names.join(", ")));
             }
             if let (Some(q), Some(t)) = (&asked, &c.row.time) {
                 if t.start <= q.end && q.start <= t.end {
@@ -330,26 +316,32 @@ struct Candidate {
     reasons: Vec<String>,
     row: crate::catalog::FileRow,
     desc: Option<crate::Description>,
-    /// Its column and key names that the question names (lowercase).
-    named: Vec<String>,
+    /// Its column and key names that the question names (lowercase), with how strongly.
+    named: Vec<(String, f64)>,
 }
 
-/// The names of `d` (lowercased) that the question quotes or mentions as whole words;
-/// `capture_delay` is named by "capture delay" as well.
-fn named_in(d: &crate::Description, lower_query: &str, quotes: &[String]) -> Vec<String> {
+/// The names of `d` (lowercased) that the question quotes or names (see [`NameMatcher`]),
+/// each with its strength: `quoted` for a quoted name, else the matcher's.
+fn named_in(
+    d: &crate::Description,
+    matcher: &mut NameMatcher,
+    quotes: &[String],
+    quoted: f64,
+) -> Vec<(String, f64)> {
     let spaced = |n: &str| n.replace(['_', '-', '.'], " ");
-    let mut hit: Vec<String> = super::doc::names(d)
+    let mut hit: Vec<(String, f64)> = super::doc::names(d)
         .into_iter()
-        .map(|n| n.to_lowercase())
-        .filter(|n| n.chars().count() >= 3 || quotes.contains(n))
-        .filter(|n| {
-            quotes.contains(n)
-                || quotes.contains(&spaced(n))
-                || mentions(lower_query, n)
-                || mentions(lower_query, &spaced(n))
+        .filter_map(|n| {
+            let lower = n.to_lowercase();
+            let q = (quotes.contains(&lower) || quotes.contains(&spaced(&lower))).then_some(quoted);
+            let s = match (q, matcher.names(&n)) {
+                (Some(a), Some(b)) => a.max(b),
+                (a, b) => a.or(b)?,
+            };
+            Some((lower, s))
         })
         .collect();
-    hit.sort();
-    hit.dedup();
+    hit.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.total_cmp(&a.1)));
+    hit.dedup_by(|a, b| a.0 == b.0);
     hit
 }

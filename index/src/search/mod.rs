@@ -10,6 +10,7 @@ pub mod doc;
 pub mod embedder;
 pub mod engine;
 pub mod eval;
+mod names;
 pub mod sync;
 pub mod text;
 mod words;

@@ -1,0 +1,414 @@
+//! Which of a file's column and key names a question names.
+//!
+//! Lakes abbreviate: a question says "GDP per capita", "life expectancy", "maximum storm
+//! category" or "wind speed" where the files say `gdppercap`, `lifeexp`, `max_storm_cat`
+//! and `WINDSPEED`. A name matches when a run of consecutive question words spells it:
+//! each word contributes an abbreviation of itself (a prefix, or its first letter followed
+//! by more of its letters in order), and the pieces, joined, are the name with its
+//! separators removed. A name of one word needs the word itself (up to stemming:
+//! "scores" names `score`), because single-word abbreviations (`age` in "agents",
+//! `dist` in "distribution") are mostly accidents.
+//!
+//! Hand-written: this is the matching rule of our ranking, not a general text facility;
+//! the stemming comes from tantivy.
+
+use std::collections::HashMap;
+use tantivy::tokenizer::{Language, RawTokenizer, Stemmer, TextAnalyzer};
+
+/// Short words a name may spell with (`gdp_per_cap`) and a question may put between the
+/// words of a name ("damage in USD" for `damage_USD`) without counting as its words.
+const GLUE: &[&str] = &[
+    "a", "an", "and", "at", "by", "for", "in", "of", "on", "per", "the", "to",
+];
+
+/// Names shorter than this (without separators) match only when quoted or spelled in full
+/// by a question word of the same length.
+const MIN_NAME: usize = 3;
+
+/// Names spelled by several words must be at least this long: short ones (`date`, `temp`)
+/// are spelled by too many accidental word runs ("data at the end").
+const MIN_SPELLED: usize = 5;
+
+/// A question word: lowercase letters and digits, with where its identifier starts and
+/// ends (`importance.score` is one identifier of two words; a name must not match only
+/// a part of it).
+#[derive(Debug)]
+struct Word {
+    text: String,
+    first_of_ident: bool,
+    last_of_ident: bool,
+    glue: bool,
+    /// Its identifier looks like code (`positive_diffsel`, `WINDSPEED`, `gdpPercap`):
+    /// whoever wrote it was naming a column, not using a word.
+    code: bool,
+    /// The identifier as written (on its last word only).
+    raw: String,
+}
+
+/// How strongly a name is named, as a multiple of a plain one-word mention.
+pub mod strength {
+    /// The name written as code (`positive_diffsel`, `SWX`): as good as quoted.
+    pub const CODE: f64 = 2.0;
+    /// Code written exactly as the name is, case and separators included.
+    pub const VERBATIM: f64 = 2.5;
+    /// The name as a word of the question ("age", "Fare").
+    pub const WORD: f64 = 1.0;
+    /// The name as another form of a question word ("values" for `value`).
+    pub const FORM: f64 = 0.5;
+    /// The file's own name, extension included (`Credit.csv`): the question says which
+    /// file it is about.
+    pub const FILE: f64 = 4.0;
+    /// Added per question word beyond the first that spells the name ("life
+    /// expectancy" for `lifeexp`): longer spellings are rarer accidents.
+    pub const PER_WORD: f64 = 0.5;
+}
+
+/// The question's words, ready to be matched against many names.
+pub struct NameMatcher {
+    words: Vec<Word>,
+    stems: HashMap<String, String>,
+    stemmer: TextAnalyzer,
+}
+
+impl NameMatcher {
+    /// Prepare `query` for matching.
+    pub fn new(query: &str) -> NameMatcher {
+        let mut words = Vec::new();
+        // Identifiers: runs of letters and digits joined by `.`, `_` or `-` (a `.` that
+        // ends a sentence joins nothing: no letter follows it).
+        let chars: Vec<char> = query.chars().collect();
+        let mut i = 0;
+        while i < chars.len() {
+            if !chars[i].is_alphanumeric() {
+                i += 1;
+                continue;
+            }
+            let start = words.len();
+            let from_char = i;
+            loop {
+                let from = i;
+                while i < chars.len() && chars[i].is_alphanumeric() {
+                    i += 1;
+                }
+                let text: String = chars[from..i].iter().collect::<String>().to_lowercase();
+                let glue = GLUE.contains(&text.as_str());
+                words.push(Word {
+                    text,
+                    first_of_ident: words.len() == start,
+                    last_of_ident: false,
+                    glue,
+                    code: false,
+                    raw: String::new(),
+                });
+                let joins = i + 1 < chars.len()
+                    && matches!(chars[i], '.' | '_' | '-')
+                    && chars[i + 1].is_alphanumeric();
+                if !joins {
+                    break;
+                }
+                i += 1;
+            }
+            let code = looks_like_code(&chars[from_char..i]);
+            if let Some(last) = words.last_mut() {
+                last.last_of_ident = true;
+                last.code = code;
+                last.raw = chars[from_char..i].iter().collect();
+            }
+        }
+        NameMatcher {
+            words,
+            stems: HashMap::new(),
+            stemmer: TextAnalyzer::builder(RawTokenizer::default())
+                .filter(Stemmer::new(Language::English))
+                .build(),
+        }
+    }
+
+    fn stem(&mut self, word: &str) -> String {
+        if let Some(s) = self.stems.get(word) {
+            return s.clone();
+        }
+        let mut stream = self.stemmer.token_stream(word);
+        let mut out = word.to_string();
+        stream.process(&mut |t| out = t.text.clone());
+        self.stems.insert(word.to_string(), out.clone());
+        out
+    }
+
+    /// How strongly the question names `name` (a column, key, sheet or table name), in
+    /// [`strength`] units; `None` when it does not.
+    pub fn names(&mut self, name: &str) -> Option<f64> {
+        let compact: String = name
+            .chars()
+            .filter(|c| c.is_alphanumeric())
+            .flat_map(char::to_lowercase)
+            .collect();
+        let n = compact.chars().count();
+        if n < MIN_NAME {
+            return None;
+        }
+        // The whole name as one question identifier (`importance.score`, `Fare`, `ages`).
+        let stem = self.stem(&compact);
+        let mut best: Option<f64> = None;
+        let mut ident = String::new();
+        for i in 0..self.words.len() {
+            if self.words[i].first_of_ident {
+                ident.clear();
+            }
+            ident.push_str(&self.words[i].text);
+            if !self.words[i].last_of_ident {
+                continue;
+            }
+            if ident == compact {
+                let s = if self.words[i].code && self.words[i].raw == name.trim() {
+                    strength::VERBATIM
+                } else if self.words[i].code {
+                    strength::CODE
+                } else {
+                    strength::WORD
+                };
+                best = Some(best.map_or(s, |b| b.max(s)));
+            } else if self.words[i].first_of_ident && !self.words[i].glue {
+                // Another form of one word: same stem and the same first four letters,
+                // so that "scores" names `score` but "using" does not name `useful`.
+                let w = self.words[i].text.clone();
+                let k = 4.min(w.len()).min(compact.len());
+                let same_start = w.chars().take(k).eq(compact.chars().take(k));
+                if same_start && self.stem(&w) == stem {
+                    best = Some(best.map_or(strength::FORM, |b| b.max(strength::FORM)));
+                }
+            }
+        }
+        if best.is_some() || n < MIN_SPELLED {
+            return best;
+        }
+        let name: Vec<char> = compact.chars().collect();
+        (0..self.words.len())
+            .filter(|&start| self.words[start].first_of_ident && !self.words[start].glue)
+            .filter_map(|start| self.spells(&name, name.len(), start, 0, 0))
+            .max()
+            .map(|words| strength::WORD + strength::PER_WORD * (words - 1) as f64)
+    }
+
+    /// How strongly the question names the file at `path` itself: by its whole name
+    /// (`Credit.csv`), or by its name without the extension as it would name a column
+    /// ("the titanic data" names `titanic.csv`, not `titanic_train.csv`; "merchant
+    /// category code" names `merchant_category_codes.csv`).
+    pub fn names_file(&mut self, path: &str) -> Option<f64> {
+        let base = path.rsplit('/').next().unwrap_or(path);
+        let whole: String = base
+            .chars()
+            .filter(|c| c.is_alphanumeric())
+            .flat_map(char::to_lowercase)
+            .collect();
+        let mut ident = String::new();
+        for w in &self.words {
+            if w.first_of_ident {
+                ident.clear();
+            }
+            ident.push_str(&w.text);
+            if w.last_of_ident && ident.chars().count() >= MIN_NAME && ident == whole {
+                return Some(strength::FILE);
+            }
+        }
+        let stem = base.split_once('.').map_or(base, |(s, _)| s);
+        let singular = stem.strip_suffix('s').filter(|s| s.len() >= MIN_NAME);
+        let a = self.names(stem);
+        let b = singular.and_then(|s| self.names(s));
+        match (a, b) {
+            (Some(a), Some(b)) => Some(a.max(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// Whether words `at..` spell `name` (`done` words of real content already did
+    /// part of it, `prefixed` of its letters as prefixes of their words), ending on the
+    /// last word of an identifier: the number of content words of the spelling.
+    ///
+    /// Most letters must come from prefixes: `sqft` is "square foot", but letters picked
+    /// here and there (`intco` from "identify and count") are an accident.
+    fn spells(
+        &self,
+        name: &[char],
+        total: usize,
+        at: usize,
+        done: usize,
+        prefixed: usize,
+    ) -> Option<usize> {
+        let word = self.words.get(at)?;
+        let w: Vec<char> = word.text.chars().collect();
+        let content = done + usize::from(!word.glue);
+        // Each piece starts with the word's first letter; try the longest first.
+        if name.first() == w.first() {
+            for len in (1..=name.len().min(w.len())).rev() {
+                let piece = &name[..len];
+                let whole = w.starts_with(piece) || alias(piece, &w);
+                if !whole && !abbreviates(piece, &w) {
+                    continue;
+                }
+                let rest = &name[len..];
+                let prefixed = prefixed + if whole { len } else { 0 };
+                if rest.is_empty() {
+                    if content >= 2 && word.last_of_ident && prefixed * 5 >= total * 3 {
+                        return Some(content);
+                    }
+                } else if let Some(n) = self.spells(rest, total, at + 1, content, prefixed) {
+                    return Some(n);
+                }
+            }
+        }
+        // A glue word the name leaves out ("damage in USD").
+        if word.glue && done > 0 {
+            return self.spells(name, total, at + 1, done, prefixed);
+        }
+        None
+    }
+}
+
+/// Whether an identifier as written looks like code rather than a word: joined parts
+/// (`positive_diffsel`), a hump (`gdpPercap`), or an all-capitals name of 2+ letters that
+/// is not the first word of a sentence (`SWX`, `WINDSPEED`).
+fn looks_like_code(chars: &[char]) -> bool {
+    let joined = chars.iter().any(|c| matches!(c, '_' | '.' | '-'));
+    let hump = chars
+        .windows(2)
+        .any(|w| w[0].is_lowercase() && w[1].is_uppercase());
+    let letters = chars.iter().filter(|c| c.is_alphabetic()).count();
+    let caps = letters >= 2 && chars.iter().all(|c| !c.is_lowercase());
+    joined || hump || caps
+}
+
+/// Abbreviations whose letters are not their word's: `No. of deaths` is "number of
+/// deaths".
+const ALIASES: &[(&str, &str)] = &[("no", "number"), ("nb", "number")];
+
+/// Whether `piece` is one of [`ALIASES`] of `word`.
+fn alias(piece: &[char], word: &[char]) -> bool {
+    ALIASES
+        .iter()
+        .any(|(a, w)| a.chars().eq(piece.iter().copied()) && w.chars().eq(word.iter().copied()))
+}
+
+/// Whether `piece` abbreviates `word`: a prefix of it, or (from two letters) its first
+/// letter followed by more of its letters in order (`sqft` ← "square foot": `sq`, `ft`).
+fn abbreviates(piece: &[char], word: &[char]) -> bool {
+    if piece.len() > word.len() || piece.first() != word.first() {
+        return false;
+    }
+    if word.starts_with(piece) {
+        return true;
+    }
+    if piece.len() < 2 {
+        return false;
+    }
+    let mut rest = word[1..].iter();
+    piece[1..].iter().all(|c| rest.any(|w| w == c))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn named(query: &str, name: &str) -> bool {
+        NameMatcher::new(query).names(name).is_some()
+    }
+
+    fn strength(query: &str, name: &str) -> Option<f64> {
+        NameMatcher::new(query).names(name)
+    }
+
+    #[test]
+    fn abbreviated_names_are_spelled_by_question_words() {
+        let q = "Is there a correlation between population and GDP per capita?";
+        assert!(named(q, "gdppercap"));
+        assert!(named(q, "gdp_pc"));
+        assert!(named("GDP per capita in 1952", "gdpPercap_1952"));
+        assert!(!named(q, "gdpPercap_1952"));
+        assert!(named("handle missing life expectancy values", "lifeexp"));
+        assert!(named(
+            "the maximum storm category achieved by a storm",
+            "max_storm_cat"
+        ));
+        assert!(named("the average wind speed (WINDSPEED)", "WINDSPEED"));
+        assert!(named("average wind speed per month", "WINDSPEED"));
+        assert!(named("the recorded damage in USD", "damage_USD"));
+        assert!(named("the number of deaths recorded", "No. of deaths"));
+        assert!(named(
+            "median sold price per square foot",
+            "MedianSoldPricePerSqft"
+        ));
+        assert!(named("Happiness scores of countries", "Happiness Score"));
+    }
+
+    #[test]
+    fn single_words_need_the_word_up_to_its_stem() {
+        assert!(named("mean age of passengers", "Age"));
+        assert!(named("distribution of ages", "age"));
+        assert!(named("outliers in the happiness scores", "score"));
+        assert!(!named("average number of agents talking", "age"));
+        assert!(!named("the distribution of fares", "dist"));
+        assert!(!named("which country", "count"));
+        // Too short to match unless quoted (quotes are handled by the ranker).
+        assert!(!named("the X coordinate", "X"));
+    }
+
+    #[test]
+    fn a_part_of_an_identifier_is_not_a_name() {
+        let q = r#"the mean of the "importance.score" column"#;
+        assert!(named(q, "importance.score"));
+        assert!(!named(q, "score"));
+        assert!(!named(q, "importance"));
+        // A sentence's full stop joins nothing.
+        assert!(named("Identify outliers in the fare. Then stop", "Fare"));
+    }
+
+    #[test]
+    fn code_and_longer_spellings_count_more_than_words() {
+        assert_eq!(
+            strength("the positive_diffsel values", "positive_diffsel"),
+            Some(strength::VERBATIM)
+        );
+        assert_eq!(
+            strength("the positive_diffsel values", "Positive_DiffSel"),
+            Some(strength::CODE)
+        );
+        assert_eq!(
+            strength("outliers in the SWX column", "SWX"),
+            Some(strength::VERBATIM)
+        );
+        assert_eq!(
+            strength("wind speed (WINDSPEED)", "wind_speed"),
+            Some(strength::CODE)
+        );
+        assert_eq!(strength("mean age", "Age"), Some(strength::WORD));
+        assert_eq!(strength("missing values", "value"), Some(strength::FORM));
+        assert_eq!(strength("the life expectancy", "lifeexp"), Some(1.5));
+        assert_eq!(
+            strength("gross domestic product per capita", "gdppercap"),
+            Some(2.5)
+        );
+        // "using" is not a form of "useful", though both stem to "use".
+        assert_eq!(strength("using the Z-score method", "useful"), None);
+    }
+
+    #[test]
+    fn files_are_named_by_their_name_or_stem() {
+        let mut m = NameMatcher::new("Is the Age column in the Credit.csv file normal?");
+        assert_eq!(m.names_file("data/Credit.csv"), Some(strength::FILE));
+        assert_eq!(m.names_file("data/credit_cards.csv"), None);
+        let mut m = NameMatcher::new("the mean fare of the Titanic passengers");
+        assert_eq!(m.names_file("titanic.csv"), Some(strength::WORD));
+        assert_eq!(m.names_file("titanic_train.csv"), None);
+        assert_eq!(m.names_file("passenger_list.csv"), None);
+        let mut m = NameMatcher::new("the description of merchant category code 5812");
+        assert!(m.names_file("merchant_category_codes.csv").is_some());
+    }
+
+    #[test]
+    fn accidental_spellings_do_not_match() {
+        assert!(!named("data at the end", "date"));
+        assert!(!named("the mean value", "mean_val_total"));
+        assert!(!named("of the", "ofthe"));
+        assert!(!named("identify and count the outliers", "INTC.O"));
+    }
+}
