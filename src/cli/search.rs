@@ -28,6 +28,10 @@ pub(crate) struct SearchArgs {
     /// Only paths matching this glob (`sales/**/*.csv`).
     #[arg(long)]
     glob: Option<String>,
+    /// List every member of a collection on its own (by default, same-schema siblings
+    /// fold into their best match, which names the others that matched).
+    #[arg(long)]
+    expand: bool,
 }
 
 /// Arguments of `lakestar eval`.
@@ -52,6 +56,9 @@ enum EvalWhat {
         /// Print one JSON object.
         #[arg(long)]
         json: bool,
+        /// Rank collection members one by one instead of folding them.
+        #[arg(long)]
+        expand: bool,
     },
 }
 
@@ -78,6 +85,7 @@ pub(crate) fn run_search(a: SearchArgs) -> Result<()> {
             k: a.k,
             format: a.format,
             glob: a.glob,
+            expand: a.expand,
         },
     )?;
     if a.json {
@@ -97,6 +105,20 @@ pub(crate) fn run_search(a: SearchArgs) -> Result<()> {
         if !h.reasons.is_empty() {
             println!("    why: {}", h.reasons.join("; "));
         }
+        if let Some(c) = &h.collection {
+            print!(
+                "    collection {} ({} files, {})",
+                c.id, c.members, c.template
+            );
+            if c.matched > 0 {
+                let more = c.matched - c.matching.len();
+                print!("; also matching: {}", c.matching.join(", "));
+                if more > 0 {
+                    print!(" and {more} more");
+                }
+            }
+            println!();
+        }
     }
     Ok(())
 }
@@ -107,6 +129,7 @@ pub(crate) fn run_eval(a: EvalArgs) -> Result<()> {
         index,
         k,
         json,
+        expand,
     } = a.what;
     let text =
         std::fs::read_to_string(&tasks).with_context(|| format!("reading {}", tasks.display()))?;
@@ -119,6 +142,7 @@ pub(crate) fn run_eval(a: EvalArgs) -> Result<()> {
             q,
             &SearchOptions {
                 k: kmax,
+                expand,
                 ..Default::default()
             },
         ) {

@@ -275,3 +275,67 @@ fn changing_the_embedder_re_embeds_and_http_embedders_work() {
     let v = index_json(&lake, &["--embedder", "openai:scripted@http://127.0.0.1:9"]);
     assert_counts(&v, &[("errors", 1)]);
 }
+
+#[test]
+fn collections_fold_into_their_best_member_unless_expanded() {
+    let tmp = tempfile::tempdir().unwrap();
+    let lake = tmp.path().join("lake");
+    let dir = lake.join("sensors");
+    fs::create_dir_all(&dir).unwrap();
+    for d in 1..=8 {
+        fs::write(
+            dir.join(format!("humidity-201903{d:02}.csv")),
+            format!("station,humidity_pct\nnorth,{d}1\nsouth,{d}2\n"),
+        )
+        .unwrap();
+    }
+    fs::write(
+        lake.join("stations.csv"),
+        "station,latitude,longitude,humidity_sensor\nnorth,59.3,18.1,yes\nsouth,55.6,13.0,no\n",
+    )
+    .unwrap();
+    fs::write(
+        lake.join("notes.md"),
+        "# Field notes\nHumidity sensors were recalibrated.\n",
+    )
+    .unwrap();
+    index_json(&lake, &[]);
+    let q = "humidity_pct per station";
+
+    let folded = search(&lake, None, q, 5);
+    let members: Vec<&Value> = folded
+        .iter()
+        .filter(|h| h["path"].as_str().unwrap().starts_with("sensors/"))
+        .collect();
+    assert_eq!(members.len(), 1, "one hit for the collection: {folded:#?}");
+    let c = &members[0]["collection"];
+    assert_eq!(c["template"], "sensors/humidity-{date}.csv");
+    assert_eq!(c["members"], 8);
+    assert_eq!(c["matched"], 7, "{c}");
+    assert_eq!(c["matching"].as_array().unwrap().len(), 7);
+    assert!(paths(&folded).contains(&"stations.csv".to_string()));
+    // Other files are not in a collection and say nothing of one.
+    let stations = folded.iter().find(|h| h["path"] == "stations.csv").unwrap();
+    assert!(stations.get("collection").is_none());
+
+    let out = run_ok(&lake, &["search", q, "-k", "5", "--json", "--expand"]);
+    let expanded: Vec<Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let n = expanded
+        .iter()
+        .filter(|h| h["path"].as_str().unwrap().starts_with("sensors/"))
+        .count();
+    assert!(n >= 4, "expanded lists members one by one: {expanded:#?}");
+    assert!(expanded
+        .iter()
+        .all(|h| h["collection"].get("matching").is_none()));
+
+    // The readable list names the folded members.
+    let text = run_ok(&lake, &["search", q, "-k", "3"]);
+    assert!(
+        text.contains("collection ") && text.contains("also matching: sensors/"),
+        "{text}"
+    );
+}

@@ -57,6 +57,25 @@ fn column_values(c: &ColumnProfile, out: &mut Vec<String>) {
     }
 }
 
+/// The categories of a description's categorical columns (their most frequent values):
+/// what a question names when it says "in the Americas region" or "for diesel cars".
+pub fn categories(d: &Description) -> Vec<String> {
+    let columns: Vec<&ColumnProfile> = match &d.content {
+        Content::Table(t) => t.columns.iter().collect(),
+        Content::Tables(ts) => ts.tables.iter().flat_map(|t| &t.columns).collect(),
+        _ => Vec::new(),
+    };
+    let mut out: Vec<String> = columns
+        .into_iter()
+        .filter(|c| c.kind == ColumnType::Categorical)
+        .flat_map(|c| c.top.iter().map(|(v, _)| v.trim().to_string()))
+        .filter(|v| !v.is_empty())
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
 /// Values worth matching a question against: categories and text examples.
 pub fn values(d: &Description) -> Vec<String> {
     let mut out = Vec::new();

@@ -96,6 +96,10 @@ pub struct SearchOptions {
     pub format: Option<String>,
     /// Only paths matching this glob.
     pub glob: Option<String>,
+    /// List every member of a collection on its own; by default the members of a
+    /// collection (same-schema siblings) fold into the best one, which names the others
+    /// that matched.
+    pub expand: bool,
 }
 
 /// One ranked file.
@@ -111,7 +115,35 @@ pub struct Hit {
     pub summary: String,
     /// Why it ranks: matched fields, vector similarity, time overlap.
     pub reasons: Vec<String>,
+    /// The collection the file belongs to, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub collection: Option<HitCollection>,
 }
+
+/// A hit's collection: which one, and (folded) its other members that matched.
+#[derive(Debug, Clone, Serialize)]
+pub struct HitCollection {
+    /// Collection id (`lakestar collections ID` shows it).
+    pub id: String,
+    /// The members' path template.
+    pub template: String,
+    /// How many members it has.
+    pub members: u64,
+    /// Folded: the other members that matched the question, best first (at most
+    /// [`MATCHING_NAMED`]).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub matching: Vec<String>,
+    /// Folded: how many other members matched in all.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub matched: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+/// Other matching members a folded hit names; the rest are counted.
+pub const MATCHING_NAMED: usize = 10;
 
 /// A read-only view of an index for searching.
 pub struct Searcher {
@@ -236,6 +268,13 @@ impl Searcher {
             if let Some(s) = matcher.names_file(&path) {
                 named.push((format!("file {path}"), s));
             }
+            if let Some(d) = &desc {
+                for v in super::doc::categories(d) {
+                    if let Some(s) = matcher.names_category(&v) {
+                        named.push((format!("category {}", v.to_lowercase()), s));
+                    }
+                }
+            }
             candidates.push(Candidate {
                 path,
                 score,
@@ -289,11 +328,55 @@ impl Searcher {
                 .total_cmp(&a.score)
                 .then_with(|| a.path.cmp(&b.path))
         });
-        candidates.truncate(k);
-        // Summaries only for what is returned.
-        Ok(candidates
-            .into_iter()
-            .map(|c| Hit {
+        self.finish(candidates, k, opts.expand)
+    }
+
+    /// The top `k` of the ranked candidates as hits, with their collections: folded
+    /// (one hit per collection, naming the other members that matched) unless `expand`.
+    fn finish(&self, ranked: Vec<Candidate>, k: usize, expand: bool) -> Result<Vec<Hit>> {
+        let mut hits: Vec<Hit> = Vec::with_capacity(k);
+        // Collection id → index of its hit.
+        let mut shown: HashMap<String, usize> = HashMap::new();
+        let mut details: HashMap<String, Option<crate::collect::Collection>> = HashMap::new();
+        for c in ranked {
+            if hits.len() == k && (expand || shown.is_empty()) {
+                break;
+            }
+            let id = self.catalog.collection_of(&c.path)?;
+            if let Some(id) = &id {
+                if !expand {
+                    if let Some(&at) = shown.get(id) {
+                        if let Some(hc) = hits[at].collection.as_mut() {
+                            if hc.matching.len() < MATCHING_NAMED {
+                                hc.matching.push(c.path.clone());
+                            }
+                            hc.matched += 1;
+                        }
+                        continue;
+                    }
+                }
+            }
+            if hits.len() == k {
+                continue;
+            }
+            let collection = match id {
+                Some(id) => {
+                    if !details.contains_key(&id) {
+                        details.insert(id.clone(), self.catalog.collection(&id)?);
+                    }
+                    shown.insert(id.clone(), hits.len());
+                    details[&id].as_ref().map(|d| HitCollection {
+                        id: id.clone(),
+                        template: d.template.clone(),
+                        members: d.members,
+                        matching: Vec::new(),
+                        matched: 0,
+                    })
+                }
+                None => None,
+            };
+            // Summaries only for what is returned.
+            hits.push(Hit {
                 summary: c
                     .desc
                     .as_ref()
@@ -304,8 +387,10 @@ impl Searcher {
                 path: c.path,
                 score: c.score,
                 reasons: c.reasons,
-            })
-            .collect())
+                collection,
+            });
+        }
+        Ok(hits)
     }
 }
 

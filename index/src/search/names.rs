@@ -21,6 +21,27 @@ const GLUE: &[&str] = &[
     "a", "an", "and", "at", "by", "for", "in", "of", "on", "per", "the", "to",
 ];
 
+/// Category values that say nothing of what a file is about: a question that says "yes"
+/// or "other" is not asking for the files with a yes/no or an "other" column.
+const BLAND: &[&str] = &[
+    "yes",
+    "no",
+    "true",
+    "false",
+    "other",
+    "others",
+    "none",
+    "unknown",
+    "null",
+    "missing",
+    "all",
+    "total",
+    "n/a",
+    "na",
+    "nan",
+    "not applicable",
+];
+
 /// Names shorter than this (without separators) match only when quoted or spelled in full
 /// by a question word of the same length.
 const MIN_NAME: usize = 3;
@@ -58,6 +79,8 @@ pub mod strength {
     /// The file's own name, extension included (`Credit.csv`): the question says which
     /// file it is about.
     pub const FILE: f64 = 4.0;
+    /// A category of one of the file's columns ("Americas", "diesel").
+    pub const CATEGORY: f64 = 1.0;
     /// Added per question word beyond the first that spells the name ("life
     /// expectancy" for `lifeexp`): longer spellings are rarer accidents.
     pub const PER_WORD: f64 = 0.5;
@@ -219,6 +242,35 @@ impl NameMatcher {
             (Some(a), Some(b)) => Some(a.max(b)),
             (a, b) => a.or(b),
         }
+    }
+
+    /// How strongly the question names `value`, a category of one of the file's
+    /// columns: its words, in order, as whole question identifiers. Numbers are left
+    /// out: they match by accident (and dates are the time coverage's business).
+    pub fn names_category(&self, value: &str) -> Option<f64> {
+        let parts: Vec<String> = value
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|p| !p.is_empty())
+            .map(str::to_lowercase)
+            .collect();
+        let letters = parts
+            .iter()
+            .flat_map(|p| p.chars())
+            .filter(|c| c.is_alphabetic())
+            .count();
+        let only_glue = parts.iter().all(|p| GLUE.contains(&p.as_str()));
+        let bland = BLAND.contains(&value.trim().to_lowercase().as_str());
+        if parts.is_empty() || letters < MIN_NAME || only_glue || bland || parts.len() > 6 {
+            return None;
+        }
+        (0..self.words.len().saturating_sub(parts.len() - 1))
+            .any(|i| {
+                let run = &self.words[i..i + parts.len()];
+                run[0].first_of_ident
+                    && run[run.len() - 1].last_of_ident
+                    && run.iter().zip(&parts).all(|(w, p)| &w.text == p)
+            })
+            .then_some(strength::CATEGORY)
     }
 
     /// Whether words `at..` spell `name` (`done` words of real content already did
@@ -402,6 +454,29 @@ mod tests {
         assert_eq!(m.names_file("passenger_list.csv"), None);
         let mut m = NameMatcher::new("the description of merchant category code 5812");
         assert!(m.names_file("merchant_category_codes.csv").is_some());
+    }
+
+    #[test]
+    fn categories_are_named_by_their_words() {
+        let m = NameMatcher::new(
+            "Among the countries in the \"Americas\" region, which has most cases?",
+        );
+        assert_eq!(m.names_category("Americas"), Some(strength::CATEGORY));
+        assert_eq!(m.names_category("Europe"), None);
+        let m = NameMatcher::new("fuel use of diesel cars made in South Korea");
+        assert!(m.names_category("South Korea").is_some());
+        assert!(m.names_category("Korea, South").is_none());
+        assert!(m.names_category("diesel").is_some());
+        // Numbers and glue words alone are not categories worth matching.
+        assert!(NameMatcher::new("in 2019 on the 3rd")
+            .names_category("2019")
+            .is_none());
+        assert!(NameMatcher::new("in the end")
+            .names_category("in")
+            .is_none());
+        assert!(NameMatcher::new("If yes, how many?")
+            .names_category("Yes")
+            .is_none());
     }
 
     #[test]
