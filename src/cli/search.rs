@@ -56,9 +56,11 @@ enum EvalWhat {
         /// Print one JSON object.
         #[arg(long)]
         json: bool,
-        /// Rank collection members one by one instead of folding them.
+        /// Fold collections as `search` does (the folded members a hit names do not
+        /// count as retrieved). By default every file is ranked on its own: recall is a
+        /// measure over files.
         #[arg(long)]
-        expand: bool,
+        fold: bool,
     },
 }
 
@@ -129,7 +131,7 @@ pub(crate) fn run_eval(a: EvalArgs) -> Result<()> {
         index,
         k,
         json,
-        expand,
+        fold,
     } = a.what;
     let text =
         std::fs::read_to_string(&tasks).with_context(|| format!("reading {}", tasks.display()))?;
@@ -142,7 +144,7 @@ pub(crate) fn run_eval(a: EvalArgs) -> Result<()> {
             q,
             &SearchOptions {
                 k: kmax,
-                expand,
+                expand: !fold,
                 ..Default::default()
             },
         ) {

@@ -266,7 +266,10 @@ impl Searcher {
                 .as_ref()
                 .map_or_else(Vec::new, |d| named_in(d, &mut matcher, &quotes, w.quoted));
             if let Some(s) = matcher.names_file(&path) {
-                named.push((format!("file {path}"), s));
+                // Keyed by the file name, so that rarity counts the files sharing it: a
+                // question naming `README.md` names every folder's README a little.
+                let base = path.rsplit('/').next().unwrap_or(&path).to_lowercase();
+                named.push((format!("file {base}"), s));
             }
             if let Some(d) = &desc {
                 for v in super::doc::categories(d) {
