@@ -1,8 +1,11 @@
 //! Which embedder an index uses, as configuration: built into the index options and
 //! the CLI, turned into an [`Embedder`] when needed.
 
-use crate::embed::{Embedder, HashEmbedder, Model2VecEmbedder, OllamaEmbedder, OpenAiEmbedder};
+use crate::embed::{
+    BertEmbedder, Embedder, HashEmbedder, Model2VecEmbedder, OllamaEmbedder, OpenAiEmbedder,
+};
 use crate::error::{Result, UserError};
+use crate::models;
 use std::path::PathBuf;
 
 /// An embedder choice.
@@ -13,6 +16,9 @@ pub enum EmbedderSpec {
     Hash,
     /// Static embeddings in the Model2Vec layout in this directory.
     Model2Vec(PathBuf),
+    /// A BERT-family sentence encoder (config.json, model.safetensors, tokenizer.json)
+    /// in this directory, run locally.
+    Bert(PathBuf),
     /// An OpenAI-compatible `/v1/embeddings` endpoint.
     OpenAi {
         /// Base URL, e.g. `https://api.openai.com` or `http://127.0.0.1:8080/v1`.
@@ -32,7 +38,9 @@ pub enum EmbedderSpec {
 }
 
 impl EmbedderSpec {
-    /// Parse `hash`, `model2vec:DIR`, `openai:MODEL@URL`, `ollama:MODEL@URL`.
+    /// Parse `hash`, `model2vec:DIR`, `bert:DIR`, `openai:MODEL@URL`, `ollama:MODEL@URL`,
+    /// or the name of an installed model (`minilm`, `minilm-static`), which resolves to
+    /// its directory in the models directory.
     pub fn parse(s: &str) -> std::result::Result<EmbedderSpec, String> {
         let (kind, rest) = s.split_once(':').unwrap_or((s, ""));
         let model_at = |rest: &str, default_url: &str| -> (String, String) {
@@ -44,6 +52,13 @@ impl EmbedderSpec {
         match kind {
             "hash" => Ok(EmbedderSpec::Hash),
             "model2vec" if !rest.is_empty() => Ok(EmbedderSpec::Model2Vec(PathBuf::from(rest))),
+            "bert" if !rest.is_empty() => Ok(EmbedderSpec::Bert(PathBuf::from(rest))),
+            name if !s.contains(':') && models::check_name(name).is_ok() => {
+                let dir = models::models_dir().map_err(|e| e.to_string())?;
+                models::find(&dir, name)
+                    .map(|m| m.spec())
+                    .map_err(|e| format!("unknown embedder {s:?}: {e}"))
+            }
             "openai" if !rest.is_empty() => {
                 let (model, base_url) = model_at(rest, "https://api.openai.com");
                 Ok(EmbedderSpec::OpenAi { base_url, model, api_key: std::env::var("OPENAI_API_KEY").ok() })
@@ -53,7 +68,7 @@ impl EmbedderSpec {
                 Ok(EmbedderSpec::Ollama { base_url, model })
             }
             _ => Err(format!(
-                "unknown embedder {s:?}: use hash, model2vec:DIR, openai:MODEL[@URL] or ollama:MODEL[@URL]"
+                "unknown embedder {s:?}: use hash, model2vec:DIR, bert:DIR, openai:MODEL[@URL], ollama:MODEL[@URL] or the name of an installed model (`lakestar model list`)"
             )),
         }
     }
@@ -63,6 +78,7 @@ impl EmbedderSpec {
         match self {
             EmbedderSpec::Hash => "hash".into(),
             EmbedderSpec::Model2Vec(d) => format!("model2vec:{}", d.display()),
+            EmbedderSpec::Bert(d) => format!("bert:{}", d.display()),
             EmbedderSpec::OpenAi {
                 base_url, model, ..
             } => format!("openai:{model}@{base_url}"),
@@ -77,6 +93,9 @@ impl EmbedderSpec {
             EmbedderSpec::Hash => Box::new(HashEmbedder::default()),
             EmbedderSpec::Model2Vec(dir) => {
                 Box::new(Model2VecEmbedder::load(dir).map_err(|e| bad(e.to_string()))?)
+            }
+            EmbedderSpec::Bert(dir) => {
+                Box::new(BertEmbedder::load(dir).map_err(|e| bad(e.to_string()))?)
             }
             // HTTP embedders learn their dimension from a first request: the id recorded
             // in the index must carry it.
