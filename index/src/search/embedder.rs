@@ -57,7 +57,7 @@ impl EmbedderSpec {
                 let dir = models::models_dir().map_err(|e| e.to_string())?;
                 models::find(&dir, name)
                     .map(|m| m.spec())
-                    .map_err(|e| format!("unknown embedder {s:?}: {e}"))
+                    .map_err(|e| format!("unknown embedder {s:?}: {e}; or use hash, model2vec:DIR, bert:DIR, openai:MODEL[@URL], ollama:MODEL[@URL]"))
             }
             "openai" if !rest.is_empty() => {
                 let (model, base_url) = model_at(rest, "https://api.openai.com");
@@ -115,5 +115,87 @@ impl EmbedderSpec {
                 Box::new(e)
             }
         })
+    }
+}
+
+/// Where the embedder of an index run comes from when `--embedder` is not given.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DefaultChoice {
+    /// The index exists: it keeps the embedder it records.
+    Recorded,
+    /// A new index: the preferred installed model, by name.
+    Installed(String),
+    /// A new index and no preferred model installed: the built-in hash embedder.
+    Builtin,
+}
+
+/// The embedder for an index run at `index_dir` without an explicit choice: the one the
+/// index records, else the first installed model of
+/// [`DEFAULT_ORDER`](crate::models::DEFAULT_ORDER) in `models_dir`, else
+/// [`EmbedderSpec::Hash`].
+pub fn default_for(
+    index_dir: &std::path::Path,
+    models_dir: Option<&std::path::Path>,
+) -> Result<(EmbedderSpec, DefaultChoice)> {
+    let recorded = crate::catalog::Catalog::open_reader(index_dir)
+        .ok()
+        .and_then(|c| {
+            c.meta(crate::search::sync::EMBEDDER_SPEC_META)
+                .ok()
+                .flatten()
+        });
+    if let Some(spec) = recorded {
+        let spec = EmbedderSpec::parse(&spec).map_err(|e| {
+            UserError::BadEmbedder(format!(
+                "the index records embedder {spec:?}, which no longer parses ({e}); pass --embedder"
+            ))
+        })?;
+        return Ok((spec, DefaultChoice::Recorded));
+    }
+    match models_dir.and_then(models::preferred) {
+        Some(m) => Ok((m.spec(), DefaultChoice::Installed(m.manifest.name))),
+        None => Ok((EmbedderSpec::Hash, DefaultChoice::Builtin)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::models::{install, tiny};
+
+    #[test]
+    fn specs_round_trip_and_unknown_names_say_what_exists() {
+        for s in ["hash", "model2vec:/m/x", "bert:/m/y", "ollama:e@http://h:1"] {
+            assert_eq!(EmbedderSpec::parse(s).unwrap().to_spec_string(), s);
+        }
+        let err = EmbedderSpec::parse("bert:").unwrap_err();
+        assert!(err.contains("bert:DIR"), "{err}");
+    }
+
+    #[test]
+    fn new_indexes_take_the_preferred_installed_model_existing_ones_keep_theirs() {
+        let tmp = tempfile::tempdir().unwrap();
+        let models = tmp.path().join("models");
+        let idx = tmp.path().join("idx");
+        let (spec, why) = default_for(&idx, Some(&models)).unwrap();
+        assert_eq!((spec, why), (EmbedderSpec::Hash, DefaultChoice::Builtin));
+        let (spec, _) = default_for(&idx, None).unwrap();
+        assert_eq!(spec, EmbedderSpec::Hash);
+
+        let src = tmp.path().join("src");
+        tiny::write(&src, 2).unwrap();
+        install(&models, "minilm", Some(&src), "").unwrap();
+        let (spec, why) = default_for(&idx, Some(&models)).unwrap();
+        assert_eq!(spec, EmbedderSpec::Bert(models.join("minilm")));
+        assert_eq!(why, DefaultChoice::Installed("minilm".into()));
+
+        // An index that exists keeps what it records, whatever is installed.
+        let lake = tmp.path().join("lake");
+        std::fs::create_dir(&lake).unwrap();
+        std::fs::write(lake.join("a.csv"), "x,y\n1,2\n").unwrap();
+        let opts = crate::IndexOptions::default();
+        crate::index(&lake, &idx, &opts, &crate::indexer::NoProgress).unwrap();
+        let (spec, why) = default_for(&idx, Some(&models)).unwrap();
+        assert_eq!((spec, why), (EmbedderSpec::Hash, DefaultChoice::Recorded));
     }
 }
