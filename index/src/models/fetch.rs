@@ -54,7 +54,7 @@ pub(crate) fn from_path(src: &Path, out: &Path) -> Result<(), ModelError> {
         return Ok(());
     }
     let file = File::open(src).map_err(|e| bad(e.to_string()))?;
-    from_zip(file, out, 0).map_err(|detail| bad(detail))
+    from_zip(file, out, 0).map_err(bad)
 }
 
 /// Extracts the model held by a zip (at any folder depth), or by a zip inside it.
