@@ -155,7 +155,7 @@ pub(crate) fn from_hub(known: &Known, endpoint: &str, out: &Path) -> Result<(), 
         let mut resp = client
             .get(&url)
             .send()
-            .map_err(|e| fail(&url, error_chain(&e)))?;
+            .map_err(|e| fail(&url, error_chain(&e.without_url())))?;
         if !resp.status().is_success() {
             if required {
                 return Err(fail(&url, format!("HTTP {}", resp.status())));
@@ -165,7 +165,7 @@ pub(crate) fn from_hub(known: &Known, endpoint: &str, out: &Path) -> Result<(), 
         let to: PathBuf = out.join(file);
         let mut dest = File::create(&to).map_err(io_err(&to))?;
         resp.copy_to(&mut dest)
-            .map_err(|e| fail(&url, error_chain(&e)))?;
+            .map_err(|e| fail(&url, error_chain(&e.without_url())))?;
     }
     Ok(())
 }
