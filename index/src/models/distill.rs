@@ -68,8 +68,11 @@ pub fn distill(
 
     let (rows, kept) = tokens(&bert);
     progress.start(kept.len() as u64);
+    let started = std::time::Instant::now();
     let vectors = token_vectors(&bert, &kept, opts.batch.max(1), progress)?;
+    tracing::info!(tokens = kept.len(), elapsed = ?started.elapsed(), "token vectors");
     let reduced = reduce(&vectors, kept.len(), hidden, opts.dim)?;
+    tracing::info!(elapsed = ?started.elapsed(), "reduced");
 
     // Zipf-style weights by rank among the kept tokens; skipped tokens keep zero rows.
     let mut matrix = vec![0.0f32; rows * opts.dim];
