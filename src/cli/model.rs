@@ -68,7 +68,12 @@ pub(crate) fn run(a: ModelArgs) -> Result<()> {
             let m = models::install(&dir, &name, from.as_deref(), &endpoint)
                 .map_err(lakestar_index::Error::from)?;
             println!("installed {}", line(&m));
-            println!("use it with `lakestar index LAKE --embedder {name}`; new indexes use it by default");
+            let default = if models::DEFAULT_ORDER.contains(&name.as_str()) {
+                "; new indexes use it by default"
+            } else {
+                ""
+            };
+            println!("use it with `lakestar index LAKE --embedder {name}`{default}");
         }
         ModelCommand::List { json } => {
             let all = models::list(&dir).map_err(lakestar_index::Error::from)?;

@@ -185,6 +185,16 @@ mod tests {
         let src = tmp.path().join("src");
         tiny::write(&src, 2).unwrap();
         install(&models, "minilm", Some(&src), "").unwrap();
+        // A model outside DEFAULT_ORDER is used only when asked for.
+        let opts = crate::models::distill::DistillOptions { dim: 8, batch: 64 };
+        let np = crate::indexer::NoProgress;
+        crate::models::distill::distill(&models, "minilm", "minilm-static", &opts, &np).unwrap();
+        if !crate::models::DEFAULT_ORDER.contains(&"minilm-static") {
+            std::fs::rename(models.join("minilm"), tmp.path().join("away")).unwrap();
+            let (spec, _) = default_for(&idx, Some(&models)).unwrap();
+            assert_eq!(spec, EmbedderSpec::Hash);
+            std::fs::rename(tmp.path().join("away"), models.join("minilm")).unwrap();
+        }
         let (spec, why) = default_for(&idx, Some(&models)).unwrap();
         assert_eq!(spec, EmbedderSpec::Bert(models.join("minilm")));
         assert_eq!(why, DefaultChoice::Installed("minilm".into()));
