@@ -34,7 +34,7 @@ pub struct BertEmbedder {
     pub(crate) model: BertModel,
     pub(crate) config: Config,
     max_tokens: usize,
-    /// Tokens the tokenizer adds around every text ([CLS] and [SEP]): a text with no
+    /// Tokens the tokenizer adds around every text (`[CLS]` and `[SEP]`): a text with no
     /// more than these has nothing to embed.
     frame: usize,
 }
@@ -130,7 +130,7 @@ impl BertEmbedder {
         })
     }
 
-    /// Word pieces kept of each text ([CLS] and [SEP] included).
+    /// Word pieces kept of each text (`[CLS]` and `[SEP]` included).
     pub fn max_tokens(&self) -> usize {
         self.max_tokens
     }

