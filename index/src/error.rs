@@ -77,6 +77,9 @@ pub enum UserError {
         /// Embedder asked for.
         given: String,
     },
+    /// A model could not be installed, found or distilled.
+    #[error(transparent)]
+    Model(crate::models::ModelError),
     /// The embedder asked for cannot be built (bad spec, missing model files).
     #[error("cannot use that embedder: {0}")]
     BadEmbedder(String),

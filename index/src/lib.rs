@@ -16,6 +16,7 @@ mod error;
 pub mod indexer;
 pub mod locate;
 pub mod lock;
+pub mod models;
 pub mod search;
 pub mod synth;
 

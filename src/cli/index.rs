@@ -3,7 +3,7 @@
 use super::output::print_json;
 use anyhow::Result;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use lakestar_index::search::embedder::EmbedderSpec;
+use lakestar_index::search::embedder::{default_for, DefaultChoice, EmbedderSpec};
 use lakestar_index::{indexer, locate, IndexOptions};
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -42,10 +42,11 @@ pub(crate) struct IndexArgs {
     /// a bounded sample); re-describes files that were sampled.
     #[arg(long)]
     full: bool,
-    /// Embedder of the search index: hash (built in), model2vec:DIR,
-    /// openai:MODEL[@URL], ollama:MODEL[@URL].
-    #[arg(long, default_value = "hash", value_parser = parse_embedder)]
-    embedder: EmbedderSpec,
+    /// Embedder of the search index: hash (built in), model2vec:DIR, bert:DIR,
+    /// openai:MODEL[@URL], ollama:MODEL[@URL], or an installed model's name (minilm)
+    /// [default: the index's own; for a new index the preferred installed model, else hash]
+    #[arg(long, value_parser = parse_embedder)]
+    embedder: Option<EmbedderSpec>,
     /// Bytes read per file before sampling (tuning and tests).
     #[arg(long, hide = true, default_value_t = lakestar_index::analyze::DEFAULT_BUDGET)]
     read_budget: u64,
@@ -56,6 +57,24 @@ pub(crate) struct IndexArgs {
 
 fn parse_embedder(s: &str) -> Result<EmbedderSpec, String> {
     EmbedderSpec::parse(s)
+}
+
+/// The embedder when none is asked for; says which one a new index gets (on stderr: the
+/// `--json` report stays alone on stdout).
+fn default_embedder(index_dir: &std::path::Path) -> Result<EmbedderSpec> {
+    let models = lakestar_index::models::models_dir().ok();
+    let (spec, why) = default_for(index_dir, models.as_deref())?;
+    match why {
+        DefaultChoice::Recorded => {}
+        DefaultChoice::Installed(name) => eprintln!(
+            "new index: embedder {name} (installed model, {}); pass --embedder hash for the built-in one",
+            spec.to_spec_string()
+        ),
+        DefaultChoice::Builtin => eprintln!(
+            "new index: embedder hash (built in); `lakestar model install minilm` installs a neural one"
+        ),
+    }
+    Ok(spec)
 }
 
 struct Bar(ProgressBar);
@@ -77,6 +96,10 @@ pub(crate) fn run(a: IndexArgs) -> Result<()> {
         .index
         .clone()
         .unwrap_or_else(|| locate::default_index_dir(&a.lake));
+    let embedder = match a.embedder {
+        Some(e) => e,
+        None => default_embedder(&index_dir)?,
+    };
     let opts = IndexOptions {
         jobs: a.jobs,
         follow_links: a.follow,
@@ -85,7 +108,7 @@ pub(crate) fn run(a: IndexArgs) -> Result<()> {
         batch_size: a.batch_size,
         read_budget: a.read_budget,
         full: a.full,
-        embedder: a.embedder,
+        embedder,
     };
     let bar = if !a.json && std::io::stderr().is_terminal() {
         let pb = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::stderr());

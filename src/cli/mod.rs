@@ -4,6 +4,7 @@
 mod collections;
 mod describe;
 mod index;
+mod model;
 mod output;
 mod search;
 mod status;
@@ -36,6 +37,8 @@ enum Command {
     Search(search::SearchArgs),
     /// Measure retrieval against a task file.
     Eval(search::EvalArgs),
+    /// Install, list and distill local embedding models.
+    Model(model::ModelArgs),
 }
 
 /// Where the index is: `--index DIR`, shared by the commands that read or write one.
@@ -89,6 +92,7 @@ pub fn main() -> i32 {
         Command::Collections(a) => collections::run(a),
         Command::Search(a) => search::run_search(a),
         Command::Eval(a) => search::run_eval(a),
+        Command::Model(a) => model::run(a),
     };
     match result {
         Ok(()) => 0,

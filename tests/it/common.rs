@@ -15,10 +15,16 @@ pub fn shared_lakes() -> PathBuf {
     p
 }
 
-/// The lakestar binary under test.
+/// The lakestar binary under test. Its models directory is one that never exists, so
+/// that models a developer installed do not change which embedder new indexes get.
 pub fn lakestar() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_lakestar"));
-    c.env_remove("LAKESTAR_LOG");
+    c.env_remove("LAKESTAR_LOG")
+        .env_remove("LAKESTAR_HF_ENDPOINT")
+        .env(
+            "LAKESTAR_MODELS",
+            Path::new(env!("CARGO_TARGET_TMPDIR")).join("no-models-here"),
+        );
     c
 }
 

@@ -12,5 +12,6 @@ mod fixtures;
 mod formats;
 mod incremental;
 mod index_dir;
+mod models;
 mod search;
 mod shared_lakes;

@@ -1,7 +1,7 @@
 //! Embedders: turn texts (file descriptions, questions) into unit-length vectors for the
 //! vector half of hybrid retrieval.
 //!
-//! Three kinds, all behind the [`Embedder`] trait:
+//! Four kinds, all behind the [`Embedder`] trait:
 //!
 //! - [`HashEmbedder`] — the built-in default. Feature hashing of words, word pairs and
 //!   character n-grams; no model, no download, deterministic everywhere. It matches
@@ -10,16 +10,20 @@
 //!   (OpenAI or any server speaking its `/v1/embeddings` shape; Ollama's `/api/embed`).
 //! - [`Model2VecEmbedder`] — static token embeddings in the Model2Vec layout
 //!   (`model.safetensors` + `tokenizer.json`) loaded from a local directory.
+//! - [`BertEmbedder`] — a BERT-family sentence encoder (all-MiniLM-L6-v2) run on the
+//!   CPU with candle; mean pooling and normalization as sentence-transformers does.
 //!
 //! An index records the [`Embedder::id`] it was built with; a different id means its
 //! vectors are not comparable and must be recomputed.
 
+mod bert;
 mod hash;
 mod http;
 mod model2vec;
 
 use std::path::PathBuf;
 
+pub use bert::{BertEmbedder, DEFAULT_MAX_TOKENS, MANIFEST};
 pub use hash::HashEmbedder;
 pub use http::{HttpOptions, OllamaEmbedder, OpenAiEmbedder, RetryPolicy};
 pub use model2vec::Model2VecEmbedder;
@@ -137,8 +141,19 @@ pub enum EmbedError {
         detail: String,
     },
     /// The tokenizer failed on an input text.
-    #[error("the Model2Vec tokenizer failed on a text: {0}; the tokenizer.json may not match this tokenizers version")]
+    #[error("the model's tokenizer failed on a text: {0}; the tokenizer.json may not match this tokenizers version")]
     Tokenize(String),
+    /// A BERT model directory could not be loaded.
+    #[error("cannot load the BERT model in {}: {detail}; the directory needs config.json, model.safetensors and tokenizer.json of one BERT-family model (reinstall it with `lakestar model install`)", dir.display())]
+    Bert {
+        /// The model directory.
+        dir: PathBuf,
+        /// What was wrong.
+        detail: String,
+    },
+    /// Running the model failed.
+    #[error("the BERT model failed on a batch of texts: {0}")]
+    Inference(String),
 }
 
 #[cfg(test)]

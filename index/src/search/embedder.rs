@@ -1,8 +1,11 @@
 //! Which embedder an index uses, as configuration: built into the index options and
 //! the CLI, turned into an [`Embedder`] when needed.
 
-use crate::embed::{Embedder, HashEmbedder, Model2VecEmbedder, OllamaEmbedder, OpenAiEmbedder};
+use crate::embed::{
+    BertEmbedder, Embedder, HashEmbedder, Model2VecEmbedder, OllamaEmbedder, OpenAiEmbedder,
+};
 use crate::error::{Result, UserError};
+use crate::models;
 use std::path::PathBuf;
 
 /// An embedder choice.
@@ -13,6 +16,9 @@ pub enum EmbedderSpec {
     Hash,
     /// Static embeddings in the Model2Vec layout in this directory.
     Model2Vec(PathBuf),
+    /// A BERT-family sentence encoder (config.json, model.safetensors, tokenizer.json)
+    /// in this directory, run locally.
+    Bert(PathBuf),
     /// An OpenAI-compatible `/v1/embeddings` endpoint.
     OpenAi {
         /// Base URL, e.g. `https://api.openai.com` or `http://127.0.0.1:8080/v1`.
@@ -32,7 +38,9 @@ pub enum EmbedderSpec {
 }
 
 impl EmbedderSpec {
-    /// Parse `hash`, `model2vec:DIR`, `openai:MODEL@URL`, `ollama:MODEL@URL`.
+    /// Parse `hash`, `model2vec:DIR`, `bert:DIR`, `openai:MODEL@URL`, `ollama:MODEL@URL`,
+    /// or the name of an installed model (`minilm`, `minilm-static`), which resolves to
+    /// its directory in the models directory.
     pub fn parse(s: &str) -> std::result::Result<EmbedderSpec, String> {
         let (kind, rest) = s.split_once(':').unwrap_or((s, ""));
         let model_at = |rest: &str, default_url: &str| -> (String, String) {
@@ -44,6 +52,13 @@ impl EmbedderSpec {
         match kind {
             "hash" => Ok(EmbedderSpec::Hash),
             "model2vec" if !rest.is_empty() => Ok(EmbedderSpec::Model2Vec(PathBuf::from(rest))),
+            "bert" if !rest.is_empty() => Ok(EmbedderSpec::Bert(PathBuf::from(rest))),
+            name if !s.contains(':') && models::check_name(name).is_ok() => {
+                let dir = models::models_dir().map_err(|e| e.to_string())?;
+                models::find(&dir, name)
+                    .map(|m| m.spec())
+                    .map_err(|e| format!("unknown embedder {s:?}: {e}; or use hash, model2vec:DIR, bert:DIR, openai:MODEL[@URL], ollama:MODEL[@URL]"))
+            }
             "openai" if !rest.is_empty() => {
                 let (model, base_url) = model_at(rest, "https://api.openai.com");
                 Ok(EmbedderSpec::OpenAi { base_url, model, api_key: std::env::var("OPENAI_API_KEY").ok() })
@@ -53,7 +68,7 @@ impl EmbedderSpec {
                 Ok(EmbedderSpec::Ollama { base_url, model })
             }
             _ => Err(format!(
-                "unknown embedder {s:?}: use hash, model2vec:DIR, openai:MODEL[@URL] or ollama:MODEL[@URL]"
+                "unknown embedder {s:?}: use hash, model2vec:DIR, bert:DIR, openai:MODEL[@URL], ollama:MODEL[@URL] or the name of an installed model (`lakestar model list`)"
             )),
         }
     }
@@ -63,6 +78,7 @@ impl EmbedderSpec {
         match self {
             EmbedderSpec::Hash => "hash".into(),
             EmbedderSpec::Model2Vec(d) => format!("model2vec:{}", d.display()),
+            EmbedderSpec::Bert(d) => format!("bert:{}", d.display()),
             EmbedderSpec::OpenAi {
                 base_url, model, ..
             } => format!("openai:{model}@{base_url}"),
@@ -77,6 +93,9 @@ impl EmbedderSpec {
             EmbedderSpec::Hash => Box::new(HashEmbedder::default()),
             EmbedderSpec::Model2Vec(dir) => {
                 Box::new(Model2VecEmbedder::load(dir).map_err(|e| bad(e.to_string()))?)
+            }
+            EmbedderSpec::Bert(dir) => {
+                Box::new(BertEmbedder::load(dir).map_err(|e| bad(e.to_string()))?)
             }
             // HTTP embedders learn their dimension from a first request: the id recorded
             // in the index must carry it.
@@ -96,5 +115,97 @@ impl EmbedderSpec {
                 Box::new(e)
             }
         })
+    }
+}
+
+/// Where the embedder of an index run comes from when `--embedder` is not given.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DefaultChoice {
+    /// The index exists: it keeps the embedder it records.
+    Recorded,
+    /// A new index: the preferred installed model, by name.
+    Installed(String),
+    /// A new index and no preferred model installed: the built-in hash embedder.
+    Builtin,
+}
+
+/// The embedder for an index run at `index_dir` without an explicit choice: the one the
+/// index records, else the first installed model of
+/// [`DEFAULT_ORDER`](crate::models::DEFAULT_ORDER) in `models_dir`, else
+/// [`EmbedderSpec::Hash`].
+pub fn default_for(
+    index_dir: &std::path::Path,
+    models_dir: Option<&std::path::Path>,
+) -> Result<(EmbedderSpec, DefaultChoice)> {
+    let recorded = crate::catalog::Catalog::open_reader(index_dir)
+        .ok()
+        .and_then(|c| {
+            c.meta(crate::search::sync::EMBEDDER_SPEC_META)
+                .ok()
+                .flatten()
+        });
+    if let Some(spec) = recorded {
+        let spec = EmbedderSpec::parse(&spec).map_err(|e| {
+            UserError::BadEmbedder(format!(
+                "the index records embedder {spec:?}, which no longer parses ({e}); pass --embedder"
+            ))
+        })?;
+        return Ok((spec, DefaultChoice::Recorded));
+    }
+    match models_dir.and_then(models::preferred) {
+        Some(m) => Ok((m.spec(), DefaultChoice::Installed(m.manifest.name))),
+        None => Ok((EmbedderSpec::Hash, DefaultChoice::Builtin)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::models::{install, tiny};
+
+    #[test]
+    fn specs_round_trip_and_unknown_names_say_what_exists() {
+        for s in ["hash", "model2vec:/m/x", "bert:/m/y", "ollama:e@http://h:1"] {
+            assert_eq!(EmbedderSpec::parse(s).unwrap().to_spec_string(), s);
+        }
+        let err = EmbedderSpec::parse("bert:").unwrap_err();
+        assert!(err.contains("bert:DIR"), "{err}");
+    }
+
+    #[test]
+    fn new_indexes_take_the_preferred_installed_model_existing_ones_keep_theirs() {
+        let tmp = tempfile::tempdir().unwrap();
+        let models = tmp.path().join("models");
+        let idx = tmp.path().join("idx");
+        let (spec, why) = default_for(&idx, Some(&models)).unwrap();
+        assert_eq!((spec, why), (EmbedderSpec::Hash, DefaultChoice::Builtin));
+        let (spec, _) = default_for(&idx, None).unwrap();
+        assert_eq!(spec, EmbedderSpec::Hash);
+
+        let src = tmp.path().join("src");
+        tiny::write(&src, 2).unwrap();
+        install(&models, "minilm", Some(&src), "").unwrap();
+        // A model outside DEFAULT_ORDER is used only when asked for.
+        let opts = crate::models::distill::DistillOptions { dim: 8, batch: 64 };
+        let np = crate::indexer::NoProgress;
+        crate::models::distill::distill(&models, "minilm", "minilm-static", &opts, &np).unwrap();
+        if !crate::models::DEFAULT_ORDER.contains(&"minilm-static") {
+            std::fs::rename(models.join("minilm"), tmp.path().join("away")).unwrap();
+            let (spec, _) = default_for(&idx, Some(&models)).unwrap();
+            assert_eq!(spec, EmbedderSpec::Hash);
+            std::fs::rename(tmp.path().join("away"), models.join("minilm")).unwrap();
+        }
+        let (spec, why) = default_for(&idx, Some(&models)).unwrap();
+        assert_eq!(spec, EmbedderSpec::Bert(models.join("minilm")));
+        assert_eq!(why, DefaultChoice::Installed("minilm".into()));
+
+        // An index that exists keeps what it records, whatever is installed.
+        let lake = tmp.path().join("lake");
+        std::fs::create_dir(&lake).unwrap();
+        std::fs::write(lake.join("a.csv"), "x,y\n1,2\n").unwrap();
+        let opts = crate::IndexOptions::default();
+        crate::index(&lake, &idx, &opts, &crate::indexer::NoProgress).unwrap();
+        let (spec, why) = default_for(&idx, Some(&models)).unwrap();
+        assert_eq!((spec, why), (EmbedderSpec::Hash, DefaultChoice::Recorded));
     }
 }
