@@ -96,6 +96,7 @@ fn kill_9_midway_then_rerun_completes_consistently() {
             "-k",
             "20",
             "--json",
+            "--expand",
         ],
     );
     let hits: Vec<serde_json::Value> = out

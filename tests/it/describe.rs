@@ -28,7 +28,7 @@ fn merchant_category_codes_columns_types_examples_rows() {
     assert_eq!(t["header"], true);
     let cols = t["columns"].as_array().unwrap();
     let names: Vec<&str> = cols.iter().map(|c| c["name"].as_str().unwrap()).collect();
-    assert_eq!(names, ["", "mcc", "description"]);
+    assert_eq!(names, ["Unnamed: 0", "mcc", "description"]);
     let types: Vec<&str> = cols.iter().map(|c| c["type"].as_str().unwrap()).collect();
     assert_eq!(types, ["integer", "integer", "text"]);
     assert_eq!(cols[1]["examples"][0], "1520");
