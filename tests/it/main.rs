@@ -14,3 +14,4 @@ mod incremental;
 mod index_dir;
 mod search;
 mod shared_lakes;
+mod vectors;

@@ -13,6 +13,7 @@
 
 mod collections;
 mod schema;
+mod vector_points;
 mod vectors;
 
 use crate::analyze::{Description, Format, TimeCoverage};

@@ -1,0 +1,160 @@
+//! Keeping the vector graph in step with the catalog (the writer's side).
+
+use super::graph::{self, Graph, GraphParams};
+use super::{
+    common_dim, exact_below, GraphMeta, VectorMeta, EF_CONSTRUCTION, M, REBUILD_FRACTION,
+    VECTOR_META,
+};
+use crate::catalog::Catalog;
+use crate::error::{Error, Result};
+use std::path::Path;
+
+/// What a refresh did to the graph.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refreshed {
+    /// Nothing to rebuild: the graph (or exact search) stands.
+    Kept,
+    /// A new generation was built and swapped in.
+    Built {
+        /// Its number.
+        generation: u64,
+        /// Its points.
+        points: u64,
+    },
+    /// The index is too small for a graph: exact search, no graph kept.
+    Exact,
+}
+
+/// Record that the vectors are about to change, so that a crash before [`refresh`]
+/// finishes is caught up by the next run's [`check`].
+pub fn begin(cat: &Catalog) -> Result<()> {
+    let mut meta = VectorMeta::load(cat)?;
+    if meta.fresh {
+        meta.fresh = false;
+        cat.set_meta(VECTOR_META, &meta.to_json())?;
+    }
+    Ok(())
+}
+
+/// After a run that changed no vector: refresh only if the last refresh did not finish,
+/// the graph's files are missing or damaged (sizes; a cheap check), or the threshold
+/// now asks for a graph where there is none or the other way round.
+pub fn check(cat: &mut Catalog, dir: &Path, embedder: &str) -> Result<Refreshed> {
+    check_with(cat, dir, embedder, exact_below())
+}
+
+/// [`check`] with the exact-search threshold given.
+pub fn check_with(
+    cat: &mut Catalog,
+    dir: &Path,
+    embedder: &str,
+    exact_below: u64,
+) -> Result<Refreshed> {
+    let meta = VectorMeta::load(cat)?;
+    let want = meta.live >= exact_below && meta.live > 0;
+    let sound = meta.graph.as_ref().is_some_and(|g| {
+        g.embedder == embedder && graph::looks_complete(dir, g.generation, embedder)
+    });
+    if meta.fresh && want == sound && (want || meta.graph.is_none()) {
+        return Ok(if want {
+            Refreshed::Kept
+        } else {
+            Refreshed::Exact
+        });
+    }
+    refresh_with(cat, dir, embedder, exact_below)
+}
+
+/// Bring the graph in step with the catalog's vectors by `embedder`: drop it below the
+/// exact-search threshold, rebuild it when it is missing, damaged, of another embedder
+/// or has too many tombstones or delta vectors, else keep it.
+pub fn refresh(cat: &mut Catalog, dir: &Path, embedder: &str) -> Result<Refreshed> {
+    refresh_with(cat, dir, embedder, exact_below())
+}
+
+/// [`refresh`] with the exact-search threshold given.
+pub fn refresh_with(
+    cat: &mut Catalog,
+    dir: &Path,
+    embedder: &str,
+    exact_below: u64,
+) -> Result<Refreshed> {
+    let meta = VectorMeta::load(cat)?;
+    let current = meta
+        .graph
+        .clone()
+        .filter(|g| g.embedder == embedder && graph::looks_complete(dir, g.generation, embedder));
+    let (live, stale) = match &current {
+        Some(g) => {
+            let tombstones = cat.graph_tombstone_count()?;
+            let delta = cat.graph_delta_count(embedder)?;
+            let limit = g.points as f64 * REBUILD_FRACTION;
+            (
+                g.points.saturating_sub(tombstones) + delta,
+                tombstones as f64 > limit || delta as f64 > limit,
+            )
+        }
+        None => (cat.vector_count(embedder)?, true),
+    };
+    let io = |e| Error::io(dir.join(graph::VECTORS_DIR), e);
+
+    if live < exact_below || live == 0 {
+        let none = VectorMeta {
+            graph: None,
+            live,
+            fresh: true,
+        };
+        if meta.graph.is_some() {
+            cat.replace_graph_points(&[], VECTOR_META, &none.to_json())?;
+        } else {
+            cat.set_meta(VECTOR_META, &none.to_json())?;
+        }
+        graph::remove_other_generations(dir, None).map_err(io)?;
+        return Ok(Refreshed::Exact);
+    }
+
+    let keep = current.as_ref().map(|g| g.generation);
+    if !stale {
+        let meta = VectorMeta {
+            live,
+            fresh: true,
+            ..meta
+        };
+        cat.set_meta(VECTOR_META, &meta.to_json())?;
+        // Leftovers of an interrupted build, if any.
+        graph::remove_other_generations(dir, keep).map_err(io)?;
+        return Ok(Refreshed::Kept);
+    }
+
+    // The current generation stays readable while the next one is built.
+    let highest = graph::remove_other_generations(dir, keep).map_err(io)?;
+    let next = highest.max(meta.graph.as_ref().map_or(0, |g| g.generation)) + 1;
+    let mut rows = cat.keyed_file_vectors(embedder)?;
+    let dim = common_dim(rows.iter().map(|r| r.vector.as_slice()));
+    rows.retain(|r| r.vector.len() == dim);
+    let params = GraphParams {
+        m: M,
+        ef_construction: EF_CONSTRUCTION,
+    };
+    let refs: Vec<&[f32]> = rows.iter().map(|r| r.vector.as_slice()).collect();
+    let built = Graph::build(&refs, params);
+    graph::write_generation(dir, next, embedder, &built, params).map_err(io)?;
+    let points = rows.len() as u64;
+    let meta = VectorMeta {
+        graph: Some(GraphMeta {
+            generation: next,
+            embedder: embedder.to_string(),
+            points,
+            params,
+        }),
+        live: points,
+        fresh: true,
+    };
+    cat.replace_graph_points(&rows, VECTOR_META, &meta.to_json())?;
+    graph::remove_other_generations(dir, Some(next)).map_err(io)?;
+    tracing::debug!(generation = next, points, "vector graph rebuilt");
+    Ok(Refreshed::Built {
+        generation: next,
+        points,
+    })
+}
