@@ -80,15 +80,16 @@ CREATE TABLE IF NOT EXISTS embeddings (
 ) WITHOUT ROWID;
 ";
 
-/// The points of the on-disk vector graph (`search::ann`), by the graph's own ids.
-/// Separate from `SCHEMA` so that catalogs made before it gain it on their next write.
+/// The files the points of the on-disk vector graph (`search::ann`) stand for: a point
+/// id per file, shared by files whose vectors are identical. Separate from `SCHEMA` so
+/// that catalogs made before it gain it on their next write.
 const VECTOR_SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS vector_points (
-    id       INTEGER PRIMARY KEY,
-    path     TEXT NOT NULL UNIQUE,
+    path     TEXT PRIMARY KEY,
+    id       INTEGER NOT NULL,
     hash     BLOB NOT NULL,
     analyzer TEXT NOT NULL
-);
+) WITHOUT ROWID;
 ";
 
 /// WAL lets readers run during a write; NORMAL sync is durable against a killed process

@@ -1,13 +1,25 @@
-//! The vector graph's bookkeeping (`search::ann`): which file, by path and description
-//! key, each point of the on-disk graph holds. Points whose file changed or went away
-//! (tombstones) and files the graph lacks (the delta) then follow from one join with
-//! `files`, in the same snapshot as everything else a reader sees — nothing to keep in
-//! step by hand, and nothing a crash can leave half-updated.
+//! The vector graph's bookkeeping (`search::ann`): which files, by path and description
+//! key, each point of the on-disk graph stands for (files with identical vectors share
+//! one point). Members whose file changed or went away (tombstones) and files the graph
+//! lacks (the delta) then follow from one join with `files`, in the same snapshot as
+//! everything else a reader sees — nothing to keep in step by hand, and nothing a crash
+//! can leave half-updated.
 
 use super::vectors::from_blob;
 use super::{Catalog, Hash};
-use crate::error::{InternalError, Result};
+use crate::error::Result;
 use rusqlite::params;
+
+/// A file the graph stands for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GraphMember {
+    /// The graph point holding its vector.
+    pub id: u64,
+    /// Relative path.
+    pub path: String,
+    /// The file is still as the graph holds it (false: a tombstone).
+    pub live: bool,
+}
 
 /// A file's vector together with the description it was computed from.
 #[derive(Debug, Clone, PartialEq)]
@@ -22,7 +34,7 @@ pub struct KeyedVector {
     pub vector: Vec<f32>,
 }
 
-/// The graph's points that no longer hold their file's current description.
+/// The graph's members that no longer hold their file's current description.
 const TOMBSTONES: &str = "FROM vector_points v LEFT JOIN files f ON f.path = v.path
      WHERE f.path IS NULL OR f.hash IS NOT v.hash OR f.analyzer IS NOT v.analyzer";
 
@@ -84,41 +96,24 @@ impl Catalog {
         Ok(out)
     }
 
-    /// The paths of the graph's points, indexed by point id.
-    pub fn graph_paths(&self) -> Result<Vec<String>> {
-        let mut stmt = self
-            .conn
-            .prepare("SELECT id, path FROM vector_points ORDER BY id")?;
-        let rows = stmt.query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))?;
-        let mut out = Vec::new();
-        for r in rows {
-            let (id, path) = r?;
-            if id != out.len() as i64 {
-                return Err(InternalError::Search(format!(
-                    "vector point ids are not 0..n (found {id} at position {}); run `lakestar index` to rebuild the vector index",
-                    out.len()
-                ))
-                .into());
-            }
-            out.push(path);
-        }
-        Ok(out)
+    /// Every file the graph stands for, by point id then path, and whether the file is
+    /// still as the graph holds it (false: a tombstone).
+    pub fn graph_members(&self) -> Result<Vec<GraphMember>> {
+        let mut stmt = self.conn.prepare(
+            "SELECT v.id, v.path, f.path IS NOT NULL AND f.hash IS v.hash AND f.analyzer IS v.analyzer
+             FROM vector_points v LEFT JOIN files f ON f.path = v.path ORDER BY v.id, v.path",
+        )?;
+        let rows = stmt.query_map([], |r| {
+            Ok(GraphMember {
+                id: r.get::<_, i64>(0)? as u64,
+                path: r.get(1)?,
+                live: r.get(2)?,
+            })
+        })?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
-    /// Ids of the graph's points whose file changed or went away, ascending.
-    pub fn graph_tombstones(&self) -> Result<Vec<usize>> {
-        let mut stmt = self
-            .conn
-            .prepare(&format!("SELECT v.id {TOMBSTONES} ORDER BY v.id"))?;
-        let rows = stmt.query_map([], |r| r.get::<_, i64>(0))?;
-        let mut out = Vec::new();
-        for r in rows {
-            out.push(r? as usize);
-        }
-        Ok(out)
-    }
-
-    /// How many of the graph's points are tombstones.
+    /// How many of the files the graph stands for are tombstones.
     pub fn graph_tombstone_count(&self) -> Result<u64> {
         let n: i64 = self
             .conn
@@ -148,12 +143,12 @@ impl Catalog {
         Ok(n as u64)
     }
 
-    /// Replace the graph's points (a point's id is its position in `points`) and set the
-    /// meta value `key` that describes the graph, in one transaction: a reader sees the
-    /// old graph's points and description or the new ones, never a mix.
-    pub fn replace_graph_points(
+    /// Replace the files the graph stands for and set the meta value `key` that
+    /// describes the graph, in one transaction: a reader sees the old graph's members and
+    /// description or the new ones, never a mix.
+    pub fn replace_graph_members(
         &mut self,
-        points: &[KeyedVector],
+        members: &[(u64, &KeyedVector)],
         key: &str,
         value: &str,
     ) -> Result<()> {
@@ -161,10 +156,10 @@ impl Catalog {
         tx.execute("DELETE FROM vector_points", [])?;
         {
             let mut put = tx.prepare_cached(
-                "INSERT INTO vector_points(id, path, hash, analyzer) VALUES (?1, ?2, ?3, ?4)",
+                "INSERT INTO vector_points(path, id, hash, analyzer) VALUES (?1, ?2, ?3, ?4)",
             )?;
-            for (id, p) in points.iter().enumerate() {
-                put.execute(params![id as i64, p.path, &p.hash[..], p.analyzer])?;
+            for (id, m) in members {
+                put.execute(params![m.path, *id as i64, &m.hash[..], m.analyzer])?;
             }
         }
         tx.execute(

@@ -143,7 +143,7 @@ fn the_graph_answers_like_exact_search_in_the_same_shape() {
         l.refresh(0),
         Refreshed::Built {
             generation: 1,
-            points: 120
+            files: 120
         }
     );
     assert_eq!(l.generations(), vec!["gen-1"]);
@@ -180,7 +180,7 @@ fn changes_before_a_refresh_are_tombstoned_and_searched_in_the_delta() {
     assert_eq!((v.kind(), v.len()), ("hnsw", 100));
     let st = status(&l.cat, &l.dir, EMB).unwrap();
     assert_eq!(
-        (st.points, st.tombstones, st.delta, st.live),
+        (st.files, st.tombstones, st.delta, st.live),
         (100, 3, 3, 100)
     );
 
@@ -211,13 +211,13 @@ fn tombstones_past_the_threshold_rebuild_into_a_new_generation() {
         l.refresh(0),
         Refreshed::Built {
             generation: 2,
-            points: 79
+            files: 79
         }
     );
     assert_eq!(l.generations(), vec!["gen-2"]);
     let st = status(&l.cat, &l.dir, EMB).unwrap();
     assert_eq!(
-        (st.generation, st.points, st.tombstones, st.delta),
+        (st.generation, st.files, st.tombstones, st.delta),
         (Some(2), 79, 0, 0)
     );
     let v = l.open(0);
@@ -324,6 +324,35 @@ fn another_embedder_s_graph_is_ignored_and_replaced() {
 }
 
 #[test]
+fn files_with_identical_vectors_share_a_point_and_all_come_back() {
+    let mut l = filled(60);
+    for i in 0..25 {
+        l.put_vector(&format!("twin{i:02}.csv"), &format!("t{i}"), vector("twin"));
+    }
+    assert!(matches!(l.refresh(0), Refreshed::Built { files: 85, .. }));
+    let st = status(&l.cat, &l.dir, EMB).unwrap();
+    assert_eq!((st.points, st.files), (61, 85));
+    let v = l.open(0);
+    assert_eq!(v.len(), 85);
+    let hits = v.nearest(&vector("twin"), 30);
+    let twins: Vec<&str> = hits.iter().take(25).map(|h| h.0.as_str()).collect();
+    assert_eq!(
+        twins,
+        (0..25)
+            .map(|i| format!("twin{i:02}.csv"))
+            .collect::<Vec<_>>(),
+        "all of them, ties by path"
+    );
+    // One twin goes: the point stays for the others.
+    l.delete("twin03.csv");
+    let v = l.open(0);
+    let hits = v.nearest(&vector("twin"), 24);
+    assert_eq!(hits.len(), 24);
+    assert!(!paths(&hits).contains(&"twin03.csv"));
+    assert!(hits.iter().all(|h| h.1 > 0.999));
+}
+
+#[test]
 fn identical_and_zero_vectors_do_not_panic() {
     let mut l = lake();
     for i in 0..30 {
@@ -339,4 +368,10 @@ fn identical_and_zero_vectors_do_not_panic() {
     assert_eq!(hits.len(), 5);
     assert!(hits.iter().all(|h| h.0.starts_with("same") && h.1 > 0.999));
     assert_eq!(v.nearest(&[0.0; DIM], 5).len(), 5);
+}
+
+#[test]
+fn the_index_can_move_between_threads() {
+    fn send_sync<T: Send + Sync>() {}
+    send_sync::<VectorIndex>();
 }

@@ -5,8 +5,9 @@ use super::{
     common_dim, exact_below, GraphMeta, VectorMeta, EF_CONSTRUCTION, M, REBUILD_FRACTION,
     VECTOR_META,
 };
-use crate::catalog::Catalog;
+use crate::catalog::{Catalog, KeyedVector};
 use crate::error::{Error, Result};
+use std::collections::HashMap;
 use std::path::Path;
 
 /// What a refresh did to the graph.
@@ -18,8 +19,8 @@ pub enum Refreshed {
     Built {
         /// Its number.
         generation: u64,
-        /// Its points.
-        points: u64,
+        /// The files it stands for.
+        files: u64,
     },
     /// The index is too small for a graph: exact search, no graph kept.
     Exact,
@@ -88,9 +89,9 @@ pub fn refresh_with(
         Some(g) => {
             let tombstones = cat.graph_tombstone_count()?;
             let delta = cat.graph_delta_count(embedder)?;
-            let limit = g.points as f64 * REBUILD_FRACTION;
+            let limit = g.files as f64 * REBUILD_FRACTION;
             (
-                g.points.saturating_sub(tombstones) + delta,
+                g.files.saturating_sub(tombstones) + delta,
                 tombstones as f64 > limit || delta as f64 > limit,
             )
         }
@@ -105,7 +106,7 @@ pub fn refresh_with(
             fresh: true,
         };
         if meta.graph.is_some() {
-            cat.replace_graph_points(&[], VECTOR_META, &none.to_json())?;
+            cat.replace_graph_members(&[], VECTOR_META, &none.to_json())?;
         } else {
             cat.set_meta(VECTOR_META, &none.to_json())?;
         }
@@ -136,25 +137,42 @@ pub fn refresh_with(
         m: M,
         ef_construction: EF_CONSTRUCTION,
     };
-    let refs: Vec<&[f32]> = rows.iter().map(|r| r.vector.as_slice()).collect();
-    let built = Graph::build(&refs, params);
+    // One point per distinct vector (HNSW degrades on duplicates; identical vectors
+    // are common among same-schema siblings): the catalog maps each file to its point.
+    let mut ids: HashMap<[u8; 32], u64> = HashMap::new();
+    let mut points: Vec<&[f32]> = Vec::new();
+    let mut members: Vec<(u64, &KeyedVector)> = Vec::with_capacity(rows.len());
+    let mut bytes = Vec::new();
+    for r in &rows {
+        bytes.clear();
+        bytes.extend(r.vector.iter().flat_map(|x| x.to_le_bytes()));
+        let id = *ids
+            .entry(*blake3::hash(&bytes).as_bytes())
+            .or_insert_with(|| {
+                points.push(&r.vector);
+                points.len() as u64 - 1
+            });
+        members.push((id, r));
+    }
+    let built = Graph::build(&points, params);
     graph::write_generation(dir, next, embedder, &built, params).map_err(io)?;
-    let points = rows.len() as u64;
+    let files = rows.len() as u64;
     let meta = VectorMeta {
         graph: Some(GraphMeta {
             generation: next,
             embedder: embedder.to_string(),
-            points,
+            points: points.len() as u64,
+            files,
             params,
         }),
-        live: points,
+        live: files,
         fresh: true,
     };
-    cat.replace_graph_points(&rows, VECTOR_META, &meta.to_json())?;
+    cat.replace_graph_members(&members, VECTOR_META, &meta.to_json())?;
     graph::remove_other_generations(dir, Some(next)).map_err(io)?;
-    tracing::debug!(generation = next, points, "vector graph rebuilt");
+    tracing::debug!(generation = next, files, "vector graph rebuilt");
     Ok(Refreshed::Built {
         generation: next,
-        points,
+        files,
     })
 }
