@@ -32,8 +32,8 @@ const GRID: [(usize, usize); 6] = [
     (32, 200),
     (48, 200),
 ];
-/// Index sizes for the exact-vs-graph crossover (first N vectors of the smallest lake).
-const CROSSOVER: [usize; 5] = [1000, 2000, 5000, 10000, 20000];
+/// Index sizes for the exact-vs-graph crossover (distinct vectors of the largest lake).
+const CROSSOVER: [usize; 6] = [2000, 5000, 10000, 20000, 50000, 100000];
 
 fn time<T>(f: impl FnOnce() -> T) -> (Duration, T) {
     let t = Instant::now();
@@ -165,6 +165,18 @@ fn per_query<T>(qs: &[Vec<f32>], mut f: impl FnMut(&[f32]) -> T) -> (Vec<Duratio
         .unzip()
 }
 
+/// The distinct vectors of `v` (as the graph holds them), in a fixed pseudo-random
+/// order so that any prefix is a fair sample of the lake.
+fn distinct(v: Vec<Vec<f32>>) -> Vec<Vec<f32>> {
+    let mut seen = std::collections::HashSet::new();
+    let mut out: Vec<Vec<f32>> = v
+        .into_iter()
+        .filter(|x| seen.insert(x.iter().map(|f| f.to_bits()).collect::<Vec<u32>>()))
+        .collect();
+    fastrand::Rng::with_seed(11).shuffle(&mut out);
+    out
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let arg = |name: &str| {
@@ -210,6 +222,7 @@ fn main() {
     );
 
     let mut smallest: Option<Vec<Vec<f32>>> = None;
+    let mut largest: Option<Vec<Vec<f32>>> = None;
     let mut summary = Vec::new();
     for &n in &sizes {
         let root = lake(&dir, n);
@@ -318,14 +331,18 @@ fn main() {
             ..Default::default()
         };
         let mut e2e = Vec::new();
+        let mut answers = Vec::new();
         for (label, threshold) in [("hnsw", "0"), ("exact", "18446744073709551615")] {
             std::env::set_var("LAKESTAR_EXACT_BELOW", threshold);
             let (t_open, s) =
                 time(|| Searcher::open(&idx, opts.embedder.build().unwrap()).unwrap());
-            let lat: Vec<Duration> = texts
+            let (lat, got): (Vec<Duration>, Vec<Vec<String>>) = texts
                 .iter()
-                .map(|q| time(|| s.search(q, &so).unwrap()).0)
-                .collect();
+                .map(|q| {
+                    let (t, hits) = time(|| s.search(q, &so).unwrap());
+                    (t, hits.into_iter().map(|h| h.path).collect())
+                })
+                .unzip();
             let (p50, p99) = p50_p99(lat);
             println!(
                 "hybrid search, vectors {label}: open {}, query p50 {} p99 {}",
@@ -334,29 +351,34 @@ fn main() {
                 ms(p99)
             );
             e2e.push((label, p50, p99));
+            answers.push(got);
         }
         std::env::set_var("LAKESTAR_EXACT_BELOW", "0");
-        println!();
+        let overlap: Vec<f64> = answers[0]
+            .iter()
+            .zip(&answers[1])
+            .map(|(a, b)| a.iter().filter(|p| b.contains(p)).count() as f64 / b.len().max(1) as f64)
+            .collect();
+        println!(
+            "hybrid top-10 with the graph vs exact vectors: {:.3} of the files in common\n",
+            mean(&overlap)
+        );
         summary.push((n, e10, e10_99, e200, g200, e2e));
+        let stored: Vec<Vec<f32>> = cat
+            .keyed_file_vectors(&emb)
+            .unwrap()
+            .into_iter()
+            .map(|k| k.vector)
+            .collect();
         if smallest.is_none() {
-            smallest = Some(
-                cat.keyed_file_vectors(&emb)
-                    .unwrap()
-                    .into_iter()
-                    .map(|k| k.vector)
-                    .collect(),
-            );
+            smallest = Some(distinct(stored.clone()));
         }
+        largest = Some(distinct(stored));
     }
 
-    // As the graph is built: one point per distinct vector.
-    let Some(mut vectors) = smallest else { return };
-    vectors.sort_by(|a, b| {
-        a.iter()
-            .map(|x| x.to_bits())
-            .cmp(b.iter().map(|x| x.to_bits()))
-    });
-    vectors.dedup();
+    let (Some(vectors), Some(big)) = (smallest, largest) else {
+        return;
+    };
     let refs: Vec<&[f32]> = vectors.iter().map(Vec::as_slice).collect();
     let mut flat = Flat::new(refs[0].len());
     for v in &refs {
@@ -394,26 +416,39 @@ fn main() {
     }
 
     println!(
-        "\n### Exact vs graph by index size (first N distinct vectors; p50 of the vector search)\n"
+        "\n### Exact vs graph by index size (N distinct vectors of the {}-file lake, shuffled; p50, and recall@{CANDIDATES} by ef)\n",
+        sizes[sizes.len() - 1]
     );
-    println!(
-        "| N | exact k=10 | graph k=10 (ef {}) | exact k={CANDIDATES} | graph k={CANDIDATES} |",
+    print!(
+        "| N | exact k=10 | graph k=10 (ef {}) | exact k={CANDIDATES} |",
         ann::EF_SEARCH
     );
-    println!("|---:|---:|---:|---:|---:|");
-    for size in CROSSOVER.into_iter().filter(|&s| s <= refs.len()) {
-        let sub = &refs[..size];
+    for ef in &EFS_200[..3] {
+        print!(" graph k={CANDIDATES} ef {ef} |");
+    }
+    println!("\n|---:|---:|---:|---:|---:|---:|---:|");
+    for size in CROSSOVER.into_iter().filter(|&s| s <= big.len()) {
+        let sub: Vec<&[f32]> = big[..size].iter().map(Vec::as_slice).collect();
         let mut f = Flat::new(sub[0].len());
-        for v in sub {
+        for v in &sub {
             f.push(v);
         }
-        let g = Graph::build(sub, chosen);
+        let g = Graph::build(&sub, chosen);
         let p = |lat: Vec<Duration>| ms(p50_p99(lat).0);
         let e10 = p(per_query(&qunit, |q| f.top(q, 10)).0);
         let g10 = p(per_query(&qunit, |q| g.search(q, 10, ann::EF_SEARCH)).0);
-        let e200 = p(per_query(&qunit, |q| f.top(q, CANDIDATES)).0);
-        let g200 = p(per_query(&qunit, |q| g.search(q, CANDIDATES, CANDIDATES)).0);
-        println!("| {size} | {e10} | {g10} | {e200} | {g200} |");
+        let (lat, truth) = per_query(&qunit, |q| f.top(q, CANDIDATES));
+        print!("| {size} | {e10} | {g10} | {} |", p(lat));
+        for &ef in &EFS_200[..3] {
+            let (lat, got) = per_query(&qunit, |q| g.search(q, CANDIDATES, ef));
+            let r: Vec<f64> = truth
+                .iter()
+                .zip(&got)
+                .map(|(t, g)| recall(t, g, CANDIDATES))
+                .collect();
+            print!(" {} ({:.2}) |", p(lat), mean(&r));
+        }
+        println!();
     }
 
     println!("\n### Summary\n");

@@ -3,7 +3,7 @@
 //! an embedding by the current embedder gets one. Stale marks are written in the same
 //! catalog transaction as the file change and cleared only after the embeddings and the
 //! text index commit, so a crash anywhere leaves work that the next run finishes. Last,
-//! the vector graph is brought in step ([`super::ann::refresh`]).
+//! the vector graph is brought in step ([`super::ann::after_sync`]).
 
 use super::doc;
 use super::text::{TextDoc, TextIndex};
@@ -118,7 +118,7 @@ pub fn sync(
         super::ann::check(cat, dir, &id)?;
         return Ok(report);
     }
-    super::ann::update::begin(cat)?;
+    let counted = super::ann::update::begin(cat)?;
     // Same embedder: only the changed paths can lack an embedding.
     let mut missing: HashSet<(Hash, String)> = if same_embedder {
         cat.missing_embeddings_for(&id, &dirty)?
@@ -171,6 +171,9 @@ pub fn sync(
     }
     cat.set_meta(EMBEDDER_META, &id)?;
     cat.set_meta(EMBEDDER_SPEC_META, spec)?;
-    super::ann::refresh(cat, dir, &id)?;
+    // Same embedder: only the stale paths' vectors changed, which bounds the graph's
+    // tombstones and delta without counting them.
+    let changed = (counted && same_embedder).then_some(dirty.len() as u64);
+    super::ann::after_sync(cat, dir, &id, changed)?;
     Ok(report)
 }

@@ -4,7 +4,7 @@
 //! The catalog is the source of truth (its `embeddings` and `files`); the graph is a
 //! derived, rebuildable accelerator:
 //!
-//! - [`refresh`] runs after every sync. Below [`EXACT_BELOW`] live vectors it keeps no
+//! - [`after_sync`] runs after every sync ([`check`] after a run that changed nothing). Below [`EXACT_BELOW`] live vectors it keeps no
 //!   graph (exact search is as fast there). Above, it builds one from every file's
 //!   vector — one point per distinct vector: HNSW degrades on duplicates, and same-schema
 //!   siblings often embed identically — into a new generation directory, and swaps it in
@@ -32,7 +32,7 @@ use serde::{Deserialize, Serialize};
 use std::path::Path;
 
 pub use nearest::VectorIndex;
-pub use update::{check, refresh};
+pub use update::{after_sync, check, refresh};
 
 /// Live vectors below which no graph is kept and search is exact (measured: see
 /// BENCHMARKS.md). `LAKESTAR_EXACT_BELOW` overrides it (tests force the graph with 0).
@@ -74,11 +74,17 @@ pub struct GraphMeta {
 
 /// What the catalog records of the vector index (meta [`VECTOR_META`]).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct VectorMeta {
     /// The current graph, if any.
     pub graph: Option<GraphMeta>,
-    /// Live vectors at the last refresh.
+    /// Live vectors: counted at the last exact refresh, plus changes since (an upper
+    /// bound).
     pub live: u64,
+    /// Tombstones, likewise an upper bound.
+    pub tombstones: u64,
+    /// Delta vectors, likewise an upper bound.
+    pub delta: u64,
     /// The last refresh finished after the vectors last changed (cleared when a sync
     /// starts, so that a crash in between is caught up by the next run).
     pub fresh: bool,

@@ -89,7 +89,7 @@ impl Lake {
     }
 
     fn refresh(&mut self, threshold: u64) -> Refreshed {
-        refresh_with(&mut self.cat, &self.dir, EMB, threshold).unwrap()
+        refresh_with(&mut self.cat, &self.dir, EMB, threshold, None).unwrap()
     }
 
     fn open(&self, threshold: u64) -> VectorIndex {
@@ -312,7 +312,7 @@ fn another_embedder_s_graph_is_ignored_and_replaced() {
         "searched with the other embedder's vectors"
     );
     assert!(matches!(
-        refresh_with(&mut l.cat, &l.dir, other, 0).unwrap(),
+        refresh_with(&mut l.cat, &l.dir, other, 0, None).unwrap(),
         Refreshed::Built { generation: 2, .. }
     ));
     assert_eq!(
@@ -374,4 +374,43 @@ fn identical_and_zero_vectors_do_not_panic() {
 fn the_index_can_move_between_threads() {
     fn send_sync<T: Send + Sync>() {}
     send_sync::<VectorIndex>();
+}
+
+#[test]
+fn bounds_spare_the_count_until_they_reach_the_limit() {
+    let mut l = filled(100);
+    l.refresh(0);
+    let sync = |l: &mut Lake, changed: u64| {
+        assert!(update::begin(&l.cat).unwrap(), "the last refresh finished");
+        refresh_with(&mut l.cat, &l.dir, EMB, 0, Some(changed)).unwrap()
+    };
+    // The same file edited 25 times: the bounds pass 20, the exact count finds 1 and 1.
+    for i in 0..25 {
+        l.put("f050.csv", &format!("edit {i}"));
+        assert_eq!(sync(&mut l, 1), Refreshed::Kept);
+    }
+    // Counted at the 21st edit (1 and 1), raised by the 4 after it.
+    let meta = VectorMeta::load(&l.cat).unwrap();
+    assert_eq!((meta.tombstones, meta.delta, meta.live), (5, 5, 104));
+    assert_eq!(meta.graph.as_ref().unwrap().generation, 1);
+    assert_eq!(l.refresh(0), Refreshed::Kept);
+    let meta = VectorMeta::load(&l.cat).unwrap();
+    assert_eq!((meta.tombstones, meta.delta, meta.live), (1, 1, 100));
+    // 19 deletions stay within the bounds; one more needs the count, which rebuilds.
+    for i in 0..19 {
+        l.delete(&format!("f{i:03}.csv"));
+    }
+    assert_eq!(sync(&mut l, 19), Refreshed::Kept);
+    assert_eq!(VectorMeta::load(&l.cat).unwrap().tombstones, 20);
+    l.delete("f099.csv");
+    assert!(matches!(
+        sync(&mut l, 1),
+        Refreshed::Built {
+            generation: 2,
+            files: 80
+        }
+    ));
+    // A sync that began and never refreshed: the next one cannot trust the bounds.
+    assert!(update::begin(&l.cat).unwrap());
+    assert!(!update::begin(&l.cat).unwrap());
 }

@@ -1,4 +1,10 @@
 //! Keeping the vector graph in step with the catalog (the writer's side).
+//!
+//! Counting tombstones and the delta exactly is a join over every file (a third of a
+//! second at 100k files), too much for every run that changes one file. The meta keeps
+//! upper bounds instead: a changed path adds at most one tombstone (its old vector), one
+//! delta vector (its new one) and one live vector, so a sync of `n` changed paths raises
+//! each bound by `n`, and only a bound that reaches its limit costs an exact count.
 
 use super::graph::{self, Graph, GraphParams};
 use super::{
@@ -26,15 +32,18 @@ pub enum Refreshed {
     Exact,
 }
 
-/// Record that the vectors are about to change, so that a crash before [`refresh`]
-/// finishes is caught up by the next run's [`check`].
-pub fn begin(cat: &Catalog) -> Result<()> {
+/// Record that the vectors are about to change, so that a crash before the refresh
+/// finishes is caught up by the next run. Returns whether the recorded bounds can be
+/// trusted (the last refresh finished), i.e. whether [`after_sync`] may count changes
+/// instead of files.
+pub fn begin(cat: &Catalog) -> Result<bool> {
     let mut meta = VectorMeta::load(cat)?;
+    let trusted = meta.fresh;
     if meta.fresh {
         meta.fresh = false;
         cat.set_meta(VECTOR_META, &meta.to_json())?;
     }
-    Ok(())
+    Ok(trusted)
 }
 
 /// After a run that changed no vector: refresh only if the last refresh did not finish,
@@ -63,47 +72,88 @@ pub fn check_with(
             Refreshed::Exact
         });
     }
-    refresh_with(cat, dir, embedder, exact_below)
+    refresh_with(cat, dir, embedder, exact_below, None)
 }
 
-/// Bring the graph in step with the catalog's vectors by `embedder`: drop it below the
-/// exact-search threshold, rebuild it when it is missing, damaged, of another embedder
-/// or has too many tombstones or delta vectors, else keep it.
+/// After a sync that changed `changed` paths (`None`: unknown — another embedder, or
+/// the bounds are not trusted): raise the bounds, and refresh exactly only when one
+/// reaches its limit.
+pub fn after_sync(
+    cat: &mut Catalog,
+    dir: &Path,
+    embedder: &str,
+    changed: Option<u64>,
+) -> Result<Refreshed> {
+    refresh_with(cat, dir, embedder, exact_below(), changed)
+}
+
+/// Bring the graph in step with the catalog's vectors by `embedder`, counting exactly:
+/// drop it below the exact-search threshold, rebuild it when it is missing, damaged, of
+/// another embedder or has too many tombstones or delta vectors, else keep it.
 pub fn refresh(cat: &mut Catalog, dir: &Path, embedder: &str) -> Result<Refreshed> {
-    refresh_with(cat, dir, embedder, exact_below())
+    refresh_with(cat, dir, embedder, exact_below(), None)
 }
 
-/// [`refresh`] with the exact-search threshold given.
+/// [`refresh`] with the exact-search threshold given, and `changed` as in
+/// [`after_sync`].
 pub fn refresh_with(
     cat: &mut Catalog,
     dir: &Path,
     embedder: &str,
     exact_below: u64,
+    changed: Option<u64>,
 ) -> Result<Refreshed> {
     let meta = VectorMeta::load(cat)?;
     let current = meta
         .graph
         .clone()
         .filter(|g| g.embedder == embedder && graph::looks_complete(dir, g.generation, embedder));
-    let (live, stale) = match &current {
+    let io = |e| Error::io(dir.join(graph::VECTORS_DIR), e);
+
+    // The bounds alone may prove there is nothing to do.
+    if let Some(n) = changed {
+        let bounded = VectorMeta {
+            live: meta.live + n,
+            tombstones: meta.tombstones + n,
+            delta: meta.delta + n,
+            fresh: true,
+            ..meta.clone()
+        };
+        let settled = match &current {
+            Some(g) => {
+                let limit = g.files as f64 * REBUILD_FRACTION;
+                bounded.tombstones as f64 <= limit && bounded.delta as f64 <= limit
+            }
+            None => meta.graph.is_none() && bounded.live < exact_below,
+        };
+        if settled {
+            cat.set_meta(VECTOR_META, &bounded.to_json())?;
+            return Ok(if current.is_some() {
+                Refreshed::Kept
+            } else {
+                Refreshed::Exact
+            });
+        }
+    }
+
+    let (live, tombstones, delta) = match &current {
         Some(g) => {
             let tombstones = cat.graph_tombstone_count()?;
             let delta = cat.graph_delta_count(embedder)?;
-            let limit = g.files as f64 * REBUILD_FRACTION;
             (
                 g.files.saturating_sub(tombstones) + delta,
-                tombstones as f64 > limit || delta as f64 > limit,
+                tombstones,
+                delta,
             )
         }
-        None => (cat.vector_count(embedder)?, true),
+        None => (cat.vector_count(embedder)?, 0, 0),
     };
-    let io = |e| Error::io(dir.join(graph::VECTORS_DIR), e);
 
     if live < exact_below || live == 0 {
         let none = VectorMeta {
-            graph: None,
             live,
             fresh: true,
+            ..VectorMeta::default()
         };
         if meta.graph.is_some() {
             cat.replace_graph_members(&[], VECTOR_META, &none.to_json())?;
@@ -115,19 +165,35 @@ pub fn refresh_with(
     }
 
     let keep = current.as_ref().map(|g| g.generation);
-    if !stale {
-        let meta = VectorMeta {
-            live,
-            fresh: true,
-            ..meta
-        };
-        cat.set_meta(VECTOR_META, &meta.to_json())?;
-        // Leftovers of an interrupted build, if any.
-        graph::remove_other_generations(dir, keep).map_err(io)?;
-        return Ok(Refreshed::Kept);
+    if let Some(g) = &current {
+        let limit = g.files as f64 * REBUILD_FRACTION;
+        if tombstones as f64 <= limit && delta as f64 <= limit {
+            let counted = VectorMeta {
+                live,
+                tombstones,
+                delta,
+                fresh: true,
+                ..meta
+            };
+            cat.set_meta(VECTOR_META, &counted.to_json())?;
+            // Leftovers of an interrupted build, if any.
+            graph::remove_other_generations(dir, keep).map_err(io)?;
+            return Ok(Refreshed::Kept);
+        }
     }
+    rebuild(cat, dir, embedder, &meta, keep)
+}
 
-    // The current generation stays readable while the next one is built.
+/// Build a new generation from every file's vector and swap it in. The current
+/// generation (`keep`) stays readable until the catalog points at the new one.
+fn rebuild(
+    cat: &mut Catalog,
+    dir: &Path,
+    embedder: &str,
+    meta: &VectorMeta,
+    keep: Option<u64>,
+) -> Result<Refreshed> {
+    let io = |e| Error::io(dir.join(graph::VECTORS_DIR), e);
     let highest = graph::remove_other_generations(dir, keep).map_err(io)?;
     let next = highest.max(meta.graph.as_ref().map_or(0, |g| g.generation)) + 1;
     let mut rows = cat.keyed_file_vectors(embedder)?;
@@ -166,6 +232,8 @@ pub fn refresh_with(
             params,
         }),
         live: files,
+        tombstones: 0,
+        delta: 0,
         fresh: true,
     };
     cat.replace_graph_members(&members, VECTOR_META, &meta.to_json())?;
