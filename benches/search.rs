@@ -25,11 +25,11 @@ const EFS: [usize; 6] = [10, 20, 40, 80, 160, 320];
 const EFS_200: [usize; 4] = [200, 400, 800, 1600];
 /// Build parameters tried on the smallest lake: (M, ef_construction).
 const GRID: [(usize, usize); 6] = [
-    (8, 100),
     (16, 100),
     (16, 200),
-    (24, 200),
+    (32, 100),
     (32, 200),
+    (48, 100),
     (48, 200),
 ];
 /// Index sizes for the exact-vs-graph crossover (distinct vectors of the largest lake).
