@@ -5,6 +5,8 @@ use super::IndexDirArg;
 use anyhow::Result;
 use lakestar_index::analyze::human_size as size;
 use lakestar_index::catalog::{CatalogStats, FileError};
+use lakestar_index::search::ann::{self, VectorStatus};
+use lakestar_index::search::sync::EMBEDDER_META;
 use lakestar_index::{locate, Catalog};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
@@ -33,6 +35,8 @@ struct Status {
     errors: Vec<FileError>,
     last_index_at: Option<String>,
     last_index: Option<serde_json::Value>,
+    /// Vector search: exact or the HNSW graph, with its generation, points, tombstones.
+    vectors: Option<VectorStatus>,
 }
 
 fn dir_size(dir: &Path) -> u64 {
@@ -68,6 +72,10 @@ pub(crate) fn run(a: StatusArgs) -> Result<()> {
     let last_ms: Option<i64> = cat
         .meta("last_index_finished_at")?
         .and_then(|s| s.parse().ok());
+    let vectors = match cat.meta(EMBEDDER_META)? {
+        Some(embedder) => Some(ann::status(&cat, &dir, &embedder)?),
+        None => None,
+    };
     let status = Status {
         lake_root: cat.lake_root()?,
         index_bytes: dir_size(&dir),
@@ -83,6 +91,7 @@ pub(crate) fn run(a: StatusArgs) -> Result<()> {
         last_index: cat
             .meta("last_index_report")?
             .and_then(|s| serde_json::from_str(&s).ok()),
+        vectors,
     };
     if a.json {
         return print_json(&status);
@@ -110,6 +119,18 @@ pub(crate) fn run(a: StatusArgs) -> Result<()> {
         "collections: {} (`lakestar collections`)",
         status.collections
     );
+    if let Some(v) = &status.vectors {
+        match v.generation {
+            Some(g) if v.kind == "hnsw" => println!(
+                "vectors:    {} by {}, HNSW generation {g}: {} points for {} files, {} tombstones, {} searched exactly beside it",
+                v.live, v.embedder, v.points, v.files, v.tombstones, v.delta
+            ),
+            _ => println!(
+                "vectors:    {} by {}, exact search (a graph is built from {})",
+                v.live, v.embedder, v.exact_below
+            ),
+        }
+    }
     println!(
         "last index: {}",
         status.last_index_at.as_deref().unwrap_or("never finished")

@@ -15,3 +15,4 @@ mod index_dir;
 mod models;
 mod search;
 mod shared_lakes;
+mod vectors;

@@ -13,6 +13,7 @@
 
 mod collections;
 mod schema;
+mod vector_points;
 mod vectors;
 
 use crate::analyze::{Description, Format, TimeCoverage};
@@ -22,6 +23,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
 pub use schema::FORMAT_VERSION;
+pub use vector_points::{GraphMember, KeyedVector};
 
 /// File name of the catalog database inside the index directory.
 pub const CATALOG_FILE: &str = "catalog.sqlite";

@@ -80,6 +80,18 @@ CREATE TABLE IF NOT EXISTS embeddings (
 ) WITHOUT ROWID;
 ";
 
+/// The files the points of the on-disk vector graph (`search::ann`) stand for: a point
+/// id per file, shared by files whose vectors are identical. Separate from `SCHEMA` so
+/// that catalogs made before it gain it on their next write.
+const VECTOR_SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS vector_points (
+    path     TEXT PRIMARY KEY,
+    id       INTEGER NOT NULL,
+    hash     BLOB NOT NULL,
+    analyzer TEXT NOT NULL
+) WITHOUT ROWID;
+";
+
 /// WAL lets readers run during a write; NORMAL sync is durable against a killed process
 /// (the WAL is fsynced at checkpoints), which is the failure we must survive.
 pub(super) fn configure(conn: &Connection) -> Result<()> {
@@ -114,10 +126,12 @@ pub(super) fn init_or_check(conn: &mut Connection, dir: &Path, lake: &Path) -> R
                 .into());
             }
         }
+        conn.execute_batch(VECTOR_SCHEMA)?;
         return Ok(());
     }
     let tx = conn.transaction()?;
     tx.execute_batch(SCHEMA)?;
+    tx.execute_batch(VECTOR_SCHEMA)?;
     tx.execute(
         "INSERT INTO meta(key, value) VALUES ('format_version', ?1), ('lake_root', ?2), ('created_at', ?3)",
         rusqlite::params![

@@ -11,7 +11,7 @@ fn to_blob(v: &[f32]) -> Vec<u8> {
 }
 
 /// Decode little-endian f32 bytes (a trailing partial value is ignored).
-fn from_blob(b: &[u8]) -> Vec<f32> {
+pub(super) fn from_blob(b: &[u8]) -> Vec<f32> {
     b.chunks_exact(4)
         .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
         .collect()

@@ -2,12 +2,13 @@
 //! description embeddings, fused by reciprocal rank, plus evidence that generic
 //! retrievers lack: the time span a question names against each file's time coverage.
 
+use super::ann::VectorIndex;
 use super::names::NameMatcher;
 use super::sync::{EMBEDDER_META, TEXT_DIR};
 use super::text::TextIndex;
 use crate::analyze::time;
 use crate::catalog::Catalog;
-use crate::embed::{cosine, Embedder};
+use crate::embed::Embedder;
 use crate::error::{InternalError, Result, UserError};
 use serde::Serialize;
 use std::collections::HashMap;
@@ -150,7 +151,7 @@ pub struct Searcher {
     catalog: Catalog,
     text: TextIndex,
     embedder: Box<dyn Embedder>,
-    vectors: Vec<(String, Vec<f32>)>,
+    vectors: VectorIndex,
 }
 
 fn search_err(e: impl std::fmt::Display) -> crate::Error {
@@ -180,7 +181,7 @@ impl Searcher {
             .into());
         }
         let text = TextIndex::open(&text_dir).map_err(search_err)?;
-        let vectors = catalog.file_vectors(&embedder.id())?;
+        let vectors = VectorIndex::open(&catalog, dir, &embedder.id())?;
         Ok(Searcher {
             catalog,
             text,
@@ -224,14 +225,9 @@ impl Searcher {
             .into_iter()
             .next()
         {
-            let mut sims: Vec<(f32, &str)> = self
-                .vectors
-                .iter()
-                .map(|(p, v)| (cosine(&q, v), p.as_str()))
-                .collect();
-            sims.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(b.1)));
-            for (rank, (sim, path)) in sims.into_iter().take(CANDIDATES).enumerate() {
-                let e = fused.entry(path.to_string()).or_default();
+            let nearest = self.vectors.nearest(&q, CANDIDATES);
+            for (rank, (path, sim)) in nearest.into_iter().enumerate() {
+                let e = fused.entry(path).or_default();
                 e.0 += w.vector / (RRF_K + rank as f64 + 1.0);
                 if rank < 10 {
                     e.1.push(format!("similar description ({sim:.2})"));

@@ -4,8 +4,10 @@
 //!
 //! [`text`] is the full-text index over file paths, column names, values and rendered
 //! descriptions, kept in `.lakestar/text/`; [`doc`] says what of a description it reads;
-//! [`eval`] measures retrieval against a task file.
+//! [`ann`] finds the nearest description embeddings (an HNSW graph on disk, or exact
+//! search for small indexes); [`eval`] measures retrieval against a task file.
 
+pub mod ann;
 pub mod doc;
 pub mod embedder;
 pub mod engine;

@@ -2,7 +2,8 @@
 //! paths marked stale are rewritten (one tantivy commit), and every description without
 //! an embedding by the current embedder gets one. Stale marks are written in the same
 //! catalog transaction as the file change and cleared only after the embeddings and the
-//! text index commit, so a crash anywhere leaves work that the next run finishes.
+//! text index commit, so a crash anywhere leaves work that the next run finishes. Last,
+//! the vector graph is brought in step ([`super::ann::after_sync`]).
 
 use super::doc;
 use super::text::{TextDoc, TextIndex};
@@ -114,8 +115,10 @@ pub fn sync(
     let id = embedder.id();
     let same_embedder = cat.meta(EMBEDDER_META)?.as_deref() == Some(id.as_str());
     if dirty.is_empty() && same_embedder {
+        super::ann::check(cat, dir, &id)?;
         return Ok(report);
     }
+    let counted = super::ann::update::begin(cat)?;
     // Same embedder: only the changed paths can lack an embedding.
     let mut missing: HashSet<(Hash, String)> = if same_embedder {
         cat.missing_embeddings_for(&id, &dirty)?
@@ -168,5 +171,9 @@ pub fn sync(
     }
     cat.set_meta(EMBEDDER_META, &id)?;
     cat.set_meta(EMBEDDER_SPEC_META, spec)?;
+    // Same embedder: only the stale paths' vectors changed, which bounds the graph's
+    // tombstones and delta without counting them.
+    let changed = (counted && same_embedder).then_some(dirty.len() as u64);
+    super::ann::after_sync(cat, dir, &id, changed)?;
     Ok(report)
 }

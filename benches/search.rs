@@ -1,0 +1,470 @@
+//! Search benchmark: vector search latency exact vs HNSW, HNSW recall against exact
+//! search, the graph's build parameters, where the graph starts to beat exact search,
+//! and the end-to-end hybrid query, on synthetic lakes indexed with the built-in embedder.
+//!
+//! Run: `cargo bench --bench search` (sizes 10000 and 100000), or
+//! `cargo bench --bench search -- --sizes 10000 --queries 300 --dir /tmp/lakestar-bench`.
+//! Lakes are generated once per size (shared with `benches/index.rs`); the index is
+//! rebuilt on every run. All timings are in-process, warm.
+
+use lakestar_index::catalog::Catalog;
+use lakestar_index::indexer::NoProgress;
+use lakestar_index::search::ann::dist::{normalized, Flat};
+use lakestar_index::search::ann::graph::{Graph, GraphParams};
+use lakestar_index::search::ann::{self, VectorIndex};
+use lakestar_index::search::engine::{SearchOptions, Searcher};
+use lakestar_index::{index, synth, IndexOptions};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// Candidates the hybrid retriever takes from the vector side.
+const CANDIDATES: usize = 200;
+/// Search breadths swept.
+const EFS: [usize; 6] = [10, 20, 40, 80, 160, 320];
+/// Search breadths swept for the retriever's 200 candidates.
+const EFS_200: [usize; 4] = [200, 400, 800, 1600];
+/// Build parameters tried on the smallest lake: (M, ef_construction).
+const GRID: [(usize, usize); 6] = [
+    (16, 100),
+    (16, 200),
+    (32, 100),
+    (32, 200),
+    (48, 100),
+    (48, 200),
+];
+/// Index sizes for the exact-vs-graph crossover (distinct vectors of the largest lake).
+const CROSSOVER: [usize; 6] = [2000, 5000, 10000, 20000, 50000, 100000];
+
+fn time<T>(f: impl FnOnce() -> T) -> (Duration, T) {
+    let t = Instant::now();
+    let r = f();
+    (t.elapsed(), r)
+}
+
+fn ms(d: Duration) -> String {
+    format!("{:.3} ms", d.as_secs_f64() * 1000.0)
+}
+
+/// p50 and p99 of a set of latencies.
+fn p50_p99(mut v: Vec<Duration>) -> (Duration, Duration) {
+    v.sort();
+    let at = |p: f64| v[((v.len() - 1) as f64 * p).round() as usize];
+    (at(0.50), at(0.99))
+}
+
+/// Recall@k of `approx` against `exact`, by similarity: an answer counts when it is at
+/// least as similar as the exact k-th (less 1e-5). Identical descriptions give identical
+/// vectors, so exact answers tie often and counting ids would punish a correct answer
+/// for picking the other of two equal files.
+fn recall<T>(exact: &[(T, f32)], approx: &[(T, f32)], k: usize) -> f64 {
+    let k = k.min(exact.len());
+    if k == 0 {
+        return 1.0;
+    }
+    let kth = exact[k - 1].1 - 1e-5;
+    approx.iter().take(k).filter(|a| a.1 >= kth).count() as f64 / k as f64
+}
+
+fn mean(v: &[f64]) -> f64 {
+    v.iter().sum::<f64>() / v.len().max(1) as f64
+}
+
+/// Deterministic questions in the synthetic lake's vocabulary.
+fn questions(n: usize, seed: u64) -> Vec<String> {
+    const WORDS: [&str; 40] = [
+        "sales",
+        "orders",
+        "customer",
+        "quantity",
+        "unit price",
+        "channel",
+        "emea",
+        "apac",
+        "latam",
+        "quarter",
+        "sensor",
+        "readings",
+        "temperature",
+        "humidity",
+        "pressure",
+        "station",
+        "status",
+        "events",
+        "purchase",
+        "refund",
+        "click",
+        "user",
+        "amount",
+        "service",
+        "replicas",
+        "memory",
+        "timeout",
+        "endpoint",
+        "methodology",
+        "glossary",
+        "runbook",
+        "changelog",
+        "log",
+        "error",
+        "request",
+        "inventory",
+        "shipments",
+        "country",
+        "score",
+        "products",
+    ];
+    let mut rng = fastrand::Rng::with_seed(seed);
+    (0..n)
+        .map(|_| {
+            let mut q: Vec<&str> = (0..rng.usize(2..6))
+                .map(|_| WORDS[rng.usize(..WORDS.len())])
+                .collect();
+            q.dedup();
+            let mut s = q.join(" ");
+            if rng.bool() {
+                s.push_str(&format!(" {}", rng.u32(2015..2025)));
+            }
+            s
+        })
+        .collect()
+}
+
+/// The synthetic lake of `n` files under `dir`, generated once (same layout as the
+/// index bench, so both reuse it).
+fn lake(dir: &Path, n: u64) -> PathBuf {
+    let root = dir.join(format!("lake-{n}"));
+    let marker = dir.join(format!("lake-{n}.bytes"));
+    if marker.is_file() && root.is_dir() {
+        return root;
+    }
+    let _ = std::fs::remove_dir_all(&root);
+    let (t, made) = time(|| synth::generate(&root, n, 2025).expect("generate lake"));
+    eprintln!("generated {n} files in {:.1}s", t.as_secs_f64());
+    std::fs::write(&marker, made.bytes.to_string()).unwrap();
+    std::thread::sleep(Duration::from_millis(2100));
+    root
+}
+
+fn dir_size(p: &Path) -> u64 {
+    walkdir::WalkDir::new(p)
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter_map(|e| e.metadata().ok())
+        .filter(|m| m.is_file())
+        .map(|m| m.len())
+        .sum()
+}
+
+/// Latency of `f` per query and what it answered.
+fn per_query<T>(qs: &[Vec<f32>], mut f: impl FnMut(&[f32]) -> T) -> (Vec<Duration>, Vec<T>) {
+    qs.iter()
+        .map(|q| {
+            let (t, r) = time(|| f(q));
+            (t, r)
+        })
+        .unzip()
+}
+
+/// The distinct vectors of `v` (as the graph holds them), in a fixed pseudo-random
+/// order so that any prefix is a fair sample of the lake.
+fn distinct(v: Vec<Vec<f32>>) -> Vec<Vec<f32>> {
+    let mut seen = std::collections::HashSet::new();
+    let mut out: Vec<Vec<f32>> = v
+        .into_iter()
+        .filter(|x| seen.insert(x.iter().map(|f| f.to_bits()).collect::<Vec<u32>>()))
+        .collect();
+    fastrand::Rng::with_seed(11).shuffle(&mut out);
+    out
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let arg = |name: &str| {
+        args.iter()
+            .position(|a| a == name)
+            .and_then(|i| args.get(i + 1))
+            .cloned()
+    };
+    let sizes: Vec<u64> = arg("--sizes")
+        .unwrap_or_else(|| "10000,100000".into())
+        .split(',')
+        .map(|s| s.trim().parse().expect("--sizes takes numbers"))
+        .collect();
+    let nq: usize = arg("--queries").map_or(300, |s| s.parse().expect("--queries N"));
+    let dir = PathBuf::from(arg("--dir").unwrap_or_else(|| {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("target/bench-lakes")
+            .to_string_lossy()
+            .into_owned()
+    }));
+    std::fs::create_dir_all(&dir).unwrap();
+    // The graph is built and measured at every size, whatever the default threshold
+    // (single-threaded here: nothing else reads the environment meanwhile).
+    std::env::set_var("LAKESTAR_EXACT_BELOW", "0");
+    let opts = IndexOptions::default();
+    let embedder = opts.embedder.build().unwrap();
+    let emb = embedder.id();
+    let texts = questions(nq, 7);
+    let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+    let qvecs: Vec<Vec<f32>> = embedder.embed(&refs).unwrap();
+    let qunit: Vec<Vec<f32>> = qvecs.iter().map(|q| normalized(q)).collect();
+    let chosen = GraphParams {
+        m: ann::M,
+        ef_construction: ann::EF_CONSTRUCTION,
+    };
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    println!(
+        "cores: {cores}; embedder {emb}; {nq} questions; M {} ef_construction {} ef_search {}; exact below {} live vectors\n",
+        chosen.m,
+        chosen.ef_construction,
+        ann::EF_SEARCH,
+        ann::EXACT_BELOW
+    );
+
+    let mut smallest: Option<Vec<Vec<f32>>> = None;
+    let mut largest: Option<Vec<Vec<f32>>> = None;
+    let mut summary = Vec::new();
+    for &n in &sizes {
+        let root = lake(&dir, n);
+        let idx = dir.join(format!("search-index-{n}"));
+        let _ = std::fs::remove_dir_all(&idx);
+        let (t_index, r) = time(|| index(&root, &idx, &opts, &NoProgress).unwrap());
+        assert_eq!(r.errors, 0, "{r:?}");
+        // A full rebuild of the graph alone: remove it, let the writer's check rebuild it.
+        std::fs::remove_dir_all(idx.join("vectors")).unwrap();
+        let mut cat = Catalog::open_writer(&idx, &root.canonicalize().unwrap()).unwrap();
+        let (t_build, built) = time(|| ann::check(&mut cat, &idx, &emb).unwrap());
+        assert!(
+            matches!(built, ann::update::Refreshed::Built { .. }),
+            "{built:?}"
+        );
+        let graph_bytes = dir_size(&idx.join("vectors"));
+        // What every index run that changed something pays when the graph stays.
+        let (t_kept, kept) = time(|| ann::refresh(&mut cat, &idx, &emb).unwrap());
+        assert_eq!(kept, ann::update::Refreshed::Kept);
+
+        let (t_open_exact, exact) = time(|| VectorIndex::open_exact(&cat, &emb).unwrap());
+        let (t_open_graph, mut graph) =
+            time(|| VectorIndex::open_with(&cat, &idx, &emb, 0).unwrap());
+        assert_eq!(graph.kind(), "hnsw");
+        let live = exact.len();
+        assert_eq!(graph.len(), live);
+
+        println!("### {n} files ({live} vectors, dim {})\n", qvecs[0].len());
+        println!(
+            "first index {:.1} s (graph included); graph rebuild alone {:.1} s; refresh keeping the graph {}; graph on disk {:.1} MB; open: exact {}, graph {}\n",
+            t_index.as_secs_f64(),
+            t_build.as_secs_f64(),
+            ms(t_kept),
+            graph_bytes as f64 / 1e6,
+            ms(t_open_exact),
+            ms(t_open_graph)
+        );
+        let (lat_e10, truth10) = per_query(&qvecs, |q| exact.nearest(q, 10));
+        let (lat_e200, truth200) = per_query(&qvecs, |q| exact.nearest(q, CANDIDATES));
+        let (e10, e10_99) = p50_p99(lat_e10);
+        let (e200, e200_99) = p50_p99(lat_e200);
+        println!("| search | ef | k | p50 | p99 | recall@k |");
+        println!("|---|---:|---:|---:|---:|---:|");
+        println!("| exact | — | 10 | {} | {} | 1 |", ms(e10), ms(e10_99));
+        println!(
+            "| exact | — | {CANDIDATES} | {} | {} | 1 |",
+            ms(e200),
+            ms(e200_99)
+        );
+        for ef in EFS {
+            graph.set_ef(ef);
+            let (lat, got) = per_query(&qvecs, |q| graph.nearest(q, 10));
+            let r: Vec<f64> = truth10
+                .iter()
+                .zip(&got)
+                .map(|(t, g)| recall(t, g, 10))
+                .collect();
+            let (p50, p99) = p50_p99(lat);
+            println!(
+                "| hnsw | {ef} | 10 | {} | {} | {:.3} |",
+                ms(p50),
+                ms(p99),
+                mean(&r)
+            );
+        }
+        let mut g200 = Duration::ZERO;
+        for ef in EFS_200 {
+            graph.set_ef(ef);
+            let (lat, got) = per_query(&qvecs, |q| graph.nearest(q, CANDIDATES));
+            let r: Vec<f64> = truth200
+                .iter()
+                .zip(&got)
+                .map(|(t, g)| recall(t, g, CANDIDATES))
+                .collect();
+            let (p50, p99) = p50_p99(lat);
+            if ef == CANDIDATES.max(ann::EF_SEARCH) {
+                g200 = p50;
+            }
+            println!(
+                "| hnsw | {ef} | {CANDIDATES} | {} | {} | {:.3} |",
+                ms(p50),
+                ms(p99),
+                mean(&r)
+            );
+        }
+        graph.set_ef(ann::EF_SEARCH);
+        let at = |rank: usize| {
+            mean(
+                &truth200
+                    .iter()
+                    .filter_map(|t| t.get(rank).map(|x| f64::from(x.1)))
+                    .collect::<Vec<_>>(),
+            )
+        };
+        println!(
+            "\nexact similarity of the questions' neighbours (mean): rank 1 {:.3}, rank 10 {:.3}, rank 200 {:.3}\n",
+            at(0),
+            at(9),
+            at(CANDIDATES - 1)
+        );
+
+        // The whole hybrid query (BM25 + vectors + fusion + evidence), as `lakestar
+        // search` runs it, with the graph and with exact vectors.
+        let so = SearchOptions {
+            k: 10,
+            ..Default::default()
+        };
+        let mut e2e = Vec::new();
+        let mut answers = Vec::new();
+        for (label, threshold) in [("hnsw", "0"), ("exact", "18446744073709551615")] {
+            std::env::set_var("LAKESTAR_EXACT_BELOW", threshold);
+            let (t_open, s) =
+                time(|| Searcher::open(&idx, opts.embedder.build().unwrap()).unwrap());
+            let (lat, got): (Vec<Duration>, Vec<Vec<String>>) = texts
+                .iter()
+                .map(|q| {
+                    let (t, hits) = time(|| s.search(q, &so).unwrap());
+                    (t, hits.into_iter().map(|h| h.path).collect())
+                })
+                .unzip();
+            let (p50, p99) = p50_p99(lat);
+            println!(
+                "hybrid search, vectors {label}: open {}, query p50 {} p99 {}",
+                ms(t_open),
+                ms(p50),
+                ms(p99)
+            );
+            e2e.push((label, p50, p99));
+            answers.push(got);
+        }
+        std::env::set_var("LAKESTAR_EXACT_BELOW", "0");
+        let overlap: Vec<f64> = answers[0]
+            .iter()
+            .zip(&answers[1])
+            .map(|(a, b)| a.iter().filter(|p| b.contains(p)).count() as f64 / b.len().max(1) as f64)
+            .collect();
+        println!(
+            "hybrid top-10 with the graph vs exact vectors: {:.3} of the files in common\n",
+            mean(&overlap)
+        );
+        summary.push((n, e10, e10_99, e200, g200, e2e));
+        let stored: Vec<Vec<f32>> = cat
+            .keyed_file_vectors(&emb)
+            .unwrap()
+            .into_iter()
+            .map(|k| k.vector)
+            .collect();
+        if smallest.is_none() {
+            smallest = Some(distinct(stored.clone()));
+        }
+        largest = Some(distinct(stored));
+    }
+
+    let (Some(vectors), Some(big)) = (smallest, largest) else {
+        return;
+    };
+    let refs: Vec<&[f32]> = vectors.iter().map(Vec::as_slice).collect();
+    let mut flat = Flat::new(refs[0].len());
+    for v in &refs {
+        flat.push(v);
+    }
+    let truth10: Vec<Vec<(usize, f32)>> = qunit.iter().map(|q| flat.top(q, 10)).collect();
+    println!(
+        "### Build parameters ({} distinct vectors of the {}-file lake; recall@10 at ef {})\n",
+        refs.len(),
+        sizes[0],
+        ann::EF_SEARCH
+    );
+    println!("| M | ef_construction | build | p50 k=10 | recall@10 | p50 k={CANDIDATES} |");
+    println!("|---:|---:|---:|---:|---:|---:|");
+    for (m, efc) in GRID {
+        let params = GraphParams {
+            m,
+            ef_construction: efc,
+        };
+        let (t, g) = time(|| Graph::build(&refs, params));
+        let (lat, got) = per_query(&qunit, |q| g.search(q, 10, ann::EF_SEARCH));
+        let r: Vec<f64> = truth10
+            .iter()
+            .zip(&got)
+            .map(|(t, g)| recall(t, g, 10))
+            .collect();
+        let (lat200, _) = per_query(&qunit, |q| g.search(q, CANDIDATES, CANDIDATES));
+        println!(
+            "| {m} | {efc} | {:.2} s | {} | {:.3} | {} |",
+            t.as_secs_f64(),
+            ms(p50_p99(lat).0),
+            mean(&r),
+            ms(p50_p99(lat200).0)
+        );
+    }
+
+    println!(
+        "\n### Exact vs graph by index size (N distinct vectors of the {}-file lake, shuffled; p50, and recall@{CANDIDATES} by ef)\n",
+        sizes[sizes.len() - 1]
+    );
+    print!(
+        "| N | exact k=10 | graph k=10 (ef {}) | exact k={CANDIDATES} |",
+        ann::EF_SEARCH
+    );
+    for ef in &EFS_200[..3] {
+        print!(" graph k={CANDIDATES} ef {ef} |");
+    }
+    println!("\n|---:|---:|---:|---:|---:|---:|---:|");
+    for size in CROSSOVER.into_iter().filter(|&s| s <= big.len()) {
+        let sub: Vec<&[f32]> = big[..size].iter().map(Vec::as_slice).collect();
+        let mut f = Flat::new(sub[0].len());
+        for v in &sub {
+            f.push(v);
+        }
+        let g = Graph::build(&sub, chosen);
+        let p = |lat: Vec<Duration>| ms(p50_p99(lat).0);
+        let e10 = p(per_query(&qunit, |q| f.top(q, 10)).0);
+        let g10 = p(per_query(&qunit, |q| g.search(q, 10, ann::EF_SEARCH)).0);
+        let (lat, truth) = per_query(&qunit, |q| f.top(q, CANDIDATES));
+        print!("| {size} | {e10} | {g10} | {} |", p(lat));
+        for &ef in &EFS_200[..3] {
+            let (lat, got) = per_query(&qunit, |q| g.search(q, CANDIDATES, ef));
+            let r: Vec<f64> = truth
+                .iter()
+                .zip(&got)
+                .map(|(t, g)| recall(t, g, CANDIDATES))
+                .collect();
+            print!(" {} ({:.2}) |", p(lat), mean(&r));
+        }
+        println!();
+    }
+
+    println!("\n### Summary\n");
+    println!("| files | exact k=10 p50 / p99 | exact k={CANDIDATES} p50 | hnsw k={CANDIDATES} p50 | hybrid query p50 / p99 (hnsw) | hybrid query p50 / p99 (exact) |");
+    println!("|---:|---:|---:|---:|---:|---:|");
+    for (n, e10, e10_99, e200, g200, e2e) in summary {
+        println!(
+            "| {n} | {} / {} | {} | {} | {} / {} | {} / {} |",
+            ms(e10),
+            ms(e10_99),
+            ms(e200),
+            ms(g200),
+            ms(e2e[0].1),
+            ms(e2e[0].2),
+            ms(e2e[1].1),
+            ms(e2e[1].2)
+        );
+    }
+}

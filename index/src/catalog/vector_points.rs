@@ -1,0 +1,172 @@
+//! The vector graph's bookkeeping (`search::ann`): which files, by path and description
+//! key, each point of the on-disk graph stands for (files with identical vectors share
+//! one point). Members whose file changed or went away (tombstones) and files the graph
+//! lacks (the delta) then follow from one join with `files`, in the same snapshot as
+//! everything else a reader sees — nothing to keep in step by hand, and nothing a crash
+//! can leave half-updated.
+
+use super::vectors::from_blob;
+use super::{Catalog, Hash};
+use crate::error::Result;
+use rusqlite::params;
+
+/// A file the graph stands for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GraphMember {
+    /// The graph point holding its vector.
+    pub id: u64,
+    /// Relative path.
+    pub path: String,
+    /// The file is still as the graph holds it (false: a tombstone).
+    pub live: bool,
+}
+
+/// A file's vector together with the description it was computed from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct KeyedVector {
+    /// Relative path.
+    pub path: String,
+    /// Content hash of the file.
+    pub hash: Hash,
+    /// Analyzer key of its description.
+    pub analyzer: String,
+    /// The vector, as stored.
+    pub vector: Vec<f32>,
+}
+
+/// The graph's members that no longer hold their file's current description.
+const TOMBSTONES: &str = "FROM vector_points v LEFT JOIN files f ON f.path = v.path
+     WHERE f.path IS NULL OR f.hash IS NOT v.hash OR f.analyzer IS NOT v.analyzer";
+
+/// Files with a vector by `?1` that the graph does not hold as they are now.
+const DELTA: &str = "FROM files f
+     JOIN embeddings e ON e.hash = f.hash AND e.analyzer = f.analyzer AND e.embedder = ?1
+     WHERE NOT EXISTS (SELECT 1 FROM vector_points v
+                       WHERE v.path = f.path AND v.hash = f.hash AND v.analyzer = f.analyzer)";
+
+impl Catalog {
+    /// Run `f` on one consistent snapshot of the catalog (one read transaction), so that
+    /// what it reads in several queries belongs to the same committed state.
+    pub fn read_snapshot<T>(&self, f: impl FnOnce(&Catalog) -> Result<T>) -> Result<T> {
+        let tx = self.conn.unchecked_transaction()?;
+        let out = f(self)?;
+        tx.commit()?;
+        Ok(out)
+    }
+
+    /// Files with a vector by `embedder`.
+    pub fn vector_count(&self, embedder: &str) -> Result<u64> {
+        let n: i64 = self.conn.query_row(
+            "SELECT COUNT(*) FROM files f
+             JOIN embeddings e ON e.hash = f.hash AND e.analyzer = f.analyzer AND e.embedder = ?1",
+            [embedder],
+            |r| r.get(0),
+        )?;
+        Ok(n as u64)
+    }
+
+    /// Every file's vector by `embedder` with its description key, in path order.
+    pub fn keyed_file_vectors(&self, embedder: &str) -> Result<Vec<KeyedVector>> {
+        let mut stmt = self.conn.prepare(
+            "SELECT f.path, f.hash, f.analyzer, e.vector FROM files f
+             JOIN embeddings e ON e.hash = f.hash AND e.analyzer = f.analyzer AND e.embedder = ?1
+             ORDER BY f.path",
+        )?;
+        let rows = stmt.query_map([embedder], |r| {
+            Ok((
+                r.get::<_, String>(0)?,
+                r.get::<_, Vec<u8>>(1)?,
+                r.get::<_, String>(2)?,
+                r.get::<_, Vec<u8>>(3)?,
+            ))
+        })?;
+        let mut out = Vec::new();
+        for r in rows {
+            let (path, hash, analyzer, blob) = r?;
+            // The join matched an embedding keyed by this very hash, so it has 32 bytes.
+            if let Ok(hash) = Hash::try_from(hash.as_slice()) {
+                out.push(KeyedVector {
+                    path,
+                    hash,
+                    analyzer,
+                    vector: from_blob(&blob),
+                });
+            }
+        }
+        Ok(out)
+    }
+
+    /// Every file the graph stands for, by point id then path, and whether the file is
+    /// still as the graph holds it (false: a tombstone).
+    pub fn graph_members(&self) -> Result<Vec<GraphMember>> {
+        let mut stmt = self.conn.prepare(
+            "SELECT v.id, v.path, f.path IS NOT NULL AND f.hash IS v.hash AND f.analyzer IS v.analyzer
+             FROM vector_points v LEFT JOIN files f ON f.path = v.path ORDER BY v.id, v.path",
+        )?;
+        let rows = stmt.query_map([], |r| {
+            Ok(GraphMember {
+                id: r.get::<_, i64>(0)? as u64,
+                path: r.get(1)?,
+                live: r.get(2)?,
+            })
+        })?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// How many of the files the graph stands for are tombstones.
+    pub fn graph_tombstone_count(&self) -> Result<u64> {
+        let n: i64 = self
+            .conn
+            .query_row(&format!("SELECT COUNT(*) {TOMBSTONES}"), [], |r| r.get(0))?;
+        Ok(n as u64)
+    }
+
+    /// Vectors by `embedder` of the files the graph does not hold as they are now:
+    /// (path, vector), in path order.
+    pub fn graph_delta(&self, embedder: &str) -> Result<Vec<(String, Vec<f32>)>> {
+        let mut stmt = self
+            .conn
+            .prepare(&format!("SELECT f.path, e.vector {DELTA} ORDER BY f.path"))?;
+        let rows = stmt.query_map([embedder], |r| {
+            Ok((r.get::<_, String>(0)?, from_blob(&r.get::<_, Vec<u8>>(1)?)))
+        })?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// How many files the graph lacks (see [`Catalog::graph_delta`]).
+    pub fn graph_delta_count(&self, embedder: &str) -> Result<u64> {
+        let n: i64 = self
+            .conn
+            .query_row(&format!("SELECT COUNT(*) {DELTA}"), [embedder], |r| {
+                r.get(0)
+            })?;
+        Ok(n as u64)
+    }
+
+    /// Replace the files the graph stands for and set the meta value `key` that
+    /// describes the graph, in one transaction: a reader sees the old graph's members and
+    /// description or the new ones, never a mix.
+    pub fn replace_graph_members(
+        &mut self,
+        members: &[(u64, &KeyedVector)],
+        key: &str,
+        value: &str,
+    ) -> Result<()> {
+        let tx = self.conn.transaction()?;
+        tx.execute("DELETE FROM vector_points", [])?;
+        {
+            let mut put = tx.prepare_cached(
+                "INSERT INTO vector_points(path, id, hash, analyzer) VALUES (?1, ?2, ?3, ?4)",
+            )?;
+            for (id, m) in members {
+                put.execute(params![m.path, *id as i64, &m.hash[..], m.analyzer])?;
+            }
+        }
+        tx.execute(
+            "INSERT INTO meta(key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            params![key, value],
+        )?;
+        tx.commit()?;
+        Ok(())
+    }
+}

@@ -1,0 +1,178 @@
+//! Similarity on unit vectors: the dot product, the graph's distance built on it, and
+//! exact top-n scoring over a flat matrix (the small-index path and the graph's delta).
+
+use hnsw_rs::anndists::dist::Distance;
+
+/// Dot product of two equally long slices, summed in eight lanes.
+///
+/// Hand-written rather than `iter().zip().sum()`: a single f32 accumulator is a serial
+/// dependency the compiler may not reorder, so it does not vectorize; eight independent
+/// partial sums do, and also lose less precision than one running sum over hundreds of
+/// components.
+pub fn dot(a: &[f32], b: &[f32]) -> f32 {
+    let n = a.len().min(b.len());
+    let (a, b) = (&a[..n], &b[..n]);
+    let mut acc = [0.0f32; 8];
+    let (ca, cb) = (a.chunks_exact(8), b.chunks_exact(8));
+    let (ra, rb) = (ca.remainder(), cb.remainder());
+    for (x, y) in ca.zip(cb) {
+        for i in 0..8 {
+            acc[i] += x[i] * y[i];
+        }
+    }
+    let mut tail = 0.0f32;
+    for (x, y) in ra.iter().zip(rb) {
+        tail += x * y;
+    }
+    acc.iter().sum::<f32>() + tail
+}
+
+/// A copy of `v` scaled to unit length; zero and non-finite vectors become all zeros
+/// (texts with nothing to embed give the zero vector, which is similar to nothing).
+pub fn normalized(v: &[f32]) -> Vec<f32> {
+    let mut out = v.to_vec();
+    crate::embed::l2_normalize(&mut out);
+    out
+}
+
+/// Cosine distance of unit vectors, `1 - a·b`, for the graph.
+///
+/// hnsw_rs asserts that distances are ≥ 0 and panics on NaN; its own `DistDot` asserts
+/// `a·b ≤ 1`, which rounding breaks for identical vectors. This one is clamped to
+/// `[0, 2]`, maps NaN and vectors of different lengths to 1 (unrelated), and so cannot
+/// panic whatever is stored.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct UnitDot;
+
+impl Distance<f32> for UnitDot {
+    fn eval(&self, va: &[f32], vb: &[f32]) -> f32 {
+        if va.len() != vb.len() {
+            return 1.0;
+        }
+        let d = 1.0 - dot(va, vb);
+        if d.is_nan() {
+            1.0
+        } else {
+            d.clamp(0.0, 2.0)
+        }
+    }
+}
+
+/// Row-major unit vectors of one dimension, scored exhaustively.
+#[derive(Debug, Default, Clone)]
+pub struct Flat {
+    dim: usize,
+    data: Vec<f32>,
+}
+
+impl Flat {
+    /// An empty matrix of `dim` columns.
+    pub fn new(dim: usize) -> Flat {
+        Flat {
+            dim,
+            data: Vec::new(),
+        }
+    }
+
+    /// Append `v`, normalized. A vector of another dimension is refused (false): it was
+    /// made by another embedder and cannot be compared.
+    pub fn push(&mut self, v: &[f32]) -> bool {
+        if v.len() != self.dim {
+            return false;
+        }
+        self.data.extend(normalized(v));
+        true
+    }
+
+    /// Rows stored.
+    pub fn len(&self) -> usize {
+        self.data.len().checked_div(self.dim).unwrap_or(0)
+    }
+
+    /// Whether no row is stored.
+    pub fn is_empty(&self) -> bool {
+        self.data.is_empty()
+    }
+
+    /// Columns.
+    pub fn dim(&self) -> usize {
+        self.dim
+    }
+
+    /// The `n` rows most similar to the unit vector `q`: (row, similarity), best first,
+    /// ties by row. Empty when `q` has another dimension.
+    pub fn top(&self, q: &[f32], n: usize) -> Vec<(usize, f32)> {
+        if q.len() != self.dim || self.dim == 0 || n == 0 {
+            return Vec::new();
+        }
+        let mut sims: Vec<(usize, f32)> = self
+            .data
+            .chunks_exact(self.dim)
+            .map(|row| dot(q, row))
+            .enumerate()
+            .collect();
+        let order = |a: &(usize, f32), b: &(usize, f32)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
+        if sims.len() > n {
+            sims.select_nth_unstable_by(n - 1, order);
+            sims.truncate(n);
+        }
+        sims.sort_unstable_by(order);
+        sims
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dot_matches_the_naive_sum_at_every_length() {
+        for len in [0, 1, 7, 8, 9, 31, 512] {
+            let a: Vec<f32> = (0..len).map(|i| (i as f32 * 0.37).sin()).collect();
+            let b: Vec<f32> = (0..len).map(|i| (i as f32 * 0.11).cos()).collect();
+            let naive: f64 = a.iter().zip(&b).map(|(x, y)| f64::from(x * y)).sum();
+            assert!((f64::from(dot(&a, &b)) - naive).abs() < 1e-4, "len {len}");
+        }
+    }
+
+    #[test]
+    fn identical_zero_and_odd_vectors_give_a_distance_in_range() {
+        let d = UnitDot;
+        let v = normalized(&[0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.1]);
+        // Identical unit vectors: a·a may round above 1, the distance must not go below 0.
+        for _ in 0..3 {
+            let x = d.eval(&v, &v);
+            assert!((0.0..1e-5).contains(&x), "{x}");
+        }
+        let zero = vec![0.0; 9];
+        assert_eq!(d.eval(&zero, &zero), 1.0);
+        assert_eq!(d.eval(&zero, &v), 1.0);
+        let nan = vec![f32::NAN; 9];
+        assert_eq!(d.eval(&nan, &v), 1.0);
+        assert_eq!(d.eval(&v, &v[..3]), 1.0);
+        let neg: Vec<f32> = v.iter().map(|x| -x).collect();
+        assert!((d.eval(&v, &neg) - 2.0).abs() < 1e-5);
+        assert_eq!(normalized(&[f32::INFINITY, 1.0]), vec![0.0, 0.0]);
+    }
+
+    #[test]
+    fn flat_top_is_best_first_with_ties_by_row() {
+        let mut f = Flat::new(2);
+        assert!(f.push(&[1.0, 0.0]));
+        assert!(f.push(&[0.0, 3.0]));
+        assert!(f.push(&[2.0, 0.0])); // same direction as row 0: a tie
+        assert!(f.push(&[0.0, 0.0]));
+        assert!(!f.push(&[1.0, 0.0, 0.0]));
+        assert_eq!(f.len(), 4);
+        let top = f.top(&[1.0, 0.0], 3);
+        assert_eq!(
+            top.iter().map(|t| t.0).collect::<Vec<_>>(),
+            vec![0, 2, 1],
+            "{top:?}"
+        );
+        assert!((top[0].1 - 1.0).abs() < 1e-6);
+        assert_eq!(f.top(&[1.0, 0.0], 10).len(), 4);
+        assert!(f.top(&[1.0], 3).is_empty());
+        assert!(Flat::new(2).top(&[1.0, 0.0], 3).is_empty());
+    }
+}

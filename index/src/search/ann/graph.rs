@@ -1,0 +1,459 @@
+//! The HNSW graph (hnsw_rs) over unit vectors, and its generations on disk.
+//!
+//! A generation is a directory `vectors/gen-N/` holding hnsw_rs's dump (`ann.hnsw.graph`,
+//! `ann.hnsw.data`) and a `manifest.json` with the sizes and BLAKE3 digests of both. It is
+//! written as `gen-N.tmp/`, synced, and renamed into place, and never changed after: the
+//! catalog says which generation is current, so a reader sees a whole generation or none.
+//! Loading checks the digests first, because hnsw_rs's reader asserts (and in places
+//! exits the process) on malformed input: it only ever sees bytes this module wrote.
+
+use super::dist::{normalized, UnitDot};
+use hnsw_rs::api::AnnT;
+use hnsw_rs::hnsw::Hnsw;
+use hnsw_rs::hnswio::HnswIo;
+use serde::{Deserialize, Serialize};
+use std::fs::File;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+/// Directory of the vector graph's generations inside the index directory.
+pub const VECTORS_DIR: &str = "vectors";
+/// hnsw_rs's dump basename inside a generation.
+const BASENAME: &str = "ann";
+/// The manifest's file name inside a generation.
+const MANIFEST: &str = "manifest.json";
+/// Version of the generation layout; a generation of another version is rebuilt.
+const LAYOUT: u32 = 1;
+/// hnsw_rs can dump only graphs made with its maximum number of layers.
+const MAX_LAYER: usize = 16;
+
+/// How a graph is built.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GraphParams {
+    /// Links per point and layer (HNSW's M).
+    pub m: usize,
+    /// Candidates examined per insertion.
+    pub ef_construction: usize,
+}
+
+/// A file of a generation: name, size, BLAKE3 digest (hex).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileSum {
+    /// File name inside the generation directory.
+    pub name: String,
+    /// Size in bytes.
+    pub bytes: u64,
+    /// BLAKE3 of the content, hex.
+    pub blake3: String,
+}
+
+/// What a generation holds; written last, so its presence means the dump is complete.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Manifest {
+    /// Layout version ([`LAYOUT`]).
+    pub layout: u32,
+    /// Generation number.
+    pub generation: u64,
+    /// Embedder id of the vectors.
+    pub embedder: String,
+    /// Type name of the distance (hnsw_rs refuses to load a dump under another one).
+    pub distance: String,
+    /// Vector dimension.
+    pub dim: usize,
+    /// Points in the graph.
+    pub points: usize,
+    /// Build parameters.
+    pub params: GraphParams,
+    /// The dump's files.
+    pub files: Vec<FileSum>,
+}
+
+self_cell::self_cell!(
+    /// A graph reloaded from disk. hnsw_rs ties a reloaded graph's lifetime to the
+    /// `HnswIo` that read it (for its optional memory map), so the two live together.
+    struct Reloaded {
+        owner: HnswIo,
+        #[not_covariant]
+        dependent: ReloadedHnsw,
+    }
+);
+
+type ReloadedHnsw<'a> = Hnsw<'a, f32, UnitDot>;
+
+enum Inner {
+    Built(Box<Hnsw<'static, f32, UnitDot>>),
+    Reloaded(Reloaded),
+}
+
+/// An HNSW graph over unit vectors; point ids are 0..len.
+pub struct Graph {
+    inner: Inner,
+    points: usize,
+    dim: usize,
+}
+
+impl std::fmt::Debug for Graph {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Graph")
+            .field("points", &self.points)
+            .field("dim", &self.dim)
+            .finish()
+    }
+}
+
+impl Graph {
+    /// Build a graph over `vectors` (normalized here; point id = position), inserting in
+    /// parallel. Every vector must have the same dimension.
+    pub fn build(vectors: &[&[f32]], params: GraphParams) -> Graph {
+        let dim = vectors.first().map_or(0, |v| v.len());
+        let unit: Vec<Vec<f32>> = vectors.iter().map(|v| normalized(v)).collect();
+        let hnsw = Hnsw::<f32, UnitDot>::new(
+            params.m.clamp(2, 255),
+            unit.len().max(1),
+            MAX_LAYER,
+            params.ef_construction.max(params.m),
+            UnitDot,
+        );
+        let items: Vec<(&Vec<f32>, usize)> = unit.iter().zip(0..).collect();
+        hnsw.parallel_insert(&items);
+        Graph {
+            inner: Inner::Built(Box::new(hnsw)),
+            points: unit.len(),
+            dim,
+        }
+    }
+
+    /// Points in the graph.
+    pub fn len(&self) -> usize {
+        self.points
+    }
+
+    /// Whether the graph has no point.
+    pub fn is_empty(&self) -> bool {
+        self.points == 0
+    }
+
+    /// Vector dimension.
+    pub fn dim(&self) -> usize {
+        self.dim
+    }
+
+    /// About the `k` points nearest the unit vector `q`, searching `ef` candidates:
+    /// (point id, similarity), best first. Empty when `q` has another dimension.
+    pub fn search(&self, q: &[f32], k: usize, ef: usize) -> Vec<(usize, f32)> {
+        if q.len() != self.dim || k == 0 || self.points == 0 {
+            return Vec::new();
+        }
+        let ef = ef.max(k);
+        let found = match &self.inner {
+            Inner::Built(h) => h.search(q, k, ef),
+            Inner::Reloaded(r) => r.with_dependent(|_, h| h.search(q, k, ef)),
+        };
+        found
+            .into_iter()
+            .map(|n| (n.d_id, 1.0 - n.distance))
+            .collect()
+    }
+
+    /// Write the graph into `dir` (which must exist and be empty) with fsynced files; the
+    /// manifest is the caller's to write once the dump is complete.
+    fn dump(&self, dir: &Path) -> io::Result<Vec<FileSum>> {
+        let Inner::Built(h) = &self.inner else {
+            return Err(io::Error::other("only a freshly built graph is dumped"));
+        };
+        let name = h.file_dump(dir, BASENAME).map_err(io::Error::other)?;
+        if name != BASENAME {
+            return Err(io::Error::other(format!(
+                "hnsw_rs dumped under {name}, not {BASENAME}"
+            )));
+        }
+        let mut sums = Vec::new();
+        for suffix in ["hnsw.graph", "hnsw.data"] {
+            let name = format!("{BASENAME}.{suffix}");
+            let path = dir.join(&name);
+            File::open(&path)?.sync_all()?;
+            let (bytes, blake3) = digest(&path)?;
+            sums.push(FileSum {
+                name,
+                bytes,
+                blake3,
+            });
+        }
+        Ok(sums)
+    }
+
+    /// Reload the generation in `dir` described by `m`, after checking its files against
+    /// the manifest's digests.
+    fn load(dir: &Path, m: &Manifest) -> Result<Graph, String> {
+        for f in &m.files {
+            let (bytes, blake3) =
+                digest(&dir.join(&f.name)).map_err(|e| format!("{}: {e}", f.name))?;
+            if bytes != f.bytes || blake3 != f.blake3 {
+                return Err(format!("{} does not match its manifest", f.name));
+            }
+        }
+        let io = HnswIo::new(dir, BASENAME);
+        // The digests match what this module wrote, so hnsw_rs's asserts should hold;
+        // should one fire anyway, it costs the graph (exact search takes over), not the
+        // process.
+        let loaded = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            Reloaded::try_new(io, |io| io.load_hnsw_with_dist(UnitDot))
+        }))
+        .map_err(|_| "hnsw_rs panicked while loading".to_string())?
+        .map_err(|e| format!("hnsw_rs could not load it: {e}"))?;
+        let points = loaded.with_dependent(|_, h| h.get_nb_point());
+        if points != m.points {
+            return Err(format!(
+                "{points} points loaded, the manifest says {}",
+                m.points
+            ));
+        }
+        Ok(Graph {
+            inner: Inner::Reloaded(loaded),
+            points,
+            dim: m.dim,
+        })
+    }
+}
+
+/// Size and BLAKE3 (hex) of a file, read in a streaming pass.
+fn digest(path: &Path) -> io::Result<(u64, String)> {
+    let mut h = blake3::Hasher::new();
+    h.update_reader(File::open(path)?)?;
+    let bytes = std::fs::metadata(path)?.len();
+    Ok((bytes, h.finalize().to_hex().to_string()))
+}
+
+/// The directory of generation `g` under the index directory.
+pub fn generation_dir(index_dir: &Path, g: u64) -> PathBuf {
+    index_dir.join(VECTORS_DIR).join(format!("gen-{g}"))
+}
+
+/// The manifest a generation of these vectors would carry, without its files yet.
+fn manifest(generation: u64, embedder: &str, graph: &Graph, params: GraphParams) -> Manifest {
+    Manifest {
+        layout: LAYOUT,
+        generation,
+        embedder: embedder.to_string(),
+        distance: std::any::type_name::<UnitDot>().to_string(),
+        dim: graph.dim,
+        points: graph.points,
+        params,
+        files: Vec::new(),
+    }
+}
+
+/// Write `graph` as generation `g` of the index at `index_dir`: into `gen-g.tmp/`, synced,
+/// then renamed to `gen-g/`. Returns its manifest.
+pub fn write_generation(
+    index_dir: &Path,
+    g: u64,
+    embedder: &str,
+    graph: &Graph,
+    params: GraphParams,
+) -> io::Result<Manifest> {
+    let root = index_dir.join(VECTORS_DIR);
+    std::fs::create_dir_all(&root)?;
+    let done = generation_dir(index_dir, g);
+    let tmp = root.join(format!("gen-{g}.tmp"));
+    for stale in [&tmp, &done] {
+        match std::fs::remove_dir_all(stale) {
+            Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(e),
+            _ => {}
+        }
+    }
+    std::fs::create_dir(&tmp)?;
+    let mut m = manifest(g, embedder, graph, params);
+    m.files = graph.dump(&tmp)?;
+    let mut f = File::create(tmp.join(MANIFEST))?;
+    f.write_all(&serde_json::to_vec_pretty(&m).map_err(io::Error::other)?)?;
+    f.sync_all()?;
+    File::open(&tmp)?.sync_all()?;
+    std::fs::rename(&tmp, &done)?;
+    File::open(&root)?.sync_all()?;
+    Ok(m)
+}
+
+/// The manifest of generation `g`, if it is there and readable.
+pub fn read_manifest(index_dir: &Path, g: u64) -> Option<Manifest> {
+    let bytes = std::fs::read(generation_dir(index_dir, g).join(MANIFEST)).ok()?;
+    serde_json::from_slice(&bytes).ok()
+}
+
+/// Whether generation `g` looks complete for `embedder` without reading it whole: a
+/// manifest of this layout and distance, and files of the recorded sizes. (Readers
+/// check the digests; this is what a writer can afford on every run.)
+pub fn looks_complete(index_dir: &Path, g: u64, embedder: &str) -> bool {
+    let Some(m) = read_manifest(index_dir, g) else {
+        return false;
+    };
+    let dir = generation_dir(index_dir, g);
+    m.layout == LAYOUT
+        && m.generation == g
+        && m.embedder == embedder
+        && m.distance == std::any::type_name::<UnitDot>()
+        && m.files
+            .iter()
+            .all(|f| std::fs::metadata(dir.join(&f.name)).is_ok_and(|md| md.len() == f.bytes))
+}
+
+/// Load generation `g`, checking that it is what the catalog expects: this embedder and
+/// this many points.
+pub fn open_generation(
+    index_dir: &Path,
+    g: u64,
+    embedder: &str,
+    points: usize,
+) -> Result<Graph, String> {
+    let m = read_manifest(index_dir, g).ok_or("no readable manifest")?;
+    if m.layout != LAYOUT || m.generation != g || m.distance != std::any::type_name::<UnitDot>() {
+        return Err("a generation of another layout".into());
+    }
+    if m.embedder != embedder || m.points != points {
+        return Err(format!(
+            "it holds {} points by {}, the catalog expects {points} by {embedder}",
+            m.points, m.embedder
+        ));
+    }
+    Graph::load(&generation_dir(index_dir, g), &m)
+}
+
+/// Remove every generation (and half-written one) except `keep`. Returns the highest
+/// generation number seen, so that a new one never reuses a name.
+pub fn remove_other_generations(index_dir: &Path, keep: Option<u64>) -> io::Result<u64> {
+    let root = index_dir.join(VECTORS_DIR);
+    let entries = match std::fs::read_dir(&root) {
+        Ok(e) => e,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(keep.unwrap_or(0)),
+        Err(e) => return Err(e),
+    };
+    let mut highest = keep.unwrap_or(0);
+    for e in entries {
+        let e = e?;
+        let name = e.file_name().to_string_lossy().into_owned();
+        let number = name
+            .strip_prefix("gen-")
+            .map(|s| s.trim_end_matches(".tmp"))
+            .and_then(|s| s.parse::<u64>().ok());
+        if let Some(n) = number {
+            highest = highest.max(n);
+        }
+        if number.is_some() && keep.is_some_and(|k| name == format!("gen-{k}")) {
+            continue;
+        }
+        let p = e.path();
+        if e.file_type()?.is_dir() {
+            std::fs::remove_dir_all(&p)?;
+        } else {
+            std::fs::remove_file(&p)?;
+        }
+    }
+    Ok(highest)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Deterministic pseudo-random unit-ish vectors.
+    pub(crate) fn vectors(n: usize, dim: usize, seed: u64) -> Vec<Vec<f32>> {
+        let mut rng = fastrand::Rng::with_seed(seed);
+        (0..n)
+            .map(|_| (0..dim).map(|_| rng.f32() - 0.5).collect())
+            .collect()
+    }
+
+    const PARAMS: GraphParams = GraphParams {
+        m: 8,
+        ef_construction: 32,
+    };
+
+    fn refs(v: &[Vec<f32>]) -> Vec<&[f32]> {
+        v.iter().map(Vec::as_slice).collect()
+    }
+
+    #[test]
+    fn identical_and_zero_vectors_build_and_search_without_panicking() {
+        let mut v = vec![vec![0.25f32; 16]; 40];
+        v.extend(vec![vec![0.0f32; 16]; 10]);
+        v.extend(vectors(50, 16, 1));
+        let g = Graph::build(&refs(&v), PARAMS);
+        assert_eq!(g.len(), 100);
+        let hits = g.search(&normalized(&[0.25; 16]), 5, 32);
+        assert_eq!(hits.len(), 5);
+        for (id, sim) in &hits {
+            assert!(*id < 40, "{hits:?}");
+            assert!((sim - 1.0).abs() < 1e-5, "{hits:?}");
+        }
+        // A zero query is similar to nothing, but still answers.
+        assert_eq!(g.search(&[0.0; 16], 3, 16).len(), 3);
+        assert!(g.search(&[1.0; 3], 3, 16).is_empty());
+    }
+
+    #[test]
+    fn a_written_generation_reloads_and_answers_like_the_built_graph() {
+        let d = tempfile::tempdir().unwrap();
+        let v = vectors(300, 24, 7);
+        let g = Graph::build(&refs(&v), PARAMS);
+        let m = write_generation(d.path(), 3, "emb", &g, PARAMS).unwrap();
+        assert_eq!((m.points, m.dim, m.generation), (300, 24, 3));
+        assert!(looks_complete(d.path(), 3, "emb"));
+        assert!(!looks_complete(d.path(), 3, "other"));
+        let back = open_generation(d.path(), 3, "emb", 300).unwrap();
+        for q in vectors(10, 24, 99) {
+            let q = normalized(&q);
+            let a = g.search(&q, 10, 300);
+            let b = back.search(&q, 10, 300);
+            assert_eq!(a.len(), 10);
+            // ef ≥ points: both searches are exhaustive, so they agree on the best point.
+            assert_eq!(a[0].0, b[0].0);
+            assert!((a[0].1 - b[0].1).abs() < 1e-6);
+        }
+        assert!(open_generation(d.path(), 3, "emb", 299).is_err());
+        assert!(open_generation(d.path(), 4, "emb", 300).is_err());
+    }
+
+    #[test]
+    fn corrupt_truncated_or_missing_files_are_refused_not_loaded() {
+        let d = tempfile::tempdir().unwrap();
+        let v = vectors(100, 8, 3);
+        let g = Graph::build(&refs(&v), PARAMS);
+        write_generation(d.path(), 1, "emb", &g, PARAMS).unwrap();
+        let data = generation_dir(d.path(), 1).join("ann.hnsw.data");
+        let mut bytes = std::fs::read(&data).unwrap();
+        let mid = bytes.len() / 2;
+        bytes[mid] ^= 0xff;
+        std::fs::write(&data, &bytes).unwrap();
+        // Same size: only the digest tells.
+        assert!(looks_complete(d.path(), 1, "emb"));
+        let e = open_generation(d.path(), 1, "emb", 100).unwrap_err();
+        assert!(e.contains("does not match"), "{e}");
+        bytes.truncate(mid);
+        std::fs::write(&data, &bytes).unwrap();
+        assert!(!looks_complete(d.path(), 1, "emb"));
+        std::fs::remove_file(&data).unwrap();
+        assert!(open_generation(d.path(), 1, "emb", 100).is_err());
+        std::fs::write(generation_dir(d.path(), 1).join(MANIFEST), "{not json").unwrap();
+        assert!(open_generation(d.path(), 1, "emb", 100).is_err());
+    }
+
+    #[test]
+    fn other_generations_and_leftovers_are_removed() {
+        let d = tempfile::tempdir().unwrap();
+        let root = d.path().join(VECTORS_DIR);
+        for name in ["gen-1", "gen-2", "gen-7.tmp"] {
+            std::fs::create_dir_all(root.join(name)).unwrap();
+        }
+        std::fs::write(root.join("stray"), "x").unwrap();
+        assert_eq!(remove_other_generations(d.path(), Some(2)).unwrap(), 7);
+        let left: Vec<_> = std::fs::read_dir(&root)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        assert_eq!(left, vec!["gen-2"]);
+        assert_eq!(remove_other_generations(d.path(), None).unwrap(), 2);
+        assert_eq!(std::fs::read_dir(&root).unwrap().count(), 0);
+        let none = tempfile::tempdir().unwrap();
+        assert_eq!(remove_other_generations(none.path(), None).unwrap(), 0);
+    }
+}

@@ -1,0 +1,416 @@
+//! The vector index against a real catalog: graph and exact search agree, tombstones
+//! never come back, rebuilds swap generations, and damage falls back to exact search.
+
+use super::update::{check_with, refresh_with, Refreshed};
+use super::*;
+use crate::catalog::{Change, FileRow, FileState, Hash};
+use crate::Format;
+
+const EMB: &str = "test-emb-16";
+const DIM: usize = 16;
+
+struct Lake {
+    _tmp: tempfile::TempDir,
+    dir: std::path::PathBuf,
+    cat: Catalog,
+}
+
+fn lake() -> Lake {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("idx");
+    let cat = Catalog::open_writer(&dir, tmp.path()).unwrap();
+    Lake {
+        _tmp: tmp,
+        dir,
+        cat,
+    }
+}
+
+fn hash(content: &str) -> Hash {
+    *blake3::hash(content.as_bytes()).as_bytes()
+}
+
+fn row(path: &str, content: &str) -> FileRow {
+    FileRow {
+        path: path.into(),
+        size: content.len() as u64,
+        mtime_ns: 1,
+        hash: Some(hash(content)),
+        format: Format::Csv,
+        analyzer: Some("csv@1".into()),
+        state: FileState::Ok,
+        error: None,
+        racy: false,
+        indexed_at: 0,
+        time: None,
+        sampled: false,
+        schema: None,
+    }
+}
+
+/// A deterministic vector per content string.
+fn vector(content: &str) -> Vec<f32> {
+    let mut rng =
+        fastrand::Rng::with_seed(u64::from_le_bytes(hash(content)[..8].try_into().unwrap()));
+    (0..DIM).map(|_| rng.f32() - 0.5).collect()
+}
+
+impl Lake {
+    /// Write (or overwrite) `path` with `content` and its embedding.
+    fn put(&mut self, path: &str, content: &str) {
+        self.put_vector(path, content, vector(content));
+    }
+
+    fn put_vector(&mut self, path: &str, content: &str, v: Vec<f32>) {
+        self.cat
+            .apply(&[Change::Upsert {
+                row: row(path, content),
+                description: None,
+            }])
+            .unwrap();
+        self.cat
+            .put_embeddings(EMB, &[(hash(content), "csv@1".into(), v)])
+            .unwrap();
+    }
+
+    fn delete(&mut self, path: &str) {
+        self.cat
+            .apply(&[Change::Delete { path: path.into() }])
+            .unwrap();
+    }
+
+    fn rename(&mut self, from: &str, to: &str, content: &str) {
+        self.cat
+            .apply(&[Change::Rename {
+                from: from.into(),
+                row: row(to, content),
+            }])
+            .unwrap();
+    }
+
+    fn refresh(&mut self, threshold: u64) -> Refreshed {
+        refresh_with(&mut self.cat, &self.dir, EMB, threshold, None).unwrap()
+    }
+
+    fn open(&self, threshold: u64) -> VectorIndex {
+        VectorIndex::open_with(&self.cat, &self.dir, EMB, threshold).unwrap()
+    }
+
+    fn exact(&self) -> VectorIndex {
+        VectorIndex::open_exact(&self.cat, EMB).unwrap()
+    }
+
+    fn generations(&self) -> Vec<String> {
+        let mut v: Vec<String> = std::fs::read_dir(self.dir.join(graph::VECTORS_DIR))
+            .map(|d| {
+                d.map(|e| e.unwrap().file_name().into_string().unwrap())
+                    .collect()
+            })
+            .unwrap_or_default();
+        v.sort();
+        v
+    }
+}
+
+fn filled(n: usize) -> Lake {
+    let mut l = lake();
+    for i in 0..n {
+        l.put(&format!("f{i:03}.csv"), &format!("content {i}"));
+    }
+    l
+}
+
+fn paths(hits: &[(String, f32)]) -> Vec<&str> {
+    hits.iter().map(|h| h.0.as_str()).collect()
+}
+
+#[test]
+fn below_the_threshold_search_is_exact_and_no_graph_is_kept() {
+    let mut l = filled(30);
+    assert_eq!(l.refresh(31), Refreshed::Exact);
+    assert!(l.generations().is_empty());
+    let v = l.open(31);
+    assert_eq!((v.kind(), v.len()), ("exact", 30));
+    let hits = v.nearest(&vector("content 7"), 3);
+    assert_eq!(hits[0].0, "f007.csv");
+    assert!((hits[0].1 - 1.0).abs() < 1e-5);
+}
+
+#[test]
+fn the_graph_answers_like_exact_search_in_the_same_shape() {
+    let mut l = filled(120);
+    assert_eq!(
+        l.refresh(0),
+        Refreshed::Built {
+            generation: 1,
+            files: 120
+        }
+    );
+    assert_eq!(l.generations(), vec!["gen-1"]);
+    let g = l.open(0);
+    let e = l.exact();
+    assert_eq!((g.kind(), g.len(), e.len()), ("hnsw", 120, 120));
+    for i in [0, 17, 64, 119] {
+        let q = vector(&format!("content {i}"));
+        // ef ≥ points: the graph search is exhaustive here, so the answers are equal.
+        let (a, b) = (g.nearest(&q, 10), e.nearest(&q, 10));
+        assert_eq!(paths(&a), paths(&b));
+        for (x, y) in a.iter().zip(&b) {
+            assert!((x.1 - y.1).abs() < 1e-5, "{a:?} {b:?}");
+        }
+        assert_eq!(a[0].0, format!("f{i:03}.csv"));
+    }
+    // More asked than there are: everything, once.
+    let all = g.nearest(&vector("x"), 500);
+    assert_eq!(all.len(), 120);
+    // A query of another dimension matches nothing rather than failing.
+    assert!(g.nearest(&[1.0, 2.0], 5).is_empty());
+}
+
+#[test]
+fn changes_before_a_refresh_are_tombstoned_and_searched_in_the_delta() {
+    // The state a crash leaves between the catalog's commits and the vector refresh.
+    let mut l = filled(100);
+    l.refresh(0);
+    l.delete("f010.csv");
+    l.put("f020.csv", "content 20, edited");
+    l.rename("f030.csv", "moved/f030.csv", "content 30");
+    l.put("new.csv", "brand new");
+    let v = l.open(0);
+    assert_eq!((v.kind(), v.len()), ("hnsw", 100));
+    let st = status(&l.cat, &l.dir, EMB).unwrap();
+    assert_eq!(
+        (st.files, st.tombstones, st.delta, st.live),
+        (100, 3, 3, 100)
+    );
+
+    let hits = v.nearest(&vector("content 10"), 100);
+    assert!(!paths(&hits).contains(&"f010.csv"), "deleted file returned");
+    assert!(!paths(&hits).contains(&"f030.csv"), "old name returned");
+    assert_eq!(hits.len(), 100);
+    // The edited file ranks by its new vector, not the one the graph holds.
+    let old = v.nearest(&vector("content 20"), 1);
+    assert_ne!(old[0].0, "f020.csv");
+    let new = v.nearest(&vector("content 20, edited"), 1);
+    assert_eq!(new[0].0, "f020.csv");
+    assert_eq!(v.nearest(&vector("content 30"), 1)[0].0, "moved/f030.csv");
+    assert_eq!(v.nearest(&vector("brand new"), 1)[0].0, "new.csv");
+    // Few changes: the refresh keeps the graph.
+    assert_eq!(l.refresh(0), Refreshed::Kept);
+    assert_eq!(l.generations(), vec!["gen-1"]);
+}
+
+#[test]
+fn tombstones_past_the_threshold_rebuild_into_a_new_generation() {
+    let mut l = filled(100);
+    l.refresh(0);
+    for i in 0..21 {
+        l.delete(&format!("f{i:03}.csv"));
+    }
+    assert_eq!(
+        l.refresh(0),
+        Refreshed::Built {
+            generation: 2,
+            files: 79
+        }
+    );
+    assert_eq!(l.generations(), vec!["gen-2"]);
+    let st = status(&l.cat, &l.dir, EMB).unwrap();
+    assert_eq!(
+        (st.generation, st.files, st.tombstones, st.delta),
+        (Some(2), 79, 0, 0)
+    );
+    let v = l.open(0);
+    assert_eq!((v.kind(), v.len()), ("hnsw", 79));
+    let hits = v.nearest(&vector("content 3"), 79);
+    assert_eq!(hits.len(), 79);
+    assert!(hits.iter().all(|h| h.0.as_str() >= "f021.csv"));
+    // Likewise a delta past the threshold.
+    for i in 0..20 {
+        l.put(&format!("g{i}.csv"), &format!("more {i}"));
+    }
+    assert!(matches!(
+        l.refresh(0),
+        Refreshed::Built { generation: 3, .. }
+    ));
+    // Falling below the threshold drops the graph.
+    assert_eq!(l.refresh(1000), Refreshed::Exact);
+    assert!(l.generations().is_empty());
+    assert_eq!(l.open(0).kind(), "exact");
+}
+
+#[test]
+fn a_damaged_or_missing_graph_falls_back_to_exact_and_the_next_run_rebuilds() {
+    let mut l = filled(80);
+    l.refresh(0);
+    let data = graph::generation_dir(&l.dir, 1).join("ann.hnsw.data");
+    let mut bytes = std::fs::read(&data).unwrap();
+    let n = bytes.len();
+    bytes[n - 3] ^= 0x55;
+    std::fs::write(&data, &bytes).unwrap();
+    let v = l.open(0);
+    assert_eq!((v.kind(), v.len()), ("exact", 80));
+    assert_eq!(v.nearest(&vector("content 5"), 1)[0].0, "f005.csv");
+
+    // A truncated file is what a writer notices cheaply: it rebuilds.
+    bytes.truncate(n / 2);
+    std::fs::write(&data, &bytes).unwrap();
+    assert!(matches!(
+        check_with(&mut l.cat, &l.dir, EMB, 0).unwrap(),
+        Refreshed::Built { generation: 2, .. }
+    ));
+    assert_eq!(l.open(0).kind(), "hnsw");
+    // Nothing changed, nothing damaged: the check is a no-op.
+    assert_eq!(
+        check_with(&mut l.cat, &l.dir, EMB, 0).unwrap(),
+        Refreshed::Kept
+    );
+
+    std::fs::remove_dir_all(l.dir.join(graph::VECTORS_DIR)).unwrap();
+    assert_eq!(l.open(0).kind(), "exact");
+    assert!(matches!(
+        check_with(&mut l.cat, &l.dir, EMB, 0).unwrap(),
+        Refreshed::Built { generation: 3, .. }
+    ));
+    assert_eq!(l.open(0).kind(), "hnsw");
+}
+
+#[test]
+fn an_interrupted_refresh_is_finished_by_the_next_check() {
+    let mut l = filled(50);
+    l.refresh(0);
+    for i in 0..20 {
+        l.delete(&format!("f{i:03}.csv"));
+    }
+    // A sync began (and crashed before its refresh), leaving a half-written generation.
+    update::begin(&l.cat).unwrap();
+    std::fs::create_dir_all(l.dir.join("vectors/gen-2.tmp")).unwrap();
+    assert!(matches!(
+        check_with(&mut l.cat, &l.dir, EMB, 0).unwrap(),
+        Refreshed::Built { generation: 3, .. }
+    ));
+    assert_eq!(l.generations(), vec!["gen-3"]);
+}
+
+#[test]
+fn another_embedder_s_graph_is_ignored_and_replaced() {
+    let mut l = filled(40);
+    l.refresh(0);
+    let other = "other-emb-16";
+    let items: Vec<_> = (0..40)
+        .map(|i| {
+            let c = format!("content {i}");
+            (hash(&c), "csv@1".to_string(), vector(&format!("other {i}")))
+        })
+        .collect();
+    l.cat.put_embeddings(other, &items).unwrap();
+    let v = VectorIndex::open_with(&l.cat, &l.dir, other, 0).unwrap();
+    assert_eq!(v.kind(), "exact");
+    assert_eq!(
+        v.nearest(&vector("other 4"), 1)[0].0,
+        "f004.csv",
+        "searched with the other embedder's vectors"
+    );
+    assert!(matches!(
+        refresh_with(&mut l.cat, &l.dir, other, 0, None).unwrap(),
+        Refreshed::Built { generation: 2, .. }
+    ));
+    assert_eq!(
+        VectorIndex::open_with(&l.cat, &l.dir, other, 0)
+            .unwrap()
+            .kind(),
+        "hnsw"
+    );
+}
+
+#[test]
+fn files_with_identical_vectors_share_a_point_and_all_come_back() {
+    let mut l = filled(60);
+    for i in 0..25 {
+        l.put_vector(&format!("twin{i:02}.csv"), &format!("t{i}"), vector("twin"));
+    }
+    assert!(matches!(l.refresh(0), Refreshed::Built { files: 85, .. }));
+    let st = status(&l.cat, &l.dir, EMB).unwrap();
+    assert_eq!((st.points, st.files), (61, 85));
+    let v = l.open(0);
+    assert_eq!(v.len(), 85);
+    let hits = v.nearest(&vector("twin"), 30);
+    let twins: Vec<&str> = hits.iter().take(25).map(|h| h.0.as_str()).collect();
+    assert_eq!(
+        twins,
+        (0..25)
+            .map(|i| format!("twin{i:02}.csv"))
+            .collect::<Vec<_>>(),
+        "all of them, ties by path"
+    );
+    // One twin goes: the point stays for the others.
+    l.delete("twin03.csv");
+    let v = l.open(0);
+    let hits = v.nearest(&vector("twin"), 24);
+    assert_eq!(hits.len(), 24);
+    assert!(!paths(&hits).contains(&"twin03.csv"));
+    assert!(hits.iter().all(|h| h.1 > 0.999));
+}
+
+#[test]
+fn identical_and_zero_vectors_do_not_panic() {
+    let mut l = lake();
+    for i in 0..30 {
+        l.put_vector(&format!("same{i}.csv"), &format!("s{i}"), vec![0.5; DIM]);
+    }
+    for i in 0..10 {
+        l.put_vector(&format!("zero{i}.csv"), &format!("z{i}"), vec![0.0; DIM]);
+    }
+    assert!(matches!(l.refresh(0), Refreshed::Built { .. }));
+    let v = l.open(0);
+    assert_eq!(v.kind(), "hnsw");
+    let hits = v.nearest(&[0.5; DIM], 5);
+    assert_eq!(hits.len(), 5);
+    assert!(hits.iter().all(|h| h.0.starts_with("same") && h.1 > 0.999));
+    assert_eq!(v.nearest(&[0.0; DIM], 5).len(), 5);
+}
+
+#[test]
+fn the_index_can_move_between_threads() {
+    fn send_sync<T: Send + Sync>() {}
+    send_sync::<VectorIndex>();
+}
+
+#[test]
+fn bounds_spare_the_count_until_they_reach_the_limit() {
+    let mut l = filled(100);
+    l.refresh(0);
+    let sync = |l: &mut Lake, changed: u64| {
+        assert!(update::begin(&l.cat).unwrap(), "the last refresh finished");
+        refresh_with(&mut l.cat, &l.dir, EMB, 0, Some(changed)).unwrap()
+    };
+    // The same file edited 25 times: the bounds pass 20, the exact count finds 1 and 1.
+    for i in 0..25 {
+        l.put("f050.csv", &format!("edit {i}"));
+        assert_eq!(sync(&mut l, 1), Refreshed::Kept);
+    }
+    // Counted at the 21st edit (1 and 1), raised by the 4 after it.
+    let meta = VectorMeta::load(&l.cat).unwrap();
+    assert_eq!((meta.tombstones, meta.delta, meta.live), (5, 5, 104));
+    assert_eq!(meta.graph.as_ref().unwrap().generation, 1);
+    assert_eq!(l.refresh(0), Refreshed::Kept);
+    let meta = VectorMeta::load(&l.cat).unwrap();
+    assert_eq!((meta.tombstones, meta.delta, meta.live), (1, 1, 100));
+    // 19 deletions stay within the bounds; one more needs the count, which rebuilds.
+    for i in 0..19 {
+        l.delete(&format!("f{i:03}.csv"));
+    }
+    assert_eq!(sync(&mut l, 19), Refreshed::Kept);
+    assert_eq!(VectorMeta::load(&l.cat).unwrap().tombstones, 20);
+    l.delete("f099.csv");
+    assert!(matches!(
+        sync(&mut l, 1),
+        Refreshed::Built {
+            generation: 2,
+            files: 80
+        }
+    ));
+    // A sync that began and never refreshed: the next one cannot trust the bounds.
+    assert!(update::begin(&l.cat).unwrap());
+    assert!(!update::begin(&l.cat).unwrap());
+}

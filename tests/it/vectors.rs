@@ -1,0 +1,299 @@
+//! The HNSW vector index through the binary: forced on small lakes with
+//! `LAKESTAR_EXACT_BELOW=0`, it follows modifications, deletions and renames, rebuilds
+//! past the tombstone threshold, survives damage and a killed index run.
+
+use crate::common::*;
+use serde_json::Value;
+use std::fs;
+use std::path::Path;
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+/// `lakestar ARGS` in `cwd` with the graph forced on; stdout on success.
+fn run_hnsw(cwd: &Path, args: &[&str], env: &[(&str, &str)]) -> String {
+    let out = lakestar()
+        .env("LAKESTAR_EXACT_BELOW", "0")
+        .envs(env.iter().copied())
+        .args(args)
+        .current_dir(cwd)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "lakestar {args:?} failed: {}\nstdout: {}\nstderr: {}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn index(lake: &Path) -> Value {
+    let out = run_hnsw(lake, &["index", lake.to_str().unwrap(), "--json"], &[]);
+    serde_json::from_str(out.trim()).unwrap()
+}
+
+fn vectors(lake: &Path) -> Value {
+    let out = run_hnsw(lake, &["status", "--json"], &[]);
+    let v: Value = serde_json::from_str(&out).unwrap();
+    v["vectors"].clone()
+}
+
+/// Search with the vector ranking alone deciding (`LAKESTAR_W_TEXT=0`).
+fn search(lake: &Path, q: &str, k: usize, vectors_only: bool) -> Vec<Value> {
+    let k = k.to_string();
+    let env: &[(&str, &str)] = if vectors_only {
+        &[("LAKESTAR_W_TEXT", "0")]
+    } else {
+        &[]
+    };
+    run_hnsw(lake, &["search", q, "-k", &k, "--json"], env)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+fn paths(hits: &[Value]) -> Vec<String> {
+    hits.iter()
+        .map(|h| h["path"].as_str().unwrap().to_string())
+        .collect()
+}
+
+fn similar(hit: &Value) -> bool {
+    hit["reasons"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|r| r.as_str().unwrap().starts_with("similar description"))
+}
+
+const PENGUINS: &str = "penguin_species,flipper_length_mm,bill_depth_mm,island\nAdelie,181,18.7,Torgersen\nGentoo,217,14.3,Biscoe\nChinstrap,195,17.9,Dream\n";
+const GLACIERS: &str =
+    "# Glacier survey\n\nIce thickness measurements of alpine glaciers, by glacier and year.\n";
+
+#[test]
+fn the_graph_follows_changes_and_rebuilds_past_the_tombstone_threshold() {
+    let tmp = tempfile::tempdir().unwrap();
+    let lake = tmp.path().join("lake");
+    lakestar::index::synth::generate(&lake, 100, 7).unwrap();
+    fs::create_dir_all(lake.join("special")).unwrap();
+    fs::write(lake.join("special/penguins.csv"), PENGUINS).unwrap();
+    fs::write(lake.join("special/notes.md"), "# Notes\n\nNothing yet.\n").unwrap();
+    index(&lake);
+    let v = vectors(&lake);
+    let files = v["files"].as_u64().unwrap();
+    assert_eq!(v["kind"], "hnsw", "{v}");
+    assert_eq!(v["generation"], 1, "{v}");
+    assert!(files > 90, "{v}");
+    assert!(v["points"].as_u64().unwrap() <= files, "{v}");
+    assert_eq!(
+        (v["tombstones"].as_u64(), v["delta"].as_u64()),
+        (Some(0), Some(0))
+    );
+    assert_eq!(v["live"].as_u64(), Some(files));
+
+    // Modify, delete, rename, add: tombstones and delta, same generation.
+    let all = paths(&search(&lake, "sales orders", 500, false));
+    let deleted = all
+        .iter()
+        .find(|p| p.starts_with("sales/"))
+        .unwrap()
+        .clone();
+    fs::remove_file(lake.join(&deleted)).unwrap();
+    fs::create_dir_all(lake.join("zoo")).unwrap();
+    fs::rename(
+        lake.join("special/penguins.csv"),
+        lake.join("zoo/antarctic_birds.csv"),
+    )
+    .unwrap();
+    fs::write(lake.join("special/notes.md"), GLACIERS).unwrap();
+    fs::write(
+        lake.join("special/added.md"),
+        "# Tide tables\n\nHigh and low water.\n",
+    )
+    .unwrap();
+    let r = index(&lake);
+    assert_counts(
+        &r,
+        &[
+            ("deleted", 1),
+            ("renamed", 1),
+            ("modified", 1),
+            ("added", 1),
+        ],
+    );
+    let v = vectors(&lake);
+    assert_eq!(v["generation"], 1, "{v}");
+    assert_eq!(
+        (v["tombstones"].as_u64(), v["delta"].as_u64()),
+        (Some(3), Some(3)),
+        "{v}"
+    );
+    assert_eq!(v["live"].as_u64(), Some(files), "one deleted, one added");
+
+    let every = paths(&search(&lake, "sales orders customers", 500, true));
+    assert_eq!(every.len() as u64, files, "every live file, once");
+    for gone in [&deleted, &"special/penguins.csv".to_string()] {
+        assert!(!every.contains(gone), "{gone} returned");
+    }
+    let birds = search(&lake, "penguin species flipper length bill depth", 3, true);
+    assert_eq!(paths(&birds)[0], "zoo/antarctic_birds.csv");
+    assert!(similar(&birds[0]), "{}", birds[0]);
+    let ice = search(&lake, "glacier ice thickness survey", 3, true);
+    assert_eq!(paths(&ice)[0], "special/notes.md");
+    assert!(similar(&ice[0]), "{}", ice[0]);
+
+    // Delete a quarter of the files: past the threshold, a new generation without them.
+    let victims: Vec<String> = every.iter().step_by(4).cloned().collect();
+    for p in &victims {
+        fs::remove_file(lake.join(p)).unwrap();
+    }
+    index(&lake);
+    let v = vectors(&lake);
+    assert_eq!(v["generation"], 2, "{v}");
+    assert_eq!(
+        (v["tombstones"].as_u64(), v["delta"].as_u64()),
+        (Some(0), Some(0)),
+        "{v}"
+    );
+    let left = files - victims.len() as u64;
+    assert_eq!(v["files"].as_u64(), Some(left), "{v}");
+    let dirs: Vec<String> = fs::read_dir(lake.join(".lakestar/vectors"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    assert_eq!(dirs, vec!["gen-2"]);
+    let now = paths(&search(&lake, "sales orders customers", 500, true));
+    assert_eq!(now.len() as u64, left);
+    assert!(victims.iter().all(|p| !now.contains(p)));
+
+    // Without the override the same index is small enough for exact search.
+    let out = run(&lake, &["status", "--json"]);
+    let s: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(s["vectors"]["kind"], "exact", "{s}");
+}
+
+#[test]
+fn a_damaged_graph_falls_back_to_exact_search_and_the_next_run_rebuilds_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let lake = tmp.path().join("lake");
+    lakestar::index::synth::generate(&lake, 60, 11).unwrap();
+    fs::write(lake.join("penguins.csv"), PENGUINS).unwrap();
+    index(&lake);
+    let data = lake.join(".lakestar/vectors/gen-1/ann.hnsw.data");
+    let bytes = fs::read(&data).unwrap();
+    fs::write(&data, &bytes[..bytes.len() / 2]).unwrap();
+
+    let out = lakestar()
+        .env("LAKESTAR_EXACT_BELOW", "0")
+        .env("LAKESTAR_W_TEXT", "0")
+        .args(["search", "penguin species flipper length", "--json"])
+        .current_dir(&lake)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let first: Value =
+        serde_json::from_str(String::from_utf8_lossy(&out.stdout).lines().next().unwrap()).unwrap();
+    assert_eq!(first["path"], "penguins.csv");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("searching exactly"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    // Nothing changed in the lake, but the graph is damaged: the run rebuilds it.
+    let r = index(&lake);
+    assert_counts(&r, &[("analyzed", 0), ("errors", 0)]);
+    let v = vectors(&lake);
+    assert_eq!(
+        (v["kind"].as_str(), v["generation"].as_u64()),
+        (Some("hnsw"), Some(2))
+    );
+    assert!(!lake.join(".lakestar/vectors/gen-1").exists());
+}
+
+fn dirty_marks(idx: &Path) -> i64 {
+    rusqlite::Connection::open_with_flags(
+        idx.join("catalog.sqlite"),
+        rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY,
+    )
+    .and_then(|db| db.query_row("SELECT COUNT(*) FROM search_dirty", [], |r| r.get(0)))
+    .unwrap_or(0)
+}
+
+#[test]
+fn kill_9_midway_with_a_graph_then_search_is_consistent_and_the_rerun_catches_up() {
+    const FILES: u64 = 1500;
+    let tmp = tempfile::tempdir().unwrap();
+    let lake = tmp.path().join("lake");
+    lakestar::index::synth::generate(&lake, FILES, 5).unwrap();
+    index(&lake);
+    let idx = lake.join(".lakestar");
+    let before = vectors(&lake);
+    assert_eq!(before["generation"], 1, "{before}");
+
+    // Rewrite every file, then kill the run once some of the changes are committed.
+    for e in walkdir::WalkDir::new(&lake)
+        .into_iter()
+        .filter_entry(|e| e.file_name() != ".lakestar")
+    {
+        let e = e.unwrap();
+        if e.file_type().is_file() {
+            let mut body = fs::read(e.path()).unwrap();
+            body.extend_from_slice(b"\n");
+            fs::write(e.path(), body).unwrap();
+        }
+    }
+    let mut child = lakestar()
+        .env("LAKESTAR_EXACT_BELOW", "0")
+        .args([
+            "index",
+            lake.to_str().unwrap(),
+            "--jobs",
+            "1",
+            "--batch-size",
+            "25",
+            "--json",
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(120);
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            panic!("index finished ({status}) before it could be killed; make the lake bigger");
+        }
+        if dirty_marks(&idx) >= 100 {
+            break;
+        }
+        assert!(Instant::now() < deadline, "no batch committed within 120 s");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+
+    // The catalog moved on, the graph did not: its changed points are tombstones, and
+    // search answers from what is consistent.
+    let mid = vectors(&lake);
+    assert_eq!(mid["generation"], 1, "{mid}");
+    let t = mid["tombstones"].as_u64().unwrap();
+    assert!(t >= 100, "{mid}");
+    let hits = search(&lake, "sensor readings temperature humidity", 50, true);
+    assert_eq!(hits.len(), 50);
+    for h in &hits {
+        assert!(lake.join(h["path"].as_str().unwrap()).is_file(), "{h}");
+    }
+
+    let r = index(&lake);
+    assert_eq!(n(&r, "errors"), 0, "{r}");
+    let after = vectors(&lake);
+    assert_eq!(
+        (after["tombstones"].as_u64(), after["delta"].as_u64()),
+        (Some(0), Some(0)),
+        "{after}"
+    );
+    assert_eq!(after["generation"], 2, "{after}");
+    assert_eq!(after["files"], before["files"], "{after}");
+    assert_eq!(dirty_marks(&idx), 0);
+}
