@@ -39,7 +39,8 @@ fn vectors(lake: &Path) -> Value {
     v["vectors"].clone()
 }
 
-/// Search with the vector ranking alone deciding (`LAKESTAR_W_TEXT=0`).
+/// Search with the vector ranking alone deciding (`LAKESTAR_W_TEXT=0`), every file on
+/// its own (`--expand`: collection members are not folded).
 fn search(lake: &Path, q: &str, k: usize, vectors_only: bool) -> Vec<Value> {
     let k = k.to_string();
     let env: &[(&str, &str)] = if vectors_only {
@@ -47,7 +48,7 @@ fn search(lake: &Path, q: &str, k: usize, vectors_only: bool) -> Vec<Value> {
     } else {
         &[]
     };
-    run_hnsw(lake, &["search", q, "-k", &k, "--json"], env)
+    run_hnsw(lake, &["search", q, "-k", &k, "--json", "--expand"], env)
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect()
