@@ -30,7 +30,17 @@ pub fn lakestar() -> Command {
 
 /// Run lakestar with `args` in `cwd`; panic with its output unless it succeeds.
 pub fn run_ok(cwd: &Path, args: &[&str]) -> String {
-    let out = lakestar().args(args).current_dir(cwd).output().unwrap();
+    run_ok_env(cwd, args, &[])
+}
+
+/// [`run_ok`] with extra environment variables.
+pub fn run_ok_env(cwd: &Path, args: &[&str], env: &[(&str, &str)]) -> String {
+    let out = lakestar()
+        .envs(env.iter().copied())
+        .args(args)
+        .current_dir(cwd)
+        .output()
+        .unwrap();
     assert!(
         out.status.success(),
         "lakestar {args:?} failed: {}\nstdout: {}\nstderr: {}",
@@ -39,6 +49,20 @@ pub fn run_ok(cwd: &Path, args: &[&str]) -> String {
         String::from_utf8_lossy(&out.stderr)
     );
     String::from_utf8(out.stdout).unwrap()
+}
+
+/// One JSON value per line of `out` (what `search --json` prints).
+pub fn json_lines(out: &str) -> Vec<Value> {
+    out.lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// The `path` of every search hit, in order.
+pub fn paths(hits: &[Value]) -> Vec<String> {
+    hits.iter()
+        .map(|h| h["path"].as_str().unwrap().to_string())
+        .collect()
 }
 
 /// Run lakestar with `args` in `cwd`, whatever the outcome.
@@ -60,10 +84,15 @@ pub fn index_json(lake: &Path, extra: &[&str]) -> Value {
 /// fresh temp directory; returns the directory (kept alive by the caller) and the index.
 pub fn index_shared(rel: &str) -> (tempfile::TempDir, PathBuf) {
     let tmp = tempfile::tempdir().unwrap();
-    let idx = tmp.path().join("idx");
-    let lake = shared_lakes().join(rel);
+    let idx = index_into(tmp.path(), &shared_lakes().join(rel));
+    (tmp, idx)
+}
+
+/// Index `lake` into `dir/idx` (run from `dir`); returns the index directory.
+pub fn index_into(dir: &Path, lake: &Path) -> PathBuf {
+    let idx = dir.join("idx");
     run_ok(
-        tmp.path(),
+        dir,
         &[
             "index",
             lake.to_str().unwrap(),
@@ -71,7 +100,7 @@ pub fn index_shared(rel: &str) -> (tempfile::TempDir, PathBuf) {
             idx.to_str().unwrap(),
         ],
     );
-    (tmp, idx)
+    idx
 }
 
 /// Copy a directory tree (the shared lakes are read-only, tests need writable copies).

@@ -12,16 +12,7 @@ fn search(cwd: &Path, idx: Option<&Path>, q: &str, k: usize) -> Vec<Value> {
     if let Some(i) = idx {
         args.extend(["--index", i.to_str().unwrap()]);
     }
-    run_ok(cwd, &args)
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
-}
-
-fn paths(hits: &[Value]) -> Vec<String> {
-    hits.iter()
-        .map(|h| h["path"].as_str().unwrap().to_string())
-        .collect()
+    json_lines(&run_ok(cwd, &args))
 }
 
 #[test]
@@ -181,16 +172,7 @@ fn dacode_retrieval() {
             tasks += &(serde_json::json!({"query": q, "relevant": relevant}).to_string() + "\n");
         }
     }
-    let idx = tmp.path().join("idx");
-    run_ok(
-        tmp.path(),
-        &[
-            "index",
-            lake.to_str().unwrap(),
-            "--index",
-            idx.to_str().unwrap(),
-        ],
-    );
+    let idx = index_into(tmp.path(), &lake);
     let r = eval_retrieval(tmp.path(), &idx, &tasks);
     assert_eq!(r.tasks, 25);
     eprintln!("DA-Code {r:?}");

@@ -11,21 +11,9 @@ use std::time::{Duration, Instant};
 
 /// `lakestar ARGS` in `cwd` with the graph forced on; stdout on success.
 fn run_hnsw(cwd: &Path, args: &[&str], env: &[(&str, &str)]) -> String {
-    let out = lakestar()
-        .env("LAKESTAR_EXACT_BELOW", "0")
-        .envs(env.iter().copied())
-        .args(args)
-        .current_dir(cwd)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "lakestar {args:?} failed: {}\nstdout: {}\nstderr: {}",
-        out.status,
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
+    let mut all = vec![("LAKESTAR_EXACT_BELOW", "0")];
+    all.extend_from_slice(env);
+    run_ok_env(cwd, args, &all)
 }
 
 fn index(lake: &Path) -> Value {
@@ -48,16 +36,11 @@ fn search(lake: &Path, q: &str, k: usize, vectors_only: bool) -> Vec<Value> {
     } else {
         &[]
     };
-    run_hnsw(lake, &["search", q, "-k", &k, "--json", "--expand"], env)
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
-}
-
-fn paths(hits: &[Value]) -> Vec<String> {
-    hits.iter()
-        .map(|h| h["path"].as_str().unwrap().to_string())
-        .collect()
+    json_lines(&run_hnsw(
+        lake,
+        &["search", q, "-k", &k, "--json", "--expand"],
+        env,
+    ))
 }
 
 fn similar(hit: &Value) -> bool {
