@@ -4,6 +4,7 @@
 //! workspace; this crate holds what sits on top of it: the command line, and later the
 //! agent and the servers.
 
+pub mod agent;
 pub mod cli;
 
 pub use lakestar_index as index;

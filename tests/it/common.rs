@@ -15,12 +15,18 @@ pub fn shared_lakes() -> PathBuf {
     p
 }
 
-/// The lakestar binary under test. Its models directory is one that never exists, so
-/// that models a developer installed do not change which embedder new indexes get.
+/// The lakestar binary under test. Its models directory and configuration directory are
+/// ones that never exist, and the LLM settings of the environment are removed, so that
+/// what a developer installed or configured does not change what the tests see.
 pub fn lakestar() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_lakestar"));
+    let nowhere = Path::new(env!("CARGO_TARGET_TMPDIR")).join("nothing-configured-here");
     c.env_remove("LAKESTAR_LOG")
         .env_remove("LAKESTAR_HF_ENDPOINT")
+        .env_remove("OPENAI_API_KEY")
+        .env_remove("OPENAI_BASE_URL")
+        .env_remove("LAKESTAR_MODEL")
+        .env("XDG_CONFIG_HOME", &nowhere)
         .env(
             "LAKESTAR_MODELS",
             Path::new(env!("CARGO_TARGET_TMPDIR")).join("no-models-here"),
