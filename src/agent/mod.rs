@@ -1,9 +1,298 @@
 //! The agent: DS-STAR's plan → code → execute → verify loop over the files a question
-//! retrieves (Nam et al., 2025, Algorithm 1).
+//! retrieves (Nam et al., 2025, Algorithm 1), and the record of how it got its answer.
 //!
+//! - [`context`]: which files a run sees (retrieved by budget, or pinned) and how their
+//!   descriptions read in a prompt.
+//! - [`prompts`] and [`parse`]: the role prompts, and reading the replies.
+//! - [`run`]: the loop itself, with the debugger and the finalyzer.
+//! - [`record`] and [`notebook`]: the run directory.
 //! - [`llm`]: an OpenAI-compatible chat client (retries, role header, usage and cost,
 //!   record/replay cassettes).
 //! - [`sandbox`]: running generated Python under limits, in its own directory.
 
+pub mod context;
 pub mod llm;
+pub mod notebook;
+pub mod parse;
+pub mod prompts;
+pub mod record;
+pub mod run;
 pub mod sandbox;
+
+use context::FileContext;
+use llm::{LlmClient, Role};
+use prompts::Prompts;
+use record::{Event, RunRecord};
+use run::{Loop, LoopOptions};
+use sandbox::Sandbox;
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+
+/// Errors of an agent run.
+#[derive(Debug, thiserror::Error)]
+pub enum AgentError {
+    /// The LLM could not be reached or refused (see the message for what to do).
+    #[error(transparent)]
+    Llm(#[from] llm::LlmError),
+    /// Python could not be found or started.
+    #[error(transparent)]
+    Sandbox(#[from] sandbox::SandboxError),
+    /// The index could not be read.
+    #[error(transparent)]
+    Index(#[from] lakestar_index::Error),
+    /// A prompt override is wrong.
+    #[error("prompt {}: {message}", path.display())]
+    Prompts {
+        /// The file or directory.
+        path: PathBuf,
+        /// What is wrong.
+        message: String,
+    },
+    /// No data file to work on.
+    #[error("{0}")]
+    NoFiles(String),
+    /// The run directory cannot be written.
+    #[error("cannot write the run record at {}: {source}", path.display())]
+    RunDir {
+        /// The path.
+        path: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+}
+
+impl AgentError {
+    /// Whether the person running lakestar can fix it (as opposed to a fault).
+    pub fn is_user_error(&self) -> bool {
+        match self {
+            AgentError::Llm(e) => e.is_user_error(),
+            AgentError::Sandbox(e) => e.is_user_error(),
+            AgentError::Index(e) => e.is_user_error(),
+            AgentError::Prompts { .. } | AgentError::NoFiles(_) => true,
+            AgentError::RunDir { .. } => false,
+        }
+    }
+}
+
+/// How a run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// The verifier judged the plan sufficient and the final script printed an answer.
+    Sufficient,
+    /// The rounds ran out; the answer comes from the latest plan.
+    MaxRounds,
+    /// The final script failed or printed nothing.
+    NoAnswer,
+    /// The run stopped on an error (LLM unreachable, record unwritable).
+    Error,
+}
+
+/// Live progress of a run, for a terminal or an event stream.
+#[derive(Debug, Clone)]
+pub enum Progress {
+    /// An LLM call starts.
+    Call {
+        /// The round.
+        round: usize,
+        /// The role.
+        role: Role,
+    },
+    /// The plan changed.
+    Plan {
+        /// The round.
+        round: usize,
+        /// Its length.
+        steps: usize,
+    },
+    /// A script starts.
+    Exec {
+        /// The round.
+        round: usize,
+        /// "solution", "final", "solution debug 1", ….
+        purpose: String,
+    },
+    /// A script ended.
+    Executed {
+        /// The round.
+        round: usize,
+        /// Exit status 0.
+        ok: bool,
+    },
+    /// The verifier's verdict.
+    Verdict {
+        /// The round.
+        round: usize,
+        /// The verdict.
+        verdict: parse::Verdict,
+    },
+    /// The router's decision.
+    Route {
+        /// The round.
+        round: usize,
+        /// The decision.
+        route: parse::Route,
+    },
+}
+
+/// `summary.json`.
+#[derive(Debug, Clone, Serialize)]
+pub struct Summary {
+    /// The question.
+    pub question: String,
+    /// How the run ended.
+    pub status: Status,
+    /// The answer (also in `answer.txt`).
+    pub answer: Option<String>,
+    /// Verifier rounds run.
+    pub rounds: usize,
+    /// Each round's verdict.
+    pub verdicts: Vec<parse::Verdict>,
+    /// The final plan.
+    pub plan: Vec<String>,
+    /// The data files, absolute paths.
+    pub files: Vec<String>,
+    /// LLM calls, tokens and cost, in all and by role.
+    pub llm: llm::Totals,
+    /// Wall-clock milliseconds.
+    pub duration_ms: u64,
+    /// Whether generated code ran without network, and if not why.
+    pub network: String,
+    /// The run directory.
+    pub run_dir: PathBuf,
+    /// The error that stopped the run.
+    pub error: Option<String>,
+}
+
+/// An agent: an LLM, a sandbox and a prompt set.
+pub struct Agent {
+    /// The LLM client.
+    pub llm: LlmClient,
+    /// Where generated code runs.
+    pub sandbox: Sandbox,
+    /// The prompts.
+    pub prompts: Prompts,
+}
+
+impl Agent {
+    /// Answer `question` over `files`, recording the run in `run_dir` (created; it must
+    /// not hold an earlier run). The summary is returned, and written, even when the run
+    /// stopped on an error: that error comes beside it (and is in `summary.error`). Only
+    /// a record that cannot be written is an `Err`.
+    pub async fn ask(
+        &self,
+        question: &str,
+        files: &[FileContext],
+        selection: &str,
+        options: &LoopOptions,
+        run_dir: &Path,
+        progress: &(dyn Fn(Progress) + Send + Sync),
+    ) -> Result<(Summary, Option<AgentError>), AgentError> {
+        let record = RunRecord::create(run_dir)?;
+        let paths: Vec<String> = files.iter().map(|f| f.path.display().to_string()).collect();
+        record.event(&Event::Start {
+            question: question.to_string(),
+            files: paths.clone(),
+            selection: selection.to_string(),
+            guidelines: options.guidelines.clone(),
+            max_rounds: options.max_rounds,
+        })?;
+        let network = match self.sandbox.network_isolation() {
+            sandbox::Isolation::Isolated => "isolated (user + network namespace)".to_string(),
+            sandbox::Isolation::Unavailable(why) => {
+                let message = format!("generated code runs WITH network access: {why}");
+                record.event(&Event::Note {
+                    message: message.clone(),
+                })?;
+                message
+            }
+        };
+        let looped = Loop {
+            llm: &self.llm,
+            sandbox: &self.sandbox,
+            prompts: &self.prompts,
+            record: &record,
+            progress,
+            question,
+            files,
+            options,
+        }
+        .run()
+        .await;
+        let mut summary = Summary {
+            question: question.to_string(),
+            status: Status::Error,
+            answer: None,
+            rounds: 0,
+            verdicts: Vec::new(),
+            plan: Vec::new(),
+            files: paths.clone(),
+            llm: self.llm.totals(),
+            duration_ms: record.elapsed_ms(),
+            network,
+            run_dir: run_dir.to_path_buf(),
+            error: None,
+        };
+        let mut stopped = None;
+        match looped {
+            Ok(out) => {
+                summary.status = out.status;
+                summary.answer = out.answer.clone();
+                summary.rounds = out.rounds;
+                summary.verdicts = out.verdicts.clone();
+                summary.plan = out.plan.clone();
+                record.write("plan.md", record::plan_markdown(question, &out.plan).as_bytes())?;
+                if let Some((code, _)) = &out.final_script {
+                    record.write("final.py", code.as_bytes())?;
+                }
+                let mut answer = out.answer.clone().unwrap_or_default();
+                answer.push('\n');
+                record.write("answer.txt", answer.as_bytes())?;
+                let nb = notebook::notebook(&notebook::NotebookInput {
+                    question,
+                    files: &paths,
+                    plan: &out.plan,
+                    solution: Some((&out.solution.0, &out.solution.1)),
+                    final_script: out
+                        .final_script
+                        .as_ref()
+                        .map(|(c, o)| (c.as_str(), o.as_str())),
+                });
+                record.write(
+                    "run.ipynb",
+                    serde_json::to_string_pretty(&nb)
+                        .expect("a notebook serializes")
+                        .as_bytes(),
+                )?;
+            }
+            Err(e) => {
+                summary.error = Some(e.to_string());
+                stopped = Some(e);
+            }
+        }
+        record.event(&Event::Finish {
+            status: summary.status,
+            answer: summary.answer.clone(),
+        })?;
+        record.write(
+            "summary.json",
+            serde_json::to_string_pretty(&summary)
+                .expect("a summary serializes")
+                .as_bytes(),
+        )?;
+        Ok((summary, stopped))
+    }
+}
+
+/// A new run directory name: UTC time to the second and a random suffix, so that names
+/// sort by time and two runs in the same second do not collide.
+pub fn run_id() -> String {
+    let t = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
+    let digits: String = t.chars().filter(char::is_ascii_digit).collect();
+    format!(
+        "{}-{}-{:04x}",
+        &digits[..8],
+        &digits[8..14],
+        fastrand::u16(..)
+    )
+}

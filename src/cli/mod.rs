@@ -1,6 +1,8 @@
 //! The command line: a clap definition per command and a runner per command. This is
 //! the binary's edge, where library errors become `anyhow` errors and exit codes.
 
+mod ask;
+mod bench;
 mod collections;
 mod describe;
 mod index;
@@ -39,6 +41,10 @@ enum Command {
     Eval(search::EvalArgs),
     /// Install, list and distill local embedding models.
     Model(model::ModelArgs),
+    /// Answer a question: DS-STAR's plan → code → run → verify loop over the best files.
+    Ask(ask::AskArgs),
+    /// Run a benchmark's task file through the agent and write a submission.
+    Bench(bench::BenchArgs),
 }
 
 /// Where the index is: `--index DIR`, shared by the commands that read or write one.
@@ -93,12 +99,20 @@ pub fn main() -> i32 {
         Command::Search(a) => search::run_search(a),
         Command::Eval(a) => search::run_eval(a),
         Command::Model(a) => model::run(a),
+        Command::Ask(a) => ask::run(a),
+        Command::Bench(a) => bench::run(a),
     };
     match result {
         Ok(()) => 0,
         Err(e) => {
             eprintln!("error: {e:#}");
             let user = e.is::<UsageError>()
+                || e.downcast_ref::<crate::agent::AgentError>()
+                    .is_some_and(crate::agent::AgentError::is_user_error)
+                || e.downcast_ref::<crate::agent::llm::LlmError>()
+                    .is_some_and(crate::agent::llm::LlmError::is_user_error)
+                || e.downcast_ref::<crate::agent::sandbox::SandboxError>()
+                    .is_some_and(crate::agent::sandbox::SandboxError::is_user_error)
                 || e.downcast_ref::<lakestar_index::Error>()
                     .is_some_and(lakestar_index::Error::is_user_error);
             if user {

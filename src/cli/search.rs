@@ -3,10 +3,9 @@
 use super::output::print_json;
 use super::{IndexDirArg, UsageError};
 use anyhow::{Context, Result};
-use lakestar_index::search::embedder::EmbedderSpec;
 use lakestar_index::search::engine::{SearchOptions, Searcher};
-use lakestar_index::search::{eval, sync};
-use lakestar_index::{locate, Catalog};
+use lakestar_index::search::eval;
+use lakestar_index::locate;
 use std::path::{Path, PathBuf};
 
 /// Arguments of `lakestar search`.
@@ -68,12 +67,7 @@ enum EvalWhat {
 fn searcher(explicit: Option<&Path>) -> Result<Searcher> {
     let cwd = std::env::current_dir()?;
     let dir = locate::find_index(explicit, &cwd)?;
-    let spec = Catalog::open_reader(&dir)?
-        .meta(sync::EMBEDDER_SPEC_META)?
-        .map(|s| EmbedderSpec::parse(&s).map_err(UsageError))
-        .transpose()?
-        .unwrap_or_default();
-    Ok(Searcher::open(&dir, spec.build()?)?)
+    Ok(Searcher::open_recorded(&dir)?)
 }
 
 pub(crate) fn run_search(a: SearchArgs) -> Result<()> {

@@ -159,6 +159,17 @@ fn search_err(e: impl std::fmt::Display) -> crate::Error {
 }
 
 impl Searcher {
+    /// Open the index at `dir` with the embedder it records (the built-in one for an
+    /// index that records none).
+    pub fn open_recorded(dir: &Path) -> Result<Searcher> {
+        let spec = Catalog::open_reader(dir)?
+            .meta(crate::search::sync::EMBEDDER_SPEC_META)?
+            .map(|s| crate::search::embedder::EmbedderSpec::parse(&s).map_err(UserError::BadEmbedder))
+            .transpose()?
+            .unwrap_or_default();
+        Searcher::open(dir, spec.build()?)
+    }
+
     /// Open the index at `dir` with the embedder its vectors were made with.
     pub fn open(dir: &Path, embedder: Box<dyn Embedder>) -> Result<Searcher> {
         let catalog = Catalog::open_reader(dir)?;

@@ -1,0 +1,186 @@
+//! The files a run works on and how they are shown to the LLM: retrieved from the index
+//! for the question (as many as fit a token budget), or pinned by the user.
+
+use super::AgentError;
+use lakestar_index::analyze::RenderOptions;
+use lakestar_index::search::engine::{SearchOptions, Searcher};
+use lakestar_index::{crawl, render, Catalog};
+use std::path::{Path, PathBuf};
+
+/// Bytes per token assumed when budgeting descriptions (English text and code average
+/// about four).
+pub const BYTES_PER_TOKEN: usize = 4;
+
+/// Bytes of one file's description in a prompt.
+pub const DESCRIPTION_BYTES: usize = 4096;
+
+/// Files considered when K is chosen by the budget.
+const MAX_RETRIEVED: usize = 20;
+
+/// One data file as the agent shows it.
+#[derive(Debug, Clone)]
+pub struct FileContext {
+    /// Absolute path, as the generated code must use it.
+    pub path: PathBuf,
+    /// Relative to the lake root (or as given).
+    pub rel: String,
+    /// The description shown in prompts.
+    pub description: String,
+}
+
+/// How many files to give the agent.
+#[derive(Debug, Clone, Copy)]
+pub enum FileCount {
+    /// Exactly this many (fewer if the index has fewer).
+    Fixed(usize),
+    /// As many as fit this many tokens of descriptions (at least one).
+    Budget(usize),
+}
+
+/// The best files for `question` from the index at `index_dir`.
+pub fn retrieve(
+    index_dir: &Path,
+    question: &str,
+    count: FileCount,
+) -> Result<Vec<FileContext>, AgentError> {
+    let searcher = Searcher::open_recorded(index_dir)?;
+    let catalog = Catalog::open_reader(index_dir)?;
+    let lake = catalog.lake_root()?;
+    let k = match count {
+        FileCount::Fixed(k) => k,
+        FileCount::Budget(_) => MAX_RETRIEVED,
+    };
+    let hits = searcher.search(
+        question,
+        &SearchOptions {
+            k,
+            ..Default::default()
+        },
+    )?;
+    let mut files = Vec::new();
+    let mut used = 0;
+    for hit in hits {
+        let mut file = from_catalog(&catalog, &lake, &hit.path)?;
+        if let Some(c) = &hit.collection {
+            file.description.push_str(&format!(
+                "  One of {} files with the same layout, named like {} under {}.\n",
+                c.members,
+                c.template,
+                lake.display()
+            ));
+        }
+        if let FileCount::Budget(tokens) = count {
+            let cost = file.description.len().div_ceil(BYTES_PER_TOKEN);
+            if !files.is_empty() && used + cost > tokens {
+                break;
+            }
+            used += cost;
+        }
+        files.push(file);
+    }
+    if files.is_empty() {
+        return Err(AgentError::NoFiles(format!(
+            "the index at {} returned no file for this question; index the lake first, or pin files with --files",
+            index_dir.display()
+        )));
+    }
+    Ok(files)
+}
+
+/// The description of `rel` as the index holds it.
+fn from_catalog(catalog: &Catalog, lake: &Path, rel: &str) -> Result<FileContext, AgentError> {
+    let row = catalog.file(rel)?;
+    let opts = RenderOptions {
+        max_bytes: DESCRIPTION_BYTES,
+    };
+    let description = match row.as_ref() {
+        Some(row) => match (&row.hash, &row.analyzer) {
+            (Some(h), Some(a)) => match catalog.description(h, a)? {
+                Some(d) => render(rel, &d, opts),
+                None => format!("{rel} — no description stored\n"),
+            },
+            _ => format!(
+                "{rel} — {}\n",
+                row.error.as_deref().unwrap_or("no description stored")
+            ),
+        },
+        None => format!("{rel} — not in the index\n"),
+    };
+    Ok(FileContext {
+        path: lake.join(rel),
+        rel: rel.to_string(),
+        description,
+    })
+}
+
+/// Files the user named: described from the index when it lists them, else analyzed on
+/// the spot. Paths are taken relative to `cwd`.
+pub fn pinned(
+    paths: &[PathBuf],
+    index_dir: Option<&Path>,
+    cwd: &Path,
+) -> Result<Vec<FileContext>, AgentError> {
+    let indexed = match index_dir {
+        Some(dir) => {
+            let catalog = Catalog::open_reader(dir)?;
+            let lake = catalog.lake_root()?;
+            Some((catalog, lake))
+        }
+        None => None,
+    };
+    let mut files = Vec::new();
+    for p in paths {
+        let abs = if p.is_absolute() {
+            p.clone()
+        } else {
+            cwd.join(p)
+        };
+        let abs = abs.canonicalize().map_err(|e| {
+            AgentError::NoFiles(format!("--files {}: {e}", p.display()))
+        })?;
+        if !abs.is_file() {
+            return Err(AgentError::NoFiles(format!(
+                "--files {}: not a file",
+                p.display()
+            )));
+        }
+        if let Some((catalog, lake)) = &indexed {
+            if let Some(rel) = crawl::relative(lake, &abs) {
+                if catalog.file(&rel)?.is_some() {
+                    let mut f = from_catalog(catalog, lake, &rel)?;
+                    f.path = abs;
+                    files.push(f);
+                    continue;
+                }
+            }
+        }
+        let shown = abs.to_string_lossy().into_owned();
+        let d = lakestar_index::describe_file(&abs)?;
+        files.push(FileContext {
+            description: render(
+                &shown,
+                &d,
+                RenderOptions {
+                    max_bytes: DESCRIPTION_BYTES,
+                },
+            ),
+            rel: p.to_string_lossy().into_owned(),
+            path: abs,
+        });
+    }
+    Ok(files)
+}
+
+/// The `{{descriptions}}` block: each file under its absolute path.
+pub fn descriptions(files: &[FileContext]) -> String {
+    let mut s = String::new();
+    for f in files {
+        s.push_str(&format!(
+            "## {}\n{}\n",
+            f.path.display(),
+            f.description.trim_end()
+        ));
+        s.push('\n');
+    }
+    s.trim_end().to_string()
+}

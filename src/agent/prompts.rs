@@ -1,0 +1,290 @@
+//! The role prompts: built in from `prompts/`, overridable from a directory, rendered by
+//! `{{name}}` substitution.
+//!
+//! Substitution is written by hand: a template engine (minijinja, tera) would bring loops,
+//! filters and escaping that prompts do not need, and its syntax errors would surface only
+//! at render time. Here every placeholder of an override is checked against what its role
+//! provides when the directory is loaded.
+
+use super::AgentError;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// One prompt template: which file it comes from and which placeholders it may use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Template {
+    /// Analyzer: a describer script for one file (`index --llm-analyzer`).
+    Analyzer,
+    /// Planner, first step.
+    PlannerFirst,
+    /// Planner, every later step.
+    PlannerNext,
+    /// Coder, first script.
+    CoderFirst,
+    /// Coder, extending the base script by one step.
+    CoderNext,
+    /// Verifier: sufficient or insufficient.
+    Verifier,
+    /// Router: `Add Step` or `Step N`.
+    Router,
+    /// Debugger of a failing describer script (traceback only).
+    DebuggerAnalyzer,
+    /// Debugger of a failing solution script (traceback and descriptions).
+    DebuggerSolution,
+    /// Summarizer of a long traceback.
+    Summarizer,
+    /// Finalyzer: the script that prints the answer in the requested format.
+    Finalyzer,
+}
+
+impl Template {
+    /// Every template.
+    pub const ALL: [Template; 11] = [
+        Template::Analyzer,
+        Template::PlannerFirst,
+        Template::PlannerNext,
+        Template::CoderFirst,
+        Template::CoderNext,
+        Template::Verifier,
+        Template::Router,
+        Template::DebuggerAnalyzer,
+        Template::DebuggerSolution,
+        Template::Summarizer,
+        Template::Finalyzer,
+    ];
+
+    /// The file name in `prompts/`.
+    pub fn file_name(self) -> &'static str {
+        match self {
+            Template::Analyzer => "analyzer.md",
+            Template::PlannerFirst => "planner_first.md",
+            Template::PlannerNext => "planner_next.md",
+            Template::CoderFirst => "coder_first.md",
+            Template::CoderNext => "coder_next.md",
+            Template::Verifier => "verifier.md",
+            Template::Router => "router.md",
+            Template::DebuggerAnalyzer => "debugger_analyzer.md",
+            Template::DebuggerSolution => "debugger_solution.md",
+            Template::Summarizer => "summarizer.md",
+            Template::Finalyzer => "finalyzer.md",
+        }
+    }
+
+    /// The placeholders the agent fills for this template.
+    pub fn placeholders(self) -> &'static [&'static str] {
+        match self {
+            Template::Analyzer => &["file"],
+            Template::PlannerFirst => &["question", "descriptions"],
+            Template::PlannerNext => &["question", "descriptions", "plan", "result"],
+            Template::CoderFirst => &["descriptions", "step"],
+            Template::CoderNext => &["descriptions", "plan", "code", "previous", "number", "step"],
+            Template::Verifier => &["question", "plan", "code", "result"],
+            Template::Router => &["question", "descriptions", "plan", "count", "result"],
+            Template::DebuggerAnalyzer => &["code", "error"],
+            Template::DebuggerSolution => &["descriptions", "code", "error"],
+            Template::Summarizer => &["error"],
+            Template::Finalyzer => &[
+                "question",
+                "guidelines",
+                "descriptions",
+                "plan",
+                "code",
+                "result",
+            ],
+        }
+    }
+
+    fn builtin(self) -> &'static str {
+        match self {
+            Template::Analyzer => include_str!("../../prompts/analyzer.md"),
+            Template::PlannerFirst => include_str!("../../prompts/planner_first.md"),
+            Template::PlannerNext => include_str!("../../prompts/planner_next.md"),
+            Template::CoderFirst => include_str!("../../prompts/coder_first.md"),
+            Template::CoderNext => include_str!("../../prompts/coder_next.md"),
+            Template::Verifier => include_str!("../../prompts/verifier.md"),
+            Template::Router => include_str!("../../prompts/router.md"),
+            Template::DebuggerAnalyzer => include_str!("../../prompts/debugger_analyzer.md"),
+            Template::DebuggerSolution => include_str!("../../prompts/debugger_solution.md"),
+            Template::Summarizer => include_str!("../../prompts/summarizer.md"),
+            Template::Finalyzer => include_str!("../../prompts/finalyzer.md"),
+        }
+    }
+}
+
+/// The prompt set of a run.
+#[derive(Debug, Clone)]
+pub struct Prompts {
+    texts: BTreeMap<Template, String>,
+}
+
+impl Default for Prompts {
+    fn default() -> Self {
+        Prompts::builtin()
+    }
+}
+
+impl Prompts {
+    /// The prompts compiled into the binary.
+    pub fn builtin() -> Prompts {
+        Prompts {
+            texts: Template::ALL
+                .iter()
+                .map(|t| (*t, t.builtin().to_string()))
+                .collect(),
+        }
+    }
+
+    /// The built-in prompts with every file of `dir` replacing the one of the same name.
+    /// A file whose name is not a template, or a template using a placeholder its role
+    /// does not provide, is refused.
+    pub fn load(dir: &Path) -> Result<Prompts, AgentError> {
+        let mut prompts = Prompts::builtin();
+        let entries = std::fs::read_dir(dir).map_err(|e| AgentError::Prompts {
+            path: dir.to_path_buf(),
+            message: format!("cannot read the directory: {e}"),
+        })?;
+        for entry in entries {
+            let entry = entry.map_err(|e| AgentError::Prompts {
+                path: dir.to_path_buf(),
+                message: e.to_string(),
+            })?;
+            let path = entry.path();
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if name.starts_with('.') || name.eq_ignore_ascii_case("README.md") || path.is_dir() {
+                continue;
+            }
+            let Some(t) = Template::ALL.iter().find(|t| t.file_name() == name) else {
+                let known: Vec<_> = Template::ALL.iter().map(|t| t.file_name()).collect();
+                return Err(AgentError::Prompts {
+                    path,
+                    message: format!("not a prompt name; the names are {}", known.join(", ")),
+                });
+            };
+            let text = std::fs::read_to_string(&path).map_err(|e| AgentError::Prompts {
+                path: path.clone(),
+                message: e.to_string(),
+            })?;
+            for p in placeholders(&text) {
+                if !t.placeholders().contains(&p) {
+                    return Err(AgentError::Prompts {
+                        path,
+                        message: format!(
+                            "uses {{{{{p}}}}}, which this prompt does not get; it gets {}",
+                            t.placeholders().join(", ")
+                        ),
+                    });
+                }
+            }
+            prompts.texts.insert(*t, text);
+        }
+        Ok(prompts)
+    }
+
+    /// A short content hash of one template (part of the LLM analyzer's cache key).
+    pub fn hash(&self, t: Template) -> String {
+        blake3::hash(self.texts[&t].as_bytes()).to_hex()[..16].to_string()
+    }
+
+    /// Fill `t` with `values`. Placeholders without a value are left as they are written.
+    pub fn render(&self, t: Template, values: &[(&str, &str)]) -> String {
+        render(&self.texts[&t], values)
+    }
+}
+
+/// The `{{name}}` placeholders of `text`, in order.
+fn placeholders(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(start) = rest.find("{{") {
+        let after = &rest[start + 2..];
+        let Some(end) = after.find("}}") else { break };
+        let name = after[..end].trim();
+        if !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+            out.push(name);
+        }
+        rest = &after[end + 2..];
+    }
+    out
+}
+
+/// One pass over `text`, so that a value containing `{{x}}` (code, data) is never
+/// substituted again.
+fn render(text: &str, values: &[(&str, &str)]) -> String {
+    let mut out = String::with_capacity(text.len() + values.iter().map(|v| v.1.len()).sum::<usize>());
+    let mut rest = text;
+    while let Some(start) = rest.find("{{") {
+        out.push_str(&rest[..start]);
+        let after = &rest[start + 2..];
+        let value = after.find("}}").and_then(|end| {
+            let name = after[..end].trim();
+            values
+                .iter()
+                .find(|(k, _)| *k == name)
+                .map(|(_, v)| (*v, end))
+        });
+        match value {
+            Some((v, end)) => {
+                out.push_str(v);
+                rest = &after[end + 2..];
+            }
+            None => {
+                out.push_str("{{");
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn builtin_prompts_use_only_their_placeholders_and_all_of_them() {
+        let p = Prompts::builtin();
+        for t in Template::ALL {
+            let used = placeholders(&p.texts[&t]);
+            for u in &used {
+                assert!(t.placeholders().contains(u), "{t:?} uses {u}");
+            }
+            for given in t.placeholders() {
+                assert!(used.contains(given), "{t:?} never shows {given}");
+            }
+        }
+    }
+
+    #[test]
+    fn render_substitutes_once_and_keeps_unknown_braces() {
+        let out = render(
+            "Q: {{question}} / {{ code }} / {{other}} / {{",
+            &[("question", "what is {{code}}?"), ("code", "x = {1: 2}")],
+        );
+        assert_eq!(out, "Q: what is {{code}}? / x = {1: 2} / {{other}} / {{");
+    }
+
+    #[test]
+    fn overrides_replace_by_name_and_refuse_typos() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("verifier.md"), "V {{question}} {{result}}").unwrap();
+        let p = Prompts::load(dir.path()).unwrap();
+        assert_eq!(
+            p.render(Template::Verifier, &[("question", "q"), ("result", "r")]),
+            "V q r"
+        );
+        assert_eq!(
+            p.render(Template::Router, &[]),
+            Prompts::builtin().render(Template::Router, &[])
+        );
+
+        std::fs::write(dir.path().join("verifier.md"), "V {{questoin}}").unwrap();
+        let e = Prompts::load(dir.path()).unwrap_err().to_string();
+        assert!(e.contains("questoin") && e.contains("question"), "{e}");
+
+        std::fs::remove_file(dir.path().join("verifier.md")).unwrap();
+        std::fs::write(dir.path().join("verfier.md"), "x").unwrap();
+        let e = Prompts::load(dir.path()).unwrap_err().to_string();
+        assert!(e.contains("not a prompt name"), "{e}");
+    }
+}

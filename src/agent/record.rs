@@ -1,0 +1,241 @@
+//! The run record: one directory per run holding `trace.jsonl` (every LLM call,
+//! execution, verdict and route, appended and flushed as they happen, so a killed run
+//! keeps what it did and a reader can follow a live one), `plan.md`, `final.py`,
+//! `answer.txt`, `run.ipynb` and `summary.json`.
+
+use super::AgentError;
+use serde::Serialize;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::Instant;
+
+/// One line of `trace.jsonl`.
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Event {
+    /// The run starts.
+    Start {
+        /// The question.
+        question: String,
+        /// The files given to the LLM, absolute paths, with how they were chosen.
+        files: Vec<String>,
+        /// "retrieved" or "pinned".
+        selection: String,
+        /// Answer-format guidelines, if any.
+        guidelines: Option<String>,
+        /// The round limit.
+        max_rounds: usize,
+    },
+    /// Something the reader of the record should know (sandbox limits, fallbacks).
+    Note {
+        /// What happened.
+        message: String,
+    },
+    /// One LLM call.
+    Llm {
+        /// The round (0: before the first verification).
+        round: usize,
+        /// The `X-Lakestar-Role` header.
+        role: String,
+        /// The prompt file used.
+        prompt_name: String,
+        /// The model that answered.
+        model: String,
+        /// The prompt sent.
+        prompt: String,
+        /// The reply text.
+        reply: String,
+        /// Prompt tokens.
+        prompt_tokens: u64,
+        /// Completion tokens.
+        completion_tokens: u64,
+        /// Cost in USD, when a price is known.
+        cost: Option<f64>,
+        /// Milliseconds.
+        latency_ms: u64,
+        /// Attempts (1 + retries).
+        attempts: u32,
+        /// Answered from a cassette.
+        replayed: bool,
+    },
+    /// One execution of a script.
+    Exec {
+        /// The round.
+        round: usize,
+        /// What ran: "solution", "debug 1", "final", ….
+        purpose: String,
+        /// The script file.
+        script: String,
+        /// Its code.
+        code: String,
+        /// Exit code, when it exited.
+        exit_code: Option<i32>,
+        /// The signal that killed it.
+        signal: Option<i32>,
+        /// Killed at the wall-clock timeout.
+        timed_out: bool,
+        /// A resource limit it hit, as far as can be told.
+        limit_hit: Option<String>,
+        /// Standard output (cut to the budget).
+        stdout: String,
+        /// Standard error (cut to the budget).
+        stderr: String,
+        /// Milliseconds.
+        duration_ms: u64,
+    },
+    /// The verifier's judgement (or the rule that stood in for it).
+    Verdict {
+        /// The round.
+        round: usize,
+        /// "sufficient" or "insufficient".
+        verdict: super::parse::Verdict,
+        /// The reply, or why no verifier was asked.
+        reply: String,
+        /// The reply was unreadable and the fallback applied.
+        fallback: bool,
+    },
+    /// The router's decision and what it did to the plan.
+    Route {
+        /// The round.
+        round: usize,
+        /// The decision.
+        route: super::parse::Route,
+        /// The reply.
+        reply: String,
+        /// The reply was unreadable (or named no existing step) and the fallback applied.
+        fallback: bool,
+        /// Steps kept.
+        kept: usize,
+    },
+    /// The plan after a change.
+    Plan {
+        /// The round.
+        round: usize,
+        /// The steps.
+        steps: Vec<String>,
+    },
+    /// The run ends.
+    Finish {
+        /// See [`super::Status`].
+        status: super::Status,
+        /// The answer, if any.
+        answer: Option<String>,
+    },
+}
+
+/// An open run directory.
+pub struct RunRecord {
+    dir: PathBuf,
+    trace: Mutex<std::fs::File>,
+    started: Instant,
+}
+
+impl RunRecord {
+    /// Create `dir` (it must not hold a previous run's trace) and open its trace.
+    pub fn create(dir: &Path) -> Result<RunRecord, AgentError> {
+        let io = |e: std::io::Error| AgentError::RunDir {
+            path: dir.to_path_buf(),
+            source: e,
+        };
+        std::fs::create_dir_all(dir).map_err(io)?;
+        let trace = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(dir.join("trace.jsonl"))
+            .map_err(io)?;
+        Ok(RunRecord {
+            dir: dir.to_path_buf(),
+            trace: Mutex::new(trace),
+            started: Instant::now(),
+        })
+    }
+
+    /// The run directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Where the scripts of one execution run.
+    pub fn exec_dir(&self, n: usize, purpose: &str) -> PathBuf {
+        let slug: String = purpose
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+            .collect();
+        self.dir.join("exec").join(format!("{n:03}-{slug}"))
+    }
+
+    /// Append one event, with the milliseconds since the run started, and flush it.
+    pub fn event(&self, event: &Event) -> Result<(), AgentError> {
+        let mut v = serde_json::to_value(event).expect("events serialize");
+        v["t_ms"] = (self.started.elapsed().as_millis() as u64).into();
+        let mut line = serde_json::to_string(&v).expect("events serialize");
+        line.push('\n');
+        let mut f = self.trace.lock().unwrap_or_else(|p| p.into_inner());
+        f.write_all(line.as_bytes())
+            .and_then(|_| f.flush())
+            .map_err(|e| AgentError::RunDir {
+                path: self.dir.join("trace.jsonl"),
+                source: e,
+            })
+    }
+
+    /// Milliseconds since the run started.
+    pub fn elapsed_ms(&self) -> u64 {
+        self.started.elapsed().as_millis() as u64
+    }
+
+    /// Write one file of the record.
+    pub fn write(&self, name: &str, contents: &[u8]) -> Result<(), AgentError> {
+        let path = self.dir.join(name);
+        std::fs::write(&path, contents).map_err(|e| AgentError::RunDir { path, source: e })
+    }
+}
+
+/// `plan.md`: the question and the numbered steps.
+pub fn plan_markdown(question: &str, steps: &[String]) -> String {
+    let mut s = format!("# Plan\n\nQuestion: {}\n\n", question.trim());
+    for (i, step) in steps.iter().enumerate() {
+        s.push_str(&format!("{}. {}\n", i + 1, step.trim()));
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn trace_lines_are_json_with_kind_and_time_and_a_second_run_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let run = dir.path().join("r");
+        let rec = RunRecord::create(&run).unwrap();
+        rec.event(&Event::Note {
+            message: "hello".into(),
+        })
+        .unwrap();
+        rec.event(&Event::Plan {
+            round: 1,
+            steps: vec!["a".into()],
+        })
+        .unwrap();
+        let text = std::fs::read_to_string(run.join("trace.jsonl")).unwrap();
+        let lines: Vec<serde_json::Value> = text
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(lines[0]["kind"], "note");
+        assert_eq!(lines[1]["kind"], "plan");
+        assert_eq!(lines[1]["steps"][0], "a");
+        assert!(lines[1]["t_ms"].is_u64());
+        assert!(RunRecord::create(&run).is_err());
+    }
+
+    #[test]
+    fn plan_is_numbered_from_one() {
+        assert_eq!(
+            plan_markdown("q?", &["load".into(), "sum".into()]),
+            "# Plan\n\nQuestion: q?\n\n1. load\n2. sum\n"
+        );
+    }
+}
