@@ -290,3 +290,22 @@ impl LlmClient {
         self.inner.totals.lock().unwrap_or_else(|p| p.into_inner())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn assert_send_sync<T: Send + Sync>(_: &T) {}
+    fn assert_send<T: Send>(_: T) {}
+
+    /// The agent shares one client across tasks of a multi-threaded runtime: the client
+    /// and the future of `chat` must be `Send`, which a guard held across an `.await`
+    /// would break.
+    #[test]
+    fn client_and_chat_future_can_cross_threads() {
+        let c = LlmClient::new(LlmConfig::default(), Cassette::Off).unwrap();
+        assert_send_sync(&c);
+        let msgs = [Message::user("q")];
+        assert_send(c.chat(Role::Coder, &msgs));
+    }
+}

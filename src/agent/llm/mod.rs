@@ -31,7 +31,7 @@ mod wire;
 pub use cassette::Cassette;
 pub use client::LlmClient;
 pub use config::{LlmConfig, CONFIG_FILE};
-pub use error::LlmError;
+pub use error::{LlmError, LlmInternalError, LlmUserError};
 pub use price::Price;
 
 /// The part a request plays in the DS-STAR loop; sent as the `X-Lakestar-Role` header
