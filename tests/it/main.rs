@@ -12,6 +12,7 @@ mod fixtures;
 mod formats;
 mod incremental;
 mod index_dir;
+mod llm;
 mod llm_server;
 mod models;
 mod search;

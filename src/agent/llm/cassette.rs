@@ -1,0 +1,313 @@
+//! Cassettes: every call of a run written to a JSONL file, and runs answered from one
+//! without a network, for deterministic reruns and tests.
+//!
+//! One line per successful call:
+//!
+//! ```json
+//! {"role":"planner","model":"gpt-4o-mini","messages":[{"role":"user","content":"…"}],
+//!  "temperature":0.2,"reply":{"text":"…","model":"gpt-4o-mini-2024-07-18",
+//!  "usage":{"prompt_tokens":12,"completion_tokens":3},"cost":0.0000036,
+//!  "latency_ms":812,"attempts":1}}
+//! ```
+//!
+//! Recording truncates the file, then appends each call's line as soon as the call
+//! succeeds (one unbuffered write, so a killed run keeps every call it finished).
+//! Failed calls are not recorded: a replay never needs them.
+//!
+//! Replaying answers a request with the first not yet replayed entry of the same role
+//! and the same messages. The model and temperature are not compared (a replay needs no
+//! model configured; the recorded model is reported), and the order across roles does
+//! not matter, so runs whose roles interleave differently (concurrent analyzers) still
+//! replay; identical requests are answered in recorded order. A request with no such
+//! entry is a user error showing where it differs from the nearest recorded one.
+
+use serde::{Deserialize, Serialize};
+use std::fs::File;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use super::error::{LlmInternalError, LlmUserError};
+use super::wire::excerpt;
+use super::{Message, Role, Usage};
+
+/// Whether a client records its calls, answers from recorded ones, or neither.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum Cassette {
+    /// Talk to the server, record nothing.
+    #[default]
+    Off,
+    /// Talk to the server and write every successful call to this file (truncated first).
+    Record(PathBuf),
+    /// Answer from this file; no network, no key or model needed.
+    Replay(PathBuf),
+}
+
+/// One recorded call.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub(crate) struct Entry {
+    pub role: Role,
+    /// The model asked for.
+    pub model: String,
+    pub messages: Vec<Message>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub temperature: Option<f32>,
+    pub reply: RecordedReply,
+}
+
+/// The answer of a recorded call.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub(crate) struct RecordedReply {
+    pub text: String,
+    /// The model that answered.
+    pub model: String,
+    pub usage: Usage,
+    #[serde(default)]
+    pub cost: Option<f64>,
+    #[serde(default)]
+    pub latency_ms: u64,
+    #[serde(default = "one")]
+    pub attempts: u32,
+}
+
+fn one() -> u32 {
+    1
+}
+
+/// An open cassette.
+pub(crate) enum Tape {
+    Off,
+    Record(Recorder),
+    Replay(Player),
+}
+
+impl Tape {
+    /// Opens (or creates) the cassette's file.
+    pub fn open(cassette: Cassette) -> Result<Tape, LlmUserError> {
+        Ok(match cassette {
+            Cassette::Off => Tape::Off,
+            Cassette::Record(path) => Tape::Record(Recorder::create(path)?),
+            Cassette::Replay(path) => Tape::Replay(Player::load(path)?),
+        })
+    }
+}
+
+/// Appends calls to a cassette file.
+pub(crate) struct Recorder {
+    path: PathBuf,
+    file: Mutex<File>,
+}
+
+impl Recorder {
+    fn create(path: PathBuf) -> Result<Self, LlmUserError> {
+        match File::create(&path) {
+            Ok(file) => Ok(Recorder {
+                path,
+                file: Mutex::new(file),
+            }),
+            Err(source) => Err(LlmUserError::CassetteOpen { path, source }),
+        }
+    }
+
+    /// Writes one call's line. The write is blocking but one short line per LLM call,
+    /// which takes seconds anyway; an async file would only add a thread hop.
+    pub fn append(&self, entry: &Entry) -> Result<(), LlmInternalError> {
+        let mut line = serde_json::to_string(entry).expect("a cassette entry always serializes");
+        line.push('\n');
+        let mut file = self.file.lock().unwrap_or_else(|p| p.into_inner());
+        file.write_all(line.as_bytes())
+            .map_err(|source| LlmInternalError::CassetteWrite {
+                path: self.path.clone(),
+                source,
+            })
+    }
+}
+
+/// Answers requests from a loaded cassette.
+pub(crate) struct Player {
+    path: PathBuf,
+    /// Entries in recorded order, and whether each was replayed.
+    entries: Mutex<Vec<(Entry, bool)>>,
+}
+
+impl Player {
+    fn load(path: PathBuf) -> Result<Self, LlmUserError> {
+        let text = match std::fs::read_to_string(&path) {
+            Ok(t) => t,
+            Err(source) => return Err(LlmUserError::CassetteOpen { path, source }),
+        };
+        let entries = Self::parse(&text, &path)?;
+        Ok(Player {
+            path,
+            entries: Mutex::new(entries.into_iter().map(|e| (e, false)).collect()),
+        })
+    }
+
+    fn parse(text: &str, path: &Path) -> Result<Vec<Entry>, LlmUserError> {
+        text.lines()
+            .enumerate()
+            .filter(|(_, l)| !l.trim().is_empty())
+            .map(|(i, l)| {
+                serde_json::from_str(l).map_err(|e| LlmUserError::CassetteMalformed {
+                    path: path.to_path_buf(),
+                    line: i + 1,
+                    detail: e.to_string(),
+                })
+            })
+            .collect()
+    }
+
+    /// The first unreplayed entry for `role` with these messages, now marked replayed.
+    pub fn take(&self, role: Role, messages: &[Message]) -> Result<Entry, LlmUserError> {
+        let mut entries = self.entries.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((entry, used)) = entries
+            .iter_mut()
+            .find(|(e, used)| !used && e.role == role && e.messages == messages)
+        {
+            *used = true;
+            return Ok(entry.clone());
+        }
+        let same_role = entries.iter().filter(|(e, _)| e.role == role).count();
+        let nearest = entries.iter().find(|(e, used)| !used && e.role == role);
+        let detail = match nearest {
+            None => format!(
+                "the cassette holds no more {role} requests ({same_role} recorded, all replayed)"
+            ),
+            Some((e, _)) => difference(messages, &e.messages),
+        };
+        Err(LlmUserError::ReplayDiverged {
+            path: self.path.clone(),
+            role,
+            detail,
+        })
+    }
+}
+
+/// Where the run's messages first differ from the recorded ones, in words.
+fn difference(run: &[Message], recorded: &[Message]) -> String {
+    let first = run.iter().zip(recorded).position(|(a, b)| a != b);
+    let Some(i) = first else {
+        return format!(
+            "the run sent {} messages, the next recorded request of this role has {}",
+            run.len(),
+            recorded.len()
+        );
+    };
+    let (a, b) = (&run[i], &recorded[i]);
+    if a.role != b.role {
+        return format!(
+            "message {} is a {} message, the recorded one a {} message",
+            i + 1,
+            a.role,
+            b.role
+        );
+    }
+    // Show both texts from a little before the first differing character.
+    let common = a
+        .content
+        .chars()
+        .zip(b.content.chars())
+        .take_while(|(x, y)| x == y)
+        .count();
+    let from = common.saturating_sub(20);
+    let tail = |s: &str| {
+        let rest: String = s.chars().skip(from).collect();
+        let prefix = if from > 0 { "…" } else { "" };
+        format!("{prefix}{}", excerpt(&rest, 80))
+    };
+    format!(
+        "message {} ({}) differs at character {}: the run has {:?}, the cassette {:?}",
+        i + 1,
+        a.role,
+        common + 1,
+        tail(&a.content),
+        tail(&b.content)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(role: Role, q: &str, a: &str) -> Entry {
+        Entry {
+            role,
+            model: "m".into(),
+            messages: vec![Message::system("be brief"), Message::user(q)],
+            temperature: None,
+            reply: RecordedReply {
+                text: a.into(),
+                model: "m".into(),
+                usage: Usage::default(),
+                cost: None,
+                latency_ms: 0,
+                attempts: 1,
+            },
+        }
+    }
+
+    fn player(entries: Vec<Entry>) -> Player {
+        Player {
+            path: "c.jsonl".into(),
+            entries: Mutex::new(entries.into_iter().map(|e| (e, false)).collect()),
+        }
+    }
+
+    #[test]
+    fn identical_requests_replay_in_order_and_roles_in_any_order() {
+        let p = player(vec![
+            entry(Role::Planner, "q", "first"),
+            entry(Role::Coder, "q", "code"),
+            entry(Role::Planner, "q", "second"),
+        ]);
+        let msgs = entry(Role::Coder, "q", "").messages;
+        assert_eq!(p.take(Role::Coder, &msgs).unwrap().reply.text, "code");
+        assert_eq!(p.take(Role::Planner, &msgs).unwrap().reply.text, "first");
+        assert_eq!(p.take(Role::Planner, &msgs).unwrap().reply.text, "second");
+        let err = p.take(Role::Planner, &msgs).unwrap_err().to_string();
+        assert!(
+            err.contains("no more planner requests (2 recorded"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn divergence_shows_the_first_differing_message() {
+        let p = player(vec![entry(Role::Verifier, "is the mean 4.2?", "yes")]);
+        let msgs = entry(Role::Verifier, "is the mean 4.3?", "").messages;
+        let err = p.take(Role::Verifier, &msgs).unwrap_err().to_string();
+        assert!(err.contains("verifier request"), "{err}");
+        assert!(
+            err.contains("message 2 (user) differs at character 15"),
+            "{err}"
+        );
+        assert!(err.contains("4.3?") && err.contains("4.2?"), "{err}");
+
+        let long = format!("{}tail A", "x".repeat(200));
+        let p2 = player(vec![entry(Role::Coder, &long, "ok")]);
+        let msgs = entry(Role::Coder, &long.replace('A', "B"), "").messages;
+        let err = p2.take(Role::Coder, &msgs).unwrap_err().to_string();
+        let shown = format!("\"…{}tail B\"", "x".repeat(15));
+        assert!(err.contains(&shown), "{err}");
+
+        let short = vec![Message::system("be brief")];
+        let err = p.take(Role::Verifier, &short).unwrap_err().to_string();
+        assert!(
+            err.contains("sent 1 messages") && err.contains("has 2"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn malformed_lines_are_named() {
+        let good = serde_json::to_string(&entry(Role::Coder, "q", "a")).unwrap();
+        let text = format!("{good}\n\n{{\"role\":\"coder\"}}\n");
+        let err = Player::parse(&text, Path::new("c.jsonl"))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("c.jsonl is malformed at line 3"), "{err}");
+        assert_eq!(Player::parse(&good, Path::new("c")).unwrap().len(), 1);
+        let bad_role = good.replace("\"coder\"", "\"boss\"");
+        assert!(Player::parse(&bad_role, Path::new("c")).is_err());
+    }
+}
