@@ -6,7 +6,9 @@ mod describe;
 mod index;
 mod model;
 mod output;
+mod sandbox;
 mod search;
+mod setup;
 mod status;
 
 use clap::{Parser, Subcommand};
@@ -39,6 +41,11 @@ enum Command {
     Eval(search::EvalArgs),
     /// Install, list and distill local embedding models.
     Model(model::ModelArgs),
+    /// Prepare what the agent needs: `setup python` makes its Python venv.
+    Setup(setup::SetupArgs),
+    /// Run a Python script in the agent's sandbox (debugging).
+    #[command(hide = true)]
+    SandboxRun(sandbox::SandboxRunArgs),
 }
 
 /// Where the index is: `--index DIR`, shared by the commands that read or write one.
@@ -93,6 +100,8 @@ pub fn main() -> i32 {
         Command::Search(a) => search::run_search(a),
         Command::Eval(a) => search::run_eval(a),
         Command::Model(a) => model::run(a),
+        Command::Setup(a) => setup::run(a),
+        Command::SandboxRun(a) => sandbox::run(a),
     };
     match result {
         Ok(()) => 0,
