@@ -14,6 +14,7 @@ mod incremental;
 mod index_dir;
 mod llm_server;
 mod models;
+mod sandbox;
 mod search;
 mod shared_lakes;
 mod vectors;
