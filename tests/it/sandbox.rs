@@ -78,6 +78,23 @@ async fn children_left_running_die_when_the_script_exits() {
 }
 
 #[tokio::test]
+async fn a_child_that_leaves_the_group_does_not_hang_the_run() {
+    let tmp = tempfile::tempdir().unwrap();
+    // A new session escapes the group kill and keeps stdout and stderr open.
+    let code = "import subprocess\n\
+        p = subprocess.Popen(['sleep', '1000'], start_new_session=True)\n\
+        open('child.pid', 'w').write(str(p.pid))\n\
+        print('detached', flush=True)\n";
+    let ex = run(Limits::default(), tmp.path(), code).await;
+    let pid = child_pid(tmp.path());
+    // SAFETY: killing the test's own stray `sleep`, whose pid it just read.
+    unsafe { libc::kill(pid, libc::SIGKILL) };
+    assert!(ex.success(), "{ex:?}");
+    assert_eq!(ex.stdout, "detached\n");
+    assert!(ex.stderr.contains("left the process group"), "{ex:?}");
+}
+
+#[tokio::test]
 async fn allocating_10_gb_is_stopped_by_the_default_limits() {
     let tmp = tempfile::tempdir().unwrap();
     let ex = run(
