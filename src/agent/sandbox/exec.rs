@@ -156,30 +156,32 @@ pub(crate) async fn run(
                 rlimits.apply()
             });
         }
-        match (cmd.spawn(), level.weaker()) {
-            (Ok(child), _) => break child,
-            // The probe said this level works, yet it failed here (a working directory
-            // on a file system that refuses bind mounts…): try with less.
-            (Err(e), Some(weaker)) => {
-                tracing::warn!(
-                    "sandbox: {level:?} isolation failed for this run ({e}), trying {weaker:?}"
-                );
-                fallback = Some(format!("{level:?} isolation failed for this run: {e}"));
-                level = weaker;
-            }
-            (Err(e), None) => {
-                return Err(SandboxError::io(
-                    format!("starting {}", python.path.display()),
-                    e,
-                ))
-            }
+        match cmd.spawn() {
+            Ok(child) => break child,
+            Err(e) => match level.weaker() {
+                // The probe said this level works, yet it failed here (a working
+                // directory on a file system that refuses bind mounts…): try with less.
+                // Not for ENOENT: that is the interpreter missing, not the namespaces.
+                Some(weaker) if e.raw_os_error() != Some(libc::ENOENT) => {
+                    tracing::warn!(
+                        "sandbox: {level:?} isolation failed for this run ({e}), trying {weaker:?}"
+                    );
+                    fallback = Some(format!("{level:?} isolation failed for this run: {e}"));
+                    level = weaker;
+                }
+                _ => {
+                    let what = format!("starting {}", python.path.display());
+                    return Err(SandboxError::io(what, e));
+                }
+            },
         }
     };
     let start = Instant::now();
     let deadline = tokio::time::Instant::now() + limits.timeout;
     let mut group = GroupKill(child.id().map(|pid| pid as libc::pid_t));
     let (Some(stdout), Some(stderr)) = (child.stdout.take(), child.stderr.take()) else {
-        unreachable!("stdout and stderr are piped above");
+        let e = std::io::Error::other("the child has no stdout or stderr pipe");
+        return Err(SandboxError::io("capturing output", e));
     };
     let (done_tx, done_rx) = watch::channel(false);
     let waiter = async move {
