@@ -135,9 +135,9 @@ pub fn pinned(
         } else {
             cwd.join(p)
         };
-        let abs = abs.canonicalize().map_err(|e| {
-            AgentError::NoFiles(format!("--files {}: {e}", p.display()))
-        })?;
+        let abs = abs
+            .canonicalize()
+            .map_err(|e| AgentError::NoFiles(format!("--files {}: {e}", p.display())))?;
         if !abs.is_file() {
             return Err(AgentError::NoFiles(format!(
                 "--files {}: not a file",

@@ -158,6 +158,8 @@ pub struct Summary {
     pub duration_ms: u64,
     /// Whether generated code ran without network, and if not why.
     pub network: String,
+    /// Whether generated code saw the file system read-only, and if not why.
+    pub filesystem: String,
     /// The run directory.
     pub run_dir: PathBuf,
     /// The error that stopped the run.
@@ -207,6 +209,20 @@ impl Agent {
                 message
             }
         };
+        let filesystem = match self.sandbox.filesystem_isolation() {
+            sandbox::Isolation::Isolated => {
+                "read-only outside each script's working directory".to_string()
+            }
+            sandbox::Isolation::Unavailable(why) => {
+                let message = format!(
+                    "generated code could write outside its working directory (the data files included): {why}"
+                );
+                record.event(&Event::Note {
+                    message: message.clone(),
+                })?;
+                message
+            }
+        };
         let looped = Loop {
             llm: &self.llm,
             sandbox: &self.sandbox,
@@ -230,6 +246,7 @@ impl Agent {
             llm: self.llm.totals(),
             duration_ms: record.elapsed_ms(),
             network,
+            filesystem,
             run_dir: run_dir.to_path_buf(),
             error: None,
         };
@@ -241,7 +258,10 @@ impl Agent {
                 summary.rounds = out.rounds;
                 summary.verdicts = out.verdicts.clone();
                 summary.plan = out.plan.clone();
-                record.write("plan.md", record::plan_markdown(question, &out.plan).as_bytes())?;
+                record.write(
+                    "plan.md",
+                    record::plan_markdown(question, &out.plan).as_bytes(),
+                )?;
                 if let Some((code, _)) = &out.final_script {
                     record.write("final.py", code.as_bytes())?;
                 }

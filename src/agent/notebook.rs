@@ -118,8 +118,14 @@ mod tests {
             .iter()
             .filter(|c| c["cell_type"] == "markdown")
             .collect();
-        assert!(md[1]["source"][0].as_str().unwrap().starts_with("## Step 1"));
-        assert!(md[2]["source"][0].as_str().unwrap().starts_with("## Step 2"));
+        assert!(md[1]["source"][0]
+            .as_str()
+            .unwrap()
+            .starts_with("## Step 1"));
+        assert!(md[2]["source"][0]
+            .as_str()
+            .unwrap()
+            .starts_with("## Step 2"));
         let code: Vec<_> = cells.iter().filter(|c| c["cell_type"] == "code").collect();
         assert_eq!(code.len(), 2);
         assert_eq!(code[0]["source"], json!(["import pandas\n", "print(1)\n"]));

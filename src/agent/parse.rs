@@ -224,7 +224,8 @@ mod tests {
 
     #[test]
     fn code_prefers_the_python_block() {
-        let r = "Here:\n```text\nnot this\n```\n```python\nimport pandas as pd\nprint(1)\n```\nDone.";
+        let r =
+            "Here:\n```text\nnot this\n```\n```python\nimport pandas as pd\nprint(1)\n```\nDone.";
         assert_eq!(code(r).code, "import pandas as pd\nprint(1)");
         assert!(!code(r).fallback);
         assert_eq!(code("```\nprint(2)\n```").code, "print(2)");
@@ -250,9 +251,19 @@ mod tests {
             ("No.", Insufficient),
             ("{\"verdict\": \"sufficient\"}", Sufficient),
             ("```json\n{\"sufficient\": false}\n```", Insufficient),
-            ("Insufficient: the output lacks the mean, so it is not sufficient", Insufficient),
+            (
+                "Insufficient: the output lacks the mean, so it is not sufficient",
+                Insufficient,
+            ),
         ] {
-            assert_eq!(verdict(reply), Parsed { value: want, fallback: false }, "{reply}");
+            assert_eq!(
+                verdict(reply),
+                Parsed {
+                    value: want,
+                    fallback: false
+                },
+                "{reply}"
+            );
         }
         assert_eq!(
             verdict("I cannot tell."),
@@ -278,7 +289,14 @@ mod tests {
             ("Step 1 is wrong; add step later", Route::Step(1)),
             ("The 3 steps are right; Add Step", Route::AddStep),
         ] {
-            assert_eq!(route(reply, 3), Parsed { value: want, fallback: false }, "{reply}");
+            assert_eq!(
+                route(reply, 3),
+                Parsed {
+                    value: want,
+                    fallback: false
+                },
+                "{reply}"
+            );
         }
         for reply in ["Step 4", "Step 0", "hmm", ""] {
             assert_eq!(

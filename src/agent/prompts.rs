@@ -210,7 +210,8 @@ fn placeholders(text: &str) -> Vec<&str> {
 /// One pass over `text`, so that a value containing `{{x}}` (code, data) is never
 /// substituted again.
 fn render(text: &str, values: &[(&str, &str)]) -> String {
-    let mut out = String::with_capacity(text.len() + values.iter().map(|v| v.1.len()).sum::<usize>());
+    let mut out =
+        String::with_capacity(text.len() + values.iter().map(|v| v.1.len()).sum::<usize>());
     let mut rest = text;
     while let Some(start) = rest.find("{{") {
         out.push_str(&rest[..start]);

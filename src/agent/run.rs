@@ -93,20 +93,26 @@ impl Loop<'_> {
 
         // Round 0: the first step, its script and its result.
         let first = self
-            .ask(0, Role::Planner, Template::PlannerFirst, &[
-                ("question", self.question),
-                ("descriptions", &desc),
-            ])
+            .ask(
+                0,
+                Role::Planner,
+                Template::PlannerFirst,
+                &[("question", self.question), ("descriptions", &desc)],
+            )
             .await?;
         let mut plan = vec![first.trim().to_string()];
         self.plan_changed(0, &plan)?;
         let reply = self
-            .ask(0, Role::Coder, Template::CoderFirst, &[
-                ("descriptions", &desc),
-                ("step", &plan[0]),
-            ])
+            .ask(
+                0,
+                Role::Coder,
+                Template::CoderFirst,
+                &[("descriptions", &desc), ("step", &plan[0])],
+            )
             .await?;
-        let mut ran = self.execute(0, &mut execs, self.code(&reply)?, &desc).await?;
+        let mut ran = self
+            .execute(0, &mut execs, self.code(&reply)?, &desc)
+            .await?;
         let mut scripts = vec![ran.code.clone()];
         let mut verdicts = Vec::new();
         let mut status = Status::MaxRounds;
@@ -118,12 +124,17 @@ impl Loop<'_> {
             let steps = numbered(&plan);
             let verdict = if ran.ok() {
                 let reply = self
-                    .ask(round, Role::Verifier, Template::Verifier, &[
-                        ("question", self.question),
-                        ("plan", &steps),
-                        ("code", &ran.code),
-                        ("result", &result),
-                    ])
+                    .ask(
+                        round,
+                        Role::Verifier,
+                        Template::Verifier,
+                        &[
+                            ("question", self.question),
+                            ("plan", &steps),
+                            ("code", &ran.code),
+                            ("result", &result),
+                        ],
+                    )
                     .await?;
                 let v = parse::verdict(&reply);
                 if v.fallback {
@@ -155,13 +166,18 @@ impl Loop<'_> {
             }
 
             let reply = self
-                .ask(round, Role::Router, Template::Router, &[
-                    ("question", self.question),
-                    ("descriptions", &desc),
-                    ("plan", &steps),
-                    ("count", &plan.len().to_string()),
-                    ("result", &result),
-                ])
+                .ask(
+                    round,
+                    Role::Router,
+                    Template::Router,
+                    &[
+                        ("question", self.question),
+                        ("descriptions", &desc),
+                        ("plan", &steps),
+                        ("count", &plan.len().to_string()),
+                        ("result", &result),
+                    ],
+                )
                 .await?;
             let route = parse::route(&reply, plan.len());
             if route.fallback {
@@ -192,12 +208,17 @@ impl Loop<'_> {
                 numbered(&plan)
             };
             let next = self
-                .ask(round, Role::Planner, Template::PlannerNext, &[
-                    ("question", self.question),
-                    ("descriptions", &desc),
-                    ("plan", &kept),
-                    ("result", &result),
-                ])
+                .ask(
+                    round,
+                    Role::Planner,
+                    Template::PlannerNext,
+                    &[
+                        ("question", self.question),
+                        ("descriptions", &desc),
+                        ("plan", &kept),
+                        ("result", &result),
+                    ],
+                )
                 .await?;
             plan.push(next.trim().to_string());
             self.plan_changed(round, &plan)?;
@@ -205,21 +226,28 @@ impl Loop<'_> {
             let step = plan.last().expect("a step was just pushed").clone();
             let reply = match scripts.last() {
                 Some(base) => {
-                    self.ask(round, Role::Coder, Template::CoderNext, &[
-                        ("descriptions", &desc),
-                        ("plan", &numbered(&plan)),
-                        ("code", base),
-                        ("previous", &(plan.len() - 1).to_string()),
-                        ("number", &plan.len().to_string()),
-                        ("step", &step),
-                    ])
+                    self.ask(
+                        round,
+                        Role::Coder,
+                        Template::CoderNext,
+                        &[
+                            ("descriptions", &desc),
+                            ("plan", &numbered(&plan)),
+                            ("code", base),
+                            ("previous", &(plan.len() - 1).to_string()),
+                            ("number", &plan.len().to_string()),
+                            ("step", &step),
+                        ],
+                    )
                     .await?
                 }
                 None => {
-                    self.ask(round, Role::Coder, Template::CoderFirst, &[
-                        ("descriptions", &desc),
-                        ("step", &step),
-                    ])
+                    self.ask(
+                        round,
+                        Role::Coder,
+                        Template::CoderFirst,
+                        &[("descriptions", &desc), ("step", &step)],
+                    )
                     .await?
                 }
             };
@@ -245,14 +273,19 @@ impl Loop<'_> {
             .filter(|g| !g.trim().is_empty())
             .unwrap_or(DEFAULT_GUIDELINES);
         let reply = self
-            .ask(rounds, Role::Finalyzer, Template::Finalyzer, &[
-                ("question", self.question),
-                ("guidelines", guidelines),
-                ("descriptions", &desc),
-                ("plan", &numbered(&plan)),
-                ("code", &ran.code),
-                ("result", &result),
-            ])
+            .ask(
+                rounds,
+                Role::Finalyzer,
+                Template::Finalyzer,
+                &[
+                    ("question", self.question),
+                    ("guidelines", guidelines),
+                    ("descriptions", &desc),
+                    ("plan", &numbered(&plan)),
+                    ("code", &ran.code),
+                    ("result", &result),
+                ],
+            )
             .await?;
         let fin = self
             .execute_as(rounds, &mut execs, self.code(&reply)?, &desc, "final")
@@ -289,7 +322,10 @@ impl Loop<'_> {
     ) -> Result<String, AgentError> {
         (self.progress)(Progress::Call { round, role });
         let prompt = self.prompts.render(template, values);
-        let reply = self.llm.chat(role, &[Message::user(prompt.clone())]).await?;
+        let reply = self
+            .llm
+            .chat(role, &[Message::user(prompt.clone())])
+            .await?;
         self.record.event(&Event::Llm {
             round,
             role: role.as_str().to_string(),
@@ -360,11 +396,12 @@ impl Loop<'_> {
             }
             let error = self.error_report(round, &exec).await?;
             let reply = self
-                .ask(round, Role::Debugger, Template::DebuggerSolution, &[
-                    ("descriptions", desc),
-                    ("code", &code),
-                    ("error", &error),
-                ])
+                .ask(
+                    round,
+                    Role::Debugger,
+                    Template::DebuggerSolution,
+                    &[("descriptions", desc), ("code", &code), ("error", &error)],
+                )
                 .await?;
             code = self.code(&reply)?;
             exec = self
@@ -417,13 +454,19 @@ impl Loop<'_> {
         }
         if error.len() > SUMMARIZE_ABOVE {
             error = self
-                .ask(round, Role::Summarizer, Template::Summarizer, &[("error", &error)])
+                .ask(
+                    round,
+                    Role::Summarizer,
+                    Template::Summarizer,
+                    &[("error", &error)],
+                )
                 .await?;
         }
         if error.is_empty() {
             error = format!(
                 "The script exited with status {} and printed nothing on stderr.",
-                exec.exit_code.map_or("(killed)".to_string(), |c| c.to_string())
+                exec.exit_code
+                    .map_or("(killed)".to_string(), |c| c.to_string())
             );
         }
         Ok(error)

@@ -3,13 +3,13 @@
 
 use super::output::print_json;
 use super::{IndexDirArg, UsageError};
-use anyhow::{Context, Result};
 use crate::agent::context::{self, FileContext, FileCount};
 use crate::agent::llm::{Cassette, LlmClient, LlmConfig};
 use crate::agent::prompts::Prompts;
 use crate::agent::run::LoopOptions;
 use crate::agent::sandbox::{default_venv_dir, Limits, Python, Sandbox};
 use crate::agent::{parse, Agent, AgentError, Progress, Status, Summary};
+use anyhow::{Context, Result};
 use lakestar_index::locate;
 use std::path::{Path, PathBuf};
 use std::time::Duration;

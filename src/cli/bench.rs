@@ -3,9 +3,9 @@
 
 use super::ask::{print_progress, runtime, AgentArgs};
 use super::UsageError;
-use anyhow::{Context, Result};
 use crate::agent::context;
 use crate::agent::run::numbered;
+use anyhow::{Context, Result};
 use lakestar_index::{index, locate, IndexOptions};
 use serde::Deserialize;
 use std::io::Write;

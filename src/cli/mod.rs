@@ -8,7 +8,9 @@ mod describe;
 mod index;
 mod model;
 mod output;
+mod sandbox;
 mod search;
+mod setup;
 mod status;
 
 use clap::{Parser, Subcommand};
@@ -45,6 +47,11 @@ enum Command {
     Ask(ask::AskArgs),
     /// Run a benchmark's task file through the agent and write a submission.
     Bench(bench::BenchArgs),
+    /// Prepare what the agent needs: `setup python` makes its Python venv.
+    Setup(setup::SetupArgs),
+    /// Run a Python script in the agent's sandbox (debugging).
+    #[command(hide = true)]
+    SandboxRun(sandbox::SandboxRunArgs),
 }
 
 /// Where the index is: `--index DIR`, shared by the commands that read or write one.
@@ -101,6 +108,8 @@ pub fn main() -> i32 {
         Command::Model(a) => model::run(a),
         Command::Ask(a) => ask::run(a),
         Command::Bench(a) => bench::run(a),
+        Command::Setup(a) => setup::run(a),
+        Command::SandboxRun(a) => sandbox::run(a),
     };
     match result {
         Ok(()) => 0,

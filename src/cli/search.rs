@@ -3,9 +3,9 @@
 use super::output::print_json;
 use super::{IndexDirArg, UsageError};
 use anyhow::{Context, Result};
+use lakestar_index::locate;
 use lakestar_index::search::engine::{SearchOptions, Searcher};
 use lakestar_index::search::eval;
-use lakestar_index::locate;
 use std::path::{Path, PathBuf};
 
 /// Arguments of `lakestar search`.

@@ -92,10 +92,13 @@ fn roles(llm: &ScriptedLlm) -> Vec<String> {
 fn router_naming_step_2_keeps_step_1_and_restores_its_script() {
     let (lake, csv) = sales_lake();
     let csv = csv.display().to_string();
-    let code1 = format!("import csv\nrows = list(csv.DictReader(open({csv:?})))\nprint('rows', len(rows))");
+    let code1 =
+        format!("import csv\nrows = list(csv.DictReader(open({csv:?})))\nprint('rows', len(rows))");
     let code2 = format!("{code1}\nprint('total', sum(int(r['amount']) for r in rows))");
     let code3 = format!("{code2}\nprint('wrong turn')");
-    let code4 = format!("{code1}\nprint('north', sum(int(r['amount']) for r in rows if r['region'] == 'north'))");
+    let code4 = format!(
+        "{code1}\nprint('north', sum(int(r['amount']) for r in rows if r['region'] == 'north'))"
+    );
     let llm = ScriptedLlm::start();
     llm.say("planner", "Load sales.csv and count its rows.")
         .say("planner", "Sum the amount column.")
@@ -146,7 +149,11 @@ fn router_naming_step_2_keeps_step_1_and_restores_its_script() {
     let coder = llm.prompts("coder");
     assert_eq!(base_code(&coder[1]), code1);
     assert_eq!(base_code(&coder[2]), code2);
-    assert_eq!(base_code(&coder[3]), code1, "base code restored to step 1's script");
+    assert_eq!(
+        base_code(&coder[3]),
+        code1,
+        "base code restored to step 1's script"
+    );
     assert!(coder[3].contains("2. Sum the amount of the north region."));
     assert!(!coder[3].contains("Divide the total"));
     // The router is shown the steps numbered from 1 and how many there are.
@@ -180,7 +187,10 @@ fn a_run_stops_at_the_first_sufficient_and_writes_its_record() {
     llm.say("planner", "Sum the north amounts.")
         .say("coder", &fenced(&code))
         .say("verifier", "**Sufficient.**")
-        .say("finalyzer", &fenced(&format!("{code}\n").replace("print('north total', ", "print(")));
+        .say(
+            "finalyzer",
+            &fenced(&format!("{code}\n").replace("print('north total', ", "print(")),
+        );
     let run = lake.path().join("run");
     let out = ok(&ask(
         &llm,
@@ -210,7 +220,10 @@ fn a_run_stops_at_the_first_sufficient_and_writes_its_record() {
     assert!(planner.contains("region") && planner.contains("amount"));
     assert!(llm.prompts("finalyzer")[0].contains("Just the integer."));
 
-    assert_eq!(std::fs::read_to_string(run.join("answer.txt")).unwrap(), "15\n");
+    assert_eq!(
+        std::fs::read_to_string(run.join("answer.txt")).unwrap(),
+        "15\n"
+    );
     assert!(std::fs::read_to_string(run.join("final.py"))
         .unwrap()
         .contains("print(sum("));
@@ -273,7 +286,10 @@ fn rounds_run_out_and_the_latest_plan_is_finalized() {
     let (lake, csv) = sales_lake();
     let csv = csv.display().to_string();
     let llm = ScriptedLlm::start();
-    for (i, step) in ["Load it.", "Count rows.", "Count regions."].iter().enumerate() {
+    for (i, step) in ["Load it.", "Count rows.", "Count regions."]
+        .iter()
+        .enumerate()
+    {
         llm.say("planner", step);
         llm.say("coder", &fenced(&format!("print('step {}')", i + 1)));
     }
@@ -300,7 +316,11 @@ fn rounds_run_out_and_the_latest_plan_is_finalized() {
     ));
     assert_eq!(out.trim(), "2");
     assert!(llm.left().is_empty(), "unused replies: {:?}", llm.left());
-    assert_eq!(llm.prompts("verifier").len(), 2, "one verifier call per round");
+    assert_eq!(
+        llm.prompts("verifier").len(),
+        2,
+        "one verifier call per round"
+    );
     let fin = &llm.prompts("finalyzer")[0];
     assert_eq!(
         section(fin, "# Plan"),
@@ -347,7 +367,11 @@ fn the_debugger_fixes_the_latest_attempt_not_the_original() {
     assert!(section(&debugger[0], "# Error").contains("KeyError: 'Amount'"));
     // The descriptions (the real column names) are in the debugger's prompt.
     assert!(section(&debugger[0], "# Data files").contains("amount"));
-    assert_eq!(base_code(&debugger[1]), fix1, "the second fix starts from the first");
+    assert_eq!(
+        base_code(&debugger[1]),
+        fix1,
+        "the second fix starts from the first"
+    );
     assert!(section(&debugger[1], "# Error").contains("NameError"));
     // The verifier judged the fixed script and its output.
     let verifier = &llm.prompts("verifier")[0];
@@ -357,7 +381,10 @@ fn the_debugger_fixes_the_latest_attempt_not_the_original() {
         .into_iter()
         .filter(|e| e["kind"] == "exec")
         .collect();
-    let purposes: Vec<&str> = execs.iter().map(|e| e["purpose"].as_str().unwrap()).collect();
+    let purposes: Vec<&str> = execs
+        .iter()
+        .map(|e| e["purpose"].as_str().unwrap())
+        .collect();
     assert_eq!(
         purposes,
         ["solution", "solution debug 1", "solution debug 2", "final"]
@@ -371,7 +398,10 @@ fn a_script_that_keeps_failing_makes_the_round_insufficient_without_the_verifier
     let csv = csv.display().to_string();
     let llm = ScriptedLlm::start();
     llm.say("planner", "Read the file.")
-        .say("coder", &fenced("raise SystemExit('no such column: Amount')"))
+        .say(
+            "coder",
+            &fenced("raise SystemExit('no such column: Amount')"),
+        )
         .say("debugger", &fenced("raise SystemExit('still no column')"))
         .say("router", "Step 1")
         .say("planner", "Read the file with csv.")
@@ -401,11 +431,19 @@ fn a_script_that_keeps_failing_makes_the_round_insufficient_without_the_verifier
     assert_eq!(
         roles(&llm),
         [
-            "planner", "coder", "debugger", "router", "planner", "coder", "verifier",
+            "planner",
+            "coder",
+            "debugger",
+            "router",
+            "planner",
+            "coder",
+            "verifier",
             "finalyzer"
         ]
     );
-    assert!(section(&llm.prompts("router")[0], "# Output of the script").contains("still no column"));
+    assert!(
+        section(&llm.prompts("router")[0], "# Output of the script").contains("still no column")
+    );
     assert_eq!(
         section(&llm.prompts("planner")[1], "# Plan so far"),
         "(no steps: the plan starts over)"
@@ -464,8 +502,12 @@ fn unreadable_verifier_and_router_replies_take_the_documented_fallback() {
         .filter(|e| e["kind"] == "note")
         .map(|e| e["message"].as_str().unwrap())
         .collect();
-    assert!(notes.iter().any(|n| n.contains("verifier reply not readable")));
-    assert!(notes.iter().any(|n| n.contains("router reply not readable")));
+    assert!(notes
+        .iter()
+        .any(|n| n.contains("verifier reply not readable")));
+    assert!(notes
+        .iter()
+        .any(|n| n.contains("router reply not readable")));
     // Add Step kept step 1 and its script as the base.
     assert_eq!(base_code(&llm.prompts("coder")[1]), "print('loaded')");
 }
@@ -568,14 +610,20 @@ fn without_a_configured_llm_ask_says_how_to_configure_one() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("LAKESTAR_MODEL") && err.contains("lakestar.toml"), "{err}");
+    assert!(
+        err.contains("LAKESTAR_MODEL") && err.contains("lakestar.toml"),
+        "{err}"
+    );
 }
 
 /// DABStep dev tasks 1273, 1305 and 1464 over the real context files, with scripted
 /// replies whose code is real pandas code: the submission must hold the gold answers.
 #[test]
 fn dabstep_dev_tasks_end_to_end_with_real_pandas() {
-    let context = shared_lakes().join("dabstep/context").canonicalize().unwrap();
+    let context = shared_lakes()
+        .join("dabstep/context")
+        .canonicalize()
+        .unwrap();
     let fees = context.join("fees.json").display().to_string();
     let mcc = context
         .join("merchant_category_codes.csv")
@@ -617,16 +665,19 @@ fn dabstep_dev_tasks_end_to_end_with_real_pandas() {
     );
     let llm = ScriptedLlm::start();
     // 1273: one step.
-    llm.say("planner", "Average fixed_amount + rate * 10 / 10000 over GlobalCard rules that apply to credit.")
-        .say("coder", &fenced(&t1273))
-        .say("verifier", "sufficient")
-        .say(
-            "finalyzer",
-            &fenced(&t1273.replace(
-                "print('rules', len(gc))\nprint('average fee', fee.mean())",
-                "print(f'{fee.mean():.6f}')",
-            )),
-        );
+    llm.say(
+        "planner",
+        "Average fixed_amount + rate * 10 / 10000 over GlobalCard rules that apply to credit.",
+    )
+    .say("coder", &fenced(&t1273))
+    .say("verifier", "sufficient")
+    .say(
+        "finalyzer",
+        &fenced(&t1273.replace(
+            "print('rules', len(gc))\nprint('average fee', fee.mean())",
+            "print(f'{fee.mean():.6f}')",
+        )),
+    );
     // 1305: two steps, the router adding the second.
     llm.say("planner", "Find the MCC of 'Eating Places and Restaurants'.")
         .say("coder", &fenced(&t1305_1))
@@ -637,22 +688,29 @@ fn dabstep_dev_tasks_end_to_end_with_real_pandas() {
         .say("verifier", "sufficient")
         .say(
             "finalyzer",
-            &fenced(&t1305_2.replace(
-                "print('rules', len(sel))\nprint('average fee', (sel['fixed_amount'] + sel['rate'] * 10 / 10000).mean())",
-                "print(f\"{(sel['fixed_amount'] + sel['rate'] * 10 / 10000).mean():.6f}\")",
-            )),
+            &fenced(
+                &t1305_2
+                    .replace("print('mcc', code)\n", "")
+                    .replace(
+                        "print('rules', len(sel))\nprint('average fee', (sel['fixed_amount'] + sel['rate'] * 10 / 10000).mean())",
+                        "print(f\"{(sel['fixed_amount'] + sel['rate'] * 10 / 10000).mean():.6f}\")",
+                    ),
+            ),
         );
     // 1464: one step.
-    llm.say("planner", "List the IDs of fee rules applying to account type R and ACI B.")
-        .say("coder", &fenced(&t1464))
-        .say("verifier", "sufficient")
-        .say(
-            "finalyzer",
-            &fenced(&t1464.replace(
-                "print('ids', list(sel['ID']))",
-                "print(', '.join(str(i) for i in sel['ID']))",
-            )),
-        );
+    llm.say(
+        "planner",
+        "List the IDs of fee rules applying to account type R and ACI B.",
+    )
+    .say("coder", &fenced(&t1464))
+    .say("verifier", "sufficient")
+    .say(
+        "finalyzer",
+        &fenced(&t1464.replace(
+            "print('ids', list(sel['ID']))",
+            "print(', '.join(str(i) for i in sel['ID']))",
+        )),
+    );
 
     let tmp = tempfile::tempdir().unwrap();
     let tasks = tmp.path().join("tasks.jsonl");
@@ -661,9 +719,7 @@ fn dabstep_dev_tasks_end_to_end_with_real_pandas() {
         .iter()
         .map(|id| {
             all.lines()
-                .find(|l| {
-                    serde_json::from_str::<Value>(l).unwrap()["task_id"].as_str() == Some(id)
-                })
+                .find(|l| serde_json::from_str::<Value>(l).unwrap()["task_id"].as_str() == Some(id))
                 .unwrap()
         })
         .collect();

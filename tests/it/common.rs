@@ -3,6 +3,7 @@
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+use std::sync::OnceLock;
 
 /// The shared lakes directory (`../shared/lakes` from the workspace root).
 pub fn shared_lakes() -> PathBuf {
@@ -26,12 +27,46 @@ pub fn lakestar() -> Command {
         .env_remove("OPENAI_API_KEY")
         .env_remove("OPENAI_BASE_URL")
         .env_remove("LAKESTAR_MODEL")
+        .env_remove("LAKESTAR_VENV")
         .env("XDG_CONFIG_HOME", &nowhere)
         .env(
             "LAKESTAR_MODELS",
             Path::new(env!("CARGO_TARGET_TMPDIR")).join("no-models-here"),
         );
     c
+}
+
+/// The Python of a venv made by `lakestar setup python --venv target/test-venv`, with
+/// pandas and the rest of the data stack. Set up once per test binary; the venv stays
+/// under target/ between runs, so later setups only check it (quick), and an interrupted
+/// one is redone by the setup itself.
+pub fn test_python() -> PathBuf {
+    static PYTHON: OnceLock<PathBuf> = OnceLock::new();
+    PYTHON
+        .get_or_init(|| {
+            let target = Path::new(env!("CARGO_TARGET_TMPDIR")).parent().unwrap();
+            let venv = target.join("test-venv");
+            let out = lakestar()
+                .args([
+                    "setup",
+                    "python",
+                    "--package",
+                    "nbformat",
+                    "--venv",
+                    venv.to_str().unwrap(),
+                ])
+                .output()
+                .unwrap();
+            assert!(
+                out.status.success(),
+                "lakestar setup python failed: {}\nstdout: {}\nstderr: {}",
+                out.status,
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            );
+            venv.join("bin").join("python")
+        })
+        .clone()
 }
 
 /// Run lakestar with `args` in `cwd`; panic with its output unless it succeeds.

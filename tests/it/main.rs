@@ -6,6 +6,7 @@ mod common;
 mod bad_input;
 mod collections;
 
+mod agent;
 mod crash;
 mod describe;
 mod fixtures;
@@ -15,6 +16,7 @@ mod index_dir;
 mod llm;
 mod llm_server;
 mod models;
+mod sandbox;
 mod search;
 mod shared_lakes;
 mod vectors;

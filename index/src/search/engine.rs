@@ -164,7 +164,9 @@ impl Searcher {
     pub fn open_recorded(dir: &Path) -> Result<Searcher> {
         let spec = Catalog::open_reader(dir)?
             .meta(crate::search::sync::EMBEDDER_SPEC_META)?
-            .map(|s| crate::search::embedder::EmbedderSpec::parse(&s).map_err(UserError::BadEmbedder))
+            .map(|s| {
+                crate::search::embedder::EmbedderSpec::parse(&s).map_err(UserError::BadEmbedder)
+            })
             .transpose()?
             .unwrap_or_default();
         Searcher::open(dir, spec.build()?)
