@@ -7,11 +7,14 @@
 //! - `descriptions` — the content-addressed cache: (hash, analyzer key) → zstd-compressed
 //!   JSON of the [`Description`]. Rows outlive the files that made them, so content that
 //!   comes back (a revert, a copy) is not analyzed again.
+//! - `llm_descriptions` — the LLM analyzer's cache: (hash, model, prompt hash) → the
+//!   describer script's output or its error.
 //!
 //! Every change of an index run goes through [`Catalog::apply`], one transaction per
 //! batch, so a killed run leaves the catalog as of its last committed batch.
 
 mod collections;
+mod llm_descriptions;
 mod schema;
 mod vector_points;
 mod vectors;
@@ -22,6 +25,7 @@ use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
+pub use llm_descriptions::{LlmAnalyzerKey, LlmDescription, LLM_ANALYZER_META};
 pub use schema::FORMAT_VERSION;
 pub use vector_points::{GraphMember, KeyedVector};
 
