@@ -87,14 +87,22 @@ pub fn retrieve(
     Ok(files)
 }
 
-/// The description of `rel` as the index holds it.
+/// The description of `rel` as the index holds it: the LLM analyzer's when the index
+/// records an `index --llm-analyzer` run and that run described this content, else the
+/// native one.
 fn from_catalog(catalog: &Catalog, lake: &Path, rel: &str) -> Result<FileContext, AgentError> {
     let row = catalog.file(rel)?;
     let opts = RenderOptions {
         max_bytes: DESCRIPTION_BYTES,
     };
-    let description = match row.as_ref() {
-        Some(row) => match (&row.hash, &row.analyzer) {
+    let llm_text = match row.as_ref().and_then(|r| r.hash.as_ref()) {
+        Some(h) => catalog.recorded_llm_text(h)?,
+        None => None,
+    };
+    let description = match (row.as_ref(), llm_text) {
+        // `index --llm-analyzer` described it: that text, marked as such.
+        (Some(_), Some(text)) => llm_description(rel, &text),
+        (Some(row), None) => match (&row.hash, &row.analyzer) {
             (Some(h), Some(a)) => match catalog.description(h, a)? {
                 Some(d) => render(rel, &d, opts),
                 None => format!("{rel} — no description stored\n"),
@@ -104,13 +112,29 @@ fn from_catalog(catalog: &Catalog, lake: &Path, rel: &str) -> Result<FileContext
                 row.error.as_deref().unwrap_or("no description stored")
             ),
         },
-        None => format!("{rel} — not in the index\n"),
+        (None, _) => format!("{rel} — not in the index\n"),
     };
     Ok(FileContext {
         path: lake.join(rel),
         rel: rel.to_string(),
         description,
     })
+}
+
+/// An LLM analyzer's description as a prompt shows it: a first line saying where it
+/// comes from, then the script's output within [`DESCRIPTION_BYTES`].
+fn llm_description(rel: &str, text: &str) -> String {
+    let mut out = format!("{rel} — described by an LLM-written script\n");
+    let mut end = text.len().min(DESCRIPTION_BYTES);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    out.push_str(text[..end].trim_end());
+    if end < text.len() {
+        out.push_str("\n[… cut]");
+    }
+    out.push('\n');
+    out
 }
 
 /// Files the user named: described from the index when it lists them, else analyzed on

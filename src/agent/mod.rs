@@ -1,6 +1,7 @@
 //! The agent: DS-STAR's plan → code → execute → verify loop over the files a question
 //! retrieves (Nam et al., 2025, Algorithm 1), and the record of how it got its answer.
 //!
+//! - [`analyzer`]: the LLM analyzer, describing a file with an LLM-written script.
 //! - [`context`]: which files a run sees (retrieved by budget, or pinned) and how their
 //!   descriptions read in a prompt.
 //! - [`prompts`] and [`parse`]: the role prompts, and reading the replies.
@@ -10,6 +11,7 @@
 //!   record/replay cassettes).
 //! - [`sandbox`]: running generated Python under limits, in its own directory.
 
+pub mod analyzer;
 pub mod context;
 pub mod llm;
 pub mod notebook;
@@ -59,6 +61,9 @@ pub enum AgentError {
         /// The cause.
         source: std::io::Error,
     },
+    /// A concurrent task died (a bug: it panicked).
+    #[error("an agent task failed: {0}")]
+    Task(String),
 }
 
 impl AgentError {
@@ -69,7 +74,7 @@ impl AgentError {
             AgentError::Sandbox(e) => e.is_user_error(),
             AgentError::Index(e) => e.is_user_error(),
             AgentError::Prompts { .. } | AgentError::NoFiles(_) => true,
-            AgentError::RunDir { .. } => false,
+            AgentError::RunDir { .. } | AgentError::Task(_) => false,
         }
     }
 }

@@ -1,5 +1,6 @@
 //! `lakestar index`.
 
+use super::llm_analyzer::LlmSummary;
 use super::output::print_json;
 use anyhow::Result;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -53,6 +54,8 @@ pub(crate) struct IndexArgs {
     /// Results per committed transaction (tuning and crash tests).
     #[arg(long, hide = true, default_value_t = 512)]
     batch_size: usize,
+    #[command(flatten)]
+    llm: super::llm_analyzer::LlmAnalyzerArgs,
 }
 
 fn parse_embedder(s: &str) -> Result<EmbedderSpec, String> {
@@ -123,10 +126,37 @@ pub(crate) fn run(a: IndexArgs) -> Result<()> {
     } else {
         ProgressBar::hidden()
     };
+    let agent = match a.llm.llm_analyzer {
+        true => Some(super::llm_analyzer::agent(&a.llm, &index_dir)?),
+        false => None,
+    };
     let report = lakestar_index::index(&a.lake, &index_dir, &opts, &Bar(bar))?;
+    // The native run has released the writer lock; the LLM pass takes it again.
+    let (llm, stopped) = match agent {
+        Some(agent) => {
+            let (summary, stopped) = super::llm_analyzer::run(&a.llm, agent, &index_dir)?;
+            (Some(summary), stopped)
+        }
+        None => (None, None),
+    };
     if a.json {
-        return print_json(&report);
+        let mut v = serde_json::to_value(&report)?;
+        if let Some(s) = &llm {
+            v["llm_analyzer"] = serde_json::to_value(s)?;
+        }
+        print_json(&v)?;
+    } else {
+        print_summary(&report, llm.as_ref());
     }
+    match stopped {
+        Some(e) => Err(anyhow::Error::new(e).context(
+            "the LLM analyzer stopped; the files it described are stored, the rest are described by the next `index --llm-analyzer`",
+        )),
+        None => Ok(()),
+    }
+}
+
+fn print_summary(report: &lakestar_index::IndexReport, llm: Option<&LlmSummary>) {
     println!(
         "indexed {} files in {:.2}s: {} added, {} modified, {} deleted, {} renamed, {} unchanged; {} analyzed, {} from cache, {} errors",
         report.files_seen,
@@ -150,5 +180,15 @@ pub(crate) fn run(a: IndexArgs) -> Result<()> {
             report.problems.len() - SHOWN
         );
     }
-    Ok(())
+    let Some(l) = llm else { return };
+    println!(
+        "LLM analyzer ({}, prompt {}): {} described, {} cached, {} failed; {} LLM calls",
+        l.model, l.prompt, l.described, l.cached, l.failed, l.llm_calls
+    );
+    for (path, msg) in l.problems.iter().take(SHOWN) {
+        eprintln!("  {path}: describer failed (native description kept): {msg}");
+    }
+    if l.problems.len() > SHOWN {
+        eprintln!("  … {} more failed describers", l.problems.len() - SHOWN);
+    }
 }

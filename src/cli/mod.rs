@@ -6,6 +6,7 @@ mod bench;
 mod collections;
 mod describe;
 mod index;
+mod llm_analyzer;
 mod model;
 mod output;
 mod sandbox;

@@ -2,20 +2,11 @@
 //! `lakestar bench dabstep`, against the scripted LLM server on 127.0.0.1 and a real
 //! Python subprocess.
 
-use crate::common::{lakestar, shared_lakes, test_python};
+use crate::common::{lakestar, python3, shared_lakes, test_python};
 use crate::llm_server::{Reply, ScriptedLlm};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Output;
-
-/// The system python3 (the loop tests need no pandas).
-fn python3() -> String {
-    let out = std::process::Command::new("python3")
-        .args(["-c", "import sys; print(sys.executable)"])
-        .output()
-        .expect("python3 is on PATH");
-    String::from_utf8(out.stdout).unwrap().trim().to_string()
-}
 
 /// A lake of one small CSV; returns (tempdir, absolute csv path).
 fn sales_lake() -> (tempfile::TempDir, PathBuf) {

@@ -69,6 +69,15 @@ pub fn test_python() -> PathBuf {
         .clone()
 }
 
+/// The system python3, for tests whose generated scripts need no pandas.
+pub fn python3() -> String {
+    let out = Command::new("python3")
+        .args(["-c", "import sys; print(sys.executable)"])
+        .output()
+        .expect("python3 is on PATH");
+    String::from_utf8(out.stdout).unwrap().trim().to_string()
+}
+
 /// Run lakestar with `args` in `cwd`; panic with its output unless it succeeds.
 pub fn run_ok(cwd: &Path, args: &[&str]) -> String {
     run_ok_env(cwd, args, &[])

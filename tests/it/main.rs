@@ -14,6 +14,7 @@ mod formats;
 mod incremental;
 mod index_dir;
 mod llm;
+mod llm_analyzer;
 mod llm_server;
 mod models;
 mod sandbox;

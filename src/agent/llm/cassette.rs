@@ -157,6 +157,15 @@ impl Player {
             .collect()
     }
 
+    /// The model the first recorded `role` request asked for.
+    pub fn model_for(&self, role: Role) -> Option<String> {
+        let entries = self.entries.lock().unwrap_or_else(|p| p.into_inner());
+        entries
+            .iter()
+            .find(|(e, _)| e.role == role)
+            .map(|(e, _)| e.model.clone())
+    }
+
     /// The first unreplayed entry for `role` with these messages, now marked replayed.
     pub fn take(&self, role: Role, messages: &[Message]) -> Result<Entry, LlmUserError> {
         let mut entries = self.entries.lock().unwrap_or_else(|p| p.into_inner());

@@ -72,6 +72,17 @@ impl LlmClient {
         matches!(self.inner.tape, Tape::Replay(_))
     }
 
+    /// The model `role`'s requests ask for: the configured one, else, when replaying,
+    /// the one the cassette's first request of that role asked for (what a cache keyed
+    /// by model needs to find a recorded run's results again).
+    pub fn model_for(&self, role: Role) -> Option<String> {
+        match (self.inner.config.model_for(role), &self.inner.tape) {
+            (Some(m), _) => Some(m.to_string()),
+            (None, Tape::Replay(player)) => player.model_for(role),
+            (None, _) => None,
+        }
+    }
+
     /// The running totals of this client and its clones.
     pub fn totals(&self) -> Totals {
         self.lock_totals().clone()
