@@ -22,6 +22,41 @@ pub(crate) struct DescribeArgs {
     /// Budget of the text rendering, in bytes.
     #[arg(long, value_name = "BYTES", default_value_t = 2048)]
     max_bytes: usize,
+    /// Show the description written by `index --llm-analyzer` (the output of its
+    /// describer script) instead of the native one; with --json, add it as `llm`.
+    #[arg(long)]
+    llm: bool,
+}
+
+/// What `index --llm-analyzer` stored for a file.
+#[derive(Serialize)]
+struct LlmShown {
+    model: String,
+    prompt: String,
+    /// The describer's output; absent when it failed.
+    text: Option<String>,
+    /// Why it failed.
+    error: Option<String>,
+    /// The last script run.
+    script: String,
+    attempts: u32,
+}
+
+/// The LLM description of `row` under the index's recorded (model, prompt).
+fn llm_shown(cat: &Catalog, row: &FileRow) -> Result<Option<LlmShown>> {
+    let (Some(key), Some(hash)) = (cat.llm_analyzer_key()?, row.hash.as_ref()) else {
+        return Ok(None);
+    };
+    Ok(cat
+        .llm_description(hash, &key.model, &key.prompt)?
+        .map(|d| LlmShown {
+            model: key.model,
+            prompt: key.prompt,
+            text: d.text,
+            error: d.error,
+            script: d.script,
+            attempts: d.attempts,
+        }))
 }
 
 #[derive(Serialize)]
@@ -46,6 +81,8 @@ struct Described {
     collection: Option<lakestar_index::collect::Collection>,
     description: Option<Description>,
     text: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    llm: Option<LlmShown>,
 }
 
 fn hex(h: &[u8]) -> String {
@@ -132,6 +169,7 @@ pub(crate) fn run(a: DescribeArgs) -> Result<()> {
                 },
                 description,
                 text,
+                llm: if a.llm { llm_shown(&cat, &row)? } else { None },
             }
         }
         None => {
@@ -140,6 +178,13 @@ pub(crate) fn run(a: DescribeArgs) -> Result<()> {
             } else {
                 cwd.join(&a.path)
             };
+            if a.llm {
+                return Err(UsageError(format!(
+                    "no index lists {}, so it has no LLM description; run `lakestar index LAKE --llm-analyzer`",
+                    a.path.display()
+                ))
+                .into());
+            }
             if !file.is_file() {
                 return Err(UsageError(format!(
                     "{} is not a file (and no index lists it); give a path relative to the lake root or the current directory",
@@ -166,11 +211,34 @@ pub(crate) fn run(a: DescribeArgs) -> Result<()> {
                     .or_else(|| lakestar_index::analyze::time::from_path(&shown)),
                 collection: None,
                 description: Some(d),
+                llm: None,
             }
         }
     };
     if a.json {
         return print_json(&out);
+    }
+    if a.llm {
+        return match &out.llm {
+            Some(LlmShown {
+                text: Some(text), ..
+            }) => {
+                println!("{} — described by an LLM-written script\n{text}", out.path);
+                Ok(())
+            }
+            Some(LlmShown {
+                error: Some(error), ..
+            }) => Err(UsageError(format!(
+                "the describer script of {} failed, so `ask` uses its native description; `lakestar index --llm-analyzer --llm-retry-failed` tries again. Its error:\n{error}",
+                out.path
+            ))
+            .into()),
+            _ => Err(UsageError(format!(
+                "{} has no LLM description for the index's recorded model and prompt; run `lakestar index LAKE --llm-analyzer`",
+                out.path
+            ))
+            .into()),
+        };
     }
     print!("{}", out.text);
     if let Some(c) = &out.collection {

@@ -2,7 +2,7 @@
 //! the system python3, debugged from their traceback, cached by (content, model,
 //! prompt), and shown by `ask`.
 
-use crate::common::{lakestar, n, python3};
+use crate::common::{lakestar, n, python3, run_ok};
 use crate::llm_server::ScriptedLlm;
 use lakestar::index::Catalog;
 use serde_json::Value;
@@ -187,6 +187,33 @@ fn describers_are_debugged_from_the_traceback_cached_and_shown_by_ask() {
     assert_eq!(llm_counts(&v), (2, 0, 0, 2));
     assert_ne!(v["llm_analyzer"]["prompt"], first_prompt.as_str());
 
+    // `describe --llm` shows it too; plain `describe` the native one.
+    let idx_s = idx.to_str().unwrap();
+    let out = run_ok(
+        tmp.path(),
+        &["describe", "lake/a.csv", "--index", idx_s, "--llm"],
+    );
+    assert_eq!(
+        out,
+        "a.csv — described by an LLM-written script\nA3-DESC header=city,pop rows=2\n"
+    );
+    let out = run_ok(
+        tmp.path(),
+        &[
+            "describe",
+            "lake/a.csv",
+            "--index",
+            idx_s,
+            "--llm",
+            "--json",
+        ],
+    );
+    let d: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(d["llm"]["text"], "A3-DESC header=city,pop rows=2");
+    assert_eq!(d["llm"]["attempts"], 1);
+    let out = run_ok(tmp.path(), &["describe", "lake/a.csv", "--index", idx_s]);
+    assert!(!out.contains("A3-DESC") && out.contains("Oslo"), "{out}");
+
     // `ask` shows the LLM description of the recorded (model, prompt) to the planner.
     llm.say("planner", "Print the header of a.csv.")
         .say("coder", &fenced("print('city,pop')"))
@@ -262,6 +289,18 @@ fn a_describer_that_keeps_failing_leaves_the_native_description() {
         "{stderr}"
     );
     assert_eq!(llm.requests().len(), 4);
+    let out = lakestar()
+        .args(["describe", "a.csv", "--llm", "--index"])
+        .arg(&idx)
+        .current_dir(&lake)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("failed") && stderr.contains("ValueError: still broken"),
+        "{stderr}"
+    );
 
     // The prompts show the native description.
     llm.say("planner", "Count the rows.")
