@@ -65,6 +65,9 @@ pub async fn describe_file(
     let mut attempts = 1;
     for attempt in 1..=debug_attempts {
         let Err(error) = result(&exec) else { break };
+        // The script's own path says nothing the debugger needs, and would tie the
+        // prompt (and a recorded cassette) to where the index lives.
+        let error = error.replace(&format!("{}/", work_dir.display()), "");
         let prompt = agent.prompts.render(
             Template::DebuggerAnalyzer,
             &[("code", &code), ("error", &error)],
@@ -82,7 +85,7 @@ pub async fn describe_file(
     }
     let outcome = match result(&exec) {
         Ok(text) => Outcome::Described(text),
-        Err(error) => Outcome::Failed(error),
+        Err(error) => Outcome::Failed(error.replace(&format!("{}/", work_dir.display()), "")),
     };
     Ok(LlmDescribed {
         outcome,

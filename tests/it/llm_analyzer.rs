@@ -119,6 +119,13 @@ fn describers_are_debugged_from_the_traceback_cached_and_shown_by_ask() {
     assert!(debugger[0].contains(&failing), "{}", debugger[0]);
     assert!(debugger[0].contains("KeyError: 'population'"));
     assert!(debugger[0].contains("Traceback"));
+    // The script is named without the index's scratch directory.
+    assert!(
+        debugger[0].contains("File \"describe.py\", line 3"),
+        "{}",
+        debugger[0]
+    );
+    assert!(!debugger[0].contains("llm-analyzer"), "{}", debugger[0]);
     for leak in ["Oslo", "Bergen", "city,pop", "B-DESC", "described by"] {
         assert!(!debugger[0].contains(leak), "{leak} in {}", debugger[0]);
     }
@@ -388,4 +395,44 @@ fn an_index_without_llm_analyzer_needs_no_llm() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn a_recorded_pass_replays_without_an_llm_into_the_same_cache_key() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (lake, idx) = two_files(tmp.path());
+    std::fs::remove_file(lake.join("b.csv")).unwrap();
+    let cassette = tmp.path().join("calls.jsonl");
+    let llm = ScriptedLlm::start();
+    llm.say("analyzer", &fenced("raise KeyError('x')"))
+        .say("debugger", &fenced("print('fixed on replay too')"));
+    let v = report(&index_llm(
+        &llm,
+        &lake,
+        &idx,
+        &["--record", cassette.to_str().unwrap()],
+    ));
+    assert_eq!(llm_counts(&v), (1, 0, 0, 2));
+
+    // A fresh index, no LLM configured: the cassette answers, under the recorded model.
+    let idx2 = tmp.path().join("idx2");
+    let out = lakestar()
+        .args([
+            "index",
+            lake.to_str().unwrap(),
+            "--index",
+            idx2.to_str().unwrap(),
+        ])
+        .args(["--json", "--llm-analyzer", "--python", &python3()])
+        .args(["--replay", cassette.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let v = report(&out);
+    assert_eq!(llm_counts(&v), (1, 0, 0, 2));
+    assert_eq!(v["llm_analyzer"]["model"], "scripted-model");
+    assert_eq!(
+        stored(&idx2, "a.csv").text.as_deref(),
+        Some("fixed on replay too")
+    );
+    assert_eq!(llm.requests().len(), 2);
 }
