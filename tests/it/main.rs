@@ -8,6 +8,7 @@ mod collections;
 
 mod agent;
 mod crash;
+mod dabstep;
 mod describe;
 mod fixtures;
 mod formats;
