@@ -162,6 +162,32 @@ pub(crate) fn runtime() -> Result<tokio::runtime::Runtime> {
         .context("starting the async runtime")
 }
 
+/// Run `fut` until it ends or the user interrupts (SIGINT, SIGTERM). An interrupted run
+/// is dropped, and dropping it kills the script it was running (the sandbox kills the
+/// process group); its trace so far stays in the run directory.
+pub(crate) fn until_interrupted<T>(
+    rt: &tokio::runtime::Runtime,
+    run_dir: &Path,
+    fut: impl std::future::Future<Output = T>,
+) -> Result<T> {
+    rt.block_on(async {
+        let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+            .context("installing the SIGTERM handler")?;
+        tokio::select! {
+            out = fut => Ok(out),
+            _ = tokio::signal::ctrl_c() => Err(interrupted(run_dir)),
+            _ = term.recv() => Err(interrupted(run_dir)),
+        }
+    })
+}
+
+fn interrupted(run_dir: &Path) -> anyhow::Error {
+    anyhow::anyhow!(
+        "interrupted; the trace so far is in {}",
+        run_dir.join("trace.jsonl").display()
+    )
+}
+
 /// Where runs go when neither --out nor an index says.
 fn default_runs_dir() -> PathBuf {
     std::env::var_os("XDG_DATA_HOME")
@@ -221,14 +247,18 @@ pub(crate) fn run(a: AskArgs) -> Result<()> {
             .join(", ")
     );
     let options = a.agent.loop_options(a.guidelines.clone());
-    let (summary, stopped) = runtime()?.block_on(agent.ask(
-        &a.question,
-        &files,
-        selection,
-        &options,
+    let (summary, stopped) = until_interrupted(
+        &runtime()?,
         &run_dir,
-        &print_progress,
-    ))?;
+        agent.ask(
+            &a.question,
+            &files,
+            selection,
+            &options,
+            &run_dir,
+            &print_progress,
+        ),
+    )??;
     report(&summary, stopped, a.json)
 }
 

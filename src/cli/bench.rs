@@ -1,7 +1,7 @@
 //! `lakestar bench dabstep`: run a task file in DABStep's format through the agent and
 //! write a submission (`task_id`, `agent_answer`, `reasoning_trace` per line).
 
-use super::ask::{print_progress, runtime, AgentArgs};
+use super::ask::{print_progress, runtime, until_interrupted, AgentArgs};
 use super::UsageError;
 use crate::agent::context;
 use crate::agent::run::numbered;
@@ -144,14 +144,18 @@ pub(crate) fn run(a: BenchArgs) -> Result<()> {
         // A client per task so that each summary counts its own tokens.
         let ag = agent.agent(Some(&index_dir))?;
         let files = context::retrieve(&index_dir, &t.question, agent.count()?)?;
-        let (summary, stopped) = rt.block_on(ag.ask(
-            &t.question,
-            &files,
-            "retrieved",
-            &agent.loop_options(t.guidelines.clone()),
+        let (summary, stopped) = until_interrupted(
+            &rt,
             &run_dir,
-            &print_progress,
-        ))?;
+            ag.ask(
+                &t.question,
+                &files,
+                "retrieved",
+                &agent.loop_options(t.guidelines.clone()),
+                &run_dir,
+                &print_progress,
+            ),
+        )??;
         if let Some(e) = &stopped {
             eprintln!("task {}: stopped: {e}", t.task_id);
         }

@@ -7,6 +7,7 @@ mod bad_input;
 mod collections;
 
 mod agent;
+mod ask_interrupt;
 mod crash;
 mod dabstep;
 mod describe;
