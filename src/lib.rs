@@ -2,9 +2,10 @@
 //!
 //! The indexer (crawl, catalog, analyze) lives in the `lakestar-index` crate of this
 //! workspace; this crate holds what sits on top of it: the command line, and later the
-//! agent and the servers.
+//! agent, the service layer the servers answer from, and the servers.
 
 pub mod agent;
 pub mod cli;
+pub mod service;
 
 pub use lakestar_index as index;

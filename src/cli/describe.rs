@@ -2,11 +2,11 @@
 
 use super::output::print_json;
 use super::{IndexDirArg, UsageError};
+use crate::service::describe::{described, Described, LlmShown};
 use anyhow::{Context, Result};
-use lakestar_index::analyze::{RenderOptions, TimeCoverage};
+use lakestar_index::analyze::RenderOptions;
 use lakestar_index::catalog::FileRow;
-use lakestar_index::{crawl, locate, render, Catalog, Description};
-use serde::Serialize;
+use lakestar_index::{crawl, locate, render, Catalog};
 use std::path::{Path, PathBuf};
 
 /// Arguments of `lakestar describe`.
@@ -26,67 +26,6 @@ pub(crate) struct DescribeArgs {
     /// describer script) instead of the native one; with --json, add it as `llm`.
     #[arg(long)]
     llm: bool,
-}
-
-/// What `index --llm-analyzer` stored for a file.
-#[derive(Serialize)]
-struct LlmShown {
-    model: String,
-    prompt: String,
-    /// The describer's output; absent when it failed.
-    text: Option<String>,
-    /// Why it failed.
-    error: Option<String>,
-    /// The last script run.
-    script: String,
-    attempts: u32,
-}
-
-/// The LLM description of `row` under the index's recorded (model, prompt).
-fn llm_shown(cat: &Catalog, row: &FileRow) -> Result<Option<LlmShown>> {
-    let (Some(key), Some(hash)) = (cat.llm_analyzer_key()?, row.hash.as_ref()) else {
-        return Ok(None);
-    };
-    Ok(cat
-        .llm_description(hash, &key.model, &key.prompt)?
-        .map(|d| LlmShown {
-            model: key.model,
-            prompt: key.prompt,
-            text: d.text,
-            error: d.error,
-            script: d.script,
-            attempts: d.attempts,
-        }))
-}
-
-#[derive(Serialize)]
-struct Described {
-    /// Relative to the lake when indexed, else as given.
-    path: String,
-    /// Taken from an index (false: analyzed on the fly).
-    indexed: bool,
-    /// The file changed on disk since it was indexed.
-    stale: bool,
-    size: u64,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    hash: Option<String>,
-    format: String,
-    state: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    error: Option<String>,
-    /// The time span covered: from the content when it shows one, else from the path.
-    time_coverage: Option<TimeCoverage>,
-    /// The collection the file belongs to (see `lakestar collections`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    collection: Option<lakestar_index::collect::Collection>,
-    description: Option<Description>,
-    text: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    llm: Option<LlmShown>,
-}
-
-fn hex(h: &[u8]) -> String {
-    h.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// The catalog row for `arg` and the lake root, when some index knows the file.
@@ -132,45 +71,14 @@ pub(crate) fn run(a: DescribeArgs) -> Result<()> {
     };
     let out = match lookup(&a.path, a.index.index.as_deref(), &cwd)? {
         Some((cat, lake, row)) => {
-            let description = match (&row.hash, &row.analyzer) {
-                (Some(h), Some(k)) => cat.description(h, k)?,
-                _ => None,
-            };
-            let stale = std::fs::metadata(lake.join(&row.path))
-                .map(|md| md.len() != row.size || crawl::mtime_ns(&md) != row.mtime_ns)
-                .unwrap_or(true);
-            if stale && !a.json {
+            let out = described(&cat, &lake, &row, a.max_bytes, a.llm)?;
+            if out.stale && !a.json {
                 eprintln!(
                     "note: {} changed since it was indexed; run `lakestar index` to refresh",
                     row.path
                 );
             }
-            let text = match &description {
-                Some(d) => render(&row.path, d, opts),
-                None => format!(
-                    "{} — {}\n",
-                    row.path,
-                    row.error.as_deref().unwrap_or("no description stored")
-                ),
-            };
-            Described {
-                path: row.path.clone(),
-                indexed: true,
-                stale,
-                size: row.size,
-                hash: row.hash.as_ref().map(|h| hex(h)),
-                format: row.format.as_str().into(),
-                state: row.state.as_str().into(),
-                error: row.error.clone(),
-                time_coverage: row.time.clone(),
-                collection: match cat.collection_of(&row.path)? {
-                    Some(id) => cat.collection(&id)?,
-                    None => None,
-                },
-                description,
-                text,
-                llm: if a.llm { llm_shown(&cat, &row)? } else { None },
-            }
+            out
         }
         None => {
             let file = if a.path.is_absolute() {

@@ -1,15 +1,10 @@
 //! `lakestar status`.
 
-use super::output::{print_json, rfc3339};
+use super::output::print_json;
 use super::IndexDirArg;
 use anyhow::Result;
 use lakestar_index::analyze::human_size as size;
-use lakestar_index::catalog::{CatalogStats, FileError};
-use lakestar_index::search::ann::{self, VectorStatus};
-use lakestar_index::search::sync::EMBEDDER_META;
-use lakestar_index::{locate, Catalog};
-use serde::Serialize;
-use std::path::{Path, PathBuf};
+use lakestar_index::locate;
 
 /// Arguments of `lakestar status`.
 #[derive(Debug, clap::Args)]
@@ -21,78 +16,10 @@ pub(crate) struct StatusArgs {
     json: bool,
 }
 
-#[derive(Serialize)]
-struct Status {
-    lake_root: PathBuf,
-    index_dir: PathBuf,
-    index_bytes: u64,
-    files: u64,
-    bytes: u64,
-    by_format: std::collections::BTreeMap<String, u64>,
-    by_state: std::collections::BTreeMap<String, u64>,
-    cached_descriptions: u64,
-    collections: u64,
-    errors: Vec<FileError>,
-    last_index_at: Option<String>,
-    last_index: Option<serde_json::Value>,
-    /// Vector search: exact or the HNSW graph, with its generation, points, tombstones.
-    vectors: Option<VectorStatus>,
-}
-
-fn dir_size(dir: &Path) -> u64 {
-    walkdir_size(dir).unwrap_or(0)
-}
-
-fn walkdir_size(dir: &Path) -> std::io::Result<u64> {
-    let mut total = 0;
-    for e in std::fs::read_dir(dir)? {
-        let e = e?;
-        let md = e.metadata()?;
-        total += if md.is_dir() {
-            walkdir_size(&e.path())?
-        } else {
-            md.len()
-        };
-    }
-    Ok(total)
-}
-
 pub(crate) fn run(a: StatusArgs) -> Result<()> {
     let cwd = std::env::current_dir()?;
     let dir = locate::find_index(a.index.index.as_deref(), &cwd)?;
-    let cat = Catalog::open_reader(&dir)?;
-    let CatalogStats {
-        files,
-        bytes,
-        by_format,
-        by_state,
-        cached_descriptions,
-        errors,
-    } = cat.stats()?;
-    let last_ms: Option<i64> = cat
-        .meta("last_index_finished_at")?
-        .and_then(|s| s.parse().ok());
-    let vectors = match cat.meta(EMBEDDER_META)? {
-        Some(embedder) => Some(ann::status(&cat, &dir, &embedder)?),
-        None => None,
-    };
-    let status = Status {
-        lake_root: cat.lake_root()?,
-        index_bytes: dir_size(&dir),
-        index_dir: dir,
-        files,
-        bytes,
-        by_format,
-        by_state,
-        cached_descriptions,
-        collections: cat.collections()?.len() as u64,
-        errors,
-        last_index_at: last_ms.map(rfc3339),
-        last_index: cat
-            .meta("last_index_report")?
-            .and_then(|s| serde_json::from_str(&s).ok()),
-        vectors,
-    };
+    let status = crate::service::status::status(&dir)?;
     if a.json {
         return print_json(&status);
     }

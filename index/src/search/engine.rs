@@ -12,7 +12,8 @@ use crate::embed::Embedder;
 use crate::error::{InternalError, Result, UserError};
 use serde::Serialize;
 use std::collections::HashMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 /// Candidates taken from each retriever before fusion.
 const CANDIDATES: usize = 200;
@@ -146,11 +147,14 @@ fn is_zero(n: &usize) -> bool {
 /// Other matching members a folded hit names; the rest are counted.
 pub const MATCHING_NAMED: usize = 10;
 
-/// A read-only view of an index for searching.
+/// A read-only view of an index for searching, at the state it was opened (or
+/// reopened) at. It is `Sync`: a server shares one among concurrent searches.
 pub struct Searcher {
-    catalog: Catalog,
+    dir: PathBuf,
+    /// rusqlite connections are not `Sync`; each search holds it only for its reads.
+    catalog: Mutex<Catalog>,
     text: TextIndex,
-    embedder: Box<dyn Embedder>,
+    embedder: Arc<dyn Embedder>,
     vectors: VectorIndex,
 }
 
@@ -174,6 +178,21 @@ impl Searcher {
 
     /// Open the index at `dir` with the embedder its vectors were made with.
     pub fn open(dir: &Path, embedder: Box<dyn Embedder>) -> Result<Searcher> {
+        Self::open_with(dir, Arc::from(embedder), None)
+    }
+
+    /// A searcher over the index's current state, for a long-lived process after the
+    /// index changed: the embedder (a model, possibly large) and, while its generation
+    /// stands, the vector graph are kept rather than loaded again.
+    pub fn reopen(&self) -> Result<Searcher> {
+        Self::open_with(&self.dir, self.embedder.clone(), Some(&self.vectors))
+    }
+
+    fn open_with(
+        dir: &Path,
+        embedder: Arc<dyn Embedder>,
+        previous: Option<&VectorIndex>,
+    ) -> Result<Searcher> {
         let catalog = Catalog::open_reader(dir)?;
         let recorded = catalog.meta(EMBEDDER_META)?;
         if recorded.as_deref().is_some_and(|r| r != embedder.id()) {
@@ -194,9 +213,13 @@ impl Searcher {
             .into());
         }
         let text = TextIndex::open(&text_dir).map_err(search_err)?;
-        let vectors = VectorIndex::open(&catalog, dir, &embedder.id())?;
+        let vectors = match previous {
+            Some(v) => v.reopen(&catalog, dir, &embedder.id())?,
+            None => VectorIndex::open(&catalog, dir, &embedder.id())?,
+        };
         Ok(Searcher {
-            catalog,
+            dir: dir.to_path_buf(),
+            catalog: Mutex::new(catalog),
             text,
             embedder,
             vectors,
@@ -211,6 +234,17 @@ impl Searcher {
     /// Whether nothing is indexed.
     pub fn is_empty(&self) -> bool {
         self.vectors.is_empty()
+    }
+
+    /// The index directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The catalog connection (a panic in another search cannot have left it in a
+    /// half-done state: every use is a read).
+    fn catalog(&self) -> MutexGuard<'_, Catalog> {
+        self.catalog.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// The top files for `query`.
@@ -253,7 +287,10 @@ impl Searcher {
         let quotes = quoted(query);
         let mut candidates = Vec::with_capacity(fused.len());
         for (path, (score, reasons)) in fused {
-            let Some(row) = self.catalog.file(&path)? else {
+            // The lock is taken per read, not per search: decoding and ranking run in
+            // parallel across concurrent searches.
+            let row = self.catalog().file(&path)?;
+            let Some(row) = row else {
                 continue;
             };
             if opts
@@ -268,7 +305,7 @@ impl Searcher {
                 continue;
             }
             let desc = match (&row.hash, &row.analyzer) {
-                (Some(h), Some(a)) => self.catalog.description(h, a)?,
+                (Some(h), Some(a)) => self.catalog().description(h, a)?,
                 _ => None,
             };
             let mut named = desc
@@ -354,7 +391,7 @@ impl Searcher {
             if hits.len() == k && (expand || shown.is_empty()) {
                 break;
             }
-            let id = self.catalog.collection_of(&c.path)?;
+            let id = self.catalog().collection_of(&c.path)?;
             if let Some(id) = &id {
                 if !expand {
                     if let Some(&at) = shown.get(id) {
@@ -374,7 +411,8 @@ impl Searcher {
             let collection = match id {
                 Some(id) => {
                     if !details.contains_key(&id) {
-                        details.insert(id.clone(), self.catalog.collection(&id)?);
+                        let d = self.catalog().collection(&id)?;
+                        details.insert(id.clone(), d);
                     }
                     shown.insert(id.clone(), hits.len());
                     details[&id].as_ref().map(|d| HitCollection {

@@ -7,10 +7,14 @@ use super::{common_dim, exact_below, GraphMeta, VectorMeta, EF_SEARCH};
 use crate::catalog::Catalog;
 use crate::error::Result;
 use std::path::Path;
+use std::sync::Arc;
 
 /// The graph and the files its points stand for.
 struct Members {
-    graph: Graph,
+    /// Shared, so that a reopened index whose generation is unchanged keeps it.
+    graph: Arc<Graph>,
+    /// The generation it was read from.
+    generation: u64,
     /// Member range of point `i`: `start[i]..start[i + 1]` (the catalog lists members
     /// by point id).
     start: Vec<usize>,
@@ -73,10 +77,44 @@ impl VectorIndex {
         embedder: &str,
         threshold: u64,
     ) -> Result<VectorIndex> {
+        Self::open_reusing(cat, dir, embedder, threshold, None)
+    }
+
+    /// [`VectorIndex::open`] again after the index changed, for a long-lived searcher:
+    /// the graph already loaded is kept when the index still uses its generation (only
+    /// the member list, tombstones and delta are read again), which makes the reopen of
+    /// a 100k-file index cost a catalog read instead of a graph load.
+    pub fn reopen(&self, cat: &Catalog, dir: &Path, embedder: &str) -> Result<VectorIndex> {
+        self.reopen_with(cat, dir, embedder, exact_below())
+    }
+
+    /// [`VectorIndex::reopen`] with the exact-search threshold given.
+    pub fn reopen_with(
+        &self,
+        cat: &Catalog,
+        dir: &Path,
+        embedder: &str,
+        threshold: u64,
+    ) -> Result<VectorIndex> {
+        let loaded = match &self.backing {
+            Backing::Graph { members, .. } => Some((members.generation, members.graph.clone())),
+            Backing::Exact { .. } => None,
+        };
+        Self::open_reusing(cat, dir, embedder, threshold, loaded)
+    }
+
+    fn open_reusing(
+        cat: &Catalog,
+        dir: &Path,
+        embedder: &str,
+        threshold: u64,
+        loaded: Option<(u64, Arc<Graph>)>,
+    ) -> Result<VectorIndex> {
         cat.read_snapshot(|cat| {
             let meta = VectorMeta::load(cat)?;
             if let Some(g) = meta.graph.filter(|g| g.embedder == embedder) {
-                match Self::open_graph(cat, dir, &g, threshold)? {
+                let reuse = loaded.filter(|(generation, _)| *generation == g.generation);
+                match Self::open_graph(cat, dir, &g, threshold, reuse.map(|(_, graph)| graph))? {
                     Ok(Some(v)) => return Ok(v),
                     Ok(None) => {}
                     Err(why) => tracing::warn!(
@@ -107,6 +145,7 @@ impl VectorIndex {
         dir: &Path,
         g: &GraphMeta,
         threshold: u64,
+        loaded: Option<Arc<Graph>>,
     ) -> Result<std::result::Result<Option<VectorIndex>, String>> {
         let listed = cat.graph_members()?;
         let tombstones = listed.iter().filter(|m| !m.live).count();
@@ -125,9 +164,12 @@ impl VectorIndex {
                 g.points
             )));
         }
-        let graph = match graph::open_generation(dir, g.generation, &g.embedder, points) {
-            Ok(graph) => graph,
-            Err(why) => return Ok(Err(why)),
+        let graph = match loaded {
+            Some(graph) => graph,
+            None => match graph::open_generation(dir, g.generation, &g.embedder, points) {
+                Ok(graph) => Arc::new(graph),
+                Err(why) => return Ok(Err(why)),
+            },
         };
         // Members come ordered by point id: count per point, then prefix sums.
         let mut start = vec![0usize; points + 1];
@@ -143,6 +185,7 @@ impl VectorIndex {
             backing: Backing::Graph {
                 members: Box::new(Members {
                     graph,
+                    generation: g.generation,
                     start,
                     files,
                     tombstones,
@@ -152,6 +195,16 @@ impl VectorIndex {
             },
             ef: EF_SEARCH,
         })))
+    }
+
+    /// Whether `self` and `other` search the same loaded graph (not a copy).
+    pub fn shares_graph_with(&self, other: &VectorIndex) -> bool {
+        match (&self.backing, &other.backing) {
+            (Backing::Graph { members: a, .. }, Backing::Graph { members: b, .. }) => {
+                Arc::ptr_eq(&a.graph, &b.graph)
+            }
+            _ => false,
+        }
     }
 
     /// `hnsw` or `exact`.

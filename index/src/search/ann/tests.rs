@@ -201,6 +201,29 @@ fn changes_before_a_refresh_are_tombstoned_and_searched_in_the_delta() {
 }
 
 #[test]
+fn a_reopen_keeps_the_loaded_graph_while_its_generation_stands() {
+    let mut l = filled(100);
+    l.refresh(0);
+    let first = l.open(0);
+    l.delete("f010.csv");
+    l.put("new.csv", "brand new");
+    assert_eq!(l.refresh(0), Refreshed::Kept);
+    let second = first.reopen_with(&l.cat, &l.dir, EMB, 0).unwrap();
+    assert!(second.shares_graph_with(&first));
+    assert_eq!(second.nearest(&vector("brand new"), 1)[0].0, "new.csv");
+    assert!(!paths(&second.nearest(&vector("content 10"), 100)).contains(&"f010.csv"));
+    // The first view is unchanged: requests in flight keep what they started with.
+    assert_eq!(first.nearest(&vector("content 10"), 1)[0].0, "f010.csv");
+    for i in 0..21 {
+        l.delete(&format!("f{i:03}.csv"));
+    }
+    assert!(matches!(l.refresh(0), Refreshed::Built { .. }));
+    let third = second.reopen_with(&l.cat, &l.dir, EMB, 0).unwrap();
+    assert!(!third.shares_graph_with(&second));
+    assert_eq!((third.kind(), third.len()), ("hnsw", 80));
+}
+
+#[test]
 fn tombstones_past_the_threshold_rebuild_into_a_new_generation() {
     let mut l = filled(100);
     l.refresh(0);

@@ -1,0 +1,125 @@
+//! One file's description as the index holds it: `describe` of the CLI, `GET /files/…`
+//! and the MCP `describe_file` tool.
+
+use lakestar_index::analyze::{RenderOptions, TimeCoverage};
+use lakestar_index::catalog::FileRow;
+use lakestar_index::{crawl, render, Catalog, Description};
+use serde::Serialize;
+use std::path::Path;
+
+/// What `index --llm-analyzer` stored for a file.
+#[derive(Debug, Serialize)]
+pub struct LlmShown {
+    /// The model that wrote the describer script.
+    pub model: String,
+    /// The hash of the prompt it was given.
+    pub prompt: String,
+    /// The describer's output; absent when it failed.
+    pub text: Option<String>,
+    /// Why it failed.
+    pub error: Option<String>,
+    /// The last script run.
+    pub script: String,
+    /// Scripts tried.
+    pub attempts: u32,
+}
+
+/// A file's description with what the catalog knows of it.
+#[derive(Debug, Serialize)]
+pub struct Described {
+    /// Relative to the lake when indexed, else as given.
+    pub path: String,
+    /// Taken from an index (false: analyzed on the fly).
+    pub indexed: bool,
+    /// The file changed on disk since it was indexed.
+    pub stale: bool,
+    /// Size in bytes.
+    pub size: u64,
+    /// Content hash (BLAKE3, hex).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hash: Option<String>,
+    /// Format name.
+    pub format: String,
+    /// ok, error, unreadable, ...
+    pub state: String,
+    /// Why it could not be described.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// The time span covered: from the content when it shows one, else from the path.
+    pub time_coverage: Option<TimeCoverage>,
+    /// The collection the file belongs to (see `lakestar collections`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub collection: Option<lakestar_index::collect::Collection>,
+    /// The structured description.
+    pub description: Option<Description>,
+    /// Its text rendering, as the agent and search see it.
+    pub text: String,
+    /// The LLM analyzer's description, when asked for and stored.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub llm: Option<LlmShown>,
+}
+
+fn hex(h: &[u8]) -> String {
+    h.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The LLM description of `row` under the index's recorded (model, prompt).
+pub fn llm_shown(cat: &Catalog, row: &FileRow) -> lakestar_index::Result<Option<LlmShown>> {
+    let (Some(key), Some(hash)) = (cat.llm_analyzer_key()?, row.hash.as_ref()) else {
+        return Ok(None);
+    };
+    Ok(cat
+        .llm_description(hash, &key.model, &key.prompt)?
+        .map(|d| LlmShown {
+            model: key.model,
+            prompt: key.prompt,
+            text: d.text,
+            error: d.error,
+            script: d.script,
+            attempts: d.attempts,
+        }))
+}
+
+/// The description of the catalog row `row` of the lake at `lake`, its text rendering
+/// cut to `max_bytes`; with `llm`, the LLM analyzer's too.
+pub fn described(
+    cat: &Catalog,
+    lake: &Path,
+    row: &FileRow,
+    max_bytes: usize,
+    llm: bool,
+) -> lakestar_index::Result<Described> {
+    let description = match (&row.hash, &row.analyzer) {
+        (Some(h), Some(k)) => cat.description(h, k)?,
+        _ => None,
+    };
+    let stale = std::fs::metadata(lake.join(&row.path))
+        .map(|md| md.len() != row.size || crawl::mtime_ns(&md) != row.mtime_ns)
+        .unwrap_or(true);
+    let text = match &description {
+        Some(d) => render(&row.path, d, RenderOptions { max_bytes }),
+        None => format!(
+            "{} — {}\n",
+            row.path,
+            row.error.as_deref().unwrap_or("no description stored")
+        ),
+    };
+    Ok(Described {
+        path: row.path.clone(),
+        indexed: true,
+        stale,
+        size: row.size,
+        hash: row.hash.as_ref().map(|h| hex(h)),
+        format: row.format.as_str().into(),
+        state: row.state.as_str().into(),
+        error: row.error.clone(),
+        time_coverage: row.time.clone(),
+        collection: match cat.collection_of(&row.path)? {
+            Some(id) => cat.collection(&id)?,
+            None => None,
+        },
+        description,
+        text,
+        llm: if llm { llm_shown(cat, row)? } else { None },
+    })
+}

@@ -1,0 +1,268 @@
+//! One index as a long-lived service: what `serve` (HTTP) and `mcp` answer from, and
+//! what the CLI's `status` and `describe` print.
+//!
+//! A [`Lake`] keeps one [`Searcher`] and shares it among concurrent requests. Every call
+//! first reads the catalog's `last_index_finished_at` (written after the search side
+//! has committed, by `index` and by every `watch` batch); when it moved, the searcher is
+//! reopened — keeping the embedder and, while its generation stands, the vector graph —
+//! so that a server sees what the writer committed without loading the index again.
+
+pub mod describe;
+pub mod paths;
+pub mod status;
+
+use lakestar_index::search::engine::{Hit, SearchOptions, Searcher};
+use lakestar_index::Catalog;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, RwLock};
+
+pub use describe::Described;
+pub use status::Status;
+
+/// Catalog meta key written last by every index run and watch batch.
+pub const INDEX_STAMP: &str = "last_index_finished_at";
+
+/// What a service call can fail with. User errors are the client's to fix (HTTP 4xx,
+/// MCP tool errors); the rest are faults of the server.
+#[derive(Debug, thiserror::Error)]
+pub enum ServiceError {
+    /// A path that names nothing inside the lake.
+    #[error("{path}: {reason}")]
+    Forbidden {
+        /// The path given (cut to 200 characters).
+        path: String,
+        /// Why it was refused.
+        reason: String,
+    },
+    /// A path inside the lake that the index does not list.
+    #[error("{path} is not in the index; `search` finds indexed files, and `index` or `watch` adds new ones")]
+    NotFound {
+        /// The lake-relative path.
+        path: String,
+    },
+    /// A request out of bounds (empty question, k too large, ...).
+    #[error("{0}")]
+    BadRequest(String),
+    /// The index refused or failed.
+    #[error(transparent)]
+    Index(#[from] lakestar_index::Error),
+}
+
+impl ServiceError {
+    /// True when the client can fix it.
+    pub fn is_user_error(&self) -> bool {
+        match self {
+            ServiceError::Index(e) => e.is_user_error(),
+            _ => true,
+        }
+    }
+
+    /// A stable, machine-readable name of the error kind.
+    pub fn code(&self) -> &'static str {
+        match self {
+            ServiceError::Forbidden { .. } => "forbidden_path",
+            ServiceError::NotFound { .. } => "not_found",
+            ServiceError::BadRequest(_) => "bad_request",
+            ServiceError::Index(e) if e.is_user_error() => "index_unavailable",
+            ServiceError::Index(_) => "internal",
+        }
+    }
+}
+
+/// Results a search may ask for at most.
+pub const MAX_K: usize = 1000;
+/// Bytes of a question or query at most.
+pub const MAX_QUERY_BYTES: usize = 8192;
+
+/// One index, served.
+pub struct Lake {
+    dir: PathBuf,
+    root: PathBuf,
+    /// Reads the stamp; its own connection, so that checking never waits on a search.
+    stamp_reader: Mutex<Catalog>,
+    /// The shared searcher and the stamp it was opened at.
+    searcher: RwLock<Option<(Option<String>, Arc<Searcher>)>>,
+}
+
+impl Lake {
+    /// Serve the index at `dir` (which must exist: `lakestar index` makes it).
+    pub fn open(dir: &Path) -> Result<Lake, ServiceError> {
+        let cat = Catalog::open_reader(dir)?;
+        let root = cat.lake_root()?;
+        let root = root.canonicalize().unwrap_or(root);
+        Ok(Lake {
+            dir: dir.to_path_buf(),
+            root,
+            stamp_reader: Mutex::new(cat),
+            searcher: RwLock::new(None),
+        })
+    }
+
+    /// The index directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The lake's root (canonical).
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    fn stamp(&self) -> Result<Option<String>, ServiceError> {
+        let cat = self.stamp_reader.lock().unwrap_or_else(|p| p.into_inner());
+        Ok(cat.meta(INDEX_STAMP)?)
+    }
+
+    /// The searcher at the index's latest committed state.
+    pub fn searcher(&self) -> Result<Arc<Searcher>, ServiceError> {
+        let stamp = self.stamp()?;
+        if let Some((at, s)) = &*self.searcher.read().unwrap_or_else(|p| p.into_inner()) {
+            if *at == stamp {
+                return Ok(s.clone());
+            }
+        }
+        let mut slot = self.searcher.write().unwrap_or_else(|p| p.into_inner());
+        // Another request may have reopened it while this one waited.
+        if let Some((at, s)) = &*slot {
+            if *at == stamp {
+                return Ok(s.clone());
+            }
+        }
+        let fresh = match &*slot {
+            Some((_, s)) => s.reopen()?,
+            None => Searcher::open_recorded(&self.dir)?,
+        };
+        let fresh = Arc::new(fresh);
+        *slot = Some((stamp, fresh.clone()));
+        Ok(fresh)
+    }
+
+    /// The top files for `query`.
+    pub fn search(&self, query: &str, opts: &SearchOptions) -> Result<Vec<Hit>, ServiceError> {
+        if query.trim().is_empty() {
+            return Err(ServiceError::BadRequest("the query is empty".into()));
+        }
+        if query.len() > MAX_QUERY_BYTES {
+            return Err(ServiceError::BadRequest(format!(
+                "the query is {} bytes; at most {MAX_QUERY_BYTES} are accepted",
+                query.len()
+            )));
+        }
+        if opts.k == 0 || opts.k > MAX_K {
+            return Err(ServiceError::BadRequest(format!(
+                "k must be between 1 and {MAX_K}"
+            )));
+        }
+        Ok(self.searcher()?.search(query, opts)?)
+    }
+
+    /// What the index holds.
+    pub fn status(&self) -> Result<Status, ServiceError> {
+        Ok(status::status(&self.dir)?)
+    }
+
+    /// The description of the indexed file at lake-relative `path` (confined to the
+    /// lake: see [`paths::confine`]).
+    pub fn describe(
+        &self,
+        path: &str,
+        max_bytes: usize,
+        llm: bool,
+    ) -> Result<Described, ServiceError> {
+        let rel = paths::confine(&self.root, path)?;
+        let cat = Catalog::open_reader(&self.dir)?;
+        let row = cat
+            .file(&rel)?
+            .ok_or(ServiceError::NotFound { path: rel.clone() })?;
+        Ok(describe::described(&cat, &self.root, &row, max_bytes, llm)?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn assert_shareable<T: Send + Sync>() {}
+
+    #[test]
+    fn a_lake_is_shared_across_threads() {
+        assert_shareable::<Lake>();
+        assert_shareable::<Searcher>();
+    }
+
+    fn index(lake: &Path, dir: &Path) {
+        lakestar_index::index(
+            lake,
+            dir,
+            &lakestar_index::IndexOptions::default(),
+            &lakestar_index::indexer::NoProgress,
+        )
+        .unwrap();
+    }
+
+    fn top(l: &Lake, q: &str) -> Vec<String> {
+        let opts = SearchOptions {
+            k: 3,
+            ..Default::default()
+        };
+        l.search(q, &opts)
+            .unwrap()
+            .into_iter()
+            .map(|h| h.path)
+            .collect()
+    }
+
+    #[test]
+    fn a_served_lake_sees_what_the_writer_commits_and_keeps_its_searcher_otherwise() {
+        let tmp = tempfile::tempdir().unwrap();
+        let lake = tmp.path().join("lake");
+        let dir = tmp.path().join("idx");
+        std::fs::create_dir(&lake).unwrap();
+        std::fs::write(
+            lake.join("penguins.csv"),
+            "species,flipper_mm\nAdelie,181\n",
+        )
+        .unwrap();
+        index(&lake, &dir);
+        let l = Lake::open(&dir).unwrap();
+        assert_eq!(top(&l, "penguin flipper length")[0], "penguins.csv");
+        let before = l.searcher().unwrap();
+        assert!(Arc::ptr_eq(&before, &l.searcher().unwrap()));
+
+        std::fs::write(
+            lake.join("volcanoes.csv"),
+            "volcano,elevation_m\nEtna,3357\n",
+        )
+        .unwrap();
+        assert!(top(&l, "volcano elevation")
+            .iter()
+            .all(|p| p != "volcanoes.csv"));
+        index(&lake, &dir);
+        assert_eq!(top(&l, "volcano elevation")[0], "volcanoes.csv");
+        assert!(!Arc::ptr_eq(&before, &l.searcher().unwrap()));
+
+        assert_eq!(
+            l.describe("./volcanoes.csv", 2048, false).unwrap().path,
+            "volcanoes.csv"
+        );
+        assert!(matches!(
+            l.describe("nope.csv", 2048, false),
+            Err(ServiceError::NotFound { .. })
+        ));
+        assert!(matches!(
+            l.describe("../idx/catalog.sqlite", 2048, false),
+            Err(ServiceError::Forbidden { .. })
+        ));
+        assert_eq!(l.status().unwrap().files, 2);
+        for (q, k) in [("", 3), ("x", 0), ("x", MAX_K + 1)] {
+            let opts = SearchOptions {
+                k,
+                ..Default::default()
+            };
+            assert!(matches!(
+                l.search(q, &opts),
+                Err(ServiceError::BadRequest(_))
+            ));
+        }
+    }
+}
