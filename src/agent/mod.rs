@@ -10,6 +10,7 @@
 //! - [`llm`]: an OpenAI-compatible chat client (retries, role header, usage and cost,
 //!   record/replay cassettes).
 //! - [`sandbox`]: running generated Python under limits, in its own directory.
+//! - [`setup`]: building an agent from its settings.
 
 pub mod analyzer;
 pub mod context;
@@ -20,6 +21,7 @@ pub mod prompts;
 pub mod record;
 pub mod run;
 pub mod sandbox;
+pub mod setup;
 
 use context::FileContext;
 use llm::{LlmClient, Role};
@@ -53,6 +55,9 @@ pub enum AgentError {
     /// No data file to work on.
     #[error("{0}")]
     NoFiles(String),
+    /// No model is configured (and no cassette to replay).
+    #[error("no LLM is configured: set LAKESTAR_MODEL (and OPENAI_BASE_URL, OPENAI_API_KEY as your server needs), or `model` under [llm] in lakestar.toml (in the index directory or ~/.config/lakestar/)")]
+    NoLlm,
     /// The run directory cannot be written.
     #[error("cannot write the run record at {}: {source}", path.display())]
     RunDir {
@@ -73,7 +78,7 @@ impl AgentError {
             AgentError::Llm(e) => e.is_user_error(),
             AgentError::Sandbox(e) => e.is_user_error(),
             AgentError::Index(e) => e.is_user_error(),
-            AgentError::Prompts { .. } | AgentError::NoFiles(_) => true,
+            AgentError::Prompts { .. } | AgentError::NoFiles(_) | AgentError::NoLlm => true,
             AgentError::RunDir { .. } | AgentError::Task(_) => false,
         }
     }

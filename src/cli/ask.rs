@@ -4,10 +4,9 @@
 use super::output::print_json;
 use super::{IndexDirArg, UsageError};
 use crate::agent::context::{self, FileContext, FileCount};
-use crate::agent::llm::{Cassette, LlmClient, LlmConfig};
-use crate::agent::prompts::Prompts;
+use crate::agent::llm::Cassette;
 use crate::agent::run::LoopOptions;
-use crate::agent::sandbox::{default_venv_dir, Limits, Python, Sandbox};
+use crate::agent::setup::{missing_stack_warning, AgentSetup};
 use crate::agent::{parse, Agent, AgentError, Progress, Status, Summary};
 use anyhow::{Context, Result};
 use lakestar_index::locate;
@@ -89,44 +88,36 @@ impl AgentArgs {
         }
     }
 
+    /// How the agent is built.
+    pub fn setup(&self) -> AgentSetup {
+        AgentSetup {
+            python: self.python.clone(),
+            prompts: self.prompts.clone(),
+            timeout: Duration::from_secs(self.timeout),
+            cassette: match (&self.record, &self.replay) {
+                (Some(f), _) => Cassette::Record(f.clone()),
+                (_, Some(f)) => Cassette::Replay(f.clone()),
+                _ => Cassette::Off,
+            },
+        }
+    }
+
     /// An agent per these options; `index_dir` is where a `lakestar.toml` may be.
     pub fn agent(&self, index_dir: Option<&Path>) -> Result<Agent> {
-        let cassette = match (&self.record, &self.replay) {
-            (Some(f), _) => Cassette::Record(f.clone()),
-            (_, Some(f)) => Cassette::Replay(f.clone()),
-            _ => Cassette::Off,
-        };
-        let config = LlmConfig::load(index_dir)?;
-        if self.replay.is_none() && !config.is_configured() {
-            return Err(UsageError(
-                "no LLM is configured: set LAKESTAR_MODEL (and OPENAI_BASE_URL, OPENAI_API_KEY as your server needs), or `model` under [llm] in lakestar.toml (in the index directory or ~/.config/lakestar/); or answer from a cassette with --replay FILE".into(),
-            )
-            .into());
-        }
-        let llm = LlmClient::new(config, cassette)?;
-        let python = Python::resolve(self.python.as_deref(), &default_venv_dir())?;
-        if let Ok(missing) = python.missing_modules(&["pandas", "numpy"]) {
-            if !missing.is_empty() {
-                eprintln!(
-                    "warning: {} lacks {}; run `lakestar setup python` (or pass --python)",
-                    python.path.display(),
-                    missing.join(", ")
-                );
+        let agent = match self.setup().build(index_dir) {
+            Err(AgentError::NoLlm) => {
+                return Err(UsageError(format!(
+                    "{}; or answer from a cassette with --replay FILE",
+                    AgentError::NoLlm
+                ))
+                .into())
             }
+            r => r?,
+        };
+        if let Some(w) = missing_stack_warning(agent.sandbox.python()) {
+            eprintln!("warning: {w}");
         }
-        let limits = Limits {
-            timeout: Duration::from_secs(self.timeout.max(1)),
-            ..Limits::default()
-        };
-        let prompts = match &self.prompts {
-            Some(dir) => Prompts::load(dir)?,
-            None => Prompts::builtin(),
-        };
-        Ok(Agent {
-            llm,
-            sandbox: Sandbox::new(python, limits),
-            prompts,
-        })
+        Ok(agent)
     }
 }
 
