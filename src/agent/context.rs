@@ -43,7 +43,22 @@ pub fn retrieve(
     question: &str,
     count: FileCount,
 ) -> Result<Vec<FileContext>, AgentError> {
-    let searcher = Searcher::open_recorded(index_dir)?;
+    retrieve_with(
+        &Searcher::open_recorded(index_dir)?,
+        index_dir,
+        question,
+        count,
+    )
+}
+
+/// [`retrieve`] with a searcher already open on the index at `index_dir` (a server's
+/// shared one).
+pub fn retrieve_with(
+    searcher: &Searcher,
+    index_dir: &Path,
+    question: &str,
+    count: FileCount,
+) -> Result<Vec<FileContext>, AgentError> {
     let catalog = Catalog::open_reader(index_dir)?;
     let lake = catalog.lake_root()?;
     let k = match count {

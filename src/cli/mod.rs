@@ -11,6 +11,7 @@ mod model;
 mod output;
 mod sandbox;
 mod search;
+mod serve;
 mod setup;
 mod status;
 
@@ -48,6 +49,8 @@ enum Command {
     Ask(ask::AskArgs),
     /// Run a benchmark's task file through the agent and write a submission.
     Bench(bench::BenchArgs),
+    /// Serve the index over HTTP: search, descriptions, status, agent runs (JSON API).
+    Serve(serve::ServeArgs),
     /// Prepare what the agent needs: `setup python` makes its Python venv.
     Setup(setup::SetupArgs),
     /// Run a Python script in the agent's sandbox (debugging).
@@ -109,6 +112,7 @@ pub fn main() -> i32 {
         Command::Model(a) => model::run(a),
         Command::Ask(a) => ask::run(a),
         Command::Bench(a) => bench::run(a),
+        Command::Serve(a) => serve::run(a),
         Command::Setup(a) => setup::run(a),
         Command::SandboxRun(a) => sandbox::run(a),
     };

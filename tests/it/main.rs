@@ -21,5 +21,6 @@ mod llm_server;
 mod models;
 mod sandbox;
 mod search;
+mod serve;
 mod shared_lakes;
 mod vectors;

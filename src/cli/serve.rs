@@ -1,0 +1,118 @@
+//! `lakestar serve`: the HTTP API over one index (see `crate::serve`).
+
+use super::{IndexDirArg, UsageError};
+use crate::agent::setup::{missing_stack_warning, AgentSetup};
+use crate::serve::{self, AppState, ServeError};
+use crate::service::{Lake, ServiceError};
+use anyhow::{Context, Result};
+use lakestar_index::locate;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Arguments of `lakestar serve`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct ServeArgs {
+    #[command(flatten)]
+    index: IndexDirArg,
+    /// Address to listen on (port 0 picks a free port; the address is printed).
+    #[arg(long, value_name = "IP:PORT", default_value = "127.0.0.1:7878")]
+    addr: SocketAddr,
+    /// Require `Authorization: Bearer T` on every route but /health [env: LAKESTAR_TOKEN].
+    /// Needed to listen on a non-loopback address.
+    #[arg(long, value_name = "T")]
+    token: Option<String>,
+    /// Agent runs (POST /ask) in progress at most; more are answered 429.
+    #[arg(long, value_name = "N", default_value_t = 2)]
+    max_runs: usize,
+    /// Python interpreter for generated code [default: the venv of `lakestar setup
+    /// python`, else python3].
+    #[arg(long, value_name = "PATH")]
+    python: Option<PathBuf>,
+    /// Directory of prompt overrides (same file names as prompts/).
+    #[arg(long, value_name = "DIR")]
+    prompts: Option<PathBuf>,
+    /// Wall-clock limit of one generated script, in seconds.
+    #[arg(long, value_name = "SECS", default_value_t = 120)]
+    timeout: u64,
+}
+
+fn user(e: ServeError) -> anyhow::Error {
+    UsageError(e.to_string()).into()
+}
+
+pub(crate) fn run(a: ServeArgs) -> Result<()> {
+    let token = a
+        .token
+        .clone()
+        .or_else(|| std::env::var("LAKESTAR_TOKEN").ok());
+    serve::check_token_rule(a.addr, token.as_deref()).map_err(user)?;
+    if a.max_runs == 0 {
+        return Err(UsageError("--max-runs must be at least 1".into()).into());
+    }
+    let cwd = std::env::current_dir()?;
+    let dir = locate::find_index(a.index.index.as_deref(), &cwd)?;
+    let lake = Lake::open(&dir).map_err(|e| match e {
+        // The index's own error, so that its exit code (user or internal) carries over.
+        ServiceError::Index(e) => anyhow::Error::new(e),
+        other => UsageError(other.to_string()).into(),
+    })?;
+    let setup = AgentSetup {
+        python: a.python.clone(),
+        prompts: a.prompts.clone(),
+        timeout: Duration::from_secs(a.timeout),
+        ..AgentSetup::default()
+    };
+    // Said at start rather than at the first POST /ask, where nobody reads stderr.
+    match setup.build(Some(&dir)) {
+        Ok(agent) => {
+            if let Some(w) = missing_stack_warning(agent.sandbox.python()) {
+                eprintln!("warning: {w}");
+            }
+        }
+        Err(e) => eprintln!("note: POST /ask is unavailable until fixed: {e}"),
+    }
+    // The binary restores SIGPIPE's default (for `| head`), but a server writes to
+    // sockets that clients close: hyper's vectored writes (writev) would raise SIGPIPE
+    // and kill the process instead of returning EPIPE for that one connection.
+    // SAFETY: setting a signal disposition; no handler runs Rust code.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_IGN);
+    }
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        // Searches and descriptions run on blocking threads; a burst of requests waits
+        // for one rather than starting hundreds.
+        .max_blocking_threads(64)
+        .build()
+        .context("starting the async runtime")?;
+    rt.block_on(async move {
+        let listener = serve::bind(a.addr).await.map_err(user)?;
+        let local = listener.local_addr()?;
+        let (tx, rx) = tokio::sync::watch::channel(false);
+        let state = AppState::new(lake, token.as_deref(), setup, a.max_runs, rx);
+        // Tests and scripts bind port 0 and read the port from this line.
+        eprintln!(
+            "listening on http://{local} (index {}{})",
+            dir.display(),
+            if token.is_some() {
+                "; bearer token required"
+            } else {
+                ""
+            }
+        );
+        let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+            .context("installing the SIGTERM handler")?;
+        let stop = async move {
+            tokio::select! {
+                _ = tokio::signal::ctrl_c() => {}
+                _ = term.recv() => {}
+            }
+        };
+        serve::serve(listener, state, tx, stop)
+            .await
+            .context("serving HTTP")?;
+        eprintln!("stopped");
+        Ok(())
+    })
+}

@@ -1,0 +1,113 @@
+//! The index routes: `/health`, `/status`, `/search`, `/files/{path}`.
+
+use super::errors::ApiError;
+use super::AppState;
+use crate::service::{Described, ServiceError, Status};
+use axum::extract::rejection::{PathRejection, QueryRejection};
+use axum::extract::{Path, Query, State};
+use axum::Json;
+use lakestar_index::search::engine::{Hit, SearchOptions};
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+/// Results of a search when `k` is not given.
+pub const DEFAULT_K: usize = 10;
+/// Bytes of a description's text rendering when `max_bytes` is not given.
+pub const DEFAULT_DESCRIBE_BYTES: usize = 2048;
+/// Bytes of a description's text rendering at most.
+pub const MAX_DESCRIBE_BYTES: usize = 1 << 20;
+
+/// Run a blocking call into the index off the async workers.
+async fn blocking<T: Send + 'static>(
+    f: impl FnOnce() -> Result<T, ServiceError> + Send + 'static,
+) -> Result<T, ApiError> {
+    Ok(tokio::task::spawn_blocking(f).await??)
+}
+
+/// `GET /health`: the process answers (no token needed, no index read).
+pub async fn health() -> Json<Value> {
+    Json(json!({"ok": true, "version": env!("CARGO_PKG_VERSION")}))
+}
+
+/// `GET /status`: what the index holds.
+pub async fn status(State(s): State<AppState>) -> Result<Json<Status>, ApiError> {
+    let lake = s.lake.clone();
+    Ok(Json(blocking(move || lake.status()).await?))
+}
+
+/// The parameters of `GET /search`.
+#[derive(Debug, Deserialize)]
+pub struct SearchParams {
+    /// The question or keywords.
+    q: Option<String>,
+    /// Results wanted (1..=`service::MAX_K`).
+    k: Option<usize>,
+    /// Only this format.
+    format: Option<String>,
+    /// Only paths matching this glob.
+    glob: Option<String>,
+    /// List collection members on their own.
+    #[serde(default)]
+    expand: bool,
+}
+
+/// The answer of `GET /search`.
+#[derive(Debug, Serialize)]
+pub struct SearchAnswer {
+    /// The query as received.
+    pub query: String,
+    /// The files, best first.
+    pub hits: Vec<Hit>,
+}
+
+/// `GET /search?q=…&k=…&format=…&glob=…&expand=…`.
+pub async fn search(
+    State(s): State<AppState>,
+    params: Result<Query<SearchParams>, QueryRejection>,
+) -> Result<Json<SearchAnswer>, ApiError> {
+    let Query(p) = params?;
+    let query =
+        p.q.ok_or_else(|| ApiError::bad_request("the parameter q (the question) is required"))?;
+    let opts = SearchOptions {
+        k: p.k.unwrap_or(DEFAULT_K),
+        format: p.format,
+        glob: p.glob,
+        expand: p.expand,
+    };
+    let lake = s.lake.clone();
+    let q = query.clone();
+    let hits = blocking(move || lake.search(&q, &opts)).await?;
+    Ok(Json(SearchAnswer { query, hits }))
+}
+
+/// The parameters of `GET /files/{path}`.
+#[derive(Debug, Deserialize)]
+pub struct FileParams {
+    /// Budget of the text rendering.
+    max_bytes: Option<usize>,
+    /// Add the LLM analyzer's description.
+    #[serde(default)]
+    llm: bool,
+}
+
+/// `GET /files/{path}`: the description of one indexed file. The path is percent-decoded
+/// by the extractor, then confined to the lake by the service (`..`, absolute paths and
+/// links leading out are refused).
+pub async fn file(
+    State(s): State<AppState>,
+    path: Result<Path<String>, PathRejection>,
+    params: Result<Query<FileParams>, QueryRejection>,
+) -> Result<Json<Described>, ApiError> {
+    let Path(path) = path?;
+    let Query(p) = params?;
+    let max_bytes = p.max_bytes.unwrap_or(DEFAULT_DESCRIBE_BYTES);
+    if max_bytes == 0 || max_bytes > MAX_DESCRIBE_BYTES {
+        return Err(ApiError::bad_request(format!(
+            "max_bytes must be between 1 and {MAX_DESCRIBE_BYTES}"
+        )));
+    }
+    let lake = s.lake.clone();
+    Ok(Json(
+        blocking(move || lake.describe(&path, max_bytes, p.llm)).await?,
+    ))
+}

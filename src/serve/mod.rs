@@ -1,0 +1,224 @@
+//! `lakestar serve`: the HTTP API (axum) over one index — search, status, descriptions,
+//! and agent runs followed as server-sent events.
+//!
+//! - [`errors`]: the one JSON error shape.
+//! - [`handlers`]: `/health`, `/status`, `/search`, `/files/{path}`.
+//! - [`runs`]: `POST /ask`, `/runs/{id}`, `/runs/{id}/events`, and the registry of runs.
+//! - [`openapi`]: the OpenAPI document of [`ROUTES`].
+//!
+//! Every call into the index is blocking (SQLite, tantivy, the embedder) and goes through
+//! `spawn_blocking`; the [`Lake`] shares one searcher that reopens itself when an index
+//! run (or a watcher in another process) commits.
+
+pub mod errors;
+pub mod handlers;
+pub mod openapi;
+pub mod runs;
+
+use crate::agent::setup::AgentSetup;
+use crate::service::Lake;
+use axum::extract::{DefaultBodyLimit, Request, State};
+use axum::http::{header, StatusCode};
+use axum::middleware::{self, Next};
+use axum::response::Response;
+use axum::routing::{get, post};
+use axum::Router;
+use errors::ApiError;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use tokio::sync::watch;
+
+/// Bytes of a request body at most (a question with its guidelines and pinned files).
+pub const MAX_BODY_BYTES: usize = 64 * 1024;
+
+/// Every route, as (method, OpenAPI path). The router and the OpenAPI document are both
+/// checked against this list.
+pub const ROUTES: &[(&str, &str)] = &[
+    ("get", "/health"),
+    ("get", "/status"),
+    ("get", "/search"),
+    ("get", "/files/{path}"),
+    ("post", "/ask"),
+    ("get", "/runs/{id}"),
+    ("get", "/runs/{id}/events"),
+    ("get", "/openapi.json"),
+];
+
+/// What the handlers share.
+#[derive(Clone)]
+pub struct AppState {
+    /// The index served.
+    pub lake: Arc<Lake>,
+    /// BLAKE3 of the bearer token, when one is required. Comparing digests takes the
+    /// same time whatever the token given (blake3's `Hash` equality is constant-time).
+    pub token: Option<blake3::Hash>,
+    /// Agent runs started by `POST /ask`.
+    pub runs: Arc<runs::Runs>,
+    /// How `POST /ask` builds an agent.
+    pub agent: Arc<AgentSetup>,
+    /// Turns true when the server shuts down: event streams end, runs are stopped.
+    pub shutdown: watch::Receiver<bool>,
+}
+
+impl AppState {
+    /// State serving `lake`; `token` is required on every route but `/health` when given.
+    pub fn new(
+        lake: Lake,
+        token: Option<&str>,
+        agent: AgentSetup,
+        max_runs: usize,
+        shutdown: watch::Receiver<bool>,
+    ) -> Self {
+        let runs_dir = lake.dir().join("runs");
+        AppState {
+            lake: Arc::new(lake),
+            token: token.map(|t| blake3::hash(t.trim().as_bytes())),
+            runs: Arc::new(runs::Runs::new(runs_dir, max_runs)),
+            agent: Arc::new(agent),
+            shutdown,
+        }
+    }
+}
+
+/// The API's router.
+pub fn router(state: AppState) -> Router {
+    Router::new()
+        .route("/status", get(handlers::status))
+        .route("/search", get(handlers::search))
+        .route("/files/{*path}", get(handlers::file))
+        .route("/ask", post(runs::ask))
+        .route("/runs/{id}", get(runs::run))
+        .route("/runs/{id}/events", get(runs::events))
+        .route("/openapi.json", get(openapi::document))
+        // Only the routes above need the token: a load balancer's health probe has none.
+        .route_layer(middleware::from_fn_with_state(state.clone(), require_token))
+        .route("/health", get(handlers::health))
+        .fallback(|| async {
+            ApiError::new(
+                StatusCode::NOT_FOUND,
+                "no_route",
+                "no such route; GET /openapi.json lists the API",
+            )
+        })
+        .method_not_allowed_fallback(|| async {
+            ApiError::new(
+                StatusCode::METHOD_NOT_ALLOWED,
+                "method_not_allowed",
+                "this route does not take that method; GET /openapi.json lists the API",
+            )
+        })
+        .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+        .with_state(state)
+}
+
+/// Refuse a request without `Authorization: Bearer TOKEN` when a token is set.
+async fn require_token(
+    State(state): State<AppState>,
+    req: Request,
+    next: Next,
+) -> Result<Response, ApiError> {
+    let Some(expected) = state.token else {
+        return Ok(next.run(req).await);
+    };
+    let given = req
+        .headers()
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "));
+    match given {
+        Some(t) if blake3::hash(t.trim().as_bytes()) == expected => Ok(next.run(req).await),
+        Some(_) => Err(ApiError::new(
+            StatusCode::UNAUTHORIZED,
+            "unauthorized",
+            "wrong bearer token",
+        )),
+        None => Err(ApiError::new(
+            StatusCode::UNAUTHORIZED,
+            "unauthorized",
+            "this server needs `Authorization: Bearer TOKEN` (the token `lakestar serve` was started with)",
+        )),
+    }
+}
+
+/// Why a server cannot start.
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    /// A non-loopback address without a token.
+    #[error("{addr} is reachable from other machines: pass --token T (or set LAKESTAR_TOKEN) so that clients must send `Authorization: Bearer T`, or bind 127.0.0.1")]
+    TokenRequired {
+        /// The address asked for.
+        addr: SocketAddr,
+    },
+    /// An empty token.
+    #[error("the token is empty; pass a non-empty --token")]
+    EmptyToken,
+    /// The address cannot be bound.
+    #[error("cannot listen on {addr}: {source}; pick another --addr (port 0 picks a free one)")]
+    Bind {
+        /// The address asked for.
+        addr: SocketAddr,
+        /// The cause.
+        source: std::io::Error,
+    },
+}
+
+/// Check the token rule: a token is required whenever `addr` is not a loopback address.
+pub fn check_token_rule(addr: SocketAddr, token: Option<&str>) -> Result<(), ServeError> {
+    match token {
+        Some(t) if t.trim().is_empty() => Err(ServeError::EmptyToken),
+        Some(_) => Ok(()),
+        None if addr.ip().is_loopback() => Ok(()),
+        None => Err(ServeError::TokenRequired { addr }),
+    }
+}
+
+/// Bind `addr`.
+pub async fn bind(addr: SocketAddr) -> Result<tokio::net::TcpListener, ServeError> {
+    tokio::net::TcpListener::bind(addr)
+        .await
+        .map_err(|source| ServeError::Bind { addr, source })
+}
+
+/// Serve `state` on `listener` until `stop` resolves; then stop the runs in progress
+/// (their scripts are killed; their traces stay) and wait for the open requests.
+pub async fn serve(
+    listener: tokio::net::TcpListener,
+    state: AppState,
+    shutdown: watch::Sender<bool>,
+    stop: impl std::future::Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    let runs = state.runs.clone();
+    let app = router(state);
+    axum::serve(listener, app)
+        .with_graceful_shutdown(async move {
+            stop.await;
+            // Event streams watch this and end, so open connections do not hold the
+            // shutdown; runs are stopped so that none outlives the server.
+            let _ = shutdown.send(true);
+            runs.stop_all();
+        })
+        .await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_token_is_required_off_loopback_only() {
+        let lo: SocketAddr = "127.0.0.1:0".parse().unwrap();
+        let lo6: SocketAddr = "[::1]:0".parse().unwrap();
+        let any: SocketAddr = "0.0.0.0:7878".parse().unwrap();
+        assert!(check_token_rule(lo, None).is_ok());
+        assert!(check_token_rule(lo6, None).is_ok());
+        assert!(matches!(
+            check_token_rule(any, None),
+            Err(ServeError::TokenRequired { .. })
+        ));
+        assert!(check_token_rule(any, Some("s3cret")).is_ok());
+        assert!(matches!(
+            check_token_rule(any, Some(" ")),
+            Err(ServeError::EmptyToken)
+        ));
+    }
+}

@@ -1,0 +1,260 @@
+//! `GET /openapi.json`: an OpenAPI 3.1 document of the API.
+//!
+//! Written by hand rather than derived with `utoipa`: the bodies are the index's types
+//! (`Hit`, `Description` and its dozens of nested types in `lakestar-index`), and deriving
+//! schemas for them would put an HTTP-documentation dependency and annotations all
+//! through the indexer. The document names every route, parameter and error code, and
+//! the key fields of each body; a test checks it against [`super::ROUTES`].
+
+use super::handlers::{DEFAULT_DESCRIBE_BYTES, DEFAULT_K, MAX_DESCRIBE_BYTES};
+use super::runs::{DEFAULT_ROUNDS, MAX_PINNED, MAX_ROUNDS};
+use super::MAX_BODY_BYTES;
+use crate::service::{MAX_K, MAX_QUERY_BYTES};
+use axum::Json;
+use serde_json::{json, Value};
+
+/// The handler.
+pub async fn document() -> Json<Value> {
+    Json(spec())
+}
+
+fn error_response(description: &str) -> Value {
+    json!({
+        "description": description,
+        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}
+    })
+}
+
+fn ok_json(description: &str, schema: Value) -> Value {
+    json!({
+        "description": description,
+        "content": {"application/json": {"schema": schema}}
+    })
+}
+
+fn query(name: &str, required: bool, description: &str, schema: Value) -> Value {
+    json!({"name": name, "in": "query", "required": required,
+           "description": description, "schema": schema})
+}
+
+fn run_id_param() -> Value {
+    json!({"name": "id", "in": "path", "required": true,
+           "description": "A run id as POST /ask returns it (YYYYMMDD-HHMMSS-hhhh).",
+           "schema": {"type": "string", "pattern": "^[0-9]{8}-[0-9]{6}-[0-9a-f]{4}$"}})
+}
+
+/// The document.
+pub fn spec() -> Value {
+    let unauthorized = error_response("No or wrong bearer token (when the server has one).");
+    json!({
+        "openapi": "3.1.0",
+        "info": {
+            "title": "lakestar",
+            "version": env!("CARGO_PKG_VERSION"),
+            "description": "Search and describe the files of one indexed data lake, and ask questions answered by the DS-STAR agent. Every route but /health needs `Authorization: Bearer TOKEN` when the server was started with --token. Errors are {\"error\": {\"code\", \"message\"}}."
+        },
+        "components": {
+            "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
+            "schemas": {
+                "Error": {
+                    "type": "object", "required": ["error"],
+                    "properties": {"error": {"type": "object", "required": ["code", "message"], "properties": {
+                        "code": {"type": "string", "enum": [
+                            "bad_request", "unauthorized", "forbidden_path", "not_found", "no_route",
+                            "method_not_allowed", "too_large", "invalid_body", "unsupported_media_type", "no_files",
+                            "too_many_runs", "index_unavailable", "llm_not_configured",
+                            "agent_unavailable", "internal"]},
+                        "message": {"type": "string", "description": "What went wrong and what to do."}
+                    }}}
+                },
+                "Hit": {
+                    "type": "object", "required": ["path", "score", "format", "summary", "reasons"],
+                    "properties": {
+                        "path": {"type": "string", "description": "Lake-relative, /-separated."},
+                        "score": {"type": "number"},
+                        "format": {"type": "string"},
+                        "summary": {"type": "string"},
+                        "reasons": {"type": "array", "items": {"type": "string"}},
+                        "collection": {"type": "object", "properties": {
+                            "id": {"type": "string"}, "template": {"type": "string"},
+                            "members": {"type": "integer"},
+                            "matching": {"type": "array", "items": {"type": "string"}},
+                            "matched": {"type": "integer"}}}
+                    }
+                },
+                "Status": {
+                    "type": "object",
+                    "required": ["lake_root", "index_dir", "files", "bytes", "by_format", "by_state"],
+                    "properties": {
+                        "lake_root": {"type": "string"}, "index_dir": {"type": "string"},
+                        "index_bytes": {"type": "integer"}, "files": {"type": "integer"},
+                        "bytes": {"type": "integer"},
+                        "by_format": {"type": "object", "additionalProperties": {"type": "integer"}},
+                        "by_state": {"type": "object", "additionalProperties": {"type": "integer"}},
+                        "cached_descriptions": {"type": "integer"}, "collections": {"type": "integer"},
+                        "errors": {"type": "array", "items": {"type": "object"}},
+                        "last_index_at": {"type": ["string", "null"]},
+                        "last_index": {"type": ["object", "null"]},
+                        "vectors": {"type": ["object", "null"]}
+                    }
+                },
+                "Described": {
+                    "type": "object", "required": ["path", "indexed", "stale", "size", "format", "state", "text"],
+                    "properties": {
+                        "path": {"type": "string"}, "indexed": {"type": "boolean"},
+                        "stale": {"type": "boolean", "description": "The file changed since it was indexed."},
+                        "size": {"type": "integer"}, "hash": {"type": "string"},
+                        "format": {"type": "string"}, "state": {"type": "string"},
+                        "error": {"type": "string"},
+                        "time_coverage": {"type": ["object", "null"]},
+                        "collection": {"type": "object"},
+                        "description": {"type": ["object", "null"], "description": "The structured description (tables, columns with profiles, keys, sheets, …)."},
+                        "text": {"type": "string", "description": "The text rendering the agent and search see."},
+                        "llm": {"type": "object", "description": "With llm=true: what `index --llm-analyzer` stored."}
+                    }
+                },
+                "RunState": {
+                    "type": "object", "required": ["id", "status"],
+                    "properties": {
+                        "id": {"type": "string"},
+                        "status": {"type": "string", "enum": ["running", "finished", "failed", "incomplete"]},
+                        "error": {"type": ["string", "null"]},
+                        "summary": {"type": "object", "description": "summary.json: status, answer, rounds, verdicts, plan, files, llm, duration_ms, …"}
+                    }
+                }
+            }
+        },
+        "security": [{"bearer": []}],
+        "paths": {
+            "/health": {"get": {
+                "summary": "Whether the server answers (no token needed).",
+                "security": [],
+                "responses": {"200": ok_json("Alive.", json!({"type": "object", "properties": {
+                    "ok": {"type": "boolean"}, "version": {"type": "string"}}}))}
+            }},
+            "/status": {"get": {
+                "summary": "What the index holds: counts by format and state, errors, size, last run.",
+                "responses": {
+                    "200": ok_json("The status.", json!({"$ref": "#/components/schemas/Status"})),
+                    "401": unauthorized,
+                    "503": error_response("No usable index (run `lakestar index`).")
+                }
+            }},
+            "/search": {"get": {
+                "summary": "The files that answer a question (hybrid BM25 + vector retrieval).",
+                "parameters": [
+                    query("q", true, &format!("The question or keywords (at most {MAX_QUERY_BYTES} bytes)."), json!({"type": "string"})),
+                    query("k", false, "Results wanted.", json!({"type": "integer", "minimum": 1, "maximum": MAX_K, "default": DEFAULT_K})),
+                    query("format", false, "Only files of this format (csv, json, parquet, …).", json!({"type": "string"})),
+                    query("glob", false, "Only paths matching this glob (sales/**/*.csv).", json!({"type": "string"})),
+                    query("expand", false, "List collection members on their own instead of folding them into the best one.", json!({"type": "boolean", "default": false}))
+                ],
+                "responses": {
+                    "200": ok_json("The hits, best first.", json!({"type": "object", "required": ["query", "hits"], "properties": {
+                        "query": {"type": "string"},
+                        "hits": {"type": "array", "items": {"$ref": "#/components/schemas/Hit"}}}})),
+                    "400": error_response("No q, an empty or too long query, k out of range."),
+                    "401": unauthorized
+                }
+            }},
+            "/files/{path}": {"get": {
+                "summary": "The description of one indexed file.",
+                "parameters": [
+                    {"name": "path", "in": "path", "required": true,
+                     "description": "Lake-relative path (may hold /). `..`, absolute paths and links leading out of the lake are refused.",
+                     "schema": {"type": "string"}},
+                    query("max_bytes", false, "Budget of the text rendering.", json!({"type": "integer", "minimum": 1, "maximum": MAX_DESCRIBE_BYTES, "default": DEFAULT_DESCRIBE_BYTES})),
+                    query("llm", false, "Add the LLM analyzer's description.", json!({"type": "boolean", "default": false}))
+                ],
+                "responses": {
+                    "200": ok_json("The description.", json!({"$ref": "#/components/schemas/Described"})),
+                    "400": error_response("Bad parameters."),
+                    "401": unauthorized,
+                    "403": error_response("The path leaves the lake (forbidden_path)."),
+                    "404": error_response("Not in the index.")
+                }
+            }},
+            "/ask": {"post": {
+                "summary": "Start an agent run answering a question; follow it at /runs/{id} and /runs/{id}/events.",
+                "requestBody": {"required": true, "content": {"application/json": {"schema": {
+                    "type": "object", "required": ["question"], "additionalProperties": false,
+                    "description": format!("At most {MAX_BODY_BYTES} bytes."),
+                    "properties": {
+                        "question": {"type": "string", "maxLength": MAX_QUERY_BYTES},
+                        "k": {"type": "integer", "minimum": 1, "maximum": MAX_K, "description": "Exactly this many retrieved files (default: as many as fit 8000 tokens of descriptions)."},
+                        "files": {"type": "array", "items": {"type": "string"}, "minItems": 1, "maxItems": MAX_PINNED, "description": "Lake-relative files to work on instead of retrieving."},
+                        "guidelines": {"type": "string", "description": "Answer-format guidelines."},
+                        "max_rounds": {"type": "integer", "minimum": 0, "maximum": MAX_ROUNDS, "default": DEFAULT_ROUNDS}
+                    }}}}},
+                "responses": {
+                    "202": ok_json("Started.", json!({"type": "object", "required": ["id", "run", "events", "files"], "properties": {
+                        "id": {"type": "string"}, "run": {"type": "string"}, "events": {"type": "string"},
+                        "files": {"type": "array", "items": {"type": "string"}}}})),
+                    "400": error_response("A bad body (empty or too long question, k or max_rounds out of range)."),
+                    "401": unauthorized,
+                    "403": error_response("A pinned file leaves the lake."),
+                    "404": error_response("A pinned file does not exist."),
+                    "413": error_response("The body is too large."),
+                    "415": error_response("The body is not sent as application/json."),
+                    "422": error_response("A missing or unknown field (invalid_body), or no file found for the question (no_files)."),
+                    "429": error_response("Too many runs in progress."),
+                    "503": error_response("No LLM configured (llm_not_configured), or no Python.")
+                }
+            }},
+            "/runs/{id}": {"get": {
+                "summary": "How a run stands, with its summary once finished.",
+                "parameters": [run_id_param()],
+                "responses": {
+                    "200": ok_json("The run.", json!({"$ref": "#/components/schemas/RunState"})),
+                    "400": error_response("Not a run id."),
+                    "401": unauthorized,
+                    "404": error_response("No such run.")
+                }
+            }},
+            "/runs/{id}/events": {"get": {
+                "summary": "The run's trace as server-sent events: every line of trace.jsonl so far, then new ones, ending after `finish`. The event name is the line's kind (start, llm, exec, verdict, route, plan, note, finish); the data is the JSON line.",
+                "parameters": [run_id_param()],
+                "responses": {
+                    "200": {"description": "An event stream.", "content": {"text/event-stream": {"schema": {"type": "string"}}}},
+                    "400": error_response("Not a run id."),
+                    "401": unauthorized,
+                    "404": error_response("No such run.")
+                }
+            }},
+            "/openapi.json": {"get": {
+                "summary": "This document.",
+                "responses": {"200": ok_json("OpenAPI 3.1.", json!({"type": "object"})), "401": unauthorized}
+            }}
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_document_lists_exactly_the_routes() {
+        let doc = spec();
+        let paths = doc["paths"].as_object().unwrap();
+        let mut documented = Vec::new();
+        for (path, item) in paths {
+            for method in item.as_object().unwrap().keys() {
+                documented.push((method.clone(), path.clone()));
+            }
+        }
+        documented.sort();
+        let mut routes: Vec<(String, String)> = super::super::ROUTES
+            .iter()
+            .map(|(m, p)| (m.to_string(), p.to_string()))
+            .collect();
+        routes.sort();
+        assert_eq!(documented, routes);
+        // Every $ref resolves.
+        let text = doc.to_string();
+        for name in text.split("#/components/schemas/").skip(1) {
+            let name: String = name.chars().take_while(|c| c.is_alphanumeric()).collect();
+            assert!(doc["components"]["schemas"].get(&name).is_some(), "{name}");
+        }
+    }
+}

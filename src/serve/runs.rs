@@ -1,0 +1,523 @@
+//! Agent runs over HTTP: `POST /ask` starts one in a tokio task and answers at once with
+//! its id; `GET /runs/{id}` says how it stands; `GET /runs/{id}/events` streams its trace.
+//!
+//! The run directory (`INDEX/runs/ID`, the same place `lakestar ask` writes) is the
+//! truth: its `summary.json` says how a run ended and its `trace.jsonl` is what the event
+//! stream replays and follows. The registry only knows which runs this process is
+//! running, so runs of `lakestar ask` and of earlier servers can be read too.
+
+use super::errors::ApiError;
+use super::AppState;
+use crate::agent::context::{self, FileContext, FileCount};
+use crate::agent::run::LoopOptions;
+use crate::agent::{run_id, Agent, AgentError, Summary};
+use crate::service::{paths, ServiceError, MAX_K, MAX_QUERY_BYTES};
+use axum::extract::rejection::{JsonRejection, PathRejection};
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::Json;
+use futures_util::Stream;
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+use std::collections::HashMap;
+use std::convert::Infallible;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::sync::{watch, Semaphore};
+use tokio::task::AbortHandle;
+
+/// Rounds a run may ask for at most.
+pub const MAX_ROUNDS: usize = 100;
+/// Files a run may pin at most.
+pub const MAX_PINNED: usize = 100;
+/// Rounds when the request does not say.
+pub const DEFAULT_ROUNDS: usize = 20;
+/// Tokens of descriptions a retrieved run fills when `k` is not given (as `ask`).
+pub const DEFAULT_BUDGET: usize = 8000;
+/// How often an event stream looks for new trace lines. The trace file is polled rather
+/// than fed from the agent so that a stream follows any run in the index's runs
+/// directory the same way, whoever writes it.
+const POLL: Duration = Duration::from_millis(100);
+
+/// The runs this server started and still runs.
+pub struct Runs {
+    dir: PathBuf,
+    slots: Arc<Semaphore>,
+    max: usize,
+    active: Mutex<HashMap<String, Option<AbortHandle>>>,
+    /// Runs that stopped before writing a summary (their record could not be written,
+    /// or the task died), with why. Rare; kept for the process's life.
+    failed: Mutex<HashMap<String, String>>,
+}
+
+impl Runs {
+    /// Runs recorded under `dir`, at most `max` at a time.
+    pub fn new(dir: PathBuf, max: usize) -> Self {
+        Runs {
+            dir,
+            slots: Arc::new(Semaphore::new(max)),
+            max,
+            active: Mutex::default(),
+            failed: Mutex::default(),
+        }
+    }
+
+    fn is_active(&self, id: &str) -> bool {
+        self.active
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .contains_key(id)
+    }
+
+    /// Stop every run in progress (at shutdown). Dropping a run kills its script; what it
+    /// traced so far stays.
+    pub fn stop_all(&self) {
+        for handle in self
+            .active
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .values()
+            .flatten()
+        {
+            handle.abort();
+        }
+    }
+
+    fn ended(&self, id: &str, failure: Option<String>) {
+        if let Some(why) = failure {
+            tracing::warn!("run {id} stopped: {why}");
+            self.failed
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .insert(id.to_string(), why);
+        }
+        self.active
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(id);
+    }
+}
+
+/// Whether `id` has the shape [`run_id`] gives (`YYYYMMDD-HHMMSS-hhhh`): nothing else
+/// names a run, so no id can point elsewhere on disk.
+pub fn valid_run_id(id: &str) -> bool {
+    let b = id.as_bytes();
+    b.len() == 20
+        && b.iter().enumerate().all(|(i, c)| match i {
+            8 | 15 => *c == b'-',
+            0..=14 => c.is_ascii_digit(),
+            _ => c.is_ascii_digit() || (b'a'..=b'f').contains(c),
+        })
+}
+
+fn checked_id(id: Result<Path<String>, PathRejection>) -> Result<String, ApiError> {
+    let Path(id) = id?;
+    if valid_run_id(&id) {
+        Ok(id)
+    } else {
+        Err(ApiError::bad_request(
+            "not a run id: ids look like 20260101-120000-0a1b, as POST /ask returns them",
+        ))
+    }
+}
+
+/// The body of `POST /ask`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AskBody {
+    /// The question.
+    question: String,
+    /// Give the agent exactly this many retrieved files (default: as many as fit 8000
+    /// tokens of descriptions).
+    k: Option<usize>,
+    /// Work on these lake-relative files instead of retrieving.
+    files: Option<Vec<String>>,
+    /// Answer-format guidelines.
+    guidelines: Option<String>,
+    /// Verifier rounds at most.
+    max_rounds: Option<usize>,
+}
+
+/// The answer of `POST /ask`.
+#[derive(Debug, Serialize)]
+pub struct Started {
+    /// The run id.
+    pub id: String,
+    /// Where its state is.
+    pub run: String,
+    /// Where its events stream.
+    pub events: String,
+    /// The files it works on, lake-relative.
+    pub files: Vec<String>,
+}
+
+fn validate(b: &AskBody) -> Result<(), ApiError> {
+    if b.question.trim().is_empty() {
+        return Err(ApiError::bad_request("the question is empty"));
+    }
+    if b.question.len() > MAX_QUERY_BYTES {
+        return Err(ApiError::bad_request(format!(
+            "the question is {} bytes; at most {MAX_QUERY_BYTES} are accepted",
+            b.question.len()
+        )));
+    }
+    if b.k.is_some_and(|k| k == 0 || k > MAX_K) {
+        return Err(ApiError::bad_request(format!(
+            "k must be between 1 and {MAX_K}"
+        )));
+    }
+    if b.max_rounds.is_some_and(|r| r > MAX_ROUNDS) {
+        return Err(ApiError::bad_request(format!(
+            "max_rounds is at most {MAX_ROUNDS}"
+        )));
+    }
+    match &b.files {
+        Some(f) if f.is_empty() => Err(ApiError::bad_request(
+            "files is empty; leave it out to retrieve files for the question",
+        )),
+        Some(f) if f.len() > MAX_PINNED => Err(ApiError::bad_request(format!(
+            "at most {MAX_PINNED} files may be pinned"
+        ))),
+        _ => Ok(()),
+    }
+}
+
+/// The agent and the files of a new run (blocking: reads the index, resolves Python).
+fn prepare(s: &AppState, b: &AskBody) -> Result<(Agent, Vec<FileContext>, &'static str), ApiError> {
+    let dir = s.lake.dir();
+    // Pinned paths are checked before anything else, whatever else is wrong.
+    let mut abs = Vec::new();
+    for f in b.files.iter().flatten() {
+        let rel = paths::confine(s.lake.root(), f)?;
+        let full = s.lake.root().join(&rel);
+        if !full.is_file() {
+            return Err(ServiceError::NotFound { path: rel }.into());
+        }
+        abs.push(full);
+    }
+    let agent = s.agent.build(Some(dir))?;
+    if !abs.is_empty() {
+        let pinned = context::pinned(&abs, Some(dir), s.lake.root())?;
+        return Ok((agent, pinned, "pinned"));
+    }
+    let count = match b.k {
+        Some(k) => FileCount::Fixed(k),
+        None => FileCount::Budget(DEFAULT_BUDGET),
+    };
+    let searcher = s.lake.searcher()?;
+    let files = context::retrieve_with(&searcher, dir, &b.question, count)?;
+    Ok((agent, files, "retrieved"))
+}
+
+/// A fresh run directory under `dir`, created so that no other run takes its id.
+fn reserve(dir: &std::path::Path) -> Result<(String, PathBuf), ApiError> {
+    std::fs::create_dir_all(dir).map_err(ApiError::internal)?;
+    loop {
+        let id = run_id();
+        let path = dir.join(&id);
+        match std::fs::create_dir(&path) {
+            Ok(()) => return Ok((id, path)),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(ApiError::internal(format!("{}: {e}", path.display()))),
+        }
+    }
+}
+
+/// `POST /ask`: start a run; 202 with its id, or an error before anything started (no
+/// LLM configured, no file found, too many runs).
+pub async fn ask(
+    State(s): State<AppState>,
+    body: Result<Json<AskBody>, JsonRejection>,
+) -> Result<(StatusCode, Json<Started>), ApiError> {
+    let Json(body) = body?;
+    validate(&body)?;
+    let permit = s.runs.slots.clone().try_acquire_owned().map_err(|_| {
+        ApiError::new(
+            StatusCode::TOO_MANY_REQUESTS,
+            "too_many_runs",
+            format!(
+                "{} runs are in progress, the most this server runs at once; retry when one has finished",
+                s.runs.max
+            ),
+        )
+    })?;
+    let state = s.clone();
+    let (agent, files, selection, body, id, run_dir) = tokio::task::spawn_blocking(move || {
+        let (agent, files, selection) = prepare(&state, &body)?;
+        let (id, run_dir) = reserve(&state.runs.dir)?;
+        Ok::<_, ApiError>((agent, files, selection, body, id, run_dir))
+    })
+    .await??;
+    let rel: Vec<String> = files.iter().map(|f| f.rel.clone()).collect();
+    let options = LoopOptions {
+        max_rounds: body.max_rounds.unwrap_or(DEFAULT_ROUNDS),
+        debug_attempts: 3,
+        guidelines: body.guidelines,
+    };
+    let question = body.question;
+    tracing::info!("run {id} starts over {} file(s)", files.len());
+    let runs = s.runs.clone();
+    // The registry is locked while the task is spawned, so that it cannot end (and
+    // remove itself) before it is listed.
+    let mut active = runs.active.lock().unwrap_or_else(|p| p.into_inner());
+    let task_id = id.clone();
+    let task_runs = runs.clone();
+    let handle = tokio::spawn(async move {
+        let _permit = permit;
+        let out = agent
+            .ask(&question, &files, selection, &options, &run_dir, &|_| {})
+            .await;
+        task_runs.ended(&task_id, failure(out));
+    });
+    active.insert(id.clone(), Some(handle.abort_handle()));
+    drop(active);
+    Ok((
+        StatusCode::ACCEPTED,
+        Json(Started {
+            run: format!("/runs/{id}"),
+            events: format!("/runs/{id}/events"),
+            files: rel,
+            id,
+        }),
+    ))
+}
+
+/// Why a run ended without a summary on disk, if it did.
+fn failure(out: Result<(Summary, Option<AgentError>), AgentError>) -> Option<String> {
+    match out {
+        Ok((summary, _)) => {
+            tracing::info!(
+                "run in {} ended: {:?}",
+                summary.run_dir.display(),
+                summary.status
+            );
+            None
+        }
+        Err(e) => Some(e.to_string()),
+    }
+}
+
+/// `GET /runs/{id}`: `running`, `finished` (with the summary), `failed` (with the
+/// error, and the summary when one was written), or `incomplete` (a run directory
+/// without a summary that this server is not running: stopped, or another process's).
+pub async fn run(
+    State(s): State<AppState>,
+    id: Result<Path<String>, PathRejection>,
+) -> Result<Json<Value>, ApiError> {
+    let id = checked_id(id)?;
+    if s.runs.is_active(&id) {
+        return Ok(Json(json!({"id": id, "status": "running"})));
+    }
+    let dir = s.runs.dir.join(&id);
+    let summary = match tokio::fs::read_to_string(dir.join("summary.json")).await {
+        Ok(text) => Some(serde_json::from_str::<Value>(&text).map_err(ApiError::internal)?),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => return Err(ApiError::internal(e)),
+    };
+    if let Some(summary) = summary {
+        let status = if summary["status"] == "error" {
+            "failed"
+        } else {
+            "finished"
+        };
+        let error = summary["error"].clone();
+        return Ok(Json(
+            json!({"id": id, "status": status, "error": error, "summary": summary}),
+        ));
+    }
+    let failed = s
+        .runs
+        .failed
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .get(&id)
+        .cloned();
+    if let Some(why) = failed {
+        return Ok(Json(json!({"id": id, "status": "failed", "error": why})));
+    }
+    if tokio::fs::metadata(&dir).await.is_ok() {
+        return Ok(Json(json!({"id": id, "status": "incomplete"})));
+    }
+    Err(ApiError::not_found(format!(
+        "no run {id} in this index; POST /ask starts one"
+    )))
+}
+
+/// `GET /runs/{id}/events`: the run's trace as server-sent events, one per line of
+/// `trace.jsonl` (the SSE event name is the line's `kind`, the data the line): the lines
+/// so far, then new ones as the run writes them, ending after `finish` (or when the run
+/// stops without one, or the server shuts down).
+pub async fn events(
+    State(s): State<AppState>,
+    id: Result<Path<String>, PathRejection>,
+) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, ApiError> {
+    let id = checked_id(id)?;
+    let path = s.runs.dir.join(&id).join("trace.jsonl");
+    if !s.runs.is_active(&id) && tokio::fs::metadata(&path).await.is_err() {
+        return Err(ApiError::not_found(format!(
+            "no run {id} in this index; POST /ask starts one"
+        )));
+    }
+    let follower = Follower {
+        id,
+        path,
+        runs: s.runs.clone(),
+        shutdown: s.shutdown.clone(),
+        offset: 0,
+        partial: Vec::new(),
+        lines: std::collections::VecDeque::new(),
+        seq: 0,
+        done: false,
+    };
+    let stream = futures_util::stream::unfold(follower, |mut f| async move {
+        f.next().await.map(|e| (Ok(e), f))
+    });
+    Ok(Sse::new(stream).keep_alive(KeepAlive::default()))
+}
+
+/// Reads a trace as it grows.
+struct Follower {
+    id: String,
+    path: PathBuf,
+    runs: Arc<Runs>,
+    shutdown: watch::Receiver<bool>,
+    offset: u64,
+    /// Bytes after the last newline read (a line being written).
+    partial: Vec<u8>,
+    lines: std::collections::VecDeque<String>,
+    seq: u64,
+    done: bool,
+}
+
+impl Follower {
+    async fn next(&mut self) -> Option<Event> {
+        loop {
+            if self.done {
+                return None;
+            }
+            if let Some(line) = self.lines.pop_front() {
+                return Some(self.event(line));
+            }
+            // Looked at before reading: a run that ends after this still has its last
+            // lines read below, and one that ended before has written them all.
+            let active = self.runs.is_active(&self.id);
+            if self.read_more().await > 0 {
+                continue;
+            }
+            let stopping = self.shutdown.has_changed().is_err() || *self.shutdown.borrow();
+            if !active || stopping {
+                return None;
+            }
+            tokio::select! {
+                _ = tokio::time::sleep(POLL) => {}
+                _ = self.shutdown.changed() => {}
+            }
+        }
+    }
+
+    fn event(&mut self, line: String) -> Event {
+        let kind = serde_json::from_str::<Value>(&line)
+            .ok()
+            .and_then(|v| v["kind"].as_str().map(str::to_string))
+            .unwrap_or_else(|| "line".to_string());
+        if kind == "finish" {
+            self.done = true;
+        }
+        self.seq += 1;
+        Event::default()
+            .event(kind)
+            .id(self.seq.to_string())
+            .data(line)
+    }
+
+    /// Read what was appended since the last read; returns the complete lines found.
+    async fn read_more(&mut self) -> usize {
+        use tokio::io::{AsyncReadExt, AsyncSeekExt};
+        let Ok(mut file) = tokio::fs::File::open(&self.path).await else {
+            return 0;
+        };
+        let mut buf = Vec::new();
+        if file
+            .seek(std::io::SeekFrom::Start(self.offset))
+            .await
+            .is_err()
+            || file.read_to_end(&mut buf).await.is_err()
+        {
+            return 0;
+        }
+        self.offset += buf.len() as u64;
+        self.partial.extend_from_slice(&buf);
+        let mut found = 0;
+        while let Some(nl) = self.partial.iter().position(|b| *b == b'\n') {
+            let line: Vec<u8> = self.partial.drain(..=nl).collect();
+            let line = String::from_utf8_lossy(&line[..nl]).trim_end().to_string();
+            if !line.is_empty() {
+                self.lines.push_back(line);
+                found += 1;
+            }
+        }
+        found
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_our_run_ids_are_accepted() {
+        assert!(valid_run_id(&run_id()));
+        assert!(valid_run_id("20260101-120000-0a1b"));
+        for bad in [
+            "",
+            "..",
+            "../../etc",
+            "20260101-120000-0A1B",
+            "20260101-120000-0a1",
+            "20260101-120000-0a1bc",
+            "2026010a-120000-0a1b",
+            "20260101_120000-0a1b",
+            "20260101-120000/0a1b",
+        ] {
+            assert!(!valid_run_id(bad), "{bad:?}");
+        }
+    }
+
+    #[tokio::test]
+    async fn a_follower_reads_whole_lines_as_they_are_appended() {
+        use std::io::Write;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("trace.jsonl");
+        let (_tx, rx) = watch::channel(false);
+        let runs = Arc::new(Runs::new(dir.path().to_path_buf(), 1));
+        let mut f = Follower {
+            id: "20260101-120000-0a1b".into(),
+            path: path.clone(),
+            runs,
+            shutdown: rx,
+            offset: 0,
+            partial: Vec::new(),
+            lines: Default::default(),
+            seq: 0,
+            done: false,
+        };
+        assert_eq!(f.read_more().await, 0, "no file yet");
+        let mut file = std::fs::File::create(&path).unwrap();
+        file.write_all(b"{\"kind\":\"start\"}\n{\"kind\":\"no")
+            .unwrap();
+        assert_eq!(f.read_more().await, 1);
+        file.write_all(b"te\"}\n").unwrap();
+        assert_eq!(f.read_more().await, 1);
+        assert_eq!(f.lines, ["{\"kind\":\"start\"}", "{\"kind\":\"note\"}"]);
+        file.write_all(b"{\"kind\":\"finish\"}\n{\"kind\":\"after\"}\n")
+            .unwrap();
+        // Not active (never registered): the stream gives what is there, up to finish.
+        let mut n = 0;
+        while f.next().await.is_some() {
+            n += 1;
+        }
+        assert_eq!(n, 3);
+    }
+}
