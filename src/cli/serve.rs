@@ -52,6 +52,8 @@ pub(crate) fn run(a: ServeArgs) -> Result<()> {
     }
     let cwd = std::env::current_dir()?;
     let dir = locate::find_index(a.index.index.as_deref(), &cwd)?;
+    // Absolute, so that what /status and run summaries show means something to a client.
+    let dir = dir.canonicalize().unwrap_or(dir);
     let lake = Lake::open(&dir).map_err(|e| match e {
         // The index's own error, so that its exit code (user or internal) carries over.
         ServiceError::Index(e) => anyhow::Error::new(e),
