@@ -124,7 +124,10 @@ async fn require_token(
         .headers()
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer "));
+        .and_then(|v| v.trim().split_once(' '))
+        // The scheme's name is case-insensitive (RFC 9110 §11.1).
+        .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
+        .map(|(_, token)| token);
     match given {
         Some(t) if blake3::hash(t.trim().as_bytes()) == expected => Ok(next.run(req).await),
         Some(_) => Err(ApiError::new(

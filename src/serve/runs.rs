@@ -46,7 +46,7 @@ pub struct Runs {
     dir: PathBuf,
     slots: Arc<Semaphore>,
     max: usize,
-    active: Mutex<HashMap<String, Option<AbortHandle>>>,
+    active: Mutex<HashMap<String, AbortHandle>>,
     /// Runs that stopped before writing a summary (their record could not be written,
     /// or the task died), with why. Rare; kept for the process's life.
     failed: Mutex<HashMap<String, String>>,
@@ -74,13 +74,15 @@ impl Runs {
     /// Stop every run in progress (at shutdown). Dropping a run kills its script; what it
     /// traced so far stays.
     pub fn stop_all(&self) {
-        for handle in self
+        // Collected first: a stopped run removes itself from the registry.
+        let handles: Vec<AbortHandle> = self
             .active
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .values()
-            .flatten()
-        {
+            .cloned()
+            .collect();
+        for handle in handles {
             handle.abort();
         }
     }
@@ -266,12 +268,17 @@ pub async fn ask(
     let task_runs = runs.clone();
     let handle = tokio::spawn(async move {
         let _permit = permit;
+        let mut listed = Listed {
+            runs: task_runs,
+            id: task_id,
+            failure: None,
+        };
         let out = agent
             .ask(&question, &files, selection, &options, &run_dir, &|_| {})
             .await;
-        task_runs.ended(&task_id, failure(out));
+        listed.failure = Some(failure(out));
     });
-    active.insert(id.clone(), Some(handle.abort_handle()));
+    active.insert(id.clone(), handle.abort_handle());
     drop(active);
     Ok((
         StatusCode::ACCEPTED,
@@ -282,6 +289,24 @@ pub async fn ask(
             id,
         }),
     ))
+}
+
+/// A run's place in the registry, given up when its task ends however it ends: with
+/// an outcome, or dropped (aborted at shutdown, or a panic) without one.
+struct Listed {
+    runs: Arc<Runs>,
+    id: String,
+    /// Set when `Agent::ask` returned: why it ended without a summary, if it did.
+    failure: Option<Option<String>>,
+}
+
+impl Drop for Listed {
+    fn drop(&mut self) {
+        let failure = self.failure.take().unwrap_or_else(|| {
+            Some("the run was stopped before it ended (server shutdown or a fault)".into())
+        });
+        self.runs.ended(&self.id, failure);
+    }
 }
 
 /// Why a run ended without a summary on disk, if it did.

@@ -127,6 +127,13 @@ fn a_token_guards_every_route_but_health() {
         401,
         "unauthorized",
     );
+    // The scheme's name is case-insensitive.
+    let (st, body) = raw_get(
+        &server.addr,
+        "/status",
+        &["Authorization: bearer s3cret-token"],
+    );
+    assert_eq!(st, 200, "{body}");
     let authed = Http::new(&server).with_token("s3cret-token");
     assert_eq!(authed.get("/status").0, 200);
     let (st, found) = authed.get("/search?q=penguin");

@@ -143,6 +143,18 @@ fn a_run_answers_and_its_trace_streams_from_start_to_finish() {
     assert_eq!(started["files"], json!(["sales.csv"]));
     let run = wait_run(&http, started["id"].as_str().unwrap());
     assert_eq!(run["summary"]["answer"], "35", "{run}");
+
+    // The LLM refuses (the scripted server has no reply left): the run fails, and says why.
+    let (st, started) = http.post_json("/ask", &json!({"question": "And the south?", "k": 1}));
+    assert_eq!(st, 202, "{started}");
+    let run = wait_run(&http, started["id"].as_str().unwrap());
+    assert_eq!(run["status"], "failed", "{run}");
+    assert!(
+        run["error"].as_str().unwrap().contains("no reply left"),
+        "{run}"
+    );
+    let events = read_events(&http, started["events"].as_str().unwrap());
+    assert_eq!(events.last().unwrap().0, "finish");
     assert!(server.stop().success());
 }
 
