@@ -2,6 +2,7 @@
 //! retrieves (Nam et al., 2025, Algorithm 1), and the record of how it got its answer.
 //!
 //! - [`analyzer`]: the LLM analyzer, describing a file with an LLM-written script.
+//! - [`build`]: an agent from the LLM configuration and the caller's settings.
 //! - [`context`]: which files a run sees (retrieved by budget, or pinned) and how their
 //!   descriptions read in a prompt.
 //! - [`prompts`] and [`parse`]: the role prompts, and reading the replies.
@@ -12,6 +13,7 @@
 //! - [`sandbox`]: running generated Python under limits, in its own directory.
 
 pub mod analyzer;
+pub mod build;
 pub mod context;
 pub mod llm;
 pub mod notebook;
@@ -53,6 +55,9 @@ pub enum AgentError {
     /// No data file to work on.
     #[error("{0}")]
     NoFiles(String),
+    /// No LLM model is configured (the message names every setting that gives one).
+    #[error("{0}")]
+    NotConfigured(String),
     /// The run directory cannot be written.
     #[error("cannot write the run record at {}: {source}", path.display())]
     RunDir {
@@ -73,7 +78,9 @@ impl AgentError {
             AgentError::Llm(e) => e.is_user_error(),
             AgentError::Sandbox(e) => e.is_user_error(),
             AgentError::Index(e) => e.is_user_error(),
-            AgentError::Prompts { .. } | AgentError::NoFiles(_) => true,
+            AgentError::Prompts { .. } | AgentError::NoFiles(_) | AgentError::NotConfigured(_) => {
+                true
+            }
             AgentError::RunDir { .. } | AgentError::Task(_) => false,
         }
     }

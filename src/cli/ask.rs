@@ -3,11 +3,10 @@
 
 use super::output::print_json;
 use super::{IndexDirArg, UsageError};
+use crate::agent::build::AgentSetup;
 use crate::agent::context::{self, FileContext, FileCount};
-use crate::agent::llm::{Cassette, LlmClient, LlmConfig};
-use crate::agent::prompts::Prompts;
+use crate::agent::llm::Cassette;
 use crate::agent::run::LoopOptions;
-use crate::agent::sandbox::{default_venv_dir, Limits, Python, Sandbox};
 use crate::agent::{parse, Agent, AgentError, Progress, Status, Summary};
 use anyhow::{Context, Result};
 use lakestar_index::locate;
@@ -96,37 +95,19 @@ impl AgentArgs {
             (_, Some(f)) => Cassette::Replay(f.clone()),
             _ => Cassette::Off,
         };
-        let config = LlmConfig::load(index_dir)?;
-        if self.replay.is_none() && !config.is_configured() {
-            return Err(UsageError(
-                "no LLM is configured: set LAKESTAR_MODEL (and OPENAI_BASE_URL, OPENAI_API_KEY as your server needs), or `model` under [llm] in lakestar.toml (in the index directory or ~/.config/lakestar/); or answer from a cassette with --replay FILE".into(),
-            )
-            .into());
+        let agent = Agent::build(
+            index_dir,
+            &AgentSetup {
+                python: self.python.clone(),
+                prompts: self.prompts.clone(),
+                timeout: Duration::from_secs(self.timeout),
+                cassette,
+            },
+        )?;
+        if let Some(w) = agent.python_warning() {
+            eprintln!("warning: {w}");
         }
-        let llm = LlmClient::new(config, cassette)?;
-        let python = Python::resolve(self.python.as_deref(), &default_venv_dir())?;
-        if let Ok(missing) = python.missing_modules(&["pandas", "numpy"]) {
-            if !missing.is_empty() {
-                eprintln!(
-                    "warning: {} lacks {}; run `lakestar setup python` (or pass --python)",
-                    python.path.display(),
-                    missing.join(", ")
-                );
-            }
-        }
-        let limits = Limits {
-            timeout: Duration::from_secs(self.timeout.max(1)),
-            ..Limits::default()
-        };
-        let prompts = match &self.prompts {
-            Some(dir) => Prompts::load(dir)?,
-            None => Prompts::builtin(),
-        };
-        Ok(Agent {
-            llm,
-            sandbox: Sandbox::new(python, limits),
-            prompts,
-        })
+        Ok(agent)
     }
 }
 
