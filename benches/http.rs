@@ -8,7 +8,7 @@
 //! Indexes are made once under the bench directory and updated (a no-change run) after.
 //! Client and server share the machine's cores.
 
-use lakestar::agent::setup::AgentSetup;
+use lakestar::agent::build::AgentSetup;
 use lakestar::serve::{self, AppState};
 use lakestar::service::Lake;
 use lakestar_index::indexer::NoProgress;

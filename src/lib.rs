@@ -6,6 +6,7 @@
 
 pub mod agent;
 pub mod cli;
+pub mod mcp;
 pub mod serve;
 pub mod service;
 

@@ -2,6 +2,7 @@
 //! retrieves (Nam et al., 2025, Algorithm 1), and the record of how it got its answer.
 //!
 //! - [`analyzer`]: the LLM analyzer, describing a file with an LLM-written script.
+//! - [`build`]: an agent from the LLM configuration and the caller's settings.
 //! - [`context`]: which files a run sees (retrieved by budget, or pinned) and how their
 //!   descriptions read in a prompt.
 //! - [`prompts`] and [`parse`]: the role prompts, and reading the replies.
@@ -10,9 +11,9 @@
 //! - [`llm`]: an OpenAI-compatible chat client (retries, role header, usage and cost,
 //!   record/replay cassettes).
 //! - [`sandbox`]: running generated Python under limits, in its own directory.
-//! - [`setup`]: building an agent from its settings.
 
 pub mod analyzer;
+pub mod build;
 pub mod context;
 pub mod llm;
 pub mod notebook;
@@ -21,7 +22,6 @@ pub mod prompts;
 pub mod record;
 pub mod run;
 pub mod sandbox;
-pub mod setup;
 
 use context::FileContext;
 use llm::{LlmClient, Role};
@@ -55,9 +55,9 @@ pub enum AgentError {
     /// No data file to work on.
     #[error("{0}")]
     NoFiles(String),
-    /// No model is configured (and no cassette to replay).
-    #[error("no LLM is configured: set LAKESTAR_MODEL (and OPENAI_BASE_URL, OPENAI_API_KEY as your server needs), or `model` under [llm] in lakestar.toml (in the index directory or ~/.config/lakestar/)")]
-    NoLlm,
+    /// No LLM model is configured (the message names every setting that gives one).
+    #[error("{0}")]
+    NotConfigured(String),
     /// The run directory cannot be written.
     #[error("cannot write the run record at {}: {source}", path.display())]
     RunDir {
@@ -78,7 +78,9 @@ impl AgentError {
             AgentError::Llm(e) => e.is_user_error(),
             AgentError::Sandbox(e) => e.is_user_error(),
             AgentError::Index(e) => e.is_user_error(),
-            AgentError::Prompts { .. } | AgentError::NoFiles(_) | AgentError::NoLlm => true,
+            AgentError::Prompts { .. } | AgentError::NoFiles(_) | AgentError::NotConfigured(_) => {
+                true
+            }
             AgentError::RunDir { .. } | AgentError::Task(_) => false,
         }
     }

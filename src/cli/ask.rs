@@ -3,10 +3,10 @@
 
 use super::output::print_json;
 use super::{IndexDirArg, UsageError};
+use crate::agent::build::AgentSetup;
 use crate::agent::context::{self, FileContext, FileCount};
 use crate::agent::llm::Cassette;
 use crate::agent::run::LoopOptions;
-use crate::agent::setup::{missing_stack_warning, AgentSetup};
 use crate::agent::{parse, Agent, AgentError, Progress, Status, Summary};
 use anyhow::{Context, Result};
 use lakestar_index::locate;
@@ -88,33 +88,23 @@ impl AgentArgs {
         }
     }
 
-    /// How the agent is built.
-    pub fn setup(&self) -> AgentSetup {
-        AgentSetup {
-            python: self.python.clone(),
-            prompts: self.prompts.clone(),
-            timeout: Duration::from_secs(self.timeout),
-            cassette: match (&self.record, &self.replay) {
-                (Some(f), _) => Cassette::Record(f.clone()),
-                (_, Some(f)) => Cassette::Replay(f.clone()),
-                _ => Cassette::Off,
-            },
-        }
-    }
-
     /// An agent per these options; `index_dir` is where a `lakestar.toml` may be.
     pub fn agent(&self, index_dir: Option<&Path>) -> Result<Agent> {
-        let agent = match self.setup().build(index_dir) {
-            Err(AgentError::NoLlm) => {
-                return Err(UsageError(format!(
-                    "{}; or answer from a cassette with --replay FILE",
-                    AgentError::NoLlm
-                ))
-                .into())
-            }
-            r => r?,
+        let cassette = match (&self.record, &self.replay) {
+            (Some(f), _) => Cassette::Record(f.clone()),
+            (_, Some(f)) => Cassette::Replay(f.clone()),
+            _ => Cassette::Off,
         };
-        if let Some(w) = missing_stack_warning(agent.sandbox.python()) {
+        let agent = Agent::build(
+            index_dir,
+            &AgentSetup {
+                python: self.python.clone(),
+                prompts: self.prompts.clone(),
+                timeout: Duration::from_secs(self.timeout),
+                cassette,
+            },
+        )?;
+        if let Some(w) = agent.python_warning() {
             eprintln!("warning: {w}");
         }
         Ok(agent)

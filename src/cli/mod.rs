@@ -7,6 +7,7 @@ mod collections;
 mod describe;
 mod index;
 mod llm_analyzer;
+mod mcp;
 mod model;
 mod output;
 mod sandbox;
@@ -49,6 +50,9 @@ enum Command {
     Ask(ask::AskArgs),
     /// Run a benchmark's task file through the agent and write a submission.
     Bench(bench::BenchArgs),
+    /// Serve the index to an MCP client (an agent) over stdio: search, describe, status,
+    /// reindex and ask as tools.
+    Mcp(mcp::McpArgs),
     /// Serve the index over HTTP: search, descriptions, status, agent runs (JSON API).
     Serve(serve::ServeArgs),
     /// Prepare what the agent needs: `setup python` makes its Python venv.
@@ -112,6 +116,7 @@ pub fn main() -> i32 {
         Command::Model(a) => model::run(a),
         Command::Ask(a) => ask::run(a),
         Command::Bench(a) => bench::run(a),
+        Command::Mcp(a) => mcp::run(a),
         Command::Serve(a) => serve::run(a),
         Command::Setup(a) => setup::run(a),
         Command::SandboxRun(a) => sandbox::run(a),
@@ -128,7 +133,9 @@ pub fn main() -> i32 {
                 || e.downcast_ref::<crate::agent::sandbox::SandboxError>()
                     .is_some_and(crate::agent::sandbox::SandboxError::is_user_error)
                 || e.downcast_ref::<lakestar_index::Error>()
-                    .is_some_and(lakestar_index::Error::is_user_error);
+                    .is_some_and(lakestar_index::Error::is_user_error)
+                || e.downcast_ref::<crate::service::ServiceError>()
+                    .is_some_and(crate::service::ServiceError::is_user_error);
             if user {
                 EXIT_USER
             } else {

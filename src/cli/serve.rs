@@ -1,7 +1,8 @@
 //! `lakestar serve`: the HTTP API over one index (see `crate::serve`).
 
 use super::{IndexDirArg, UsageError};
-use crate::agent::setup::{missing_stack_warning, AgentSetup};
+use crate::agent::build::AgentSetup;
+use crate::agent::Agent;
 use crate::serve::{self, AppState, ServeError};
 use crate::service::{Lake, ServiceError};
 use anyhow::{Context, Result};
@@ -66,9 +67,9 @@ pub(crate) fn run(a: ServeArgs) -> Result<()> {
         ..AgentSetup::default()
     };
     // Said at start rather than at the first POST /ask, where nobody reads stderr.
-    match setup.build(Some(&dir)) {
+    match Agent::build(Some(&dir), &setup) {
         Ok(agent) => {
-            if let Some(w) = missing_stack_warning(agent.sandbox.python()) {
+            if let Some(w) = agent.python_warning() {
                 eprintln!("warning: {w}");
             }
         }

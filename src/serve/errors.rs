@@ -79,11 +79,15 @@ impl From<AgentError> for ApiError {
     fn from(e: AgentError) -> Self {
         match &e {
             // The server's configuration, not the request, is missing something.
-            AgentError::NoLlm => ApiError::new(
+            AgentError::NotConfigured(message) => ApiError::new(
                 StatusCode::SERVICE_UNAVAILABLE,
                 "llm_not_configured",
                 format!(
-                    "{e} (lakestar.toml is read again at every POST /ask; environment variables are the ones `lakestar serve` started with)"
+                    // The CLI's advice to replay a cassette does not apply to a server.
+                    "{} (lakestar.toml is read again at every POST /ask; environment variables are the ones `lakestar serve` started with)",
+                    message
+                        .strip_suffix("; or answer from a cassette with --replay FILE")
+                        .unwrap_or(message)
                 ),
             ),
             AgentError::NoFiles(_) => {
@@ -164,8 +168,11 @@ mod tests {
             assert_eq!(a.status.as_u16(), status);
             assert_eq!(a.code, code);
         }
-        let a = ApiError::from(AgentError::NoLlm);
+        let a = ApiError::from(AgentError::NotConfigured(
+            crate::agent::build::NOT_CONFIGURED.into(),
+        ));
         assert_eq!(a.status.as_u16(), 503);
         assert!(a.message.contains("LAKESTAR_MODEL"), "{}", a.message);
+        assert!(!a.message.contains("--replay"), "{}", a.message);
     }
 }

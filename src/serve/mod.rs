@@ -15,7 +15,7 @@ pub mod handlers;
 pub mod openapi;
 pub mod runs;
 
-use crate::agent::setup::AgentSetup;
+use crate::agent::build::AgentSetup;
 use crate::service::Lake;
 use axum::extract::{DefaultBodyLimit, Request, State};
 use axum::http::{header, StatusCode};

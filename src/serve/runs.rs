@@ -199,7 +199,7 @@ fn prepare(s: &AppState, b: &AskBody) -> Result<(Agent, Vec<FileContext>, &'stat
         }
         abs.push(full);
     }
-    let agent = s.agent.build(Some(dir))?;
+    let agent = Agent::build(Some(dir), &s.agent)?;
     if !abs.is_empty() {
         let pinned = context::pinned(&abs, Some(dir), s.lake.root())?;
         return Ok((agent, pinned, "pinned"));

@@ -18,6 +18,7 @@ mod index_dir;
 mod llm;
 mod llm_analyzer;
 mod llm_server;
+mod mcp;
 mod models;
 mod sandbox;
 mod search;

@@ -58,12 +58,13 @@ fn cut_to(mut s: String, max: usize) -> String {
     if s.len() <= max {
         return s;
     }
-    let mut end = max.saturating_sub(4);
+    const MARK: &str = " …\n";
+    let mut end = max.saturating_sub(MARK.len());
     while !s.is_char_boundary(end) {
         end -= 1;
     }
     s.truncate(end);
-    s.push_str(" …\n");
+    s.push_str(MARK);
     s
 }
 
@@ -632,6 +633,19 @@ mod tests {
             small,
             "deterministic"
         );
+    }
+
+    #[test]
+    fn a_cut_text_keeps_within_the_budget_marker_included() {
+        for (text, max) in [
+            ("x".repeat(100), 10),
+            ("é".repeat(100), 11),
+            ("ab".into(), 2),
+        ] {
+            let cut = cut_to(text.clone(), max);
+            assert!(cut.len() <= max, "{cut:?} is over {max}");
+            assert!(cut.len() == text.len() || cut.ends_with(" …\n"), "{cut:?}");
+        }
     }
 
     #[test]

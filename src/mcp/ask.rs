@@ -1,0 +1,181 @@
+//! The `ask` tool: one agent run over the files retrieved for the question, recorded
+//! in `INDEX/runs/ID`, with MCP progress notifications while it runs.
+
+use super::tools::{in_range, AskParams};
+use super::{blocking, tool_error, LakeServer, ToolResult};
+use crate::agent::context::{self, FileCount};
+use crate::agent::llm::Role;
+use crate::agent::run::LoopOptions;
+use crate::agent::{parse, Agent, AgentError, Progress, Status};
+use crate::service::MAX_QUERY_BYTES;
+use rmcp::model::ProgressNotificationParam;
+use rmcp::service::RequestContext;
+use rmcp::RoleServer;
+use serde_json::json;
+use std::path::Path;
+
+/// Files a call may pin the agent to at most (`k`).
+const MAX_FILES: i64 = 100;
+/// Verification rounds a call may ask for at most.
+const MAX_ROUNDS: i64 = 100;
+
+/// The CLI's message for a missing model, told where an MCP server's settings go.
+fn not_configured(index_dir: &Path) -> String {
+    format!(
+        "no LLM is configured, so ask cannot run: set LAKESTAR_MODEL (and OPENAI_BASE_URL, OPENAI_API_KEY as your server needs) in the `env` of lakestar's entry in the MCP client's configuration, or `model` under [llm] in lakestar.toml (in the index directory {} or ~/.config/lakestar/), then restart the server. search_files and describe_file work without an LLM.",
+        index_dir.display()
+    )
+}
+
+/// One line of progress, as a client shows it.
+fn progress_line(p: &Progress) -> String {
+    let role = |r: &Role| r.as_str().to_string();
+    match p {
+        Progress::Call { round, role: r } => format!("round {round}: {}", role(r)),
+        Progress::Plan { round, steps } => format!("round {round}: plan has {steps} step(s)"),
+        Progress::Exec { round, purpose } => format!("round {round}: running {purpose}"),
+        Progress::Executed { round, ok } => {
+            format!("round {round}: {}", if *ok { "ran" } else { "failed" })
+        }
+        Progress::Verdict { round, verdict } => format!(
+            "round {round}: verdict {}",
+            match verdict {
+                parse::Verdict::Sufficient => "sufficient",
+                parse::Verdict::Insufficient => "insufficient",
+            }
+        ),
+        Progress::Route { round, route } => match route {
+            parse::Route::AddStep => format!("round {round}: route add step"),
+            parse::Route::Step(n) => format!("round {round}: route back to step {n}"),
+        },
+    }
+}
+
+/// Run the agent for `p`; `Err` is the tool error to return.
+pub(super) async fn ask(
+    server: &LakeServer,
+    p: AskParams,
+    context: RequestContext<RoleServer>,
+) -> ToolResult {
+    let question = p.question.trim().to_string();
+    if question.is_empty() {
+        return Err(tool_error("the question is empty"));
+    }
+    if question.len() > MAX_QUERY_BYTES {
+        return Err(tool_error(format!(
+            "the question is {} bytes; at most {MAX_QUERY_BYTES} are accepted",
+            question.len()
+        )));
+    }
+    let opts = &server.options;
+    let count = match p.k {
+        None => FileCount::Budget(opts.budget.max(1)),
+        Some(k) => FileCount::Fixed(in_range("k", k, 1, MAX_FILES)?),
+    };
+    let max_rounds = match p.max_rounds {
+        None => opts.max_rounds,
+        Some(n) => in_range("max_rounds", n, 0, MAX_ROUNDS)?,
+    };
+
+    let dir = server.lake.dir().to_path_buf();
+    let setup = opts.agent.clone();
+    let q = question.clone();
+    let (agent, files) = blocking(move || {
+        // Built per call: a lakestar.toml edited while the server runs takes effect.
+        let agent = Agent::build(Some(&dir), &setup).map_err(|e| match e {
+            AgentError::NotConfigured(_) => tool_error(not_configured(&dir)),
+            e => tool_error(e),
+        })?;
+        if let Some(w) = agent.python_warning() {
+            tracing::warn!("{w}");
+        }
+        let files = context::retrieve(&dir, &q, count).map_err(tool_error)?;
+        Ok((agent, files))
+    })
+    .await?;
+
+    let run_dir = server.lake.dir().join("runs").join(crate::agent::run_id());
+    let loop_options = LoopOptions {
+        max_rounds,
+        debug_attempts: opts.debug_attempts,
+        guidelines: p.guidelines.filter(|g| !g.trim().is_empty()),
+    };
+    tracing::info!(
+        "ask {question:?} over {} file(s); run {}",
+        files.len(),
+        run_dir.display()
+    );
+
+    // The agent reports progress through a plain callback; notifications are async, so
+    // a task forwards them (and ends when the callback's sender is dropped).
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<String>();
+    let token = context.meta.get_progress_token();
+    let peer = context.peer.clone();
+    let forward = tokio::spawn(async move {
+        let mut n = 0u32;
+        while let Some(line) = rx.recv().await {
+            n += 1;
+            tracing::info!("{line}");
+            if let Some(token) = &token {
+                let note =
+                    ProgressNotificationParam::new(token.clone(), f64::from(n)).with_message(line);
+                if let Err(e) = peer.notify_progress(note).await {
+                    tracing::debug!("progress notification not sent: {e}");
+                }
+            }
+        }
+    });
+    let progress = move |p: Progress| {
+        let _ = tx.send(progress_line(&p));
+    };
+    let run = agent.ask(
+        &question,
+        &files,
+        "retrieved",
+        &loop_options,
+        &run_dir,
+        &progress,
+    );
+    // A cancelled request drops the run, and dropping it kills its running script.
+    let outcome = tokio::select! {
+        out = run => Some(out),
+        _ = context.ct.cancelled() => None,
+    };
+    drop(progress);
+    let _ = forward.await;
+    let (summary, stopped) = match outcome {
+        None => {
+            return Err(tool_error(format!(
+                "cancelled; the trace so far is in {}",
+                run_dir.join("trace.jsonl").display()
+            )))
+        }
+        Some(Err(e)) => return Err(tool_error(e)),
+        Some(Ok(out)) => out,
+    };
+    if let Some(e) = stopped {
+        return Err(tool_error(format!(
+            "the run stopped: {e} (record in {})",
+            summary.run_dir.display()
+        )));
+    }
+    if summary.status == Status::NoAnswer || summary.answer.is_none() {
+        return Err(tool_error(format!(
+            "no answer: the final script failed or printed nothing (record in {})",
+            summary.run_dir.display()
+        )));
+    }
+    Ok(super::json_result(json!({
+        "answer": summary.answer,
+        "status": summary.status,
+        "rounds": summary.rounds,
+        "files": summary.files,
+        "run_dir": summary.run_dir,
+        "llm": {
+            "calls": summary.llm.calls,
+            "usage": summary.llm.usage,
+            "cost": summary.llm.cost,
+        },
+        "duration_ms": summary.duration_ms,
+    })))
+}
