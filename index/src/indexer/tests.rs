@@ -95,7 +95,7 @@ fn scoped_updates_match_a_full_index() {
     assert!(!rows(ix.index_dir()).contains_key("keep.csv"));
 
     // The root in the scope is a full run.
-    let r = ix.update(&[lake.clone()], &NoProgress).unwrap();
+    let r = ix.update(std::slice::from_ref(&lake), &NoProgress).unwrap();
     assert_eq!(r.files_seen, 2, "{r:?}");
     let meta = Catalog::open_reader(ix.index_dir())
         .unwrap()
