@@ -23,3 +23,4 @@ mod sandbox;
 mod search;
 mod shared_lakes;
 mod vectors;
+mod watch;
