@@ -153,9 +153,7 @@ fn main() {
                 runs.push(landed.run);
                 loop {
                     let s = Searcher::open_recorded(idx).expect("open searcher");
-                    let hits = s
-                        .search(&word, &SearchOptions::default())
-                        .expect("search");
+                    let hits = s.search(&word, &SearchOptions::default()).expect("search");
                     if hits.first().is_some_and(|h| h.path == rel) {
                         break;
                     }

@@ -153,6 +153,9 @@ pub struct Indexer {
     pool: rayon::ThreadPool,
     /// Built on first use and kept: loading a model per `watch` batch would dominate it.
     embedder: Option<Box<dyn Embedder>>,
+    /// Opened on first use and kept, so that its writer merges the small segments of
+    /// frequent small runs.
+    text: Option<crate::search::text::TextIndex>,
     _lock: WriterLock,
 }
 
@@ -188,6 +191,7 @@ impl Indexer {
             catalog,
             pool,
             embedder: None,
+            text: None,
             _lock: lock,
         })
     }

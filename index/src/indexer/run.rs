@@ -198,15 +198,16 @@ impl Indexer {
     }
 
     /// Embed and write the full-text documents of what changed, with the index's
-    /// embedder, built once.
+    /// embedder and text index, both kept open between runs.
     fn sync(&mut self) -> Result<SyncReport> {
         if self.embedder.is_none() {
             self.embedder = Some(self.opts.embedder.build()?);
         }
         let embedder = self.embedder.as_deref().expect("built above");
-        crate::search::sync::sync(
+        crate::search::sync::sync_with(
             &mut self.catalog,
             &self.index_dir,
+            &mut self.text,
             embedder,
             &self.opts.embedder.to_spec_string(),
         )

@@ -128,3 +128,36 @@ fn lake_relative_paths() {
     assert_eq!(rel("/l/other/a"), None);
     assert_eq!(rel("a/../../x"), None);
 }
+
+#[test]
+fn frequent_small_runs_do_not_pile_up_text_segments() {
+    let d = tempfile::tempdir().unwrap();
+    let lake = d.path().join("lake");
+    write(&lake, "seed.csv", &csv(3));
+    let mut ix = Indexer::open(&lake, &d.path().join("idx"), &opts()).unwrap();
+    ix.run(&NoProgress).unwrap();
+    const RUNS: usize = 30;
+    for i in 0..RUNS {
+        write(&lake, &format!("f{i}.csv"), &format!("id,col{i}\n1,2\n"));
+        let r = ix
+            .update(&[PathBuf::from(format!("f{i}.csv"))], &NoProgress)
+            .unwrap();
+        assert_eq!(r.added, 1, "{r:?}");
+    }
+    // One commit per run, one segment per commit: the open writer merges them in the
+    // background (a writer dropped after each commit would leave all of them).
+    let segments = || {
+        let meta = std::fs::read_to_string(ix.index_dir().join("text/meta.json")).unwrap();
+        let v: serde_json::Value = serde_json::from_str(&meta).unwrap();
+        v["segments"].as_array().unwrap().len()
+    };
+    let t = Instant::now();
+    while segments() > RUNS / 2 {
+        assert!(
+            t.elapsed() < std::time::Duration::from_secs(60),
+            "{} text segments after {RUNS} runs",
+            segments()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
