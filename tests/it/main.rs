@@ -24,3 +24,4 @@ mod sandbox;
 mod search;
 mod shared_lakes;
 mod vectors;
+mod watch;
