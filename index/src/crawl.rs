@@ -4,7 +4,12 @@
 //! `.lakestarignore` files in gitignore syntax and detects symlink loops when links are
 //! followed. `.gitignore` is *not* honoured: data files are routinely git-ignored, and a
 //! data lake is not a source tree.
+//!
+//! A crawl may be *scoped* ([`Scope`]): the same walk from the root, with the same
+//! ignore files and exclusions, that enters only the directories leading to or inside
+//! the scope's paths — what `watch` uses to re-index the paths its events named.
 
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::time::UNIX_EPOCH;
@@ -23,6 +28,81 @@ pub struct CrawlOptions {
     pub threads: usize,
     /// Directories never entered (the index directory, when inside the lake).
     pub exclude: Vec<PathBuf>,
+    /// Only these paths and what lies under them (`None`: the whole lake).
+    pub scope: Option<Scope>,
+}
+
+/// A set of lake-relative paths (files or directories) a crawl is limited to.
+///
+/// Membership tests go through two hash sets — the paths, and every proper ancestor
+/// directory of them — so testing one path costs one lookup per `/` in it, whatever
+/// the number of scope paths (a burst of events names thousands).
+#[derive(Debug, Clone, Default)]
+pub struct Scope {
+    paths: HashSet<String>,
+    ancestors: HashSet<String>,
+}
+
+impl Scope {
+    /// The scope of `paths`: relative to the lake root, `/`-separated, without `.` or
+    /// `..` components, none empty (the root is a full crawl, not a scope). A path naming
+    /// a `.lakestarignore` file stands for its directory: what the file ignores changes.
+    pub fn new<I, S>(paths: I) -> Scope
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        let mut scope = Scope::default();
+        for p in paths {
+            let mut p: String = p.into();
+            if p == IGNORE_FILE {
+                p.clear();
+            } else if let Some(dir) = p.strip_suffix(&format!("/{IGNORE_FILE}")) {
+                p = dir.to_string();
+            }
+            let mut at = 0;
+            while let Some(i) = p[at..].find('/') {
+                scope.ancestors.insert(p[..at + i].to_string());
+                at += i + 1;
+            }
+            scope.paths.insert(p);
+        }
+        scope
+    }
+
+    /// The scope holds the root itself (an ignore file at the top): the whole lake.
+    pub fn is_whole_lake(&self) -> bool {
+        self.paths.contains("")
+    }
+
+    /// No paths at all.
+    pub fn is_empty(&self) -> bool {
+        self.paths.is_empty()
+    }
+
+    /// The scope's paths, in no particular order.
+    pub fn paths(&self) -> impl Iterator<Item = &str> {
+        self.paths.iter().map(String::as_str)
+    }
+
+    /// Number of scope paths.
+    pub fn len(&self) -> usize {
+        self.paths.len()
+    }
+
+    /// `rel` is a scope path or lies under one.
+    pub fn covers(&self, rel: &str) -> bool {
+        if self.paths.contains(rel) || self.paths.contains("") {
+            return true;
+        }
+        rel.match_indices('/')
+            .any(|(i, _)| self.paths.contains(&rel[..i]))
+    }
+
+    /// The walk must enter directory `rel`: it is covered, or leads to a scope path.
+    fn enters(&self, rel: &str) -> bool {
+        rel.is_empty() || self.ancestors.contains(rel) || self.covers(rel)
+    }
 }
 
 /// One file found by the crawl.
@@ -98,6 +178,20 @@ fn error_path(e: &ignore::Error) -> Option<&Path> {
 /// Walk `root` (an absolute, canonical directory).
 pub fn crawl(root: &Path, opts: &CrawlOptions) -> Crawl {
     let exclude = opts.exclude.clone();
+    let scope = opts.scope.clone();
+    let root_buf = root.to_path_buf();
+    let in_scope = move |e: &ignore::DirEntry, is_dir: bool| {
+        let Some(scope) = &scope else { return true };
+        // A non-UTF-8 path is kept so that the visitor reports it, as a full crawl does.
+        let Some(rel) = relative(&root_buf, e.path()) else {
+            return true;
+        };
+        if is_dir {
+            scope.enters(&rel)
+        } else {
+            scope.covers(&rel)
+        }
+    };
     let walker = ignore::WalkBuilder::new(root)
         .standard_filters(false)
         .hidden(!opts.hidden)
@@ -108,6 +202,7 @@ pub fn crawl(root: &Path, opts: &CrawlOptions) -> Crawl {
         .filter_entry(move |e| {
             let is_dir = e.file_type().is_some_and(|t| t.is_dir());
             !(is_dir && (e.file_name() == ".lakestar" || exclude.iter().any(|x| x == e.path())))
+                && in_scope(e, is_dir)
         })
         .build_parallel();
 
@@ -209,6 +304,49 @@ mod tests {
         let paths: Vec<&str> = c.files.iter().map(|e| e.path.as_str()).collect();
         assert_eq!(paths, ["a/b/x.csv"]);
         assert!(c.errors.is_empty());
+    }
+
+    #[test]
+    fn scoped_crawl_walks_only_the_scope_with_the_same_rules() {
+        let d = tempfile::tempdir().unwrap();
+        let root = d.path().canonicalize().unwrap();
+        for p in [
+            "a/b/x.csv",
+            "a/b/y.tmp",
+            "a/c.csv",
+            "ab.csv",
+            "z/w.csv",
+            "z/.h.csv",
+        ] {
+            std::fs::create_dir_all(root.join(p).parent().unwrap()).unwrap();
+            std::fs::write(root.join(p), "1").unwrap();
+        }
+        std::fs::write(root.join(IGNORE_FILE), "*.tmp\n").unwrap();
+        let scoped = |paths: &[&str]| -> Vec<String> {
+            let opts = CrawlOptions {
+                scope: Some(Scope::new(paths.iter().copied())),
+                ..Default::default()
+            };
+            crawl(&root, &opts)
+                .files
+                .into_iter()
+                .map(|e| e.path)
+                .collect()
+        };
+        // The root's ignore file applies inside the scope, as in a full crawl.
+        assert_eq!(scoped(&["a/b"]), ["a/b/x.csv"]);
+        assert_eq!(
+            scoped(&["a", "z/w.csv"]),
+            ["a/b/x.csv", "a/c.csv", "z/w.csv"]
+        );
+        // A prefix that is not a path component does not match.
+        assert_eq!(scoped(&["a/b/x"]), Vec::<String>::new());
+        assert_eq!(scoped(&["z/.h.csv", "gone/file"]), Vec::<String>::new());
+        // A changed ignore file widens to its directory (here the whole lake).
+        assert_eq!(scoped(&[IGNORE_FILE]).len(), 4);
+        let s = Scope::new(["a/b/x.csv"]);
+        assert!(s.enters("a") && s.enters("a/b") && !s.enters("z") && !s.enters("a/c"));
+        assert!(s.covers("a/b/x.csv") && !s.covers("a/b/x.csv2") && !s.covers("a/b"));
     }
 
     #[cfg(unix)]

@@ -83,6 +83,14 @@ pub enum UserError {
     /// The embedder asked for cannot be built (bad spec, missing model files).
     #[error("cannot use that embedder: {0}")]
     BadEmbedder(String),
+    /// The operating system refused to watch the lake.
+    #[error("cannot watch {}: {reason}; if a limit was reached, raise it (Linux: sysctl fs.inotify.max_user_watches / max_user_instances), or run `lakestar index` when the lake changes", path.display())]
+    Watch {
+        /// The lake.
+        path: PathBuf,
+        /// What the watcher said.
+        reason: String,
+    },
     /// A file asked about cannot be read.
     #[error("cannot read {}: {source}", path.display())]
     Unreadable {

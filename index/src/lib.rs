@@ -19,6 +19,7 @@ pub mod lock;
 pub mod models;
 pub mod search;
 pub mod synth;
+pub mod watch;
 
 pub use analyze::{describe, render, Description, Format, RenderOptions, Source};
 pub use catalog::{Catalog, FileRow, FileState};

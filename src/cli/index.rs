@@ -58,13 +58,13 @@ pub(crate) struct IndexArgs {
     llm: super::llm_analyzer::LlmAnalyzerArgs,
 }
 
-fn parse_embedder(s: &str) -> Result<EmbedderSpec, String> {
+pub(super) fn parse_embedder(s: &str) -> Result<EmbedderSpec, String> {
     EmbedderSpec::parse(s)
 }
 
 /// The embedder when none is asked for; says which one a new index gets (on stderr: the
 /// `--json` report stays alone on stdout).
-fn default_embedder(index_dir: &std::path::Path) -> Result<EmbedderSpec> {
+pub(super) fn default_embedder(index_dir: &std::path::Path) -> Result<EmbedderSpec> {
     let models = lakestar_index::models::models_dir().ok();
     let (spec, why) = default_for(index_dir, models.as_deref())?;
     match why {

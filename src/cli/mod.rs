@@ -15,6 +15,7 @@ mod search;
 mod serve;
 mod setup;
 mod status;
+mod watch;
 
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
@@ -34,6 +35,8 @@ pub struct Cli {
 enum Command {
     /// Crawl a lake and describe every file; later runs redo only what changed.
     Index(index::IndexArgs),
+    /// Keep an index up to date: reconcile, then index changes as they happen.
+    Watch(watch::WatchArgs),
     /// Show what an index holds: counts by format and state, errors, size, last run.
     Status(status::StatusArgs),
     /// Show the description of one file (from the index, or analyzed on the fly).
@@ -108,6 +111,7 @@ pub fn main() -> i32 {
     init_logging(cli.verbose);
     let result = match cli.command {
         Command::Index(a) => index::run(a),
+        Command::Watch(a) => watch::run(a),
         Command::Status(a) => status::run(a),
         Command::Describe(a) => describe::run(a),
         Command::Collections(a) => collections::run(a),

@@ -1,14 +1,21 @@
 //! `lakestar serve`: the HTTP API over one index (see `crate::serve`).
 
+use super::index::default_embedder;
+use super::watch::print_line;
 use super::{IndexDirArg, UsageError};
 use crate::agent::build::AgentSetup;
-use crate::agent::Agent;
+use crate::agent::{Agent, AgentError};
+use crate::serve::errors::without_replay_hint;
 use crate::serve::{self, AppState, ServeError};
 use crate::service::{Lake, ServiceError};
 use anyhow::{Context, Result};
 use lakestar_index::locate;
+use lakestar_index::watch::WatchOptions;
+use lakestar_index::IndexOptions;
 use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 
 /// Arguments of `lakestar serve`.
@@ -36,6 +43,61 @@ pub(crate) struct ServeArgs {
     /// Wall-clock limit of one generated script, in seconds.
     #[arg(long, value_name = "SECS", default_value_t = 120)]
     timeout: u64,
+    /// Also keep the index up to date: run `lakestar watch` on the lake in this process
+    /// (it takes the index's writer lock; without it, a separate `index` or `watch` may
+    /// update the index and the server follows).
+    #[arg(long)]
+    watch: bool,
+}
+
+/// The background indexer of `--watch`, on a thread of its own.
+struct Watcher {
+    stop: Arc<AtomicBool>,
+    thread: std::thread::JoinHandle<lakestar_index::Result<()>>,
+}
+
+impl Watcher {
+    /// Start watching the lake at `lake`, indexed into `dir`; `failed` hears of an
+    /// error that ends the watch (the lock is held by another writer, the OS watch
+    /// failed), so that the server stops too rather than serve an index nobody updates.
+    fn start(
+        lake: PathBuf,
+        dir: PathBuf,
+        failed: tokio::sync::oneshot::Sender<()>,
+    ) -> Result<Self> {
+        let opts = WatchOptions {
+            index: IndexOptions {
+                embedder: default_embedder(&dir)?,
+                ..Default::default()
+            },
+            ..Default::default()
+        };
+        let stop = Arc::new(AtomicBool::new(false));
+        let flag = stop.clone();
+        let thread = std::thread::Builder::new()
+            .name("watch".into())
+            .spawn(move || {
+                let r = lakestar_index::watch::watch(&lake, &dir, &opts, &flag, &mut |b| {
+                    eprint!("watch · ");
+                    print_line(b);
+                });
+                if r.is_err() {
+                    let _ = failed.send(());
+                }
+                r
+            })
+            .context("starting the watch thread")?;
+        Ok(Watcher { stop, thread })
+    }
+
+    /// Stop after the batch in progress; the watch's error, if it ended on one.
+    fn finish(self) -> Result<()> {
+        self.stop.store(true, Ordering::Relaxed);
+        match self.thread.join() {
+            Ok(r) => Ok(r?),
+            Err(_) => Err(anyhow::anyhow!("the watch thread panicked")),
+        }
+    }
 }
 
 fn user(e: ServeError) -> anyhow::Error {
@@ -73,6 +135,10 @@ pub(crate) fn run(a: ServeArgs) -> Result<()> {
                 eprintln!("warning: {w}");
             }
         }
+        Err(AgentError::NotConfigured(m)) => eprintln!(
+            "note: POST /ask is unavailable until an LLM is configured: {}",
+            without_replay_hint(&m)
+        ),
         Err(e) => eprintln!("note: POST /ask is unavailable until fixed: {e}"),
     }
     // The binary restores SIGPIPE's default (for `| head`), but a server writes to
@@ -89,7 +155,16 @@ pub(crate) fn run(a: ServeArgs) -> Result<()> {
         .max_blocking_threads(64)
         .build()
         .context("starting the async runtime")?;
-    rt.block_on(async move {
+    let (watch_failed, watch_failure) = tokio::sync::oneshot::channel();
+    let watcher = match a.watch {
+        true => Some(Watcher::start(
+            lake.root().to_path_buf(),
+            dir.clone(),
+            watch_failed,
+        )?),
+        false => None,
+    };
+    let served = rt.block_on(async move {
         let listener = serve::bind(a.addr).await.map_err(user)?;
         let local = listener.local_addr()?;
         let (tx, rx) = tokio::sync::watch::channel(false);
@@ -110,12 +185,19 @@ pub(crate) fn run(a: ServeArgs) -> Result<()> {
             tokio::select! {
                 _ = tokio::signal::ctrl_c() => {}
                 _ = term.recv() => {}
+                // Only an error sends; without --watch the sender is dropped (Err).
+                Ok(()) = watch_failure => {}
             }
         };
         serve::serve(listener, state, tx, stop)
             .await
-            .context("serving HTTP")?;
-        eprintln!("stopped");
-        Ok(())
-    })
+            .context("serving HTTP")
+    });
+    // The watch's error (if it stopped the server) comes first: it is the cause.
+    if let Some(w) = watcher {
+        w.finish().context("--watch")?;
+    }
+    served?;
+    eprintln!("stopped");
+    Ok(())
 }

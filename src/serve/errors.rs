@@ -83,11 +83,8 @@ impl From<AgentError> for ApiError {
                 StatusCode::SERVICE_UNAVAILABLE,
                 "llm_not_configured",
                 format!(
-                    // The CLI's advice to replay a cassette does not apply to a server.
                     "{} (lakestar.toml is read again at every POST /ask; environment variables are the ones `lakestar serve` started with)",
-                    message
-                        .strip_suffix("; or answer from a cassette with --replay FILE")
-                        .unwrap_or(message)
+                    without_replay_hint(message)
                 ),
             ),
             AgentError::NoFiles(_) => {
@@ -101,6 +98,14 @@ impl From<AgentError> for ApiError {
             _ => ApiError::internal(e),
         }
     }
+}
+
+/// The not-configured message without the CLI's advice to replay a cassette, which a
+/// server cannot do.
+pub fn without_replay_hint(message: &str) -> &str {
+    message
+        .strip_suffix("; or answer from a cassette with --replay FILE")
+        .unwrap_or(message)
 }
 
 impl From<JsonRejection> for ApiError {

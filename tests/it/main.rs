@@ -25,3 +25,4 @@ mod search;
 mod serve;
 mod shared_lakes;
 mod vectors;
+mod watch;

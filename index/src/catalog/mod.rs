@@ -14,6 +14,7 @@
 //! batch, so a killed run leaves the catalog as of its last committed batch.
 
 mod collections;
+mod known;
 mod llm_descriptions;
 mod schema;
 mod vector_points;
@@ -323,37 +324,6 @@ impl Catalog {
             out.insert(r.path.clone(), r);
         }
         Ok(out)
-    }
-
-    /// Every row's change-detection view, ordered by path (byte order, as Rust sorts
-    /// strings), so that it can be merged with a sorted crawl.
-    pub fn load_known(&self) -> Result<Vec<Known>> {
-        // The current analyzer key per format, inlined as a CASE so SQLite flags stale rows.
-        let mut case = String::from("CASE format");
-        for f in Format::ALL {
-            case.push_str(&format!(
-                " WHEN '{}' THEN '{}'",
-                f.as_str(),
-                crate::analyze::current_key(f)
-            ));
-        }
-        case.push_str(" END");
-        let sql = format!(
-            "SELECT path, size, mtime_ns, racy, state = 'unreadable', analyzer IS NOT ({case}), sampled FROM files ORDER BY path"
-        );
-        let mut stmt = self.conn.prepare(&sql)?;
-        let rows = stmt.query_map([], |r| {
-            Ok(Known {
-                path: r.get(0)?,
-                size: r.get::<_, i64>(1)? as u64,
-                mtime_ns: r.get(2)?,
-                racy: r.get(3)?,
-                unreadable: r.get(4)?,
-                stale: r.get(5)?,
-                sampled: r.get(6)?,
-            })
-        })?;
-        Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
     /// The row of one file.

@@ -11,20 +11,23 @@
 //! every second in one transaction. A killed run thus loses at most one uncommitted
 //! batch, and the next run redoes exactly that work. Deletions are applied last, so an
 //! interrupted run never drops a row for a file that still exists.
+//!
+//! An [`Indexer`] holds the writer lock and the catalog between runs: [`Indexer::run`]
+//! crawls the whole lake, [`Indexer::update`] only some paths (what `watch` saw change).
+//! Both feed the same merge ([`run`]'s body), so a scoped run finds deletions, renames and
+//! directory moves inside its scope exactly as a full run would.
 
 mod process;
+mod run;
 
-use crate::catalog::{Catalog, Change, FileRow, Hash};
-use crate::crawl::{crawl, CrawlOptions};
+use crate::catalog::Catalog;
+use crate::crawl::{crawl, CrawlOptions, Scope};
+use crate::embed::Embedder;
 use crate::error::{Error, InternalError, Result, UserError};
 use crate::lock::WriterLock;
-use process::{process, Ctx, Kind, Outcome, Work};
-use rayon::prelude::*;
 use serde::Serialize;
-use std::collections::HashMap;
-use std::path::{Path, PathBuf};
-use std::sync::{mpsc, Mutex};
-use std::time::{Duration, Instant};
+use std::path::{Component, Path, PathBuf};
+use std::time::Instant;
 
 /// Files up to this size are read into memory once for both hashing and analysis;
 /// larger ones are hashed and analyzed as streams.
@@ -67,7 +70,9 @@ impl Default for IndexOptions {
 }
 
 /// What an index run did. Serialized as the `index --json` contract: these integer
-/// fields and `seconds`, nothing else.
+/// fields and `seconds`, nothing else. A scoped run ([`Indexer::update`]) counts only its
+/// scope: `files_seen` is the files found there, `unchanged` those of them left as they
+/// were.
 #[derive(Debug, Clone, Default, Serialize, PartialEq)]
 pub struct IndexReport {
     /// Files found by the crawl.
@@ -137,232 +142,158 @@ fn remove_catalog(dir: &Path) -> Result<()> {
     Ok(())
 }
 
-/// Index the lake at `lake` into the index directory `index_dir`.
+/// An open index, ready to run: the writer lock is held and the catalog open until it is
+/// dropped.
+pub struct Indexer {
+    lake: PathBuf,
+    index_dir: PathBuf,
+    opts: IndexOptions,
+    jobs: usize,
+    catalog: Catalog,
+    pool: rayon::ThreadPool,
+    /// Built on first use and kept: loading a model per `watch` batch would dominate it.
+    embedder: Option<Box<dyn Embedder>>,
+    /// Opened on first use and kept, so that its writer merges the small segments of
+    /// frequent small runs.
+    text: Option<crate::search::text::TextIndex>,
+    _lock: WriterLock,
+}
+
+impl Indexer {
+    /// Take the writer lock of `index_dir` (created if missing) and open its catalog
+    /// for `lake`; with `opts.rebuild`, the catalog is deleted first.
+    pub fn open(lake: &Path, index_dir: &Path, opts: &IndexOptions) -> Result<Indexer> {
+        let lake = canonical_lake(lake)?;
+        std::fs::create_dir_all(index_dir).map_err(|e| Error::io(index_dir, e))?;
+        let index_dir = index_dir
+            .canonicalize()
+            .map_err(|e| Error::io(index_dir, e))?;
+        let lock = WriterLock::acquire(&index_dir)?;
+        if opts.rebuild {
+            remove_catalog(&index_dir)?;
+        }
+        let catalog = Catalog::open_writer(&index_dir, &lake)?;
+        let jobs = if opts.jobs == 0 {
+            std::thread::available_parallelism().map_or(2, |n| n.get())
+        } else {
+            opts.jobs
+        };
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(jobs)
+            .thread_name(|i| format!("lakestar-index-{i}"))
+            .build()
+            .map_err(|e| InternalError::Worker(e.to_string()))?;
+        Ok(Indexer {
+            lake,
+            index_dir,
+            opts: opts.clone(),
+            jobs,
+            catalog,
+            pool,
+            embedder: None,
+            text: None,
+            _lock: lock,
+        })
+    }
+
+    /// The lake root, canonical.
+    pub fn lake(&self) -> &Path {
+        &self.lake
+    }
+
+    /// The index directory, canonical.
+    pub fn index_dir(&self) -> &Path {
+        &self.index_dir
+    }
+
+    fn crawl_options(&self, scope: Option<Scope>) -> CrawlOptions {
+        CrawlOptions {
+            follow_links: self.opts.follow_links,
+            hidden: self.opts.hidden,
+            threads: self.jobs,
+            exclude: vec![self.index_dir.clone()],
+            scope,
+        }
+    }
+
+    /// Index the whole lake: crawl it, and bring the catalog and the search index in
+    /// step with what was found.
+    pub fn run(&mut self, progress: &dyn Progress) -> Result<IndexReport> {
+        let started = Instant::now();
+        let crawl_opts = self.crawl_options(None);
+        let (lake, index_dir) = (&self.lake, &self.index_dir);
+        // Load the catalog while the crawl runs: both are I/O-bound.
+        let (known, found) = std::thread::scope(|s| {
+            let loader = s.spawn(|| {
+                let t = Instant::now();
+                let r = Catalog::open_reader(index_dir).and_then(|c| c.load_known());
+                tracing::debug!(elapsed = ?t.elapsed(), "catalog loaded");
+                r
+            });
+            let t = Instant::now();
+            let found = crawl(lake, &crawl_opts);
+            tracing::debug!(elapsed = ?t.elapsed(), files = found.files.len(), "crawl done");
+            let known = loader.join().map_err(|_| {
+                Error::from(InternalError::Worker("catalog loader panicked".into()))
+            })?;
+            Ok::<_, Error>((known?, found))
+        })?;
+        self.merge(started, found, known, progress)
+    }
+
+    /// Index only `scope`: paths (absolute, or relative to the lake) of files or
+    /// directories that may have changed, appeared or disappeared. Each is crawled as a
+    /// full run would crawl it (ignore files, hidden files, links), and compared with
+    /// the catalog rows equal to it or under it: a missing path's rows are deleted, and
+    /// a path that moved is a rename when both its old and new paths are in the scope.
+    /// Paths outside the lake are ignored; the lake root itself makes a full run.
+    pub fn update(&mut self, scope: &[PathBuf], progress: &dyn Progress) -> Result<IndexReport> {
+        let started = Instant::now();
+        let rel: Vec<String> = scope
+            .iter()
+            .filter_map(|p| lake_relative(&self.lake, p))
+            .collect();
+        let scope = Scope::new(rel);
+        if scope.is_whole_lake() {
+            return self.run(progress);
+        }
+        let t = Instant::now();
+        let found = crawl(&self.lake, &self.crawl_options(Some(scope.clone())));
+        let known = self.catalog.load_known_in(&scope)?;
+        tracing::debug!(elapsed = ?t.elapsed(), scope = scope.len(), files = found.files.len(), known = known.len(), "scoped crawl done");
+        self.merge(started, found, known, progress)
+    }
+}
+
+/// `p` as a lake-relative, `/`-separated path without `.` components; `""` for the root;
+/// `None` when it lies outside the lake, climbs with `..`, or is not UTF-8.
+fn lake_relative(lake: &Path, p: &Path) -> Option<String> {
+    let rel = if p.is_absolute() {
+        p.strip_prefix(lake).ok()?
+    } else {
+        p
+    };
+    let mut parts = Vec::new();
+    for c in rel.components() {
+        match c {
+            Component::Normal(s) => parts.push(s.to_str()?),
+            Component::CurDir => {}
+            _ => return None,
+        }
+    }
+    Some(parts.join("/"))
+}
+
+/// Index the lake at `lake` into the index directory `index_dir`: a full run of an
+/// [`Indexer`] that is closed (and its lock released) at the end.
 pub fn index(
     lake: &Path,
     index_dir: &Path,
     opts: &IndexOptions,
     progress: &dyn Progress,
 ) -> Result<IndexReport> {
-    let started = Instant::now();
-    let lake = canonical_lake(lake)?;
-    std::fs::create_dir_all(index_dir).map_err(|e| Error::io(index_dir, e))?;
-    let index_dir = index_dir
-        .canonicalize()
-        .map_err(|e| Error::io(index_dir, e))?;
-    let _lock = WriterLock::acquire(&index_dir)?;
-    if opts.rebuild {
-        remove_catalog(&index_dir)?;
-    }
-    let mut catalog = Catalog::open_writer(&index_dir, &lake)?;
-    let jobs = if opts.jobs == 0 {
-        std::thread::available_parallelism().map_or(2, |n| n.get())
-    } else {
-        opts.jobs
-    };
-
-    // Load the catalog while the crawl runs: both are I/O-bound.
-    let crawl_opts = CrawlOptions {
-        follow_links: opts.follow_links,
-        hidden: opts.hidden,
-        threads: jobs,
-        exclude: vec![index_dir.clone()],
-    };
-    let (known, found) = std::thread::scope(|s| {
-        let loader = s.spawn(|| {
-            let t = Instant::now();
-            let r = Catalog::open_reader(&index_dir).and_then(|c| c.load_known());
-            tracing::debug!(elapsed = ?t.elapsed(), "catalog loaded");
-            r
-        });
-        let t = Instant::now();
-        let found = crawl(&lake, &crawl_opts);
-        tracing::debug!(elapsed = ?t.elapsed(), files = found.files.len(), "crawl done");
-        let known = loader
-            .join()
-            .map_err(|_| Error::from(InternalError::Worker("catalog loader panicked".into())))?;
-        Ok::<_, Error>((known?, found))
-    })?;
-
-    let mut report = IndexReport {
-        files_seen: found.files.len() as u64,
-        ..Default::default()
-    };
-    for ce in &found.errors {
-        report.errors += 1;
-        report.problems.push((ce.path.clone(), ce.error.clone()));
-    }
-
-    // Classify without reading the files: a merge of two path-sorted lists.
-    let under_failed_dir = |p: &str| {
-        found.failed_dirs.iter().any(|d| {
-            d.is_empty()
-                || p.strip_prefix(d.as_str())
-                    .is_some_and(|r| r.starts_with('/'))
-        })
-    };
-    let mut work: Vec<Work<'_>> = Vec::new();
-    let mut gone_paths: Vec<&str> = Vec::new();
-    {
-        let (mut f, mut k) = (found.files.iter().peekable(), known.iter().peekable());
-        loop {
-            let order = match (f.peek(), k.peek()) {
-                (None, None) => break,
-                (Some(_), None) => std::cmp::Ordering::Less,
-                (None, Some(_)) => std::cmp::Ordering::Greater,
-                (Some(e), Some(r)) => e.path.as_str().cmp(r.path.as_str()),
-            };
-            match order {
-                std::cmp::Ordering::Less => {
-                    let e = f.next().expect("peeked");
-                    work.push(Work::new(e, false));
-                }
-                std::cmp::Ordering::Greater => {
-                    let r = k.next().expect("peeked");
-                    if !under_failed_dir(&r.path) {
-                        gone_paths.push(&r.path);
-                    }
-                }
-                std::cmp::Ordering::Equal => {
-                    let (e, r) = (f.next().expect("peeked"), k.next().expect("peeked"));
-                    let same_meta =
-                        r.size == e.size && r.mtime_ns == e.mtime_ns && !r.racy && !r.unreadable;
-                    // Re-describe even when the content turns out unchanged.
-                    let redo = !r.unreadable && (r.stale || (opts.full && r.sampled));
-                    if !same_meta || redo {
-                        let mut w = Work::new(e, true);
-                        w.reanalyze = redo;
-                        work.push(w);
-                    } else {
-                        report.unchanged += 1;
-                    }
-                }
-            }
-        }
-    }
-    // Full rows only for what needs them: known files to read, and those that are gone.
-    for w in work.iter_mut().filter(|w| w.known) {
-        w.old = catalog.file(&w.entry.path)?;
-    }
-    let mut gone: HashMap<Hash, Vec<FileRow>> = HashMap::new();
-    let mut gone_unhashed = Vec::new();
-    for path in gone_paths {
-        if let Some(row) = catalog.file(path)? {
-            match row.hash {
-                Some(h) => gone.entry(h).or_default().push(row),
-                None => gone_unhashed.push(row.path),
-            }
-        }
-    }
-    // Deterministic claim order among same-content candidates (popped from the end).
-    for v in gone.values_mut() {
-        v.sort_by(|a, b| b.path.cmp(&a.path));
-    }
-
-    tracing::debug!(elapsed = ?started.elapsed(), to_read = work.len(), "classified");
-    progress.start(work.len() as u64);
-    let ctx = Ctx {
-        lake: &lake,
-        index_dir: &index_dir,
-        gone: Mutex::new(gone),
-        budget: (!opts.full).then_some(opts.read_budget),
-    };
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(jobs)
-        .thread_name(|i| format!("lakestar-index-{i}"))
-        .build()
-        .map_err(|e| InternalError::Worker(e.to_string()))?;
-    let (tx, rx) = mpsc::sync_channel::<Outcome>(256);
-
-    let batch_size = opts.batch_size.max(1);
-    std::thread::scope(|s| -> Result<()> {
-        let ctx = &ctx;
-        let work = &work;
-        let pool = &pool;
-        s.spawn(move || {
-            pool.install(|| {
-                work.par_iter().for_each_init(
-                    || (tx.clone(), Catalog::open_reader(ctx.index_dir).ok()),
-                    |(tx, cache), w| {
-                        let _ = tx.send(process(ctx, cache.as_ref(), w));
-                    },
-                )
-            });
-            drop(tx);
-        });
-        let mut batch = Vec::with_capacity(batch_size);
-        let mut last_commit = Instant::now();
-        for o in rx {
-            match o.kind {
-                Kind::Added => report.added += 1,
-                Kind::Modified => report.modified += 1,
-                Kind::Unchanged => report.unchanged += 1,
-                Kind::Renamed => report.renamed += 1,
-                Kind::Deleted => report.deleted += 1,
-                Kind::None => {}
-            }
-            report.analyzed += o.analyzed as u64;
-            report.cache_hits += o.cache_hit as u64;
-            if let Some(p) = o.problem {
-                report.errors += 1;
-                report.problems.push(p);
-            }
-            if let Some(c) = o.change {
-                batch.push(c);
-            }
-            progress.inc(1);
-            if batch.len() >= batch_size || last_commit.elapsed() > Duration::from_secs(1) {
-                catalog.apply(&batch)?;
-                batch.clear();
-                last_commit = Instant::now();
-            }
-        }
-        catalog.apply(&batch)?;
-        Ok(())
-    })?;
-
-    // Deletions last: whatever disappeared and was not claimed by a rename.
-    let mut deletes: Vec<Change> = gone_unhashed
-        .into_iter()
-        .map(|path| Change::Delete { path })
-        .collect();
-    let gone = ctx.gone.into_inner().unwrap_or_else(|p| p.into_inner());
-    deletes.extend(gone.into_values().flatten().map(|r| Change::Delete {
-        path: r.path.clone(),
-    }));
-    report.deleted += deletes.len() as u64;
-    for chunk in deletes.chunks(batch_size * 8) {
-        catalog.apply(chunk)?;
-    }
-
-    let regrouped = catalog.refresh_collections()?;
-    // The search side follows the catalog; a failure there (an embedding server down)
-    // is reported and retried by the next run, never loses the catalog's work.
-    let synced = opts.embedder.build().and_then(|e| {
-        crate::search::sync::sync(
-            &mut catalog,
-            &index_dir,
-            e.as_ref(),
-            &opts.embedder.to_spec_string(),
-        )
-    });
-    match synced {
-        Ok(r) => tracing::debug!(?r, "search index synced"),
-        Err(e) => {
-            report.errors += 1;
-            report
-                .problems
-                .push(("(search index)".into(), e.to_string()));
-        }
-    }
-    tracing::debug!(elapsed = ?started.elapsed(), regrouped, "committed");
-    report.problems.sort();
-    report.seconds = started.elapsed().as_secs_f64();
-    catalog.set_meta("last_index_finished_at", &crate::now_ms().to_string())?;
-    catalog.set_meta(
-        "last_index_report",
-        &serde_json::to_string(&report).map_err(|e| InternalError::CorruptBlob(e.to_string()))?,
-    )?;
-    progress.finish();
-    Ok(report)
+    Indexer::open(lake, index_dir, opts)?.run(progress)
 }
+
+#[cfg(test)]
+mod tests;

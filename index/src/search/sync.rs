@@ -106,6 +106,20 @@ pub fn sync(
     embedder: &dyn Embedder,
     spec: &str,
 ) -> Result<SyncReport> {
+    sync_with(cat, dir, &mut None, embedder, spec)
+}
+
+/// [`sync`] with the text index kept by the caller between syncs (`None`: opened here
+/// and left in `text`). A writer that lives on merges the segments that many small
+/// commits make (one per `watch` batch); one dropped after each commit never does, and
+/// the segments pile up.
+pub fn sync_with(
+    cat: &mut Catalog,
+    dir: &Path,
+    text: &mut Option<TextIndex>,
+    embedder: &dyn Embedder,
+    spec: &str,
+) -> Result<SyncReport> {
     let mut report = SyncReport::default();
     let text_dir = dir.join(TEXT_DIR);
     if !text_dir.join("meta.json").is_file() {
@@ -128,7 +142,10 @@ pub fn sync(
     .into_iter()
     .collect();
 
-    let mut text = TextIndex::open(&text_dir).map_err(search_err)?;
+    let text = match text {
+        Some(t) => t,
+        None => text.insert(TextIndex::open(&text_dir).map_err(search_err)?),
+    };
     for chunk in dirty.chunks(CHUNK) {
         let mut upserts = Vec::new();
         let mut removed = Vec::new();

@@ -372,3 +372,60 @@ fn fifty_concurrent_searches_during_a_reindex_all_answer() {
     );
     run_ok(tmp.path(), &["status", "--index", idx.to_str().unwrap()]);
 }
+
+#[test]
+fn serve_watch_indexes_a_new_file_and_search_finds_it() {
+    let (_tmp, lake, idx) = small_lake();
+    let server = Server::start(&idx, &["--watch"]);
+    let http = Http::new(&server);
+    server.wait_line("watch · reconcile");
+    let start = std::time::Instant::now();
+    unique_csv(&lake, "quokkasighting");
+    loop {
+        let (st, found) = http.get("/search?q=quokkasighting%20count&k=1");
+        assert_eq!(st, 200, "{found}");
+        if found["hits"][0]["path"] == "quokkasighting.csv" {
+            break;
+        }
+        // A hang guard, not a measurement: the watcher's debounce is 300 ms.
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(60),
+            "the new file never became searchable: {found}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let (_, file) = http.get("/files/quokkasighting.csv");
+    assert_eq!(file["format"], "csv", "{file}");
+    assert!(server.stop().success(), "serve --watch exits 0 on SIGTERM");
+    // The lock was released: a plain index run works again.
+    run_ok(
+        lake.parent().unwrap(),
+        &[
+            "index",
+            lake.to_str().unwrap(),
+            "--index",
+            idx.to_str().unwrap(),
+        ],
+    );
+}
+
+#[test]
+fn serve_watch_refuses_to_start_when_another_writer_holds_the_index() {
+    let (_tmp, _lake, idx) = small_lake();
+    let first = Server::start(&idx, &["--watch"]);
+    // The first watcher holds the lock once its reconcile run has committed.
+    first.wait_line("watch · reconcile");
+    let mut second = lakestar()
+        .args(["serve", "--addr", "127.0.0.1:0", "--watch", "--index"])
+        .arg(&idx)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let status = second.wait().unwrap();
+    let mut err = String::new();
+    std::io::Read::read_to_string(second.stderr.as_mut().unwrap(), &mut err).unwrap();
+    assert_eq!(status.code(), Some(2), "{err}");
+    assert!(err.contains("lock"), "{err}");
+    assert!(first.stop().success());
+}

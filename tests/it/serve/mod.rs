@@ -19,9 +19,9 @@ pub struct Server {
     pub base: String,
     /// `127.0.0.1:PORT`.
     pub addr: String,
-    /// Lines of stderr after the `listening on` line; held so that the reader thread
-    /// keeps draining the pipe (a full pipe would block the server's logging).
-    _stderr: mpsc::Receiver<String>,
+    /// Lines of stderr after the `listening on` line (the reader thread keeps draining
+    /// the pipe while this is held: a full pipe would block the server's logging).
+    stderr: mpsc::Receiver<String>,
 }
 
 impl Server {
@@ -66,7 +66,18 @@ impl Server {
             child,
             base: format!("http://{addr}"),
             addr,
-            _stderr: rx,
+            stderr: rx,
+        }
+    }
+
+    /// The next line of stderr starting with `prefix` (a hang guard of 60 s).
+    pub fn wait_line(&self, prefix: &str) -> String {
+        loop {
+            match self.stderr.recv_timeout(Duration::from_secs(60)) {
+                Ok(line) if line.starts_with(prefix) => return line,
+                Ok(_) => {}
+                Err(e) => panic!("no stderr line starting with {prefix:?}: {e}"),
+            }
         }
     }
 

@@ -1,0 +1,215 @@
+//! The body shared by full and scoped runs: merge what the crawl found with what the
+//! catalog knows, read what changed in parallel, commit in batches, delete last, then
+//! bring collections and the search side in step.
+
+use super::process::{process, Ctx, Kind, Outcome, Work};
+use super::{IndexReport, Indexer, Progress};
+use crate::catalog::{Catalog, Change, FileRow, Hash, Known};
+use crate::crawl::Crawl;
+use crate::error::{InternalError, Result};
+use crate::search::sync::SyncReport;
+use rayon::prelude::*;
+use std::collections::HashMap;
+use std::sync::{mpsc, Mutex};
+use std::time::{Duration, Instant};
+
+impl Indexer {
+    /// Bring the catalog in step with `found` (sorted by path), given the rows `known`
+    /// (sorted by path) over the same part of the lake.
+    pub(super) fn merge(
+        &mut self,
+        started: Instant,
+        found: Crawl,
+        known: Vec<Known>,
+        progress: &dyn Progress,
+    ) -> Result<IndexReport> {
+        let mut report = IndexReport {
+            files_seen: found.files.len() as u64,
+            ..Default::default()
+        };
+        for ce in &found.errors {
+            report.errors += 1;
+            report.problems.push((ce.path.clone(), ce.error.clone()));
+        }
+
+        // Classify without reading the files: a merge of two path-sorted lists.
+        let under_failed_dir = |p: &str| {
+            found.failed_dirs.iter().any(|d| {
+                d.is_empty()
+                    || p.strip_prefix(d.as_str())
+                        .is_some_and(|r| r.starts_with('/'))
+            })
+        };
+        let mut work: Vec<Work<'_>> = Vec::new();
+        let mut gone_paths: Vec<&str> = Vec::new();
+        {
+            let (mut f, mut k) = (found.files.iter().peekable(), known.iter().peekable());
+            loop {
+                let order = match (f.peek(), k.peek()) {
+                    (None, None) => break,
+                    (Some(_), None) => std::cmp::Ordering::Less,
+                    (None, Some(_)) => std::cmp::Ordering::Greater,
+                    (Some(e), Some(r)) => e.path.as_str().cmp(r.path.as_str()),
+                };
+                match order {
+                    std::cmp::Ordering::Less => {
+                        let e = f.next().expect("peeked");
+                        work.push(Work::new(e, false));
+                    }
+                    std::cmp::Ordering::Greater => {
+                        let r = k.next().expect("peeked");
+                        if !under_failed_dir(&r.path) {
+                            gone_paths.push(&r.path);
+                        }
+                    }
+                    std::cmp::Ordering::Equal => {
+                        let (e, r) = (f.next().expect("peeked"), k.next().expect("peeked"));
+                        let same_meta = r.size == e.size
+                            && r.mtime_ns == e.mtime_ns
+                            && !r.racy
+                            && !r.unreadable;
+                        // Re-describe even when the content turns out unchanged.
+                        let redo = !r.unreadable && (r.stale || (self.opts.full && r.sampled));
+                        if !same_meta || redo {
+                            let mut w = Work::new(e, true);
+                            w.reanalyze = redo;
+                            work.push(w);
+                        } else {
+                            report.unchanged += 1;
+                        }
+                    }
+                }
+            }
+        }
+        // Full rows only for what needs them: known files to read, and those that are gone.
+        for w in work.iter_mut().filter(|w| w.known) {
+            w.old = self.catalog.file(&w.entry.path)?;
+        }
+        let mut gone: HashMap<Hash, Vec<FileRow>> = HashMap::new();
+        let mut gone_unhashed = Vec::new();
+        for path in gone_paths {
+            if let Some(row) = self.catalog.file(path)? {
+                match row.hash {
+                    Some(h) => gone.entry(h).or_default().push(row),
+                    None => gone_unhashed.push(row.path),
+                }
+            }
+        }
+        // Deterministic claim order among same-content candidates (popped from the end).
+        for v in gone.values_mut() {
+            v.sort_by(|a, b| b.path.cmp(&a.path));
+        }
+
+        tracing::debug!(elapsed = ?started.elapsed(), to_read = work.len(), "classified");
+        progress.start(work.len() as u64);
+        let ctx = Ctx {
+            lake: &self.lake,
+            index_dir: &self.index_dir,
+            gone: Mutex::new(gone),
+            budget: (!self.opts.full).then_some(self.opts.read_budget),
+        };
+        let (tx, rx) = mpsc::sync_channel::<Outcome>(256);
+
+        let batch_size = self.opts.batch_size.max(1);
+        std::thread::scope(|s| -> Result<()> {
+            let ctx = &ctx;
+            let work = &work;
+            let pool = &self.pool;
+            s.spawn(move || {
+                pool.install(|| {
+                    work.par_iter().for_each_init(
+                        || (tx.clone(), Catalog::open_reader(ctx.index_dir).ok()),
+                        |(tx, cache), w| {
+                            let _ = tx.send(process(ctx, cache.as_ref(), w));
+                        },
+                    )
+                });
+                drop(tx);
+            });
+            let mut batch = Vec::with_capacity(batch_size);
+            let mut last_commit = Instant::now();
+            for o in rx {
+                match o.kind {
+                    Kind::Added => report.added += 1,
+                    Kind::Modified => report.modified += 1,
+                    Kind::Unchanged => report.unchanged += 1,
+                    Kind::Renamed => report.renamed += 1,
+                    Kind::Deleted => report.deleted += 1,
+                    Kind::None => {}
+                }
+                report.analyzed += o.analyzed as u64;
+                report.cache_hits += o.cache_hit as u64;
+                if let Some(p) = o.problem {
+                    report.errors += 1;
+                    report.problems.push(p);
+                }
+                if let Some(c) = o.change {
+                    batch.push(c);
+                }
+                progress.inc(1);
+                if batch.len() >= batch_size || last_commit.elapsed() > Duration::from_secs(1) {
+                    self.catalog.apply(&batch)?;
+                    batch.clear();
+                    last_commit = Instant::now();
+                }
+            }
+            self.catalog.apply(&batch)?;
+            Ok(())
+        })?;
+
+        // Deletions last: whatever disappeared and was not claimed by a rename.
+        let mut deletes: Vec<Change> = gone_unhashed
+            .into_iter()
+            .map(|path| Change::Delete { path })
+            .collect();
+        let gone = ctx.gone.into_inner().unwrap_or_else(|p| p.into_inner());
+        deletes.extend(gone.into_values().flatten().map(|r| Change::Delete {
+            path: r.path.clone(),
+        }));
+        report.deleted += deletes.len() as u64;
+        for chunk in deletes.chunks(batch_size * 8) {
+            self.catalog.apply(chunk)?;
+        }
+
+        let regrouped = self.catalog.refresh_collections()?;
+        // The search side follows the catalog; a failure there (an embedding server down)
+        // is reported and retried by the next run, never loses the catalog's work.
+        match self.sync() {
+            Ok(r) => tracing::debug!(?r, "search index synced"),
+            Err(e) => {
+                report.errors += 1;
+                report
+                    .problems
+                    .push(("(search index)".into(), e.to_string()));
+            }
+        }
+        tracing::debug!(elapsed = ?started.elapsed(), regrouped, "committed");
+        report.problems.sort();
+        report.seconds = started.elapsed().as_secs_f64();
+        self.catalog
+            .set_meta("last_index_finished_at", &crate::now_ms().to_string())?;
+        self.catalog.set_meta(
+            "last_index_report",
+            &serde_json::to_string(&report)
+                .map_err(|e| InternalError::CorruptBlob(e.to_string()))?,
+        )?;
+        progress.finish();
+        Ok(report)
+    }
+
+    /// Embed and write the full-text documents of what changed, with the index's
+    /// embedder and text index, both kept open between runs.
+    fn sync(&mut self) -> Result<SyncReport> {
+        if self.embedder.is_none() {
+            self.embedder = Some(self.opts.embedder.build()?);
+        }
+        let embedder = self.embedder.as_deref().expect("built above");
+        crate::search::sync::sync_with(
+            &mut self.catalog,
+            &self.index_dir,
+            &mut self.text,
+            embedder,
+            &self.opts.embedder.to_spec_string(),
+        )
+    }
+}

@@ -1,0 +1,145 @@
+//! `lakestar watch`: the background indexer.
+
+use super::index::{default_embedder, parse_embedder};
+use super::output::print_json;
+use anyhow::{Context, Result};
+use lakestar_index::search::embedder::EmbedderSpec;
+use lakestar_index::watch::{watch, WatchBatch, WatchOptions};
+use lakestar_index::{locate, IndexOptions};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Arguments of `lakestar watch`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct WatchArgs {
+    /// The lake: a directory of data files.
+    #[arg(default_value = ".")]
+    lake: PathBuf,
+    /// Index directory [default: LAKE/.lakestar]
+    #[arg(long = "index", value_name = "DIR")]
+    index: Option<PathBuf>,
+    /// Index a changed path once no event has named it for this many milliseconds.
+    #[arg(long, value_name = "MS", default_value_t = 300)]
+    debounce: u64,
+    /// Index a path that keeps changing at least this often, in milliseconds.
+    #[arg(long, value_name = "MS", default_value_t = 2000)]
+    max_wait: u64,
+    /// Print one JSON object per committed batch on stdout instead of a line on stderr.
+    #[arg(long)]
+    json: bool,
+    /// Worker threads for hashing and analysis [default: one per core]
+    #[arg(
+        long,
+        short = 'j',
+        value_name = "N",
+        default_value_t = 0,
+        hide_default_value = true
+    )]
+    jobs: usize,
+    /// Follow symbolic links (loop-safe).
+    #[arg(long)]
+    follow: bool,
+    /// Include hidden files and directories.
+    #[arg(long)]
+    hidden: bool,
+    /// Embedder of the search index, as `index --embedder` takes it [default: the
+    /// index's own; for a new index the preferred installed model, else hash]
+    #[arg(long, value_parser = parse_embedder)]
+    embedder: Option<EmbedderSpec>,
+}
+
+/// One batch as `--json` prints it: the run's counts (`index --json`'s fields) plus
+/// `kind`, `paths` and `latency_ms`.
+fn batch_json(b: &WatchBatch) -> Result<serde_json::Value> {
+    let mut v = serde_json::to_value(&b.report)?;
+    v["kind"] = b.kind.as_str().into();
+    v["paths"] = b.scope.len().into();
+    v["latency_ms"] = b.latency.map(|d| d.as_millis() as u64).into();
+    Ok(v)
+}
+
+pub(super) fn print_line(b: &WatchBatch) {
+    let r = &b.report;
+    let latency = b
+        .latency
+        .map(|d| format!(", {} ms after the first event", d.as_millis()))
+        .unwrap_or_default();
+    eprintln!(
+        "{}: {} paths, {} files seen: {} added, {} modified, {} renamed, {} deleted, {} errors; {} ms{latency}",
+        b.kind.as_str(),
+        b.scope.len(),
+        r.files_seen,
+        r.added,
+        r.modified,
+        r.renamed,
+        r.deleted,
+        r.errors,
+        (r.seconds * 1000.0).round() as u64,
+    );
+    const SHOWN: usize = 10;
+    for (path, msg) in r.problems.iter().take(SHOWN) {
+        eprintln!("  {path}: {msg}");
+    }
+    if r.problems.len() > SHOWN {
+        eprintln!(
+            "  … {} more; see `lakestar status`",
+            r.problems.len() - SHOWN
+        );
+    }
+}
+
+pub(crate) fn run(a: WatchArgs) -> Result<()> {
+    let index_dir = a
+        .index
+        .clone()
+        .unwrap_or_else(|| locate::default_index_dir(&a.lake));
+    let embedder = match a.embedder {
+        Some(e) => e,
+        None => default_embedder(&index_dir)?,
+    };
+    let opts = WatchOptions {
+        index: IndexOptions {
+            jobs: a.jobs,
+            follow_links: a.follow,
+            hidden: a.hidden,
+            embedder,
+            ..Default::default()
+        },
+        debounce: Duration::from_millis(a.debounce),
+        max_wait: Duration::from_millis(a.max_wait.max(a.debounce)),
+    };
+    // The first SIGINT/SIGTERM asks for a clean stop between batches; a second one,
+    // while the stop is pending, ends the process at once.
+    let stop = Arc::new(AtomicBool::new(false));
+    for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+        signal_hook::flag::register_conditional_shutdown(sig, 1, Arc::clone(&stop))
+            .and_then(|_| signal_hook::flag::register(sig, Arc::clone(&stop)))
+            .context("installing the SIGINT/SIGTERM handlers")?;
+    }
+    eprintln!(
+        "watching {} (index {}); Ctrl-C stops after the batch in progress",
+        a.lake.display(),
+        index_dir.display()
+    );
+    let mut output_error = None;
+    watch(&a.lake, &index_dir, &opts, &stop, &mut |b| {
+        let printed = if a.json {
+            batch_json(b).and_then(|v| print_json(&v))
+        } else {
+            print_line(b);
+            Ok(())
+        };
+        if let Err(e) = printed {
+            // stdout closed: nobody hears of the batches any more.
+            output_error.get_or_insert(e);
+            stop.store(true, Ordering::Relaxed);
+        }
+    })?;
+    if let Some(e) = output_error {
+        return Err(e.context("printing a batch"));
+    }
+    eprintln!("stopped");
+    Ok(())
+}
