@@ -12,42 +12,18 @@ use std::path::PathBuf;
 /// Arguments of `lakestar index`.
 #[derive(Debug, clap::Args)]
 pub(crate) struct IndexArgs {
-    /// The lake: a directory of data files.
-    #[arg(default_value = ".")]
-    lake: PathBuf,
-    /// Index directory [default: LAKE/.lakestar]
-    #[arg(long = "index", value_name = "DIR")]
-    index: Option<PathBuf>,
-    /// Worker threads for hashing and analysis [default: one per core]
-    #[arg(
-        long,
-        short = 'j',
-        value_name = "N",
-        default_value_t = 0,
-        hide_default_value = true
-    )]
-    jobs: usize,
+    #[command(flatten)]
+    lake: LakeArgs,
     /// Print one JSON object with the run's counts instead of a summary.
     #[arg(long)]
     json: bool,
     /// Discard the existing catalog and index from scratch.
     #[arg(long)]
     rebuild: bool,
-    /// Follow symbolic links (loop-safe).
-    #[arg(long)]
-    follow: bool,
-    /// Include hidden files and directories.
-    #[arg(long)]
-    hidden: bool,
     /// Read every file whole for exact figures (large files are otherwise profiled from
     /// a bounded sample); re-describes files that were sampled.
     #[arg(long)]
     full: bool,
-    /// Embedder of the search index: hash (built in), model2vec:DIR, bert:DIR,
-    /// openai:MODEL[@URL], ollama:MODEL[@URL], or an installed model's name (minilm)
-    /// [default: the index's own; for a new index the preferred installed model, else hash]
-    #[arg(long, value_parser = parse_embedder)]
-    embedder: Option<EmbedderSpec>,
     /// Bytes read per file before sampling (tuning and tests).
     #[arg(long, hide = true, default_value_t = lakestar_index::analyze::DEFAULT_BUDGET)]
     read_budget: u64,
@@ -58,7 +34,62 @@ pub(crate) struct IndexArgs {
     llm: super::llm_analyzer::LlmAnalyzerArgs,
 }
 
-pub(super) fn parse_embedder(s: &str) -> Result<EmbedderSpec, String> {
+/// The lake, its index and how to walk and embed it: what `index` and `watch` share, so
+/// that a watcher is started with the same options as the index it keeps.
+#[derive(Debug, clap::Args)]
+pub(super) struct LakeArgs {
+    /// The lake: a directory of data files.
+    #[arg(default_value = ".")]
+    pub lake: PathBuf,
+    /// Index directory [default: LAKE/.lakestar]
+    #[arg(long = "index", value_name = "DIR")]
+    pub index: Option<PathBuf>,
+    /// Worker threads for hashing and analysis [default: one per core]
+    #[arg(
+        long,
+        short = 'j',
+        value_name = "N",
+        default_value_t = 0,
+        hide_default_value = true
+    )]
+    pub jobs: usize,
+    /// Follow symbolic links (loop-safe).
+    #[arg(long)]
+    pub follow: bool,
+    /// Include hidden files and directories.
+    #[arg(long)]
+    pub hidden: bool,
+    /// Embedder of the search index: hash (built in), model2vec:DIR, bert:DIR,
+    /// openai:MODEL[@URL], ollama:MODEL[@URL], or an installed model's name (minilm)
+    /// [default: the index's own; for a new index the preferred installed model, else hash]
+    #[arg(long, value_parser = parse_embedder)]
+    pub embedder: Option<EmbedderSpec>,
+}
+
+impl LakeArgs {
+    /// The index directory and the index options these arguments give (the rest at
+    /// their defaults).
+    pub fn resolve(&self) -> Result<(PathBuf, IndexOptions)> {
+        let index_dir = self
+            .index
+            .clone()
+            .unwrap_or_else(|| locate::default_index_dir(&self.lake));
+        let embedder = match &self.embedder {
+            Some(e) => e.clone(),
+            None => default_embedder(&index_dir)?,
+        };
+        let opts = IndexOptions {
+            jobs: self.jobs,
+            follow_links: self.follow,
+            hidden: self.hidden,
+            embedder,
+            ..Default::default()
+        };
+        Ok((index_dir, opts))
+    }
+}
+
+fn parse_embedder(s: &str) -> Result<EmbedderSpec, String> {
     EmbedderSpec::parse(s)
 }
 
@@ -95,23 +126,13 @@ impl indexer::Progress for Bar {
 }
 
 pub(crate) fn run(a: IndexArgs) -> Result<()> {
-    let index_dir = a
-        .index
-        .clone()
-        .unwrap_or_else(|| locate::default_index_dir(&a.lake));
-    let embedder = match a.embedder {
-        Some(e) => e,
-        None => default_embedder(&index_dir)?,
-    };
+    let (index_dir, base) = a.lake.resolve()?;
     let opts = IndexOptions {
-        jobs: a.jobs,
-        follow_links: a.follow,
-        hidden: a.hidden,
         rebuild: a.rebuild,
         batch_size: a.batch_size,
         read_budget: a.read_budget,
         full: a.full,
-        embedder,
+        ..base
     };
     let bar = if !a.json && std::io::stderr().is_terminal() {
         let pb = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::stderr());
@@ -130,7 +151,7 @@ pub(crate) fn run(a: IndexArgs) -> Result<()> {
         true => Some(super::llm_analyzer::agent(&a.llm, &index_dir)?),
         false => None,
     };
-    let report = lakestar_index::index(&a.lake, &index_dir, &opts, &Bar(bar))?;
+    let report = lakestar_index::index(&a.lake.lake, &index_dir, &opts, &Bar(bar))?;
     // The native run has released the writer lock; the LLM pass takes it again.
     let (llm, stopped) = match agent {
         Some(agent) => {

@@ -1,12 +1,8 @@
 //! `lakestar watch`: the background indexer.
 
-use super::index::{default_embedder, parse_embedder};
 use super::output::print_json;
 use anyhow::{Context, Result};
-use lakestar_index::search::embedder::EmbedderSpec;
 use lakestar_index::watch::{watch, WatchBatch, WatchOptions};
-use lakestar_index::{locate, IndexOptions};
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -14,12 +10,8 @@ use std::time::Duration;
 /// Arguments of `lakestar watch`.
 #[derive(Debug, clap::Args)]
 pub(crate) struct WatchArgs {
-    /// The lake: a directory of data files.
-    #[arg(default_value = ".")]
-    lake: PathBuf,
-    /// Index directory [default: LAKE/.lakestar]
-    #[arg(long = "index", value_name = "DIR")]
-    index: Option<PathBuf>,
+    #[command(flatten)]
+    lake: super::index::LakeArgs,
     /// Index a changed path once no event has named it for this many milliseconds.
     #[arg(long, value_name = "MS", default_value_t = 300)]
     debounce: u64,
@@ -29,25 +21,6 @@ pub(crate) struct WatchArgs {
     /// Print one JSON object per committed batch on stdout instead of a line on stderr.
     #[arg(long)]
     json: bool,
-    /// Worker threads for hashing and analysis [default: one per core]
-    #[arg(
-        long,
-        short = 'j',
-        value_name = "N",
-        default_value_t = 0,
-        hide_default_value = true
-    )]
-    jobs: usize,
-    /// Follow symbolic links (loop-safe).
-    #[arg(long)]
-    follow: bool,
-    /// Include hidden files and directories.
-    #[arg(long)]
-    hidden: bool,
-    /// Embedder of the search index, as `index --embedder` takes it [default: the
-    /// index's own; for a new index the preferred installed model, else hash]
-    #[arg(long, value_parser = parse_embedder)]
-    embedder: Option<EmbedderSpec>,
 }
 
 /// One batch as `--json` prints it: the run's counts (`index --json`'s fields) plus
@@ -91,22 +64,9 @@ pub(super) fn print_line(b: &WatchBatch) {
 }
 
 pub(crate) fn run(a: WatchArgs) -> Result<()> {
-    let index_dir = a
-        .index
-        .clone()
-        .unwrap_or_else(|| locate::default_index_dir(&a.lake));
-    let embedder = match a.embedder {
-        Some(e) => e,
-        None => default_embedder(&index_dir)?,
-    };
+    let (index_dir, index) = a.lake.resolve()?;
     let opts = WatchOptions {
-        index: IndexOptions {
-            jobs: a.jobs,
-            follow_links: a.follow,
-            hidden: a.hidden,
-            embedder,
-            ..Default::default()
-        },
+        index,
         debounce: Duration::from_millis(a.debounce),
         max_wait: Duration::from_millis(a.max_wait.max(a.debounce)),
     };
@@ -120,11 +80,11 @@ pub(crate) fn run(a: WatchArgs) -> Result<()> {
     }
     eprintln!(
         "watching {} (index {}); Ctrl-C stops after the batch in progress",
-        a.lake.display(),
+        a.lake.lake.display(),
         index_dir.display()
     );
     let mut output_error = None;
-    watch(&a.lake, &index_dir, &opts, &stop, &mut |b| {
+    watch(&a.lake.lake, &index_dir, &opts, &stop, &mut |b| {
         let printed = if a.json {
             batch_json(b).and_then(|v| print_json(&v))
         } else {
