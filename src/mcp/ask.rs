@@ -78,6 +78,7 @@ pub(super) async fn ask(
     };
 
     let dir = server.lake.dir().to_path_buf();
+    let lake = server.lake.clone();
     let setup = opts.agent.clone();
     let q = question.clone();
     let (agent, files) = blocking(move || {
@@ -89,7 +90,9 @@ pub(super) async fn ask(
         if let Some(w) = agent.python_warning() {
             tracing::warn!("{w}");
         }
-        let files = context::retrieve(&dir, &q, count).map_err(tool_error)?;
+        // The served searcher: no second load of the embedder and the vector graph.
+        let searcher = lake.searcher().map_err(tool_error)?;
+        let files = context::retrieve_with(&searcher, &dir, &q, count).map_err(tool_error)?;
         Ok((agent, files))
     })
     .await?;
