@@ -238,7 +238,7 @@ impl Indexer {
             })?;
             Ok::<_, Error>((known?, found))
         })?;
-        self.merge(started, found, known, progress)
+        self.merge(started, found, known, false, progress)
     }
 
     /// Index only `scope`: paths (absolute, or relative to the lake) of files or
@@ -261,7 +261,7 @@ impl Indexer {
         let found = crawl(&self.lake, &self.crawl_options(Some(scope.clone())));
         let known = self.catalog.load_known_in(&scope)?;
         tracing::debug!(elapsed = ?t.elapsed(), scope = scope.len(), files = found.files.len(), known = known.len(), "scoped crawl done");
-        self.merge(started, found, known, progress)
+        self.merge(started, found, known, true, progress)
     }
 }
 

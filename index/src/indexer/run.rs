@@ -15,12 +15,16 @@ use std::time::{Duration, Instant};
 
 impl Indexer {
     /// Bring the catalog in step with `found` (sorted by path), given the rows `known`
-    /// (sorted by path) over the same part of the lake.
+    /// (sorted by path) over the same part of the lake. A `scoped` run that finds
+    /// nothing to do leaves the last run's report and time as they were: a watcher's
+    /// batch of events in ignored paths is not a run worth reporting, nor a change for
+    /// searchers to reopen on.
     pub(super) fn merge(
         &mut self,
         started: Instant,
         found: Crawl,
         known: Vec<Known>,
+        scoped: bool,
         progress: &dyn Progress,
     ) -> Result<IndexReport> {
         let mut report = IndexReport {
@@ -174,8 +178,12 @@ impl Indexer {
         let regrouped = self.catalog.refresh_collections()?;
         // The search side follows the catalog; a failure there (an embedding server down)
         // is reported and retried by the next run, never loses the catalog's work.
+        let mut synced_nothing = false;
         match self.sync() {
-            Ok(r) => tracing::debug!(?r, "search index synced"),
+            Ok(r) => {
+                tracing::debug!(?r, "search index synced");
+                synced_nothing = r.documents == 0 && r.removed == 0 && r.embedded == 0;
+            }
             Err(e) => {
                 report.errors += 1;
                 report
@@ -186,6 +194,15 @@ impl Indexer {
         tracing::debug!(elapsed = ?started.elapsed(), regrouped, "committed");
         report.problems.sort();
         report.seconds = started.elapsed().as_secs_f64();
+        let nothing = report.added + report.modified + report.deleted + report.renamed == 0
+            && report.analyzed == 0
+            && report.errors == 0
+            && regrouped == 0
+            && synced_nothing;
+        if scoped && nothing {
+            progress.finish();
+            return Ok(report);
+        }
         self.catalog
             .set_meta("last_index_finished_at", &crate::now_ms().to_string())?;
         self.catalog.set_meta(

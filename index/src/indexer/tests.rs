@@ -2,6 +2,7 @@
 
 use super::*;
 use std::collections::BTreeMap;
+use std::time::Duration;
 
 fn write(root: &Path, rel: &str, body: &str) {
     let p = root.join(rel);
@@ -103,6 +104,59 @@ fn scoped_updates_match_a_full_index() {
         .unwrap()
         .unwrap();
     assert!(meta.contains("\"files_seen\":2"), "{meta}");
+}
+
+#[test]
+fn a_scoped_run_that_finds_nothing_keeps_the_last_report() {
+    let d = tempfile::tempdir().unwrap();
+    let lake = d.path().join("lake");
+    write(&lake, "one.csv", &csv(10));
+    write(&lake, ".hidden/two.csv", &csv(10));
+    let mut ix = Indexer::open(&lake, &d.path().join("idx"), &opts()).unwrap();
+    ix.run(&NoProgress).unwrap();
+    let last = |ix: &Indexer| {
+        let c = Catalog::open_reader(ix.index_dir()).unwrap();
+        (
+            c.meta("last_index_report").unwrap().unwrap(),
+            c.meta("last_index_finished_at").unwrap().unwrap(),
+        )
+    };
+    let before = last(&ix);
+    assert!(before.0.contains("\"added\":1"), "{before:?}");
+    std::thread::sleep(Duration::from_millis(5));
+
+    // Events in a hidden directory, and on a path that is gone already.
+    write(&lake, ".hidden/two.csv", &csv(11));
+    let r = ix
+        .update(
+            &[PathBuf::from(".hidden/two.csv"), PathBuf::from("gone.csv")],
+            &NoProgress,
+        )
+        .unwrap();
+    assert_eq!((r.added, r.modified, r.deleted), (0, 0, 0), "{r:?}");
+    assert_eq!(last(&ix), before);
+
+    // A full run always reports, even when nothing changed; a scoped run that changes
+    // something reports too.
+    ix.run(&NoProgress).unwrap();
+    let full = last(&ix);
+    assert!(
+        full.1 > before.1 && full.0.contains("\"unchanged\":1"),
+        "{full:?}"
+    );
+    std::thread::sleep(Duration::from_millis(5));
+    write(&lake, "three.csv", &csv(3));
+    assert_eq!(
+        ix.update(&[PathBuf::from("three.csv")], &NoProgress)
+            .unwrap()
+            .added,
+        1
+    );
+    let after = last(&ix);
+    assert!(
+        after.1 > full.1 && after.0.contains("\"added\":1"),
+        "{after:?}"
+    );
 }
 
 #[test]
