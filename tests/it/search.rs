@@ -232,8 +232,8 @@ fn eval_retrieval(dir: &Path, idx: &Path, tasks: &str) -> Recall {
 }
 
 /// Floors under the measured figures (see BENCHMARKS.md), so that a regression fails.
-const RECALL_AT_1: f64 = 0.63;
-const RECALL_AT_5: f64 = 0.92;
+const RECALL_AT_1: f64 = 0.67;
+const RECALL_AT_5: f64 = 0.95;
 const DACODE_AT_1: f64 = 0.52;
 const DACODE_AT_10: f64 = 0.72;
 

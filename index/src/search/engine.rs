@@ -31,8 +31,11 @@ const W_COLUMN: f64 = 0.5 / (RRF_K + 1.0);
 const QUOTED: f64 = 2.0;
 
 /// The fusion weights, read once per search: the constants above, or the
-/// `LAKESTAR_W_*` environment variables of a tuning run.
+/// `LAKESTAR_W_*` (and `LAKESTAR_RRF_K`) environment variables of a tuning run. The
+/// bonuses scale with the fusion constant unless given: they are measured against the
+/// best fused rank's score.
 struct Weights {
+    rrf_k: f64,
     text: f64,
     vector: f64,
     column: f64,
@@ -42,18 +45,16 @@ struct Weights {
 
 impl Weights {
     fn from_env() -> Weights {
-        let get = |name: &str, default: f64| {
-            std::env::var(name)
-                .ok()
-                .and_then(|v| v.parse().ok())
-                .unwrap_or(default)
-        };
+        use super::tuned;
+        let rrf_k = tuned("LAKESTAR_RRF_K", RRF_K);
+        let scale = (RRF_K + 1.0) / (rrf_k + 1.0);
         Weights {
-            text: get("LAKESTAR_W_TEXT", W_TEXT),
-            vector: get("LAKESTAR_W_VECTOR", W_VECTOR),
-            column: get("LAKESTAR_W_COLUMN", W_COLUMN),
-            quoted: get("LAKESTAR_QUOTED", QUOTED),
-            time: get("LAKESTAR_W_TIME", W_TIME),
+            rrf_k,
+            text: tuned("LAKESTAR_W_TEXT", W_TEXT),
+            vector: tuned("LAKESTAR_W_VECTOR", W_VECTOR),
+            column: tuned("LAKESTAR_W_COLUMN", W_COLUMN * scale),
+            quoted: tuned("LAKESTAR_QUOTED", QUOTED),
+            time: tuned("LAKESTAR_W_TIME", W_TIME * scale),
         }
     }
 }
@@ -260,7 +261,7 @@ impl Searcher {
             .enumerate()
         {
             let e = fused.entry(hit.path).or_default();
-            e.0 += w.text / (RRF_K + rank as f64 + 1.0);
+            e.0 += w.text / (w.rrf_k + rank as f64 + 1.0);
             if !hit.fields.is_empty() {
                 e.1.push(format!("matches {}", hit.fields.join(", ")));
             }
@@ -275,7 +276,7 @@ impl Searcher {
             let nearest = self.vectors.nearest(&q, CANDIDATES);
             for (rank, (path, sim)) in nearest.into_iter().enumerate() {
                 let e = fused.entry(path).or_default();
-                e.0 += w.vector / (RRF_K + rank as f64 + 1.0);
+                e.0 += w.vector / (w.rrf_k + rank as f64 + 1.0);
                 if rank < 10 {
                     e.1.push(format!("similar description ({sim:.2})"));
                 }
@@ -471,7 +472,8 @@ fn named_in(
             let q = (quotes.contains(&lower) || quotes.contains(&spaced(&lower))).then_some(quoted);
             let s = match (q, matcher.names(&n)) {
                 (Some(a), Some(b)) => a.max(b),
-                (a, b) => a.or(b)?,
+                (Some(a), None) | (None, Some(a)) => a,
+                (None, None) => return matcher.names_part(&n),
             };
             Some((lower, s))
         })

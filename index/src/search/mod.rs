@@ -16,3 +16,12 @@ mod names;
 pub mod sync;
 pub mod text;
 mod words;
+
+/// A ranking constant, or the `LAKESTAR_*` environment variable that overrides it in a
+/// tuning run (BENCHMARKS.md shows the runs that chose the constants).
+pub(crate) fn tuned(var: &str, default: f64) -> f64 {
+    std::env::var(var)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}

@@ -146,6 +146,15 @@ impl TokenStream for WordTokenStream<'_> {
     }
 }
 
+/// The words of an identifier as the path and name fields split it (`budget_year_start`,
+/// `gdpPercap_1992`, `HTMLTable` → `budget` `year` `start`, `gdp` `Percap` `1992`,
+/// `HTML` `Table`).
+pub fn split(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    cut(text, true, &mut |from, to| out.push(&text[from..to]));
+    out
+}
+
 /// Calls `emit(from, to)` with the byte range of every word of `text`, in order.
 fn cut(text: &str, split: bool, emit: &mut dyn FnMut(usize, usize)) {
     let in_word = |c: char| c.is_alphanumeric() || (!split && c == '_');

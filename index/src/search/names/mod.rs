@@ -7,7 +7,10 @@
 //! by more of its letters in order), and the pieces, joined, are the name with its
 //! separators removed. A name of one word needs the word itself (up to stemming:
 //! "scores" names `score`), because single-word abbreviations (`age` in "agents",
-//! `dist` in "distribution") are mostly accidents.
+//! `dist` in "distribution") are mostly accidents. A name too short to spell (`X`, `ID`)
+//! needs the word as written, capitals included. A run of two or more of a name's words
+//! names it in part ("budget year" in `budget_year_start`), and a name's numbers count
+//! only when the question says them (`gdpPercap_1992`).
 //!
 //! Hand-written: this is the matching rule of our ranking, not a general text facility;
 //! the stemming comes from tantivy.
@@ -64,6 +67,10 @@ struct Word {
     code: bool,
     /// The identifier as written (on its last word only).
     raw: String,
+    /// The word as written, capitals included.
+    cased: String,
+    /// It begins a sentence (or the question), where any word may take a capital.
+    sentence_start: bool,
 }
 
 /// How strongly a name is named, as a multiple of a plain one-word mention.
@@ -109,15 +116,23 @@ impl NameMatcher {
             }
             let start = words.len();
             let from_char = i;
+            let sentence_start = chars[..i]
+                .iter()
+                .rev()
+                .find(|c| !c.is_whitespace())
+                .is_none_or(|c| matches!(c, '.' | '?' | '!' | ':'));
             loop {
                 let from = i;
                 while i < chars.len() && chars[i].is_alphanumeric() {
                     i += 1;
                 }
-                let text: String = chars[from..i].iter().collect::<String>().to_lowercase();
+                let cased: String = chars[from..i].iter().collect();
+                let text = cased.to_lowercase();
                 let glue = GLUE.contains(&text.as_str());
                 words.push(Word {
                     text,
+                    cased,
+                    sentence_start: sentence_start && words.len() == start,
                     first_of_ident: words.len() == start,
                     last_of_ident: false,
                     glue,
@@ -169,7 +184,7 @@ impl NameMatcher {
             .collect();
         let n = compact.chars().count();
         if n < MIN_NAME {
-            return None;
+            return self.names_short(name.trim());
         }
         // The whole name as one question identifier (`importance.score`, `Fare`, `ages`).
         let stem = self.stem(&compact);
@@ -212,6 +227,68 @@ impl NameMatcher {
             .filter_map(|start| self.spells(&name, name.len(), start, 0, 0))
             .max()
             .map(|words| strength::WORD + strength::PER_WORD * (words - 1) as f64)
+    }
+
+    /// A name too short to be spelled (`X`, `Z`, `ID`) is named only as written,
+    /// capitals included, by a word that does not begin a sentence ("the X-coordinate",
+    /// "the ID of each row"): in lowercase, or at a sentence's start, "x" or "a" are
+    /// words like any other, and "I" is one anywhere.
+    fn names_short(&self, name: &str) -> Option<f64> {
+        if !name.chars().any(char::is_uppercase) || name == "I" {
+            return None;
+        }
+        self.words
+            .iter()
+            .any(|w| w.cased == name && !w.sentence_start)
+            .then_some(strength::WORD)
+    }
+
+    /// How strongly the question names a run of two or more of the words of `name`
+    /// short of all of them ("budget year" in `budget_year_start`), or all of its words
+    /// and every number in it (`gdpPercap_1992` by "GDP per capita in the year 1992"):
+    /// the key to weigh its rarity under (the run, compact, or the whole name) and the
+    /// strength, scaled by the share of the name's letters the run covers. One word is
+    /// not enough: `name` or `id` are parts of too many names.
+    pub fn names_part(&mut self, name: &str) -> Option<(String, f64)> {
+        let parts: Vec<String> = super::words::split(name)
+            .into_iter()
+            .map(str::to_lowercase)
+            .collect();
+        if parts.len() < 2 {
+            return None;
+        }
+        let number = |p: &str| p.chars().all(|c| c.is_ascii_digit());
+        let (numbers, words): (Vec<&str>, Vec<&str>) =
+            parts.iter().map(String::as_str).partition(|p| number(p));
+        // One digit is said by accident ("3 clusters", "2 decimal places"); years and
+        // codes are longer.
+        let said = |n: &&str| n.len() >= 2 && self.words.iter().any(|w| w.text == *n);
+        if !numbers.is_empty() && !words.is_empty() && numbers.iter().all(said) {
+            if let Some(s) = self.names(&words.join("_")) {
+                return Some((name.to_lowercase(), s));
+            }
+        }
+        let total: usize = parts.iter().map(|p| p.chars().count()).sum();
+        for len in (2..parts.len()).rev() {
+            let mut best: Option<(String, f64)> = None;
+            for run in parts.windows(len) {
+                if run.iter().any(|p| number(p)) {
+                    continue;
+                }
+                let Some(s) = self.names(&run.join("_")) else {
+                    continue;
+                };
+                let covered: usize = run.iter().map(|p| p.chars().count()).sum();
+                let s = s * covered as f64 / total as f64;
+                if best.as_ref().is_none_or(|b| s > b.1) {
+                    best = Some((run.concat(), s));
+                }
+            }
+            if best.is_some() {
+                return best;
+            }
+        }
+        None
     }
 
     /// How strongly the question names the file at `path` itself: by its whole name
@@ -359,132 +436,4 @@ fn abbreviates(piece: &[char], word: &[char]) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn named(query: &str, name: &str) -> bool {
-        NameMatcher::new(query).names(name).is_some()
-    }
-
-    fn strength(query: &str, name: &str) -> Option<f64> {
-        NameMatcher::new(query).names(name)
-    }
-
-    #[test]
-    fn abbreviated_names_are_spelled_by_question_words() {
-        let q = "Is there a correlation between population and GDP per capita?";
-        assert!(named(q, "gdppercap"));
-        assert!(named(q, "gdp_pc"));
-        assert!(named("GDP per capita in 1952", "gdpPercap_1952"));
-        assert!(!named(q, "gdpPercap_1952"));
-        assert!(named("handle missing life expectancy values", "lifeexp"));
-        assert!(named(
-            "the maximum storm category achieved by a storm",
-            "max_storm_cat"
-        ));
-        assert!(named("the average wind speed (WINDSPEED)", "WINDSPEED"));
-        assert!(named("average wind speed per month", "WINDSPEED"));
-        assert!(named("the recorded damage in USD", "damage_USD"));
-        assert!(named("the number of deaths recorded", "No. of deaths"));
-        assert!(named(
-            "median sold price per square foot",
-            "MedianSoldPricePerSqft"
-        ));
-        assert!(named("Happiness scores of countries", "Happiness Score"));
-    }
-
-    #[test]
-    fn single_words_need_the_word_up_to_its_stem() {
-        assert!(named("mean age of passengers", "Age"));
-        assert!(named("distribution of ages", "age"));
-        assert!(named("outliers in the happiness scores", "score"));
-        assert!(!named("average number of agents talking", "age"));
-        assert!(!named("the distribution of fares", "dist"));
-        assert!(!named("which country", "count"));
-        // Too short to match unless quoted (quotes are handled by the ranker).
-        assert!(!named("the X coordinate", "X"));
-    }
-
-    #[test]
-    fn a_part_of_an_identifier_is_not_a_name() {
-        let q = r#"the mean of the "importance.score" column"#;
-        assert!(named(q, "importance.score"));
-        assert!(!named(q, "score"));
-        assert!(!named(q, "importance"));
-        // A sentence's full stop joins nothing.
-        assert!(named("Identify outliers in the fare. Then stop", "Fare"));
-    }
-
-    #[test]
-    fn code_and_longer_spellings_count_more_than_words() {
-        assert_eq!(
-            strength("the positive_diffsel values", "positive_diffsel"),
-            Some(strength::VERBATIM)
-        );
-        assert_eq!(
-            strength("the positive_diffsel values", "Positive_DiffSel"),
-            Some(strength::CODE)
-        );
-        assert_eq!(
-            strength("outliers in the SWX column", "SWX"),
-            Some(strength::VERBATIM)
-        );
-        assert_eq!(
-            strength("wind speed (WINDSPEED)", "wind_speed"),
-            Some(strength::CODE)
-        );
-        assert_eq!(strength("mean age", "Age"), Some(strength::WORD));
-        assert_eq!(strength("missing values", "value"), Some(strength::FORM));
-        assert_eq!(strength("the life expectancy", "lifeexp"), Some(1.5));
-        assert_eq!(
-            strength("gross domestic product per capita", "gdppercap"),
-            Some(2.5)
-        );
-        // "using" is not a form of "useful", though both stem to "use".
-        assert_eq!(strength("using the Z-score method", "useful"), None);
-    }
-
-    #[test]
-    fn files_are_named_by_their_name_or_stem() {
-        let mut m = NameMatcher::new("Is the Age column in the Credit.csv file normal?");
-        assert_eq!(m.names_file("data/Credit.csv"), Some(strength::FILE));
-        assert_eq!(m.names_file("data/credit_cards.csv"), None);
-        let mut m = NameMatcher::new("the mean fare of the Titanic passengers");
-        assert_eq!(m.names_file("titanic.csv"), Some(strength::WORD));
-        assert_eq!(m.names_file("titanic_train.csv"), None);
-        assert_eq!(m.names_file("passenger_list.csv"), None);
-        let mut m = NameMatcher::new("the description of merchant category code 5812");
-        assert!(m.names_file("merchant_category_codes.csv").is_some());
-    }
-
-    #[test]
-    fn categories_are_named_by_their_words() {
-        let m = NameMatcher::new(
-            "Among the countries in the \"Americas\" region, which has most cases?",
-        );
-        assert_eq!(m.names_category("Americas"), Some(strength::CATEGORY));
-        assert_eq!(m.names_category("Europe"), None);
-        let m = NameMatcher::new("fuel use of diesel cars made in South Korea");
-        assert!(m.names_category("South Korea").is_some());
-        assert!(m.names_category("Korea, South").is_none());
-        assert!(m.names_category("diesel").is_some());
-        // Numbers and glue words alone are not categories worth matching.
-        assert!(NameMatcher::new("in 2019 on the 3rd")
-            .names_category("2019")
-            .is_none());
-        assert!(NameMatcher::new("in the end")
-            .names_category("in")
-            .is_none());
-        assert!(NameMatcher::new("If yes, how many?")
-            .names_category("Yes")
-            .is_none());
-    }
-
-    #[test]
-    fn accidental_spellings_do_not_match() {
-        assert!(!named("data at the end", "date"));
-        assert!(!named("the mean value", "mean_val_total"));
-        assert!(!named("of the", "ofthe"));
-        assert!(!named("identify and count the outliers", "INTC.O"));
-    }
-}
+mod tests;
