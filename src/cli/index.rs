@@ -4,6 +4,7 @@ use super::llm_analyzer::LlmSummary;
 use super::output::print_json;
 use anyhow::Result;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use lakestar_index::indexer::WalkOptions;
 use lakestar_index::search::embedder::{default_for, DefaultChoice, EmbedderSpec};
 use lakestar_index::{indexer, locate, IndexOptions};
 use std::io::IsTerminal;
@@ -53,12 +54,18 @@ pub(super) struct LakeArgs {
         hide_default_value = true
     )]
     pub jobs: usize,
-    /// Follow symbolic links (loop-safe).
-    #[arg(long)]
+    /// Follow symbolic links (loop-safe) [default: as the index records]
+    #[arg(long, overrides_with = "no_follow")]
     pub follow: bool,
-    /// Include hidden files and directories.
+    /// Do not follow symbolic links, whatever the index records.
     #[arg(long)]
+    pub no_follow: bool,
+    /// Include hidden files and directories [default: as the index records]
+    #[arg(long, overrides_with = "no_hidden")]
     pub hidden: bool,
+    /// Leave hidden files and directories out, whatever the index records.
+    #[arg(long)]
+    pub no_hidden: bool,
     /// Embedder of the search index: hash (built in), model2vec:DIR, bert:DIR,
     /// openai:MODEL[@URL], ollama:MODEL[@URL], or an installed model's name (minilm)
     /// [default: the index's own; for a new index the preferred installed model, else hash]
@@ -78,14 +85,51 @@ impl LakeArgs {
             Some(e) => e.clone(),
             None => default_embedder(&index_dir)?,
         };
+        let walk = walk_options(
+            &index_dir,
+            self.follow,
+            self.no_follow,
+            self.hidden,
+            self.no_hidden,
+        );
         let opts = IndexOptions {
             jobs: self.jobs,
-            follow_links: self.follow,
-            hidden: self.hidden,
+            follow_links: walk.follow_links,
+            hidden: walk.hidden,
             embedder,
             ..Default::default()
         };
         Ok((index_dir, opts))
+    }
+}
+
+/// How to walk the lake: as asked (`--hidden`/`--no-hidden`, `--follow`/`--no-follow`),
+/// else as the index records, so that a run without the flags does not drop what an
+/// earlier `index --hidden` found. Says so on stderr when the record adds files.
+pub(super) fn walk_options(
+    index_dir: &std::path::Path,
+    follow: bool,
+    no_follow: bool,
+    hidden: bool,
+    no_hidden: bool,
+) -> WalkOptions {
+    // An unreadable record is the run's business to report (it opens the catalog too).
+    let recorded = lakestar_index::indexer::recorded_walk(index_dir)
+        .ok()
+        .flatten()
+        .unwrap_or_default();
+    let pick = |yes: bool, no: bool, rec: bool, flag: &str| {
+        if yes || no {
+            return yes;
+        }
+        if rec {
+            eprintln!("as the index records: --{flag} (--no-{flag} to change it)");
+        }
+        rec
+    };
+    WalkOptions {
+        follow_links: pick(follow, no_follow, recorded.follow_links, "follow"),
+        hidden: pick(hidden, no_hidden, recorded.hidden, "hidden"),
     }
 }
 

@@ -15,12 +15,10 @@ use std::time::Duration;
 pub(crate) struct McpArgs {
     #[command(flatten)]
     index: IndexDirArg,
-    /// `reindex` follows symbolic links: give it when the index was made with
-    /// `index --follow`.
+    /// `reindex` follows symbolic links [default: as the index records]
     #[arg(long)]
     follow: bool,
-    /// `reindex` includes hidden files: give it when the index was made with
-    /// `index --hidden` (else reindex drops them).
+    /// `reindex` includes hidden files [default: as the index records]
     #[arg(long)]
     hidden: bool,
     /// Python interpreter for the `ask` tool's generated code [default: the venv of

@@ -1,6 +1,6 @@
 //! `lakestar serve`: the HTTP API over one index (see `crate::serve`).
 
-use super::index::default_embedder;
+use super::index::{default_embedder, walk_options};
 use super::watch::print_line;
 use super::{IndexDirArg, UsageError};
 use crate::agent::build::AgentSetup;
@@ -66,9 +66,16 @@ impl Watcher {
         failed: tokio::sync::oneshot::Sender<()>,
     ) -> Result<Self> {
         let opts = WatchOptions {
-            index: IndexOptions {
-                embedder: default_embedder(&dir)?,
-                ..Default::default()
+            index: {
+                // The index's own walk: a watcher must not drop what `index --hidden`
+                // or `--follow` found.
+                let walk = walk_options(&dir, false, false, false, false);
+                IndexOptions {
+                    embedder: default_embedder(&dir)?,
+                    follow_links: walk.follow_links,
+                    hidden: walk.hidden,
+                    ..Default::default()
+                }
             },
             ..Default::default()
         };

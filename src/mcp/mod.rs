@@ -23,9 +23,11 @@ use std::sync::Arc;
 /// How `reindex` crawls and `ask` runs the agent (the `lakestar mcp` options).
 #[derive(Debug, Clone)]
 pub struct McpOptions {
-    /// `reindex` follows symbolic links (as `index --follow`).
+    /// `reindex` follows symbolic links (as `index --follow`) even if the index does
+    /// not record it.
     pub follow_links: bool,
-    /// `reindex` includes hidden files (as `index --hidden`).
+    /// `reindex` includes hidden files (as `index --hidden`) even if the index does not
+    /// record it.
     pub hidden: bool,
     /// Python, prompts and the script timeout of the agent.
     pub agent: AgentSetup,

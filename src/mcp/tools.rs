@@ -253,10 +253,14 @@ watch`; a watcher keeps the index fresh already, so there is nothing to do).",
             // The index's own embedder: a model from the models directory only if the
             // index records it, never a newly installed one (that would re-embed all).
             let (embedder, _) = default_for(&dir, None).map_err(tool_error)?;
+            // And its own walk, read at each call: the index may have been remade.
+            let walk = lakestar_index::indexer::recorded_walk(&dir)
+                .map_err(|e| service_error(e.into()))?
+                .unwrap_or_default();
             let opts = IndexOptions {
                 embedder,
-                follow_links,
-                hidden,
+                follow_links: follow_links || walk.follow_links,
+                hidden: hidden || walk.hidden,
                 ..IndexOptions::default()
             };
             let report =

@@ -120,6 +120,23 @@ fn ignore_file_hidden_files_and_links() {
     let mut paths: Vec<String> = cat.load_files().unwrap().into_keys().collect();
     paths.sort();
     assert_eq!(paths, [".hidden.csv", "data/keep.csv", "linked/keep.csv"]);
+
+    // The index records how it walked: a run without the flags keeps those files, and
+    // says why; --no-hidden and --no-follow drop them.
+    let out = run(&lake, &["index", "--json"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success()
+            && stderr.contains("as the index records: --follow")
+            && stderr.contains("as the index records: --hidden"),
+        "{stderr}"
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_counts(&v, &[("files_seen", 3), ("deleted", 0), ("unchanged", 3)]);
+    let v = index_json(&lake, &["--no-hidden", "--no-follow"]);
+    assert_counts(&v, &[("files_seen", 1), ("deleted", 2)]);
+    let v = index_json(&lake, &[]);
+    assert_counts(&v, &[("files_seen", 1), ("deleted", 0)]);
 }
 
 #[test]

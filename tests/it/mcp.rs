@@ -302,7 +302,7 @@ fn reindex_adds_a_new_file_and_refuses_while_another_writer_holds_the_index() {
         "species,island,flipper_length_mm\nAdelie,Torgersen,181\nGentoo,Biscoe,217\n",
     )
     .unwrap();
-    // A hidden file, indexed with --hidden: reindex keeps it when the server is told so.
+    // A hidden file, indexed with --hidden: reindex keeps it, as the index records.
     std::fs::write(lake.join(".notes.csv"), "note\nkeep me\n").unwrap();
     let idx = tmp.path().join("idx");
     run_ok(
@@ -315,7 +315,7 @@ fn reindex_adds_a_new_file_and_refuses_while_another_writer_holds_the_index() {
             "--hidden",
         ],
     );
-    let mut s = Session::start(&idx, &["--hidden"], &[]);
+    let mut s = Session::start(&idx, &[], &[]);
     assert_eq!(n(&s.ok("index_status", json!({})), "files"), 2);
 
     std::fs::write(

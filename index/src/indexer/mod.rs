@@ -69,6 +69,34 @@ impl Default for IndexOptions {
     }
 }
 
+/// How a lake was walked, recorded in the catalog by every run so that later runs
+/// (`watch`, `serve --watch`, the MCP `reindex`, a plain `index`) walk it the same way
+/// rather than drop the hidden or linked files the index holds.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+pub struct WalkOptions {
+    /// Symbolic links were followed (`index --follow`).
+    pub follow_links: bool,
+    /// Hidden files and directories were included (`index --hidden`).
+    pub hidden: bool,
+}
+
+/// Catalog meta key of the [`WalkOptions`] (JSON).
+pub const WALK_META: &str = "walk_options";
+
+/// The walk options the index at `index_dir` records: `None` for no index yet, or one
+/// made before they were recorded.
+pub fn recorded_walk(index_dir: &Path) -> Result<Option<WalkOptions>> {
+    if !index_dir.join(crate::catalog::CATALOG_FILE).is_file() {
+        return Ok(None);
+    }
+    let Some(json) = Catalog::open_reader(index_dir)?.meta(WALK_META)? else {
+        return Ok(None);
+    };
+    serde_json::from_str(&json)
+        .map(Some)
+        .map_err(|e| InternalError::CorruptBlob(format!("{WALK_META}: {e}")).into())
+}
+
 /// What an index run did. Serialized as the `index --json` contract: these integer
 /// fields and `seconds`, nothing else. A scoped run ([`Indexer::update`]) counts only its
 /// scope: `files_seen` is the files found there, `unchanged` those of them left as they

@@ -203,6 +203,14 @@ impl Indexer {
             progress.finish();
             return Ok(report);
         }
+        let walk = super::WalkOptions {
+            follow_links: self.opts.follow_links,
+            hidden: self.opts.hidden,
+        };
+        self.catalog.set_meta(
+            super::WALK_META,
+            &serde_json::to_string(&walk).map_err(|e| InternalError::CorruptBlob(e.to_string()))?,
+        )?;
         self.catalog
             .set_meta("last_index_finished_at", &crate::now_ms().to_string())?;
         self.catalog.set_meta(

@@ -160,6 +160,27 @@ fn a_scoped_run_that_finds_nothing_keeps_the_last_report() {
 }
 
 #[test]
+fn runs_record_how_they_walked_the_lake() {
+    let d = tempfile::tempdir().unwrap();
+    let lake = d.path().join("lake");
+    let idx = d.path().join("idx");
+    write(&lake, "one.csv", &csv(3));
+    assert_eq!(recorded_walk(&idx).unwrap(), None);
+    let hidden = IndexOptions {
+        hidden: true,
+        ..opts()
+    };
+    index(&lake, &idx, &hidden, &NoProgress).unwrap();
+    let want = WalkOptions {
+        follow_links: false,
+        hidden: true,
+    };
+    assert_eq!(recorded_walk(&idx).unwrap(), Some(want));
+    index(&lake, &idx, &opts(), &NoProgress).unwrap();
+    assert_eq!(recorded_walk(&idx).unwrap(), Some(WalkOptions::default()));
+}
+
+#[test]
 fn an_open_indexer_holds_the_lock() {
     let d = tempfile::tempdir().unwrap();
     std::fs::create_dir_all(d.path().join("lake")).unwrap();
