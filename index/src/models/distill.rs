@@ -1,11 +1,15 @@
 //! `lakestar model distill`: a static Model2Vec-layout model from an installed BERT, as
 //! Model2Vec distills one. Every vocabulary token (special and `[unused…]` ones skipped)
-//! runs through the transformer as `[CLS] token [SEP]`, its hidden states mean-pooled;
-//! the vectors are reduced to `dim` principal components and each row is scaled by
-//! `ln(rank + e)` of its token's rank in the vocabulary (a Zipf-style weight: BERT
-//! vocabularies are roughly frequency-ordered, so frequent pieces weigh less in a mean).
+//! runs through the transformer as `[SEP] token [CLS]` (the order Model2Vec found to work
+//! better), its hidden states mean-pooled; the vectors are reduced to `dim` principal
+//! components and each row is scaled by its SIF weight `a / (a + p)`, `p` the token's
+//! Zipf probability by rank (BERT vocabularies are roughly frequency-ordered, so frequent
+//! pieces such as "the" or "of" weigh almost nothing in a mean). Pieces made only of digits
+//! or punctuation get zero rows: in descriptions of data files they are the commas between
+//! column names and the digits of example values, shared by every file and naming none.
 //! A text's vector is then a weighted mean of rows — the transformer's knowledge of each
-//! word, at the cost of a table lookup.
+//! word, at the cost of a table lookup. BENCHMARKS.md ("Embedders") has the measured
+//! alternatives.
 
 use std::path::Path;
 
@@ -44,25 +48,12 @@ impl Default for DistillOptions {
 }
 
 /// Distills the installed BERT model `source` into the static model `out` in the models
-/// directory `models`. `progress` counts tokens. The recipe is the default unless
-/// `LAKESTAR_DISTILL_RECIPE` names another (experiments; see [`Recipe::parse`]).
+/// directory `models`. `progress` counts tokens.
 pub fn distill(
     models: &Path,
     source: &str,
     out: &str,
     opts: &DistillOptions,
-    progress: &dyn Progress,
-) -> Result<Installed, ModelError> {
-    let recipe = Recipe::parse(&std::env::var("LAKESTAR_DISTILL_RECIPE").unwrap_or_default());
-    distill_with(models, source, out, opts, recipe, progress)
-}
-
-fn distill_with(
-    models: &Path,
-    source: &str,
-    out: &str,
-    opts: &DistillOptions,
-    recipe: Recipe,
     progress: &dyn Progress,
 ) -> Result<Installed, ModelError> {
     let src = find(models, source)?;
@@ -79,51 +70,33 @@ fn distill_with(
         });
     }
 
-    tracing::info!(?recipe, "recipe");
     let (rows, kept) = tokens(&bert);
     progress.start(kept.len() as u64);
     let started = std::time::Instant::now();
-    let vectors = token_vectors(
-        &bert,
-        &kept,
-        opts.batch.max(1),
-        recipe.own,
-        recipe.rev,
-        progress,
-    )?;
+    let vectors = token_vectors(&bert, &kept, opts.batch.max(1), progress)?;
     tracing::info!(tokens = kept.len(), elapsed = ?started.elapsed(), "token vectors");
-    let dim = if recipe.pca { opts.dim } else { hidden };
-    let reduced = if recipe.pca {
-        reduce(&vectors, kept.len(), hidden, dim)?
-    } else {
-        vectors
-    };
+    let reduced = reduce(&vectors, kept.len(), hidden, opts.dim)?;
     tracing::info!(elapsed = ?started.elapsed(), "reduced");
 
+    // SIF weights by rank among the kept tokens; skipped tokens keep zero rows, and so do
+    // digit and punctuation pieces (their vectors still shaped the PCA).
     let vocab = bert.tokenizer.get_vocab(true);
     let names: std::collections::HashMap<u32, &str> =
         vocab.iter().map(|(t, &id)| (id, t.as_str())).collect();
-    // Weights by rank among the kept tokens; skipped tokens keep zero rows.
-    let weights = recipe.weights(kept.len());
-    let mut reduced = reduced;
-    if recipe.norm {
-        for row in reduced.chunks_mut(dim) {
-            crate::embed::l2_normalize(row);
+    let weights = sif_weights(kept.len());
+    let mut matrix = vec![0.0f32; rows * opts.dim];
+    for ((&id, row), &w) in kept.iter().zip(reduced.chunks(opts.dim)).zip(&weights) {
+        if names.get(&id).is_some_and(|t| numeric_or_punct(t)) {
+            continue;
+        }
+        let start = id as usize * opts.dim;
+        for (m, &x) in matrix[start..start + opts.dim].iter_mut().zip(row) {
+            *m = w as f32 * x;
         }
     }
-    let mut matrix = vec![0.0f32; rows * dim];
-    for ((&id, row), &w) in kept.iter().zip(reduced.chunks(dim)).zip(&weights) {
-        let dropped = recipe.no_numeric && names.get(&id).is_some_and(|t| numeric_or_punct(t));
-        let w = if dropped { 0.0 } else { w as f32 };
-        let start = id as usize * dim;
-        for (m, &x) in matrix[start..start + dim].iter_mut().zip(row) {
-            *m = w * x;
-        }
-    }
-    let opts = &DistillOptions { dim, ..*opts };
 
     let stage = staging(models, out)?;
-    write_model(stage.path(), out, &src, &bert, &matrix, opts.dim, recipe)?;
+    write_model(stage.path(), out, &src, &bert, &matrix, opts.dim)?;
     drop(bert);
     let check = Model2VecEmbedder::load(stage.path())?;
     check_embeds(&check)?;
@@ -133,82 +106,16 @@ fn distill_with(
     find(models, out)
 }
 
-/// Model2Vec's SIF coefficient (`sif_coefficient`, default 1e-4).
+/// Model2Vec's SIF coefficient (`sif_coefficient`, its default).
 const SIF: f64 = 1e-4;
 
-/// How a token's row is weighted.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Weight {
-    /// `ln(rank + e)`: Model2Vec's first `apply_zipf`.
-    Zipf,
-    /// `a / (a + p)` with `p` a Zipf probability of the rank: Model2Vec's SIF weighting.
-    Sif,
-    /// No weighting.
-    Flat,
-}
-
-/// A distillation recipe. Only the default is used unless `LAKESTAR_DISTILL_RECIPE` asks
-/// for another: the variants measured in BENCHMARKS.md ("Embedders") stay reproducible.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Recipe {
-    weight: Weight,
-    /// Reduce to the asked dimension by PCA (else keep the hidden size).
-    pca: bool,
-    /// The token's own hidden state instead of the mean over `[CLS] token [SEP]`.
-    own: bool,
-    /// Zero the rows of tokens made only of digits or punctuation.
-    no_numeric: bool,
-    /// Scale every reduced row to unit length before weighting.
-    norm: bool,
-    /// Frame the token as `[SEP] token [CLS]` (Model2Vec's current order).
-    rev: bool,
-}
-
-impl Recipe {
-    const DEFAULT: Recipe = Recipe {
-        weight: Weight::Zipf,
-        pca: true,
-        own: false,
-        no_numeric: false,
-        norm: false,
-        rev: false,
-    };
-
-    /// The default changed by comma-separated words: `zipf`, `sif`, `flat` (weights),
-    /// `nopca`, `own`, `nonumeric`. Unknown words are reported and ignored.
-    fn parse(words: &str) -> Recipe {
-        let mut r = Recipe::DEFAULT;
-        for w in words.split(',').map(str::trim).filter(|w| !w.is_empty()) {
-            match w {
-                "zipf" => r.weight = Weight::Zipf,
-                "sif" => r.weight = Weight::Sif,
-                "flat" => r.weight = Weight::Flat,
-                "nopca" => r.pca = false,
-                "own" => r.own = true,
-                "nonumeric" => r.no_numeric = true,
-                "norm" => r.norm = true,
-                "rev" => r.rev = true,
-                _ => tracing::warn!(
-                    word = w,
-                    "unknown LAKESTAR_DISTILL_RECIPE word, ignored; use zipf, sif, flat, nopca, own, nonumeric"
-                ),
-            }
-        }
-        r
-    }
-
-    /// The row weights of `n` kept tokens, by rank.
-    fn weights(&self, n: usize) -> Vec<f64> {
-        // Model2Vec's SIF estimate: Zipf probabilities 1/(rank + 2), normalized.
-        let harmonic: f64 = (0..n).map(|r| 1.0 / (r as f64 + 2.0)).sum();
-        (0..n)
-            .map(|rank| match self.weight {
-                Weight::Zipf => (rank as f64 + std::f64::consts::E).ln(),
-                Weight::Sif => SIF / (SIF + 1.0 / (rank as f64 + 2.0) / harmonic),
-                Weight::Flat => 1.0,
-            })
-            .collect()
-    }
+/// SIF weights of `n` tokens by rank, as Model2Vec estimates them: `a / (a + p)` with `p`
+/// the Zipf probability `1/(rank + 2)`, normalized over the vocabulary.
+fn sif_weights(n: usize) -> Vec<f64> {
+    let harmonic: f64 = (0..n).map(|r| 1.0 / (r as f64 + 2.0)).sum();
+    (0..n)
+        .map(|rank| SIF / (SIF + 1.0 / (rank as f64 + 2.0) / harmonic))
+        .collect()
 }
 
 /// A vocabulary piece made only of digits or punctuation (`##` continuation marks aside).
@@ -243,21 +150,17 @@ fn is_placeholder(tok: &str) -> bool {
     tok.len() > 2 && tok.starts_with('[') && tok.ends_with(']')
 }
 
-/// Mean-pooled hidden states of `[CLS] token [SEP]` for each token (with `own`, the
-/// token's own position's), row-major.
+/// Mean-pooled hidden states of `[SEP] token [CLS]` for each token, row-major.
 fn token_vectors(
     bert: &BertEmbedder,
     kept: &[u32],
     batch: usize,
-    own: bool,
-    rev: bool,
     progress: &dyn Progress,
 ) -> Result<Vec<f32>, ModelError> {
-    // The frame the tokenizer puts around any text ([CLS] … [SEP] for BERT).
+    // The frame the tokenizer puts around any text ([CLS] … [SEP] for BERT), reversed as
+    // Model2Vec does: it measured the reversed frame better, and so did we (BENCHMARKS.md).
     let mut frame = bert.encode("")?;
-    if rev {
-        frame.reverse();
-    }
+    frame.reverse();
     let wrap = |id: u32| -> Vec<u32> {
         match frame.split_first() {
             Some((first, rest)) => std::iter::once(*first)
@@ -273,36 +176,12 @@ fn token_vectors(
         .par_chunks(batch)
         .map(|chunk| {
             let seqs: Vec<Vec<u32>> = chunk.iter().map(|&id| wrap(id)).collect();
-            let pooled = if own {
-                own_states(bert, &seqs, usize::from(!frame.is_empty()))?
-            } else {
-                bert.pooled(&seqs)?
-            };
+            let pooled = bert.pooled(&seqs)?;
             progress.inc(chunk.len() as u64);
             Ok(pooled.into_iter().flatten().collect())
         })
         .collect::<Result<_, EmbedError>>()?;
     Ok(parts.concat())
-}
-
-/// The last hidden states at position `at` (the token itself) of equally long sequences.
-fn own_states(
-    bert: &BertEmbedder,
-    seqs: &[Vec<u32>],
-    at: usize,
-) -> Result<Vec<Vec<f32>>, EmbedError> {
-    use candle_core::IndexOp;
-    let err = |e: candle_core::Error| EmbedError::Inference(e.to_string());
-    let len = seqs.first().map_or(0, Vec::len);
-    let ids: Vec<u32> = seqs.iter().flatten().copied().collect();
-    let ids = Tensor::from_vec(ids, (seqs.len(), len), &Device::Cpu).map_err(err)?;
-    let types = ids.zeros_like().map_err(err)?;
-    let mask = ids.ones_like().map_err(err)?;
-    bert.model
-        .forward(&ids, &types, Some(&mask))
-        .and_then(|h| h.i((.., at, ..)))
-        .and_then(|h| h.to_vec2::<f32>())
-        .map_err(err)
 }
 
 /// The `n × hidden` rows centred and projected on their `dim` principal components.
@@ -343,7 +222,6 @@ fn write_model(
     bert: &BertEmbedder,
     matrix: &[f32],
     dim: usize,
-    recipe: Recipe,
 ) -> Result<(), ModelError> {
     let rows = matrix.len() / dim;
     let bytes: Vec<u8> = matrix.iter().flat_map(|x| x.to_le_bytes()).collect();
@@ -367,10 +245,8 @@ fn write_model(
         "architectures": ["StaticModel"],
         "hidden_dim": dim,
         "normalize": true,
-        "apply_pca": if recipe.pca { Some(dim) } else { None },
-        "apply_zipf": recipe.weight == Weight::Zipf,
-        "sif_coefficient": if recipe.weight == Weight::Sif { Some(SIF) } else { None },
-        "lakestar_recipe": format!("{recipe:?}"),
+        "apply_pca": dim,
+        "sif_coefficient": SIF,
         "base_model": src.manifest.model,
         "base_embedder": bert.id(),
     });
@@ -474,67 +350,31 @@ mod tests {
     }
 
     #[test]
-    fn recipes_parse_from_words_and_unknown_words_change_nothing() {
-        assert_eq!(Recipe::parse(""), Recipe::DEFAULT);
-        assert_eq!(Recipe::parse("bogus, ,"), Recipe::DEFAULT);
-        let r = Recipe::parse("sif, nopca,own,nonumeric");
-        assert_eq!(
-            r,
-            Recipe {
-                weight: Weight::Sif,
-                pca: false,
-                own: true,
-                no_numeric: true,
-                norm: false,
-                rev: false,
-            }
-        );
-        assert_eq!(Recipe::parse("sif,flat").weight, Weight::Flat);
+    fn sif_weights_fall_for_frequent_ranks() {
+        let w = sif_weights(30_000);
+        assert!(w.windows(2).all(|p| p[0] < p[1]));
+        // Near zero for the most frequent piece, near one for a rare one.
+        assert!(w[0] < 0.01 && w[29_999] > 0.9, "{} {}", w[0], w[29_999]);
+        // Model2Vec's formula: p = (1/(rank + 2)) / Σ 1/(r + 2).
+        let w = sif_weights(2);
+        let p0 = 0.5 / (0.5 + 1.0 / 3.0);
+        assert!((w[0] - SIF / (SIF + p0)).abs() < 1e-15);
     }
 
     #[test]
-    fn weights_fall_for_frequent_ranks() {
-        for recipe in [Recipe::DEFAULT, Recipe::parse("sif")] {
-            let w = recipe.weights(1000);
-            assert!(w.windows(2).all(|p| p[0] < p[1]), "{recipe:?}");
-            assert!(w[0] > 0.0 && w[999].is_finite());
-        }
-        // The default recipe's weights are what minilm-static was distilled with.
-        assert!((Recipe::DEFAULT.weights(3)[2] - (2.0 + std::f64::consts::E).ln()).abs() < 1e-12);
-        // SIF: near zero for the most frequent piece, near one for a rare one.
-        let sif = Recipe::parse("sif").weights(30_000);
-        assert!(
-            sif[0] < 0.01 && sif[29_999] > 0.9,
-            "{} {}",
-            sif[0],
-            sif[29_999]
-        );
-        assert!(Recipe::parse("flat").weights(4).iter().all(|&w| w == 1.0));
-    }
-
-    #[test]
-    fn every_recipe_distills_a_loadable_model() {
+    fn digit_and_punctuation_pieces_have_no_weight() {
         let models = installed();
-        for (i, words) in ["sif,nopca", "own,nonumeric", "flat,own"]
-            .iter()
-            .enumerate()
-        {
-            let recipe = Recipe::parse(words);
-            let opts = DistillOptions { dim: 8, batch: 64 };
-            let out = format!("r{i}");
-            let m =
-                distill_with(models.path(), "minilm", &out, &opts, recipe, &NoProgress).unwrap();
-            let want = if recipe.pca { 8 } else { tiny::HIDDEN };
-            assert_eq!(m.manifest.dim, want, "{words}");
-            let e = Model2VecEmbedder::load(&m.path).unwrap();
-            let v = e
-                .embed(&["daily rainfall per station", "7, 42 ; 2019"])
-                .unwrap();
-            assert!((v[0].iter().map(|x| x * x).sum::<f32>() - 1.0).abs() < 1e-5);
-            // Only digits and punctuation: nothing left to embed without their rows.
-            let zero = v[1].iter().all(|&x| x == 0.0);
-            assert_eq!(zero, recipe.no_numeric, "{words}: {:?}", v[1]);
-        }
+        let opts = DistillOptions { dim: 8, batch: 64 };
+        let m = distill(models.path(), "minilm", "s", &opts, &NoProgress).unwrap();
+        let e = Model2VecEmbedder::load(&m.path).unwrap();
+        let v = e
+            .embed(&["daily rainfall", "7, 42 ; 2019", "daily, 7 ; rainfall 42"])
+            .unwrap();
+        assert!((v[0].iter().map(|x| x * x).sum::<f32>() - 1.0).abs() < 1e-5);
+        // Only digits and punctuation: nothing left to embed.
+        assert!(v[1].iter().all(|&x| x == 0.0), "{:?}", v[1]);
+        // Numbers and commas between the words change nothing.
+        assert!(cosine(&v[0], &v[2]) > 0.9999, "{}", cosine(&v[0], &v[2]));
     }
 
     #[test]
