@@ -1,11 +1,15 @@
 //! `lakestar model distill`: a static Model2Vec-layout model from an installed BERT, as
 //! Model2Vec distills one. Every vocabulary token (special and `[unused…]` ones skipped)
-//! runs through the transformer as `[CLS] token [SEP]`, its hidden states mean-pooled;
-//! the vectors are reduced to `dim` principal components and each row is scaled by
-//! `ln(rank + e)` of its token's rank in the vocabulary (a Zipf-style weight: BERT
-//! vocabularies are roughly frequency-ordered, so frequent pieces weigh less in a mean).
+//! runs through the transformer as `[SEP] token [CLS]` (the order Model2Vec found to work
+//! better), its hidden states mean-pooled; the vectors are reduced to `dim` principal
+//! components and each row is scaled by its SIF weight `a / (a + p)`, `p` the token's
+//! Zipf probability by rank (BERT vocabularies are roughly frequency-ordered, so frequent
+//! pieces such as "the" or "of" weigh almost nothing in a mean). Pieces made only of digits
+//! or punctuation get zero rows: in descriptions of data files they are the commas between
+//! column names and the digits of example values, shared by every file and naming none.
 //! A text's vector is then a weighted mean of rows — the transformer's knowledge of each
-//! word, at the cost of a table lookup.
+//! word, at the cost of a table lookup. BENCHMARKS.md ("Embedders") has the measured
+//! alternatives.
 
 use std::path::Path;
 
@@ -74,18 +78,25 @@ pub fn distill(
     let reduced = reduce(&vectors, kept.len(), hidden, opts.dim)?;
     tracing::info!(elapsed = ?started.elapsed(), "reduced");
 
-    // Zipf-style weights by rank among the kept tokens; skipped tokens keep zero rows.
+    // SIF weights by rank among the kept tokens; skipped tokens keep zero rows, and so do
+    // digit and punctuation pieces (their vectors still shaped the PCA).
+    let vocab = bert.tokenizer.get_vocab(true);
+    let names: std::collections::HashMap<u32, &str> =
+        vocab.iter().map(|(t, &id)| (id, t.as_str())).collect();
+    let weights = sif_weights(kept.len());
     let mut matrix = vec![0.0f32; rows * opts.dim];
-    for (rank, (&id, row)) in kept.iter().zip(reduced.chunks(opts.dim)).enumerate() {
-        let w = ((rank as f64) + std::f64::consts::E).ln() as f32;
+    for ((&id, row), &w) in kept.iter().zip(reduced.chunks(opts.dim)).zip(&weights) {
+        if names.get(&id).is_some_and(|t| numeric_or_punct(t)) {
+            continue;
+        }
         let start = id as usize * opts.dim;
         for (m, &x) in matrix[start..start + opts.dim].iter_mut().zip(row) {
-            *m = w * x;
+            *m = w as f32 * x;
         }
     }
 
     let stage = staging(models, out)?;
-    write_model(stage.path(), out, &src, &bert, &matrix, rows, opts.dim)?;
+    write_model(stage.path(), out, &src, &bert, &matrix, opts.dim)?;
     drop(bert);
     let check = Model2VecEmbedder::load(stage.path())?;
     check_embeds(&check)?;
@@ -93,6 +104,24 @@ pub fn distill(
     progress.finish();
     publish(stage, models, out)?;
     find(models, out)
+}
+
+/// Model2Vec's SIF coefficient (`sif_coefficient`, its default).
+const SIF: f64 = 1e-4;
+
+/// SIF weights of `n` tokens by rank, as Model2Vec estimates them: `a / (a + p)` with `p`
+/// the Zipf probability `1/(rank + 2)`, normalized over the vocabulary.
+fn sif_weights(n: usize) -> Vec<f64> {
+    let harmonic: f64 = (0..n).map(|r| 1.0 / (r as f64 + 2.0)).sum();
+    (0..n)
+        .map(|rank| SIF / (SIF + 1.0 / (rank as f64 + 2.0) / harmonic))
+        .collect()
+}
+
+/// A vocabulary piece made only of digits or punctuation (`##` continuation marks aside).
+fn numeric_or_punct(token: &str) -> bool {
+    let t = token.strip_prefix("##").unwrap_or(token);
+    !t.is_empty() && t.chars().all(|c| !c.is_alphabetic())
 }
 
 /// The vocabulary's size (rows of the output) and the ids of the tokens to distill, in
@@ -121,15 +150,17 @@ fn is_placeholder(tok: &str) -> bool {
     tok.len() > 2 && tok.starts_with('[') && tok.ends_with(']')
 }
 
-/// Mean-pooled hidden states of `[CLS] token [SEP]` for each token, row-major.
+/// Mean-pooled hidden states of `[SEP] token [CLS]` for each token, row-major.
 fn token_vectors(
     bert: &BertEmbedder,
     kept: &[u32],
     batch: usize,
     progress: &dyn Progress,
 ) -> Result<Vec<f32>, ModelError> {
-    // The frame the tokenizer puts around any text ([CLS] … [SEP] for BERT).
-    let frame = bert.encode("")?;
+    // The frame the tokenizer puts around any text ([CLS] … [SEP] for BERT), reversed as
+    // Model2Vec does: it measured the reversed frame better, and so did we (BENCHMARKS.md).
+    let mut frame = bert.encode("")?;
+    frame.reverse();
     let wrap = |id: u32| -> Vec<u32> {
         match frame.split_first() {
             Some((first, rest)) => std::iter::once(*first)
@@ -190,9 +221,9 @@ fn write_model(
     src: &Installed,
     bert: &BertEmbedder,
     matrix: &[f32],
-    rows: usize,
     dim: usize,
 ) -> Result<(), ModelError> {
+    let rows = matrix.len() / dim;
     let bytes: Vec<u8> = matrix.iter().flat_map(|x| x.to_le_bytes()).collect();
     let view = TensorView::new(Dtype::F32, vec![rows, dim], &bytes)
         .map_err(|e| ModelError::from(EmbedError::Inference(format!("embeddings tensor: {e}"))))?;
@@ -215,7 +246,7 @@ fn write_model(
         "hidden_dim": dim,
         "normalize": true,
         "apply_pca": dim,
-        "apply_zipf": true,
+        "sif_coefficient": SIF,
         "base_model": src.manifest.model,
         "base_embedder": bert.id(),
     });
@@ -316,6 +347,44 @@ mod tests {
         distill(models.path(), "minilm", "s", &o, &NoProgress).unwrap();
         let err = distill(models.path(), "s", "x", &o, &NoProgress).unwrap_err();
         assert!(matches!(err, ModelError::NotBert(_)), "{err}");
+    }
+
+    #[test]
+    fn sif_weights_fall_for_frequent_ranks() {
+        let w = sif_weights(30_000);
+        assert!(w.windows(2).all(|p| p[0] < p[1]));
+        // Near zero for the most frequent piece, near one for a rare one.
+        assert!(w[0] < 0.01 && w[29_999] > 0.9, "{} {}", w[0], w[29_999]);
+        // Model2Vec's formula: p = (1/(rank + 2)) / Σ 1/(r + 2).
+        let w = sif_weights(2);
+        let p0 = 0.5 / (0.5 + 1.0 / 3.0);
+        assert!((w[0] - SIF / (SIF + p0)).abs() < 1e-15);
+    }
+
+    #[test]
+    fn digit_and_punctuation_pieces_have_no_weight() {
+        let models = installed();
+        let opts = DistillOptions { dim: 8, batch: 64 };
+        let m = distill(models.path(), "minilm", "s", &opts, &NoProgress).unwrap();
+        let e = Model2VecEmbedder::load(&m.path).unwrap();
+        let v = e
+            .embed(&["daily rainfall", "7, 42 ; 2019", "daily, 7 ; rainfall 42"])
+            .unwrap();
+        assert!((v[0].iter().map(|x| x * x).sum::<f32>() - 1.0).abs() < 1e-5);
+        // Only digits and punctuation: nothing left to embed.
+        assert!(v[1].iter().all(|&x| x == 0.0), "{:?}", v[1]);
+        // Numbers and commas between the words change nothing.
+        assert!(cosine(&v[0], &v[2]) > 0.9999, "{}", cosine(&v[0], &v[2]));
+    }
+
+    #[test]
+    fn numeric_and_punctuation_pieces() {
+        for t in ["7", "##42", "1999", ",", "##.", "%"] {
+            assert!(numeric_or_punct(t), "{t}");
+        }
+        for t in ["rain", "##fall", "q3", "##", "é"] {
+            assert!(!numeric_or_punct(t), "{t}");
+        }
     }
 
     #[test]
