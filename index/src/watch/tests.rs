@@ -19,7 +19,9 @@ fn opts() -> WatchOptions {
             jobs: 1,
             ..Default::default()
         },
-        debounce: Duration::from_millis(20),
+        // Long enough that a loaded machine (2 cores, builds beside the tests) does not
+        // split the events a test sends at once into two batches.
+        debounce: Duration::from_millis(250),
         max_wait: Duration::from_secs(2),
     }
 }
@@ -66,6 +68,8 @@ fn events_name_the_paths_of_a_batch_and_reads_do_not() {
     write(&lake, "new/b.csv", "x,y\n3,4\n");
     write(&lake, "c.csv", "x,y\n5,6\n"); // no event: stays unindexed
     std::fs::remove_file(lake.join("a.csv")).unwrap();
+    // Settled: every path is due one debounce after its event, none waits on its mtime.
+    std::thread::sleep(opts().debounce * 2);
     let batches = follow_for(&mut ix, 1, |tx| {
         let ev = |kind, p: PathBuf| tx.send(Ok(Event::new(kind).add_path(p))).unwrap();
         ev(
