@@ -6,12 +6,22 @@
 //! `cargo bench --bench search -- --sizes 10000 --queries 300 --dir /tmp/lakestar-bench`.
 //! Lakes are generated once per size (shared with `benches/index.rs`); the index is
 //! rebuilt on every run. All timings are in-process, warm.
+//!
+//! Options: `--embedder SPEC` (as `lakestar index --embedder`; installed models are
+//! looked up under `LAKESTAR_MODELS`), `--efs 10,20,…` and `--efs200 200,400,…` (search
+//! breadths swept for 10 and for the retriever's 200 results), `--varied N` (the varied
+//! set of `search/varied.rs`, alone unless `--sizes` is given too) with `--grid
+//! 16:100,32:200,…` (the (M, ef_construction) pairs it builds).
+
+#[path = "search/varied.rs"]
+mod varied;
 
 use lakestar_index::catalog::Catalog;
 use lakestar_index::indexer::NoProgress;
 use lakestar_index::search::ann::dist::{normalized, Flat};
 use lakestar_index::search::ann::graph::{Graph, GraphParams};
 use lakestar_index::search::ann::{self, VectorIndex};
+use lakestar_index::search::embedder::EmbedderSpec;
 use lakestar_index::search::engine::{SearchOptions, Searcher};
 use lakestar_index::{index, synth, IndexOptions};
 use std::path::{Path, PathBuf};
@@ -19,9 +29,9 @@ use std::time::{Duration, Instant};
 
 /// Candidates the hybrid retriever takes from the vector side.
 const CANDIDATES: usize = 200;
-/// Search breadths swept.
+/// Search breadths swept by default.
 const EFS: [usize; 6] = [10, 20, 40, 80, 160, 320];
-/// Search breadths swept for the retriever's 200 candidates.
+/// Search breadths swept by default for the retriever's 200 candidates.
 const EFS_200: [usize; 4] = [200, 400, 800, 1600];
 /// Build parameters tried on the smallest lake: (M, ef_construction).
 const GRID: [(usize, usize); 6] = [
@@ -39,6 +49,14 @@ fn time<T>(f: impl FnOnce() -> T) -> (Duration, T) {
     let t = Instant::now();
     let r = f();
     (t.elapsed(), r)
+}
+
+/// Wall time and the process's CPU time (all threads) of `f`: on a shared machine wall
+/// time grows with other people's load, CPU time much less.
+fn time_cpu<T>(f: impl FnOnce() -> T) -> (Duration, Duration, T) {
+    let cpu = cpu_time::ProcessTime::now();
+    let (wall, r) = time(f);
+    (wall, cpu.elapsed(), r)
 }
 
 fn ms(d: Duration) -> String {
@@ -185,11 +203,24 @@ fn main() {
             .and_then(|i| args.get(i + 1))
             .cloned()
     };
-    let sizes: Vec<u64> = arg("--sizes")
-        .unwrap_or_else(|| "10000,100000".into())
-        .split(',')
-        .map(|s| s.trim().parse().expect("--sizes takes numbers"))
-        .collect();
+    let numbers = |name: &str, default: &str| -> Vec<usize> {
+        arg(name)
+            .unwrap_or_else(|| default.into())
+            .split(',')
+            .filter(|s| !s.trim().is_empty())
+            .map(|s| s.trim().parse().expect("a list of numbers"))
+            .collect()
+    };
+    let varied: Option<usize> = arg("--varied").map(|s| s.parse().expect("--varied N"));
+    let sizes: Vec<u64> = numbers(
+        "--sizes",
+        if varied.is_some() { "" } else { "10000,100000" },
+    )
+    .into_iter()
+    .map(|n| n as u64)
+    .collect();
+    let efs = numbers("--efs", &EFS.map(|e| e.to_string()).join(","));
+    let efs200 = numbers("--efs200", &EFS_200.map(|e| e.to_string()).join(","));
     let nq: usize = arg("--queries").map_or(300, |s| s.parse().expect("--queries N"));
     let dir = PathBuf::from(arg("--dir").unwrap_or_else(|| {
         Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -201,7 +232,12 @@ fn main() {
     // The graph is built and measured at every size, whatever the default threshold
     // (single-threaded here: nothing else reads the environment meanwhile).
     std::env::set_var("LAKESTAR_EXACT_BELOW", "0");
-    let opts = IndexOptions::default();
+    let opts = IndexOptions {
+        embedder: arg("--embedder")
+            .map(|s| EmbedderSpec::parse(&s).expect("--embedder"))
+            .unwrap_or_default(),
+        ..Default::default()
+    };
     let embedder = opts.embedder.build().unwrap();
     let emb = embedder.id();
     let texts = questions(nq, 7);
@@ -221,6 +257,18 @@ fn main() {
         ann::EXACT_BELOW
     );
 
+    if let Some(n) = varied {
+        let grid: Vec<(usize, usize)> = arg("--grid")
+            .unwrap_or_else(|| "16:100,32:50,32:100,32:200,48:100".into())
+            .split(',')
+            .map(|p| {
+                let (m, e) = p.split_once(':').expect("--grid M:EF,…");
+                (m.parse().expect("M"), e.parse().expect("ef_construction"))
+            })
+            .collect();
+        varied::run(embedder.as_ref(), n, &efs200, &grid);
+    }
+
     let mut smallest: Option<Vec<Vec<f32>>> = None;
     let mut largest: Option<Vec<Vec<f32>>> = None;
     let mut summary = Vec::new();
@@ -228,12 +276,12 @@ fn main() {
         let root = lake(&dir, n);
         let idx = dir.join(format!("search-index-{n}"));
         let _ = std::fs::remove_dir_all(&idx);
-        let (t_index, r) = time(|| index(&root, &idx, &opts, &NoProgress).unwrap());
+        let (t_index, c_index, r) = time_cpu(|| index(&root, &idx, &opts, &NoProgress).unwrap());
         assert_eq!(r.errors, 0, "{r:?}");
         // A full rebuild of the graph alone: remove it, let the writer's check rebuild it.
         std::fs::remove_dir_all(idx.join("vectors")).unwrap();
         let mut cat = Catalog::open_writer(&idx, &root.canonicalize().unwrap()).unwrap();
-        let (t_build, built) = time(|| ann::check(&mut cat, &idx, &emb).unwrap());
+        let (t_build, c_build, built) = time_cpu(|| ann::check(&mut cat, &idx, &emb).unwrap());
         assert!(
             matches!(built, ann::update::Refreshed::Built { .. }),
             "{built:?}"
@@ -252,9 +300,11 @@ fn main() {
 
         println!("### {n} files ({live} vectors, dim {})\n", qvecs[0].len());
         println!(
-            "first index {:.1} s (graph included); graph rebuild alone {:.1} s; refresh keeping the graph {}; graph on disk {:.1} MB; open: exact {}, graph {}\n",
+            "first index {:.1} s, {:.1} s CPU (graph included); graph rebuild alone {:.1} s, {:.1} s CPU; refresh keeping the graph {}; graph on disk {:.1} MB; open: exact {}, graph {}\n",
             t_index.as_secs_f64(),
+            c_index.as_secs_f64(),
             t_build.as_secs_f64(),
+            c_build.as_secs_f64(),
             ms(t_kept),
             graph_bytes as f64 / 1e6,
             ms(t_open_exact),
@@ -272,7 +322,7 @@ fn main() {
             ms(e200),
             ms(e200_99)
         );
-        for ef in EFS {
+        for &ef in &efs {
             graph.set_ef(ef);
             let (lat, got) = per_query(&qvecs, |q| graph.nearest(q, 10));
             let r: Vec<f64> = truth10
@@ -289,7 +339,7 @@ fn main() {
             );
         }
         let mut g200 = Duration::ZERO;
-        for ef in EFS_200 {
+        for &ef in &efs200 {
             graph.set_ef(ef);
             let (lat, got) = per_query(&qvecs, |q| graph.nearest(q, CANDIDATES));
             let r: Vec<f64> = truth200
