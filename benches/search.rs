@@ -87,6 +87,25 @@ fn mean(v: &[f64]) -> f64 {
     v.iter().sum::<f64>() / v.len().max(1) as f64
 }
 
+/// How alike the questions' exact neighbours are at ranks 1, 10 and 200: how hard the
+/// vectors make the graph's job (near-equal similarities are easy to miss).
+fn print_neighbour_similarity<I>(truth: &[Vec<(I, f32)>]) {
+    let at = |rank: usize| {
+        mean(
+            &truth
+                .iter()
+                .filter_map(|t| t.get(rank).map(|x| f64::from(x.1)))
+                .collect::<Vec<_>>(),
+        )
+    };
+    println!(
+        "exact similarity of the questions' neighbours (mean): rank 1 {:.3}, rank 10 {:.3}, rank 200 {:.3}\n",
+        at(0),
+        at(9),
+        at(CANDIDATES - 1)
+    );
+}
+
 /// Deterministic questions in the synthetic lake's vocabulary.
 fn questions(n: usize, seed: u64) -> Vec<String> {
     const WORDS: [&str; 40] = [
@@ -359,20 +378,8 @@ fn main() {
             );
         }
         graph.set_ef(ann::EF_SEARCH);
-        let at = |rank: usize| {
-            mean(
-                &truth200
-                    .iter()
-                    .filter_map(|t| t.get(rank).map(|x| f64::from(x.1)))
-                    .collect::<Vec<_>>(),
-            )
-        };
-        println!(
-            "\nexact similarity of the questions' neighbours (mean): rank 1 {:.3}, rank 10 {:.3}, rank 200 {:.3}\n",
-            at(0),
-            at(9),
-            at(CANDIDATES - 1)
-        );
+        println!();
+        print_neighbour_similarity(&truth200);
 
         // The whole hybrid query (BM25 + vectors + fusion + evidence), as `lakestar
         // search` runs it, with the graph and with exact vectors.

@@ -149,20 +149,7 @@ pub fn run(embedder: &dyn Embedder, n: usize, efs: &[usize], grid: &[(usize, usi
     );
     let flat = flat_of(&refs);
     let (lat, truth) = per_query(&qunit, |q| flat.top(q, CANDIDATES));
-    let at = |rank: usize| {
-        mean(
-            &truth
-                .iter()
-                .filter_map(|t| t.get(rank).map(|x| f64::from(x.1)))
-                .collect::<Vec<_>>(),
-        )
-    };
-    println!(
-        "exact similarity of the questions' neighbours (mean): rank 1 {:.3}, rank 10 {:.3}, rank 200 {:.3}\n",
-        at(0),
-        at(9),
-        at(CANDIDATES - 1)
-    );
+    crate::print_neighbour_similarity(&truth);
     println!("| M | ef_construction | build | build CPU | ef | p50 | p99 | recall@{CANDIDATES} | recall@10 |");
     println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     let (p50, p99) = p50_p99(lat);
