@@ -6,6 +6,8 @@
 
 #[path = "../tests/it/fixtures.rs"]
 mod fixtures;
+#[path = "common/venv.rs"]
+mod venv;
 
 use lakestar_index::indexer::NoProgress;
 use lakestar_index::{describe, index, IndexOptions, Source};
@@ -87,28 +89,7 @@ except Exception as e:
 "#;
 
 fn venv_python(target: &Path) -> Option<PathBuf> {
-    let venv = target.join("bench-venv");
-    let py = venv.join("bin/python");
-    let has_pandas = |py: &Path| {
-        Command::new(py)
-            .args(["-c", "import pandas"])
-            .output()
-            .is_ok_and(|o| o.status.success())
-    };
-    if py.exists() && has_pandas(&py) {
-        return Some(py);
-    }
-    eprintln!("creating {} with pandas (pip)…", venv.display());
-    let ok = Command::new("python3")
-        .args(["-m", "venv"])
-        .arg(&venv)
-        .status()
-        .is_ok_and(|s| s.success())
-        && Command::new(venv.join("bin/pip"))
-            .args(["install", "-q", "pandas"])
-            .status()
-            .is_ok_and(|s| s.success());
-    (ok && has_pandas(&py)).then_some(py)
+    venv::bench_python(target, &["pandas"])
 }
 
 fn main() {

@@ -50,6 +50,10 @@ pub struct Table {
     /// Bytes profiled, when the file was larger than the read budget.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sampled_bytes: Option<u64>,
+    /// The pandas call that loads this table as described, `path` standing for the
+    /// file's path (`pd.read_csv(path, sep="\t", thousands=",")`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub load: Option<String>,
 }
 
 fn yes() -> bool {
@@ -490,6 +494,7 @@ impl Profiler {
             preamble: Vec::new(),
             rows_exact: true,
             sampled_bytes: None,
+            load: None,
         }
     }
 }

@@ -357,6 +357,7 @@ impl Analyzer for FixedWidthAnalyzer {
             preamble,
             rows_exact: true,
             sampled_bytes: None,
+            load: None,
         };
         if cut {
             let read = read.get();

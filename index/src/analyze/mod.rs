@@ -258,6 +258,7 @@ mod tests {
                 preamble: Vec::new(),
                 rows_exact: true,
                 sampled_bytes: None,
+                load: None,
             }),
             Content::Tables(TableSet {
                 tables: vec![NamedTable {

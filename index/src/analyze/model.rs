@@ -46,6 +46,10 @@ pub struct NamedTable {
     /// Facts about this table ("title row 1: Quarterly sales", "geometry POINT, EPSG:4326").
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// The pandas call that loads this table as described, `path` standing for the
+    /// file's path (`pd.read_excel(path, sheet_name="Q1", header=2)`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub load: Option<String>,
 }
 
 #[cfg(test)]
@@ -139,6 +143,7 @@ impl TableBuilder {
             range: None,
             sample_rows: self.samples,
             notes: Vec::new(),
+            load: None,
         }
     }
 }

@@ -100,6 +100,15 @@ pub struct ColumnProfile {
     /// The unit, when a header or a units row states it (`°C`, `EUR`, `kg`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unit: Option<String>,
+    /// How numbers are written when not plainly (`thousands ","`, `decimal ","`,
+    /// `percent`, `currency "$"`, `scale "M"`, `negative "(…)"`, `censored "<"`): the
+    /// conventions a reader must undo to get the values `min`/`max`/`mean` describe.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notation: Vec<String>,
+    /// Whether the figures (nulls, range, mean, std, top counts) come from a sample of
+    /// the data rather than from every value.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub estimated: bool,
 }
 
 impl ColumnProfile {
@@ -403,6 +412,8 @@ impl ColumnBuilder {
             examples: self.examples,
             top,
             declared_type: None,
+            notation: Vec::new(),
+            estimated: false,
         }
     }
 }

@@ -136,8 +136,8 @@ fn quote_examples(ex: &[String], kind: ColumnType, n: usize) -> String {
 fn render_with(path: &str, d: &Description, caps: Caps) -> String {
     let mut s = format!("{path} — {}, {}", d.format.human(), human_size(d.size));
     match &d.content {
-        Content::Table(t) => table(&mut s, t, caps),
-        Content::Tables(t) => tables(&mut s, t, caps),
+        Content::Table(t) => table(&mut s, path, t, caps),
+        Content::Tables(t) => tables(&mut s, path, t, caps),
         Content::Json(j) => json(&mut s, j, caps),
         Content::Text(t) => text(&mut s, t, caps),
         Content::Archive(a) => archive(&mut s, a, caps),
@@ -174,7 +174,54 @@ fn render_with(path: &str, d: &Description, caps: Caps) -> String {
     s
 }
 
-fn table(s: &mut String, t: &Table, caps: Caps) {
+/// The `load:` line: the stored pandas call with the file's path in place of `path`.
+fn load_line(s: &mut String, indent: &str, path: &str, load: Option<&str>) {
+    if let Some(load) = load {
+        let _ = writeln!(s, "{indent}load: {}", with_path(load, path));
+    }
+}
+
+/// `call` with every bare word `path` (outside string literals) replaced by `path` as a
+/// Python string literal (a JSON string is one).
+pub(crate) fn with_path(call: &str, path: &str) -> String {
+    let lit = serde_json::to_string(path).unwrap_or_else(|_| format!("{path:?}"));
+    let b = call.as_bytes();
+    let ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+    let mut out = String::with_capacity(call.len() + lit.len());
+    let mut quote: Option<u8> = None;
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        match quote {
+            Some(q) => {
+                if c == b'\\' && i + 1 < b.len() {
+                    out.push_str(&call[i..i + 2]);
+                    i += 2;
+                    continue;
+                }
+                if c == q {
+                    quote = None;
+                }
+            }
+            None if c == b'"' || c == b'\'' => quote = Some(c),
+            None if call[i..].starts_with("path")
+                && (i == 0 || !ident(b[i - 1]))
+                && b.get(i + 4).is_none_or(|&n| !ident(n)) =>
+            {
+                out.push_str(&lit);
+                i += 4;
+                continue;
+            }
+            None => {}
+        }
+        let ch = call[i..].chars().next().unwrap_or(' ');
+        out.push(ch);
+        i += ch.len_utf8();
+    }
+    out
+}
+
+fn table(s: &mut String, path: &str, t: &Table, caps: Caps) {
     let delim = match t.delimiter.as_str() {
         "\t" => "tab",
         "," => "comma",
@@ -203,6 +250,7 @@ fn table(s: &mut String, t: &Table, caps: Caps) {
             "no header row".to_string()
         }
     );
+    load_line(s, "  ", path, t.load.as_deref());
     if let Some(e) = &t.encoding {
         let _ = writeln!(s, "  encoding {e}");
     }
@@ -298,7 +346,7 @@ fn columns(s: &mut String, indent: &str, cols: &[ColumnProfile], rows: u64, caps
     }
 }
 
-fn tables(s: &mut String, t: &TableSet, caps: Caps) {
+fn tables(s: &mut String, path: &str, t: &TableSet, caps: Caps) {
     let kinds: Vec<&str> = t.tables.iter().map(|x| x.kind.as_str()).collect();
     let what = match kinds.first() {
         Some(k) if kinds.iter().all(|x| x == k) => plural(k, t.tables.len()),
@@ -327,6 +375,7 @@ fn tables(s: &mut String, t: &TableSet, caps: Caps) {
             let _ = write!(head, ", header row {h}");
         }
         let _ = writeln!(s, "{head}");
+        load_line(s, "    ", path, tb.load.as_deref());
         for n in &tb.notes {
             let _ = writeln!(s, "    {n}");
         }
@@ -633,6 +682,25 @@ mod tests {
             small,
             "deterministic"
         );
+    }
+
+    #[test]
+    fn the_load_call_names_the_file_outside_string_literals_only() {
+        assert_eq!(
+            with_path(
+                r#"pd.read_csv(path, sep="\t", comment="path")"#,
+                "dir/a b.csv"
+            ),
+            r#"pd.read_csv("dir/a b.csv", sep="\t", comment="path")"#
+        );
+        assert_eq!(
+            with_path(
+                "pd.read_sql_query('SELECT * FROM \\'path\\'', sqlite3.connect(path))",
+                "x\"y.db"
+            ),
+            "pd.read_sql_query('SELECT * FROM \\'path\\'', sqlite3.connect(\"x\\\"y.db\"))"
+        );
+        assert_eq!(with_path("f(paths, path_)", "p"), "f(paths, path_)");
     }
 
     #[test]
