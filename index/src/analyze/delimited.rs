@@ -144,6 +144,7 @@ pub(crate) fn extrapolate(t: &mut Table, ratio: f64, read: u64) {
     for c in &mut t.columns {
         c.nulls = scale(c.nulls);
         c.distinct_exact = false;
+        c.estimated = true;
     }
     t.rows_exact = false;
     t.sampled_bytes = Some(read);

@@ -75,6 +75,7 @@ impl Description {
         match &self.content {
             Content::Table(t) => t.sampled_bytes.is_some(),
             Content::Json(j) => j.sampled_bytes.is_some(),
+            Content::Tables(t) => t.tables.iter().any(|t| t.sampled),
             _ => false,
         }
     }

@@ -50,6 +50,10 @@ pub struct NamedTable {
     /// file's path (`pd.read_excel(path, sheet_name="Q1", header=2)`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub load: Option<String>,
+    /// The figures come from a sample the read budget chose: a run without the budget
+    /// (`--full`) would read every row.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub sampled: bool,
 }
 
 #[cfg(test)]
@@ -144,6 +148,7 @@ impl TableBuilder {
             sample_rows: self.samples,
             notes: Vec::new(),
             load: None,
+            sampled: false,
         }
     }
 }

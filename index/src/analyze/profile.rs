@@ -109,6 +109,10 @@ pub struct ColumnProfile {
     /// the data rather than from every value.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub estimated: bool,
+    /// With `estimated`: the figures that are exact all the same, read from the file's
+    /// own whole-file statistics (a Parquet footer): `nulls`, `range`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub exact: Vec<String>,
 }
 
 impl ColumnProfile {
@@ -414,6 +418,7 @@ impl ColumnBuilder {
             declared_type: None,
             notation: Vec::new(),
             estimated: false,
+            exact: Vec::new(),
         }
     }
 }

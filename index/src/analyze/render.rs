@@ -304,21 +304,39 @@ fn columns(s: &mut String, indent: &str, cols: &[ColumnProfile], rows: u64, caps
         if let Some(f) = &c.date_format {
             facts.push(format!("as {f}"));
         }
+        // `~` marks a figure from a sample, unless the file's own statistics gave it.
+        let est = |figure: &str| {
+            if c.estimated && !c.exact.iter().any(|e| e == figure) {
+                "~"
+            } else {
+                ""
+            }
+        };
         if let (Some(lo), Some(hi)) = (&c.min, &c.max) {
-            facts.push(format!("{lo} … {hi}"));
+            let e = est("range");
+            facts.push(format!("{e}{lo} … {e}{hi}"));
         }
         if c.is_unique(rows) {
             facts.push("unique".into());
         } else if c.kind != ColumnType::Empty {
-            let more = if c.distinct_exact { "" } else { "≥" };
+            // A sample's count is a floor; past the exact cap on every value, a sketch's.
+            let more = match (c.distinct_exact, c.estimated) {
+                (true, _) => "",
+                (false, true) => "≥",
+                (false, false) => "~",
+            };
             facts.push(format!("{more}{} distinct", thousands(c.distinct)));
         }
         if c.nulls > 0 {
             let pct = 100.0 * c.nulls as f64 / rows.max(1) as f64;
-            facts.push(format!("{} null ({pct:.1}%)", thousands(c.nulls)));
+            facts.push(format!(
+                "{}{} null ({pct:.1}%)",
+                est("nulls"),
+                thousands(c.nulls)
+            ));
         }
         if let Some(m) = c.mean {
-            facts.push(format!("mean {}", num(m)));
+            facts.push(format!("mean {}{}", est("mean"), num(m)));
         }
         if !c.top.is_empty() && caps.examples > 0 {
             let top: Vec<String> = c

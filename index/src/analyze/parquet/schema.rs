@@ -19,6 +19,8 @@ pub(super) struct Col {
     pub nested: Option<&'static str>,
     /// The leaf's logical type, for a leaf column.
     pub logical: Option<LogicalType>,
+    /// A field of the root (not inside a struct): pandas reads it as one column.
+    pub top: bool,
 }
 
 /// Columns in schema order: structs are walked into, lists, maps and repeated fields are
@@ -65,6 +67,7 @@ pub(super) fn columns(schema: &SchemaDescriptor) -> Vec<Col> {
             leaves: Vec::new(),
             nested: *nested,
             logical: None,
+            top: p.len() == 1,
         })
         .collect();
     for (leaf, descr) in schema.columns().iter().enumerate() {

@@ -327,6 +327,8 @@ pub(super) struct FooterStats {
     pub min: Option<String>,
     /// Largest value, likewise.
     pub max: Option<String>,
+    /// The range is of strings, in byte order.
+    pub text: bool,
 }
 
 #[derive(Clone, PartialEq, PartialOrd)]
@@ -362,12 +364,23 @@ fn is_string(col: &ColumnDescriptor) -> bool {
     )
 }
 
+fn is_decimal(col: &ColumnDescriptor) -> bool {
+    matches!(col.logical_type_ref(), Some(LogicalType::Decimal { .. }))
+        || col.converted_type() == ConvertedType::DECIMAL
+}
+
 /// The (min, max) of one row group's statistics, as comparable values; None when absent,
 /// inexact, or of a type whose footer order we do not trust.
 fn range(s: &Statistics, col: &ColumnDescriptor) -> Option<(Val, Val)> {
     let unsigned = is_unsigned(col);
     // Old writers' min/max used signed byte order: right for signed numbers only.
-    if s.is_min_max_deprecated() && (unsigned || matches!(s, Statistics::ByteArray(_))) {
+    if s.is_min_max_deprecated()
+        && (unsigned
+            || matches!(
+                s,
+                Statistics::ByteArray(_) | Statistics::FixedLenByteArray(_)
+            ))
+    {
         return None;
     }
     let pair = |lo: Option<Val>, hi: Option<Val>| Some((lo?, hi?));
@@ -403,6 +416,15 @@ fn range(s: &Statistics, col: &ColumnDescriptor) -> Option<(Val, Val)> {
         Statistics::ByteArray(v) if is_string(col) && s.min_is_exact() && s.max_is_exact() => pair(
             v.min_opt().map(|x| Val::Bytes(x.data().to_vec())),
             v.max_opt().map(|x| Val::Bytes(x.data().to_vec())),
+        ),
+        // Decimals in byte arrays: big-endian two's complement, ordered as signed numbers.
+        Statistics::ByteArray(v) if is_decimal(col) => pair(
+            v.min_opt().and_then(|x| be_signed(x.data())).map(Val::Int),
+            v.max_opt().and_then(|x| be_signed(x.data())).map(Val::Int),
+        ),
+        Statistics::FixedLenByteArray(v) if is_decimal(col) => pair(
+            v.min_opt().and_then(|x| be_signed(x.data())).map(Val::Int),
+            v.max_opt().and_then(|x| be_signed(x.data())).map(Val::Int),
         ),
         _ => None,
     }
@@ -475,6 +497,7 @@ pub(super) fn footer_stats(md: &ParquetMetaData, leaf: usize) -> FooterStats {
     };
     FooterStats {
         nulls,
+        text: matches!(lo, Some(Val::Bytes(_))),
         min: fmt(lo),
         max: fmt(hi),
     }
