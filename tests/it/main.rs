@@ -24,5 +24,6 @@ mod sandbox;
 mod search;
 mod serve;
 mod shared_lakes;
+mod table_loads;
 mod vectors;
 mod watch;

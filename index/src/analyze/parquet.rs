@@ -167,6 +167,8 @@ fn describe<R: ChunkReader + 'static>(
         prof.declared_type = declared(col, schema);
     }
     let from_footer = figures::settle(&mut table, &cols, md, read);
+    // A read that stopped early without a budget is as good as it gets.
+    table.sampled &= !full;
     table.notes = figures::notes(read, rows, failure, from_footer, cols.len());
     table.load = load::call(&cols, fm.key_value_metadata());
     Ok(TableSet {

@@ -7,6 +7,8 @@
 //! text of only the first rows, within a byte budget, so that a huge sheet is profiled
 //! from its beginning while its row count stays exact.
 
+mod load;
+
 use super::model::{NamedTable, TableBuilder};
 use super::profile::{value_type, ColumnType};
 use super::{collapse, cut_chars};
@@ -138,7 +140,7 @@ impl Grid {
                     .unwrap_or_else(|| col_letters(c))
             })
             .collect();
-        let mut b = TableBuilder::new(names);
+        let mut b = TableBuilder::new(names.iter().cloned());
         let mut row_buf: Vec<&str> = Vec::new();
         for r in self.kept.iter().skip(layout.data_start) {
             row_buf.clear();
@@ -158,7 +160,24 @@ impl Grid {
             }
         }
         let profiled = b.rows();
+        let first_data_row = self.kept.get(layout.data_start).map(|r| r.row);
+        // pandas reads from the row below the header (or the first data row) to the last
+        // non-empty one, blank rows included.
+        let span = match (header, first_data_row, self.last_row) {
+            (Some(h), _, Some(last)) => u64::from(last.saturating_sub(h.row)),
+            (None, Some(first), Some(last)) => u64::from(last.saturating_sub(first)) + 1,
+            _ => 0,
+        };
+        let load = load::call(&load::Placement {
+            sheet: name,
+            header,
+            first_data_row,
+            cols: (min_col, last_col),
+            names: &names,
+            blank_rows_inside: span > self.nonempty_rows.saturating_sub(layout.data_start as u64),
+        });
         let mut t = b.finish(name, "sheet");
+        t.load = load;
         t.range = range;
         t.header_row = header.map(|h| u64::from(h.row) + 1);
         // Rows above the data are part of the non-empty rows counted while streaming.
@@ -196,10 +215,17 @@ impl Grid {
                 col_letters(last_col)
             ));
         }
-        if profiled < rows {
+        if profiled < rows || !complete {
             t.notes.push(format!(
-                "columns profiled from the first {profiled} of {rows} data rows"
+                "figures from a sample of {profiled} rows (the first of {rows}{}): distinct counts are floors, nulls and means estimates",
+                if t.rows_exact { "" } else { ", estimated" }
             ));
+            let ratio = rows as f64 / profiled.max(1) as f64;
+            for c in &mut t.columns {
+                c.estimated = true;
+                c.distinct_exact = false;
+                c.nulls = (c.nulls as f64 * ratio).round() as u64;
+            }
         }
         if self.out_of_order {
             t.notes

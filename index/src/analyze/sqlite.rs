@@ -40,7 +40,7 @@ impl Analyzer for SqliteAnalyzer {
         "sqlite"
     }
     fn version(&self) -> u32 {
-        1
+        2
     }
     fn analyze(&self, src: &Source, _format: Format) -> Result<Content, AnalyzeError> {
         check_header(src)?;
@@ -60,7 +60,7 @@ impl Analyzer for SqliteAnalyzer {
         };
         let path = tmp.as_ref().map_or(src.path(), |t| t.path());
         let mut conn = open(path)?;
-        let set = describe(&mut conn);
+        let set = describe(&mut conn, src.budget().is_none());
         drop(conn);
         drop(tmp);
         set.map(Content::Tables)
@@ -93,7 +93,8 @@ fn internal(name: &str, sql: &str, shadow: &HashSet<String>) -> Option<&'static 
     }
 }
 
-fn describe(conn: &mut Connection) -> Result<TableSet, AnalyzeError> {
+/// Every table and view; `full` profiles every row rather than the first ones.
+fn describe(conn: &mut Connection, full: bool) -> Result<TableSet, AnalyzeError> {
     start_budget(conn);
     let mut objects: Vec<(String, String, String)> = Vec::new();
     {
@@ -152,7 +153,7 @@ fn describe(conn: &mut Connection) -> Result<TableSet, AnalyzeError> {
             (None, _) if sql.to_lowercase().starts_with("create virtual table") => "virtual table",
             (None, _) => "table",
         };
-        let mut t = describe_table(conn, name, kind);
+        let mut t = describe_table(conn, name, kind, full);
         if let Some(layer) = gpkg.as_ref().and_then(|g| g.layer(name)) {
             t.notes.splice(0..0, layer.notes.iter().cloned());
         }
@@ -171,7 +172,7 @@ fn describe(conn: &mut Connection) -> Result<TableSet, AnalyzeError> {
 }
 
 /// A table or view; a failure to read it becomes a note on it, not an error of the file.
-fn describe_table(conn: &mut Connection, name: &str, kind: &str) -> NamedTable {
+fn describe_table(conn: &mut Connection, name: &str, kind: &str, full: bool) -> NamedTable {
     let mut notes = Vec::new();
     start_budget(conn);
     let columns = match table_columns(conn, name) {
@@ -187,7 +188,12 @@ fn describe_table(conn: &mut Connection, name: &str, kind: &str) -> NamedTable {
             r.get::<_, i64>(0)
         })
         .map(|n| u64::try_from(n).unwrap_or(0));
-    let limit = (PROFILE_CELLS_MAX / columns.len().max(1) as u64).clamp(1, PROFILE_ROWS_MAX);
+    // Without a budget (`--full`), every row: the profile bounds its own memory.
+    let limit = if full {
+        i64::MAX as u64
+    } else {
+        (PROFILE_CELLS_MAX / columns.len().max(1) as u64).clamp(1, PROFILE_ROWS_MAX)
+    };
     let mut b = TableBuilder::new(columns.iter().map(|(n, _)| n.clone()));
     start_budget(conn);
     if !columns.is_empty() {
@@ -210,12 +216,65 @@ fn describe_table(conn: &mut Connection, name: &str, kind: &str) -> NamedTable {
     }
     if read < t.rows {
         notes.push(format!(
-            "column profiles (types, distinct values, examples, nulls) from a sample: the first {read} of {} rows",
+            "figures from a sample of {read} rows (the first of {}): distinct counts are floors, nulls and means estimates",
             t.rows
         ));
+        mark_sampled(&mut t, read);
+        // A read that stopped early without a budget is as good as it gets.
+        t.sampled = !full;
     }
     t.notes = notes;
+    t.load = Some(load_call(conn, name, &columns));
     t
+}
+
+/// Flags every column's figures as estimated from the first `read` of `t.rows` rows,
+/// with null counts scaled to the table.
+fn mark_sampled(t: &mut NamedTable, read: u64) {
+    let ratio = t.rows as f64 / read.max(1) as f64;
+    for c in &mut t.columns {
+        c.estimated = true;
+        c.distinct_exact = false;
+        c.nulls = (c.nulls as f64 * ratio).round() as u64;
+    }
+}
+
+/// `pd.read_sql_query('SELECT * FROM "name"', sqlite3.connect(path))`, when SQLite's
+/// own `SELECT *` yields the described columns (not so with generated columns, which
+/// the table's column list leaves out); else the columns are listed.
+fn load_call(conn: &Connection, name: &str, columns: &[(String, String)]) -> String {
+    let star = format!("SELECT * FROM {}", quote(name));
+    let same = conn.prepare(&star).is_ok_and(|st| {
+        st.column_names()
+            .eq(columns.iter().map(|(n, _)| n.as_str()))
+    });
+    let sql = if same || columns.is_empty() {
+        star
+    } else {
+        let list: Vec<String> = columns.iter().map(|(n, _)| quote(n)).collect();
+        format!("SELECT {} FROM {}", list.join(", "), quote(name))
+    };
+    format!(
+        "pd.read_sql_query({}, sqlite3.connect(path))",
+        py_single_quoted(&sql)
+    )
+}
+
+/// A single-quoted Python string literal (the SQL's identifiers are double-quoted).
+fn py_single_quoted(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('\'');
+    for c in s.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\'' => out.push_str("\\'"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            c => out.push(c),
+        }
+    }
+    out.push('\'');
+    out
 }
 
 /// Column names and declared types.
@@ -294,286 +353,4 @@ fn profile(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::analyze::ColumnType;
-    use std::path::{Path, PathBuf};
-
-    fn analyze(src: &Source) -> Result<TableSet, AnalyzeError> {
-        match SqliteAnalyzer.analyze(src, Format::Sqlite)? {
-            Content::Tables(t) => Ok(t),
-            c => panic!("not tables: {c:?}"),
-        }
-    }
-
-    /// Two tables (nulls, a blob column, declared types), an index and a view.
-    fn make_db(path: &Path) {
-        let c = Connection::open(path).unwrap();
-        c.execute_batch(
-            "PRAGMA journal_mode = WAL;
-             CREATE TABLE people (id INTEGER PRIMARY KEY, name TEXT NOT NULL, height REAL,
-                                  photo BLOB, born DATE);
-             INSERT INTO people VALUES
-               (1, 'ann', 1.62, x'00010203', '1990-01-02'),
-               (2, 'bob', NULL, NULL, '1985-05-06'),
-               (3, 'cy', 1.80, zeroblob(1000), NULL),
-               (4, 'di', 1.75, x'ff', '2000-12-31');
-             CREATE TABLE orders (order_id INTEGER, person_id INTEGER REFERENCES people(id),
-                                  amount DECIMAL(10,2), note VARCHAR(20));
-             INSERT INTO orders
-               WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 20)
-               SELECT i, i % 4 + 1, i * 2.5, CASE WHEN i % 5 = 0 THEN NULL ELSE 'n' || i END
-               FROM n;
-             CREATE INDEX orders_person ON orders(person_id);
-             CREATE VIEW tall AS SELECT name, height FROM people WHERE height > 1.7;",
-        )
-        .unwrap();
-    }
-
-    fn check_db(set: &TableSet) {
-        let names = set.table_kinds();
-        assert_eq!(
-            names,
-            [("people", "table"), ("orders", "table"), ("tall", "view")]
-        );
-        let [people, orders, tall] = set.tables.as_slice() else {
-            panic!()
-        };
-        assert_eq!((people.rows, orders.rows, tall.rows), (4, 20, 2));
-        assert!(people.rows_exact && orders.rows_exact && tall.rows_exact);
-        let declared: Vec<&str> = people
-            .columns
-            .iter()
-            .map(|c| c.declared_type.as_deref().unwrap())
-            .collect();
-        assert_eq!(declared, ["INTEGER", "TEXT", "REAL", "BLOB", "DATE"]);
-        assert_eq!(
-            orders.columns[2].declared_type.as_deref(),
-            Some("DECIMAL(10,2)")
-        );
-        assert_eq!(people.sample_rows.len(), 3);
-        assert_eq!(
-            people.sample_rows[0],
-            ["1", "ann", "1.62", "<4-byte blob>", "1990-01-02"]
-        );
-        assert_eq!(people.sample_rows[1], ["2", "bob", "", "", "1985-05-06"]);
-        let [id, _, height, photo, born] = people.columns.as_slice() else {
-            panic!()
-        };
-        assert!(id.is_unique(people.rows));
-        assert_eq!((height.kind, height.nulls), (ColumnType::Float, 1));
-        assert_eq!(height.max.as_deref(), Some("1.8"));
-        assert_eq!(photo.nulls, 1);
-        assert!(photo.examples.contains(&"<1000-byte blob>".to_string()));
-        assert_eq!((born.kind, born.nulls), (ColumnType::Date, 1));
-        assert_eq!(orders.columns[3].nulls, 4);
-        assert_eq!(orders.columns[2].kind, ColumnType::Float);
-        let view_cols: Vec<&str> = tall.columns.iter().map(|c| c.name.as_str()).collect();
-        assert_eq!(view_cols, ["name", "height"]);
-        assert_eq!(tall.columns[0].examples, ["cy", "di"]);
-        // Everything was read: no sample note.
-        assert!(
-            people.notes.is_empty() && orders.notes.is_empty(),
-            "{:?}",
-            orders.notes
-        );
-    }
-
-    fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>, std::time::SystemTime)> {
-        let mut v: Vec<_> = std::fs::read_dir(dir)
-            .unwrap()
-            .map(|e| {
-                let p = e.unwrap().path();
-                let m = std::fs::metadata(&p).unwrap();
-                (p.clone(), std::fs::read(&p).unwrap(), m.modified().unwrap())
-            })
-            .collect();
-        v.sort();
-        v
-    }
-
-    #[test]
-    fn tables_views_blobs_on_disk_and_in_memory_and_file_untouched() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("shop.db");
-        make_db(&path);
-        let before = snapshot(dir.path());
-        assert_eq!(before.len(), 1, "WAL checkpointed and removed on close");
-        let src = Source::open(&path, 0).unwrap();
-        assert!(src.bytes().is_none());
-        check_db(&analyze(&src).unwrap());
-        // Same bytes, same modification time, no -wal, -shm or -journal beside it.
-        assert_eq!(snapshot(dir.path()), before);
-        let bytes = std::fs::read(&path).unwrap();
-        check_db(&analyze(&Source::from_bytes("shop.db", bytes)).unwrap());
-        assert_eq!(snapshot(dir.path()), before);
-    }
-
-    #[test]
-    fn odd_file_names_are_escaped_in_the_uri() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("we?ird #1 100%.db");
-        make_db(&path);
-        let src = Source::open(&path, 0).unwrap();
-        check_db(&analyze(&src).unwrap());
-    }
-
-    #[test]
-    fn big_tables_are_sampled_but_counted() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("big.db");
-        let c = Connection::open(&path).unwrap();
-        c.execute_batch(
-            "CREATE TABLE big (x INTEGER, label TEXT);
-             INSERT INTO big
-               WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 10050)
-               SELECT i, printf('%0500d', i) FROM n;",
-        )
-        .unwrap();
-        drop(c);
-        let set = analyze(&Source::open(&path, 0).unwrap()).unwrap();
-        let t = &set.tables[0];
-        assert_eq!((t.rows, t.rows_exact), (10_050, true));
-        assert_eq!(t.columns[0].distinct, 10_000);
-        assert_eq!(t.columns[0].max.as_deref(), Some("10000"));
-        // Cells are cut to CELL_CHARS_MAX characters before the profile sees them, and
-        // these labels differ only after that.
-        assert_eq!(t.columns[1].distinct, 1);
-        assert!(
-            t.notes
-                .iter()
-                .any(|n| n.contains("first 10000 of 10050 rows")),
-            "{:?}",
-            t.notes
-        );
-    }
-
-    /// GeoPackage geometry blob: "GP" header (version 0, little-endian, no envelope,
-    /// SRS id) then a WKB point.
-    fn gp_point(srs: i32, x: f64, y: f64) -> Vec<u8> {
-        let mut b = vec![b'G', b'P', 0, 0b0000_0001];
-        b.extend(srs.to_le_bytes());
-        b.push(1);
-        b.extend(1u32.to_le_bytes());
-        b.extend(x.to_le_bytes());
-        b.extend(y.to_le_bytes());
-        b
-    }
-
-    fn make_gpkg(path: &Path) {
-        let c = Connection::open(path).unwrap();
-        c.execute_batch(
-            "PRAGMA application_id = 1196444487;
-             PRAGMA user_version = 10300;
-             CREATE TABLE gpkg_spatial_ref_sys (srs_name TEXT NOT NULL,
-               srs_id INTEGER PRIMARY KEY, organization TEXT NOT NULL,
-               organization_coordsys_id INTEGER NOT NULL, definition TEXT NOT NULL,
-               description TEXT);
-             INSERT INTO gpkg_spatial_ref_sys VALUES
-               ('WGS 84 geodetic', 4326, 'EPSG', 4326, 'GEOGCS[\"WGS 84\"]', NULL),
-               ('Undefined cartesian SRS', -1, 'NONE', -1, 'undefined', NULL),
-               ('Undefined geographic SRS', 0, 'NONE', 0, 'undefined', NULL);
-             CREATE TABLE gpkg_contents (table_name TEXT NOT NULL PRIMARY KEY,
-               data_type TEXT NOT NULL, identifier TEXT UNIQUE, description TEXT DEFAULT '',
-               last_change DATETIME NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')),
-               min_x DOUBLE, min_y DOUBLE, max_x DOUBLE, max_y DOUBLE,
-               srs_id INTEGER REFERENCES gpkg_spatial_ref_sys(srs_id));
-             INSERT INTO gpkg_contents
-               (table_name, data_type, identifier, min_x, min_y, max_x, max_y, srs_id) VALUES
-               ('cities', 'features', 'cities', 2.35, 48.85, 13.4, 52.52, 4326),
-               ('stats', 'attributes', 'stats', NULL, NULL, NULL, NULL, NULL);
-             CREATE TABLE gpkg_geometry_columns (table_name TEXT NOT NULL,
-               column_name TEXT NOT NULL, geometry_type_name TEXT NOT NULL,
-               srs_id INTEGER NOT NULL, z TINYINT NOT NULL, m TINYINT NOT NULL,
-               PRIMARY KEY (table_name, column_name));
-             INSERT INTO gpkg_geometry_columns VALUES ('cities', 'geom', 'POINT', 4326, 0, 0);
-             CREATE TABLE cities (fid INTEGER PRIMARY KEY AUTOINCREMENT, geom POINT,
-               name TEXT, population INTEGER);
-             CREATE TABLE stats (id INTEGER PRIMARY KEY, city TEXT, value REAL);
-             INSERT INTO stats VALUES (1, 'Paris', 0.5), (2, 'Berlin', 0.25);
-             CREATE VIRTUAL TABLE rtree_cities_geom USING rtree(id, minx, maxx, miny, maxy);",
-        )
-        .unwrap();
-        for (name, pop, x, y) in [
-            ("Paris", 2_100_000, 2.35, 48.85),
-            ("Berlin", 3_600_000, 13.4, 52.52),
-            ("Lyon", 520_000, 4.83, 45.76),
-        ] {
-            c.execute(
-                "INSERT INTO cities (geom, name, population) VALUES (?1, ?2, ?3)",
-                rusqlite::params![gp_point(4326, x, y), name, pop],
-            )
-            .unwrap();
-            c.execute(
-                "INSERT INTO rtree_cities_geom VALUES (last_insert_rowid(), ?1, ?1, ?2, ?2)",
-                rusqlite::params![x, y],
-            )
-            .unwrap();
-        }
-    }
-
-    #[test]
-    fn geopackage_layers_geometry_and_srs() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("places.gpkg");
-        make_gpkg(&path);
-        // As an archive member would come: in memory only.
-        let bytes = std::fs::read(&path).unwrap();
-        let src = Source::from_bytes("data/places.gpkg", bytes);
-        assert_eq!(
-            super::super::detect(src.path(), src.head(), src.size()),
-            Format::Sqlite
-        );
-        let set = analyze(&src).unwrap();
-        assert_eq!(
-            set.notes[0],
-            "GeoPackage: 1 attribute table, 1 feature layer"
-        );
-        let skipped = &set.notes[1];
-        assert!(skipped.contains("3 GeoPackage metadata"), "{skipped}");
-        assert!(skipped.contains("1 spatial index"), "{skipped}");
-        assert!(skipped.contains("3 index shadow"), "{skipped}");
-        assert!(skipped.contains("1 SQLite internal"), "{skipped}"); // sqlite_sequence
-        let names = set.table_kinds();
-        assert_eq!(
-            names,
-            [("cities", "feature layer"), ("stats", "attribute table")]
-        );
-        let cities = &set.tables[0];
-        assert_eq!(cities.rows, 3);
-        assert_eq!(
-            cities.notes[0],
-            "geometry column geom: POINT, SRS EPSG:4326"
-        );
-        assert_eq!(
-            cities.notes[1],
-            "extent x 2.35 … 13.4, y 48.85 … 52.52 (EPSG:4326)"
-        );
-        assert_eq!(cities.columns[1].declared_type.as_deref(), Some("POINT"));
-        assert_eq!(cities.columns[1].examples, ["<29-byte blob>"]);
-        assert_eq!(
-            cities.sample_rows[1],
-            ["2", "<29-byte blob>", "Berlin", "3600000"]
-        );
-        assert_eq!(set.tables[1].rows, 2);
-    }
-
-    #[test]
-    fn truncated_and_garbage_databases_are_errors() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("shop.db");
-        make_db(&path);
-        let bytes = std::fs::read(&path).unwrap();
-        let cut = Source::from_bytes("cut.db", bytes[..2048].to_vec());
-        let e = analyze(&cut).unwrap_err();
-        assert!(e.to_string().contains("truncated"), "{e}");
-        // A sound header over garbage pages: SQLite's own checks must say no.
-        let mut g = bytes[..100].to_vec();
-        g[28..32].copy_from_slice(&2u32.to_be_bytes());
-        g.extend((0..8192 - 100).map(|i: u32| (i.wrapping_mul(2_654_435_761) >> 13) as u8));
-        assert!(analyze(&Source::from_bytes("g.db", g)).is_err());
-        for short in [&b"SQLite format 3\0"[..], b"", &[0u8; 200]] {
-            assert!(analyze(&Source::from_bytes("s.db", short.to_vec())).is_err());
-        }
-    }
-}
+mod tests;
