@@ -13,6 +13,7 @@ mod dabstep;
 mod describe;
 mod fixtures;
 mod formats;
+mod honest_figures;
 mod incremental;
 mod index_dir;
 mod llm;

@@ -53,7 +53,7 @@ impl Analyzer for HtmlAnalyzer {
         "html"
     }
     fn version(&self) -> u32 {
-        1
+        2
     }
     fn analyze(&self, src: &Source, _format: Format) -> Result<Content, AnalyzeError> {
         let (bytes, truncated) = src.read_up_to(MAX_HTML)?;
@@ -382,9 +382,7 @@ fn describe_table(table: ElementRef<'_>, number: usize) -> NamedTable {
             .push("no <th> cells: first row taken as header".into());
     }
     if profiled < rows {
-        t.notes.push(format!(
-            "columns profiled from the first {profiled} of {rows} rows"
-        ));
+        t.mark_sample(profiled);
     }
     t
 }
@@ -499,8 +497,38 @@ mod tests {
     fn detected_and_described_through_describe() {
         let d = describe(&Source::from_bytes("page.htm", PAGE.as_bytes().to_vec()));
         assert_eq!(d.format, Format::Html);
-        assert_eq!(d.analyzer, "html@1");
+        assert_eq!(d.analyzer, "html@2");
         assert!(matches!(d.content, Content::Tables(_)));
+    }
+
+    #[test]
+    fn a_table_past_the_profiled_rows_has_its_figures_flagged() {
+        let n = MAX_PROFILE_ROWS + 10;
+        let mut html = String::from("<table><tr><th>n</th><th>v</th></tr>");
+        for i in 0..n {
+            let v = if i % 2 == 0 { "" } else { "x" };
+            html.push_str(&format!("<tr><td>{i}</td><td>{v}</td></tr>"));
+        }
+        html.push_str("</table>");
+        let Content::Tables(set) = analyze(&html) else {
+            panic!("expected tables")
+        };
+        let t = &set.tables[0];
+        assert_eq!((t.rows, t.rows_exact), (n as u64, true));
+        let [num, v] = t.columns.as_slice() else {
+            panic!()
+        };
+        assert!(num.estimated && !num.distinct_exact);
+        assert_eq!(num.max.as_deref(), Some("49999"));
+        // Nulls of the profiled rows, scaled to the whole table.
+        assert!(
+            v.estimated && v.nulls.abs_diff(n as u64 / 2) <= 1,
+            "{}",
+            v.nulls
+        );
+        assert!(t.notes.iter().any(|n| n.contains("sample of 50000 rows")));
+        // No load line: pandas needs lxml or html5lib to read tables.
+        assert_eq!(t.load, None);
     }
 
     #[test]

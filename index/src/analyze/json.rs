@@ -79,7 +79,7 @@ impl Analyzer for JsonAnalyzer {
         "json"
     }
     fn version(&self) -> u32 {
-        2
+        3
     }
     fn analyze(&self, src: &Source, format: Format) -> Result<Content, AnalyzeError> {
         let summary = if format == Format::Jsonl {
@@ -433,12 +433,21 @@ fn summarize_lines(src: &Source) -> Result<JsonSummary, AnalyzeError> {
         )));
     }
     kinds.sort_unstable();
-    let (paths, truncated) = w.finish();
+    let (mut paths, truncated) = w.finish();
     let sampled_bytes = sample.as_ref().map(|s| s.bytes.len() as u64);
     if let Some(read) = sampled_bytes {
         let ratio = src.size() as f64 / read.max(1) as f64;
-        records = (records as f64 * ratio).round() as u64;
-        bad = (bad as f64 * ratio).round() as u64;
+        let scale = |n: u64| (n as f64 * ratio).round() as u64;
+        records = scale(records);
+        bad = scale(bad);
+        // Per-path figures come from the sample too: counts scaled, distinct counts floors.
+        for p in &mut paths {
+            p.count = scale(p.count);
+            for t in &mut p.types {
+                t.1 = scale(t.1);
+            }
+            p.distinct_exact = false;
+        }
     }
     Ok(JsonSummary {
         lines: true,
@@ -513,6 +522,32 @@ mod tests {
         assert!(s.sampled_bytes.is_some());
         let err = (s.records as f64 - 50_000.0).abs() / 50_000.0;
         assert!(err < 0.05, "{}", s.records);
+        // Per-path counts are scaled from the sample, distinct counts are floors.
+        let id = s.paths.iter().find(|p| p.path == "id").unwrap();
+        assert!(!id.distinct_exact);
+        assert!(
+            (id.count as f64 - 50_000.0).abs() / 50_000.0 < 0.05,
+            "{}",
+            id.count
+        );
+        let text = crate::analyze::render::render(
+            "e.jsonl",
+            &crate::analyze::Description {
+                format: Format::Jsonl,
+                size: 0,
+                analyzer: String::new(),
+                content: Content::Json(s.clone()),
+                time_coverage: None,
+                notes: Vec::new(),
+                error: None,
+            },
+            Default::default(),
+        );
+        let line = text
+            .lines()
+            .find(|l| l.trim_start().starts_with("id "))
+            .unwrap();
+        assert!(line.contains("×~") && line.contains("~0 … ~"), "{line}");
         let Content::Json(s) = JsonAnalyzer
             .analyze(&src.with_budget(None), Format::Jsonl)
             .unwrap()

@@ -56,6 +56,25 @@ pub struct NamedTable {
     pub sampled: bool,
 }
 
+impl NamedTable {
+    /// Flags the figures of a table profiled from its first `read` of `self.rows` rows
+    /// as estimates — distinct counts become floors, null counts are scaled to the
+    /// table — and says so in a note.
+    pub(crate) fn mark_sample(&mut self, read: u64) {
+        self.notes.push(format!(
+            "figures from a sample of {read} rows (the first of {}{}): distinct counts are floors, nulls and means estimates",
+            self.rows,
+            if self.rows_exact { "" } else { ", estimated" }
+        ));
+        let ratio = self.rows as f64 / read.max(1) as f64;
+        for c in &mut self.columns {
+            c.estimated = true;
+            c.distinct_exact = false;
+            c.nulls = (c.nulls as f64 * ratio).round() as u64;
+        }
+    }
+}
+
 #[cfg(test)]
 impl NamedTable {
     /// (name, type) of every column, for assertions.

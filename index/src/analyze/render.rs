@@ -570,12 +570,14 @@ fn json(s: &mut String, j: &JsonSummary, caps: Caps) {
                 .collect::<Vec<_>>()
                 .join(" | ")
         };
-        let mut facts = vec![format!("×{}", thousands(p.count))];
+        // Past the read budget every figure comes from the sample.
+        let e = if j.sampled_bytes.is_some() { "~" } else { "" };
+        let mut facts = vec![format!("×{e}{}", thousands(p.count))];
         if let Some((lo, hi)) = p.array_len {
-            facts.push(format!("length {lo} … {hi}"));
+            facts.push(format!("length {e}{lo} … {e}{hi}"));
         }
         if let Some((lo, hi)) = p.range {
-            facts.push(format!("{} … {}", num(lo), num(hi)));
+            facts.push(format!("{e}{} … {e}{}", num(lo), num(hi)));
         }
         if p.distinct > 0 && !p.examples.is_empty() && caps.examples > 0 {
             let more = if p.distinct_exact { "" } else { "≥" };
@@ -672,6 +674,55 @@ fn text(s: &mut String, t: &TextSummary, caps: Caps) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The column line of a profile of `vals`, adjusted by `f`, in a 1,000-row table.
+    fn column_line(vals: &[&str], f: impl FnOnce(&mut ColumnProfile)) -> String {
+        let mut b = crate::analyze::profile::ColumnBuilder::new("c");
+        for v in vals {
+            b.push(v);
+        }
+        let mut c = b.finish();
+        f(&mut c);
+        let mut s = String::new();
+        let caps = Caps {
+            items: 10,
+            examples: 0,
+        };
+        columns(&mut s, "", &[c], 1_000, caps);
+        s
+    }
+
+    #[test]
+    fn estimated_figures_are_marked_and_exact_ones_are_not() {
+        let vals = ["1", "5", "", "3"];
+        let plain = column_line(&vals, |_| {});
+        assert!(plain.contains(" 1 … 5, 3 distinct, 1 null") && plain.contains("mean 3"));
+        assert!(!plain.contains('~') && !plain.contains('≥'), "{plain}");
+        let sampled = column_line(&vals, |c| {
+            c.estimated = true;
+            c.distinct_exact = false;
+        });
+        assert!(
+            sampled.contains("~1 … ~5, ≥3 distinct, ~1 null") && sampled.contains("mean ~3"),
+            "{sampled}"
+        );
+        // A Parquet footer's range and nulls are exact within a sampled profile.
+        let footer = column_line(&vals, |c| {
+            c.estimated = true;
+            c.distinct_exact = false;
+            c.exact = vec!["nulls".into(), "range".into()];
+        });
+        assert!(
+            footer.contains(" 1 … 5, ≥3 distinct, 1 null") && footer.contains("mean ~3"),
+            "{footer}"
+        );
+        // Every value read, distinct past the exact cap: the sketch's estimate.
+        let sketch = column_line(&vals, |c| c.distinct_exact = false);
+        assert!(
+            sketch.contains("~3 distinct") && sketch.contains("mean 3"),
+            "{sketch}"
+        );
+    }
 
     #[test]
     fn budget_drops_examples_before_columns() {

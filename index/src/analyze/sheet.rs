@@ -216,16 +216,7 @@ impl Grid {
             ));
         }
         if profiled < rows || !complete {
-            t.notes.push(format!(
-                "figures from a sample of {profiled} rows (the first of {rows}{}): distinct counts are floors, nulls and means estimates",
-                if t.rows_exact { "" } else { ", estimated" }
-            ));
-            let ratio = rows as f64 / profiled.max(1) as f64;
-            for c in &mut t.columns {
-                c.estimated = true;
-                c.distinct_exact = false;
-                c.nulls = (c.nulls as f64 * ratio).round() as u64;
-            }
+            t.mark_sample(profiled);
         }
         if self.out_of_order {
             t.notes
@@ -429,5 +420,13 @@ mod tests {
         let t = g.finish("big", false, Some(999));
         assert_eq!(t.rows, 999);
         assert!(!t.rows_exact);
+        // Figures from the rows read are flagged; the budget plays no part (not `sampled`).
+        assert!(t.columns.iter().all(|c| c.estimated && !c.distinct_exact));
+        assert!(!t.sampled);
+        assert!(
+            t.notes.iter().any(|n| n.contains("sample of 1 rows")),
+            "{:?}",
+            t.notes
+        );
     }
 }

@@ -214,29 +214,14 @@ fn describe_table(conn: &mut Connection, name: &str, kind: &str, full: bool) -> 
             notes.push(format!("row count failed: {e}"));
         }
     }
+    t.notes = notes;
     if read < t.rows {
-        notes.push(format!(
-            "figures from a sample of {read} rows (the first of {}): distinct counts are floors, nulls and means estimates",
-            t.rows
-        ));
-        mark_sampled(&mut t, read);
+        t.mark_sample(read);
         // A read that stopped early without a budget is as good as it gets.
         t.sampled = !full;
     }
-    t.notes = notes;
     t.load = Some(load_call(conn, name, &columns));
     t
-}
-
-/// Flags every column's figures as estimated from the first `read` of `t.rows` rows,
-/// with null counts scaled to the table.
-fn mark_sampled(t: &mut NamedTable, read: u64) {
-    let ratio = t.rows as f64 / read.max(1) as f64;
-    for c in &mut t.columns {
-        c.estimated = true;
-        c.distinct_exact = false;
-        c.nulls = (c.nulls as f64 * ratio).round() as u64;
-    }
 }
 
 /// `pd.read_sql_query('SELECT * FROM "name"', sqlite3.connect(path))`, when SQLite's
