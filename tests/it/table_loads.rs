@@ -141,6 +141,8 @@ fn load_lines_of_awkward_tables_yield_what_is_described() {
     workbook(&dir.join("report.xlsx"));
     database(&dir.join("odd.sqlite"));
     pandas_parquets(&python, dir);
+    // The generated formats' plain fixtures too.
+    crate::fixtures::write_all(&dir.join("fixtures"));
 
     let mut described: Vec<(String, NamedTable)> = Vec::new();
     for file in [
@@ -149,6 +151,9 @@ fn load_lines_of_awkward_tables_yield_what_is_described() {
         "named_index.parquet",
         "unnamed_index.parquet",
         "range_index.parquet",
+        "fixtures/sales.parquet",
+        "fixtures/report.xlsx",
+        "fixtures/shop.sqlite",
     ] {
         let path = dir.join(file).to_string_lossy().into_owned();
         for t in tables(Path::new(&path)) {

@@ -8,6 +8,9 @@ use crate::analyze::model::NamedTable;
 use crate::analyze::profile::ColumnType;
 use ::parquet::file::metadata::ParquetMetaData;
 
+/// Longest string shown as a text column's smallest or largest value.
+const TEXT_RANGE_CHARS_MAX: usize = 40;
+
 /// Settles the figures of `t`, profiled from its first `read` rows (`t.rows` is the
 /// footer's exact count): footer statistics replace the sample's nulls and ranges where
 /// the footer has them, and a sample's other figures are marked estimated. Returns how
@@ -37,15 +40,21 @@ pub(super) fn settle(t: &mut NamedTable, cols: &[Col], md: &ParquetMetaData, rea
                 prof.exact.push("nulls".into());
             }
         }
-        // A string's byte order is not the order of the numbers or dates it spells.
+        // A string's byte order is not the order of the numbers or dates it spells; and
+        // long strings make a range no one reads (a cut one would not be exact).
+        let short = |v: &Option<String>| {
+            v.as_ref()
+                .is_some_and(|v| v.chars().count() <= TEXT_RANGE_CHARS_MAX)
+        };
         let ordered = !stats.text
-            || matches!(
+            || (matches!(
                 prof.kind,
                 ColumnType::Text
                     | ColumnType::Categorical
                     | ColumnType::Identifier
                     | ColumnType::Empty
-            );
+            ) && short(&stats.min)
+                && short(&stats.max));
         if let (Some(lo), Some(hi), true) = (stats.min, stats.max, ordered) {
             (prof.min, prof.max) = (Some(lo), Some(hi));
             used = true;
