@@ -534,6 +534,11 @@ mod tests {
         assert_eq!(t.name, "Readings");
         assert_eq!(t.range.as_deref(), Some("A1:C7"));
         assert_eq!((t.header_row, t.rows), (Some(3), 4));
+        // Checked with pandas and odfpy: these columns, 4 rows (the repeated one twice).
+        assert_eq!(
+            t.load.as_deref(),
+            Some(r#"pd.read_excel(path, sheet_name="Readings", header=2, usecols="A:C")"#)
+        );
         let cols = t.column_kinds();
         assert_eq!(
             cols,
