@@ -3,7 +3,10 @@
 use super::*;
 use crate::analyze::ColumnType;
 use ::parquet::basic::Compression;
-use ::parquet::data_type::{ByteArray, ByteArrayType, DoubleType, Int32Type, Int64Type};
+use ::parquet::data_type::{
+    ByteArray, ByteArrayType, DoubleType, FixedLenByteArray, FixedLenByteArrayType, Int32Type,
+    Int64Type,
+};
 use ::parquet::file::properties::WriterProperties;
 use ::parquet::file::writer::SerializedFileWriter;
 use ::parquet::schema::parser::parse_message_type;
@@ -16,6 +19,8 @@ enum Batch {
     F64(Vec<f64>, Option<Vec<i16>>),
     Str(Vec<&'static str>, Option<Vec<i16>>, Option<Vec<i16>>),
     Owned(Vec<String>, Option<Vec<i16>>),
+    /// Fixed-length byte arrays (big-endian decimals).
+    Fixed(Vec<Vec<u8>>, Option<Vec<i16>>),
 }
 
 /// A Parquet file written by the parquet crate: one `Vec<Batch>` per row group.
@@ -43,6 +48,15 @@ fn write(schema: &str, groups: Vec<Vec<Batch>>) -> Vec<u8> {
                 }
                 Batch::F64(v, d) => {
                     col.typed::<DoubleType>()
+                        .write_batch(&v, d.as_deref(), None)
+                        .unwrap();
+                }
+                Batch::Fixed(v, d) => {
+                    let v: Vec<FixedLenByteArray> = v
+                        .into_iter()
+                        .map(|b| FixedLenByteArray::from(ByteArray::from(b)))
+                        .collect();
+                    col.typed::<FixedLenByteArrayType>()
                         .write_batch(&v, d.as_deref(), None)
                         .unwrap();
                 }
@@ -278,6 +292,37 @@ fn a_sample_of_the_first_rows_is_flagged_and_the_footer_is_exact() {
         "{id_line}"
     );
     assert_eq!(t.load.as_deref(), Some("pd.read_parquet(path)"));
+}
+
+#[test]
+fn fixed_length_decimals_take_their_range_from_the_footer() {
+    let be = |v: i32| v.to_be_bytes().to_vec();
+    let bytes = write(
+        "message m { OPTIONAL FIXED_LEN_BYTE_ARRAY (4) amount (DECIMAL(9,2)); }",
+        vec![
+            vec![Batch::Fixed(
+                vec![be(150), be(-12_345)],
+                Some(vec![1, 0, 1]),
+            )],
+            vec![Batch::Fixed(vec![be(67_890)], Some(vec![1]))],
+        ],
+    );
+    let reader = SerializedFileReader::new(Bytes::from(bytes.clone())).unwrap();
+    let stats = values::footer_stats(reader.metadata(), 0);
+    assert_eq!(
+        (stats.min.as_deref(), stats.max.as_deref(), stats.nulls),
+        (Some("-123.45"), Some("678.90"), Some(1))
+    );
+    let t = &analyze(&Source::from_bytes("d.parquet", bytes))
+        .unwrap()
+        .tables[0];
+    let amount = &t.columns[0];
+    assert_eq!(
+        (amount.min.as_deref(), amount.max.as_deref(), amount.nulls),
+        (Some("-123.45"), Some("678.90"), 1)
+    );
+    // Every row read: nothing estimated.
+    assert!(!amount.estimated && amount.exact.is_empty() && !t.sampled);
 }
 
 #[test]
