@@ -219,6 +219,10 @@ fn describe_table(conn: &mut Connection, name: &str, kind: &str, full: bool) -> 
         t.mark_sample(read);
         // A read that stopped early without a budget is as good as it gets.
         t.sampled = !full;
+        if t.sampled {
+            t.notes
+                .push("`lakestar index --full` profiles every row".into());
+        }
     }
     t.load = Some(load_call(conn, name, &columns));
     t

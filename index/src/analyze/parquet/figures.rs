@@ -90,7 +90,7 @@ pub(super) fn notes(
     }
     if read < rows {
         notes.push(format!(
-            "figures from a sample of {read} rows (the first of {rows}): distinct counts are floors, means estimates (`--full` reads every row)"
+            "figures from a sample of {read} rows (the first of {rows}): distinct counts are floors, means estimates (`lakestar index --full` reads every row)"
         ));
     }
     if from_footer > 0 {
