@@ -543,7 +543,14 @@ mod tests {
         let Content::Table(t) = &d.content else {
             panic!("{:?}", d.content)
         };
-        let got: Vec<(&str, ColumnType, Option<&str>, Option<&str>, Option<&str>)> = t.columns[..5]
+        type Row<'a> = (
+            &'a str,
+            ColumnType,
+            Option<&'a str>,
+            Option<&'a str>,
+            Option<&'a str>,
+        );
+        let got: Vec<Row> = t.columns[..5]
             .iter()
             .map(|c| {
                 (
