@@ -6,6 +6,8 @@ use super::super::profile::{value_type, ColumnType};
 
 /// Table lines looked at when sniffing.
 const SNIFF_LINES: usize = 200;
+/// Lines of preamble (of any kind) a table may follow.
+const MAX_PREAMBLE_LINES: usize = 80;
 /// Widest line (in characters) read as a fixed-width row.
 const MAX_WIDTH: usize = 4096;
 
@@ -145,9 +147,42 @@ fn numeric(t: ColumnType) -> bool {
 }
 
 /// Find a table layout in `text`, or None when it is not a regular table.
+///
+/// The table starts after the header block of comment and `key: value` lines; failing
+/// that, after any other preamble (`KEY = value` metadata, section markers, a title
+/// block) that ends where the lines become a regular table running to the end of the
+/// lines looked at, as long as the table starts cleanly and is at least half as long as
+/// what precedes it.
 pub(crate) fn sniff(text: &str) -> Option<Layout> {
     let all: Vec<&str> = text.lines().take(SNIFF_LINES + 100).collect();
     let block = all.iter().take_while(|l| is_block_line(l)).count();
+    if let Some(layout) = sniff_from(&all, block) {
+        return Some(layout);
+    }
+    let words = |l: &str| l.split_whitespace().count();
+    (block + 1..all.len().min(MAX_PREAMBLE_LINES))
+        .filter(|&k| {
+            let (prev, line) = (all[k - 1], all[k]);
+            // Where the lines change shape, and then start cleanly: the next rows split
+            // into the same number of words (stray lines are not taken for rows).
+            let n = words(line);
+            let mut next = all[k..].iter().filter(|l| !l.trim().is_empty()).take(4);
+            !line.trim().is_empty()
+                && (prev.trim().is_empty() || words(prev) != n)
+                && n >= 2
+                && next.all(|l| words(l) == n)
+        })
+        .find_map(|k| {
+            let rows = all[k..].iter().filter(|l| !l.trim().is_empty()).count();
+            if rows * 2 < k {
+                return None;
+            }
+            sniff_from(&all, k)
+        })
+}
+
+/// The table layout of `all` after its first `block` lines.
+fn sniff_from(all: &[&str], block: usize) -> Option<Layout> {
     let rest: Vec<&str> = all[block..]
         .iter()
         .copied()

@@ -62,9 +62,10 @@ impl Analyzer for FixedWidthAnalyzer {
         }
         // Second pass: the profile.
         let mut lines = Lines::open(src, enc)?;
-        let preamble: Vec<String> = lines
-            .by_ref()
-            .take(layout.block)
+        // Every block line is read (and counted) before the first three are kept.
+        let block: Vec<String> = lines.by_ref().take(layout.block).collect();
+        let preamble: Vec<String> = block
+            .iter()
             .map(|l| l.trim().to_string())
             .filter(|l| !l.is_empty())
             .take(3)
