@@ -95,6 +95,7 @@ impl Analyzer for FixedWidthAnalyzer {
                 *n = format!("column_{}", i + 1);
             }
         }
+        unique_names(&mut names);
         let mut cols: Vec<ColumnBuilder> = names.iter().map(ColumnBuilder::new).collect();
         let (mut rows, mut ragged, mut wider) = (0u64, 0u64, false);
         let mut cut = false;
@@ -191,6 +192,22 @@ impl Iterator for Lines<'_> {
                 line.truncate(line.trim_end_matches(['\n', '\r']).len());
                 Some(line)
             }
+        }
+    }
+}
+
+/// Repeated names made unique as pandas does (`x`, `x.1`, `x.2`): pandas refuses
+/// repeated names, and the load line must yield the names described.
+fn unique_names(names: &mut [String]) {
+    let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
+    for n in names.iter_mut() {
+        if !seen.insert(n.clone()) {
+            let base = n.clone();
+            *n = (1..)
+                .map(|i| format!("{base}.{i}"))
+                .find(|c| !seen.contains(c))
+                .unwrap_or(base);
+            seen.insert(n.clone());
         }
     }
 }
@@ -385,6 +402,13 @@ YYYYMMDD    TG    RH  STATUS
                  skiprows=4, header=None, names=[\"YEAR\", \"DOY\", \"HR\", \"VALUE\", \"FLAG\"])"
             )
         );
+    }
+
+    #[test]
+    fn repeated_header_names_are_made_unique() {
+        let t = table("q.txt", "id  flux  flux  flux.1\n 1   2.5   3.5     7\n 2   2.0   3.0     8\n 3   1.5   2.5     9\n 4   1.0   2.0     1\n");
+        let names: Vec<&str> = t.columns.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(names, ["id", "flux", "flux.1", "flux.1.1"]);
     }
 
     #[test]
