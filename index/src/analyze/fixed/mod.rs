@@ -10,6 +10,9 @@
 
 mod layout;
 
+/// Rows looked at to tell whether adjacent columns hold one date written in words.
+const DATE_SAMPLE_ROWS: usize = 200;
+
 use super::encoding;
 use super::profile::ColumnBuilder;
 use super::{AnalyzeError, Analyzer, Content, Format, Source, Table};
@@ -52,12 +55,17 @@ impl Analyzer for FixedWidthAnalyzer {
             if layout.units {
                 lines.next_filled();
             }
+            let mut sample: Vec<String> = Vec::new();
             while let Some(l) = lines.next_filled() {
                 widen(&mut cols, &header, &l);
+                if sample.len() < DATE_SAMPLE_ROWS {
+                    sample.push(l);
+                }
                 if lines.over_budget() {
                     break;
                 }
             }
+            merge_written_dates(&mut cols, &header, &sample);
             layout.split = Split::Positions(cols);
         }
         // Second pass: the profile.
@@ -193,6 +201,34 @@ impl Iterator for Lines<'_> {
                 Some(line)
             }
         }
+    }
+}
+
+/// Joins three adjacent columns that together hold a date in words on (nearly) every
+/// row (`02 Dec 1996`, `Jun 4, 2021`, `2021 Jun 04`): aligned listings put spaces inside
+/// their dates. Not when the header names more than one of the three (then they are
+/// separate fields by the file's own account).
+fn merge_written_dates(cols: &mut Vec<(usize, usize)>, header: &[(usize, usize)], rows: &[String]) {
+    let mut i = 0;
+    while i + 2 < cols.len() && !rows.is_empty() {
+        let span = (cols[i].0, cols[i + 2].1);
+        let named = cols[i..i + 3]
+            .iter()
+            .filter(|&&(a, b)| header.iter().any(|&(s, e)| s < b && a < e))
+            .count();
+        let dated = rows
+            .iter()
+            .filter(|l| {
+                let c = cells(l, &Split::Positions(cols[i..i + 3].to_vec()));
+                c.iter()
+                    .all(|x| !x.is_empty() && super::dates::parse(x).is_none())
+                    && super::dates::parse(&c.join(" ")).is_some_and(|p| !p.time)
+            })
+            .count();
+        if named <= 1 && dated * 10 >= rows.len() * 9 {
+            cols.splice(i..i + 3, [span]);
+        }
+        i += 1;
     }
 }
 
@@ -402,6 +438,29 @@ YYYYMMDD    TG    RH  STATUS
                  skiprows=4, header=None, names=[\"YEAR\", \"DOY\", \"HR\", \"VALUE\", \"FLAG\"])"
             )
         );
+    }
+
+    #[test]
+    fn a_date_in_words_split_by_alignment_is_one_column() {
+        let text = "Index of files\n\n02 Dec 1996      114 Index\n12 Jun 1996   191873 data.txt\n 3 Jun 1997     4319 notes.txt\n12 Jan 1997       17 x\n";
+        let t = table("Index", text);
+        let names: Vec<&str> = t.columns.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(names, ["column_1", "column_2", "column_3"]);
+        let d = &t.columns[0];
+        assert_eq!(d.kind, ColumnType::Date);
+        assert_eq!(d.date_format.as_deref(), Some("%d %b %Y"));
+        assert_eq!(
+            (d.min.as_deref(), d.max.as_deref()),
+            (Some("1996-06-12"), Some("1997-06-03"))
+        );
+        assert!(
+            t.load.as_deref().unwrap().contains("colspecs=[(0, 11), "),
+            "{:?}",
+            t.load
+        );
+        // Three named fields stay three.
+        let text = "day  mon  year  n\n 02  Dec  1996  1\n 12  Jun  1996  2\n 03  Jun  1997  3\n 12  Jan  1997  4\n";
+        assert_eq!(table("d.txt", text).columns.len(), 4);
     }
 
     #[test]
