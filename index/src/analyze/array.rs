@@ -1,9 +1,10 @@
 //! Arrays and variables: NumPy `.npy` and `.npz`, NetCDF classic (CDF-1, CDF-2, CDF-5),
-//! and the containers only recognised here (HDF5, NASA CDF).
+//! NASA CDF, and HDF5 (only recognised here).
 //!
 //! Only headers are read: names, element types, shapes, dimensions and attributes say what
 //! an array holds; its values are not profiled.
 
+mod cdf;
 mod netcdf;
 mod npy;
 
@@ -27,7 +28,7 @@ impl Analyzer for ArrayAnalyzer {
         "array"
     }
     fn version(&self) -> u32 {
-        1
+        2
     }
     fn analyze(&self, src: &Source, _format: Format) -> Result<Content, AnalyzeError> {
         let head = src.head();
@@ -43,7 +44,7 @@ impl Analyzer for ArrayAnalyzer {
         } else if head.starts_with(b"\x89HDF\r\n\x1a\n") {
             hdf5(src)
         } else if head.starts_with(b"\xCD\xF3\x00\x01") || head.starts_with(b"\xCD\xF2\x60\x02") {
-            nasa_cdf(src)
+            nasa_cdf(src)?
         } else {
             return Err(AnalyzeError::Malformed(
                 "not a NumPy, NetCDF, HDF5 or CDF file".into(),
@@ -199,23 +200,14 @@ fn hdf5(src: &Source) -> ArraySet {
     }
 }
 
-/// NASA's Common Data Format: recognised by its magic numbers, not read.
-fn nasa_cdf(src: &Source) -> ArraySet {
-    let head = src.head();
-    let mut notes = vec![if head.starts_with(b"\xCD\xF3") {
-        "CDF version 3 or later".to_string()
-    } else {
-        "CDF version 2.6 or 2.7".to_string()
-    }];
-    if head.get(4..8) == Some(b"\xCC\xCC\x00\x01") {
-        notes.push("the whole file is compressed".to_string());
-    }
-    notes.push("variables are not read: CDF files are only recognised".to_string());
-    ArraySet {
-        container: "NASA CDF".to_string(),
-        notes,
-        ..ArraySet::default()
-    }
+/// NASA's Common Data Format: the variables from the header chain ([`cdf`]).
+fn nasa_cdf(src: &Source) -> Result<ArraySet, AnalyzeError> {
+    let bytes = match src.bytes() {
+        Some(b) => cdf::Bytes::Memory(b),
+        None => cdf::Bytes::File(std::fs::File::open(src.path())?),
+    };
+    cdf::read(src.head(), bytes)
+        .map_err(|e| AnalyzeError::Malformed(format!("unreadable CDF header: {e}")))
 }
 
 #[cfg(test)]
@@ -228,7 +220,7 @@ mod tests {
 
     fn arrays(src: &Source) -> ArraySet {
         let d = describe(src);
-        assert_eq!(d.analyzer, "array@1");
+        assert_eq!(d.analyzer, "array@2");
         match d.content {
             Content::Arrays(a) => a,
             c => panic!("not arrays: {c:?} ({:?})", d.error),
@@ -404,7 +396,7 @@ mod tests {
     }
 
     #[test]
-    fn hdf5_and_nasa_cdf_are_recognised_only() {
+    fn hdf5_is_recognised_only() {
         let mut h5 = b"\x89HDF\r\n\x1a\n\x02\x08\x08\x00".to_vec();
         h5.resize(512, 0);
         let set = arrays(&Source::from_bytes("model.nc", h5));
@@ -419,12 +411,52 @@ mod tests {
             set.notes,
             ["variables are not read: HDF5 files are only recognised"]
         );
+    }
 
-        let set = arrays(&Source::from_bytes(
-            "wind.cdf",
-            b"\xCD\xF3\x00\x01\x00\x00\xFF\xFF\0\0\0\0".to_vec(),
-        ));
-        assert_eq!(set.container, "NASA CDF");
-        assert_eq!(set.notes[0], "CDF version 3 or later");
+    /// A generated NASA CDF, in memory and on disk: its variables and shapes; a cut one
+    /// is an error of the file.
+    #[test]
+    fn nasa_cdf_variables_are_listed() {
+        use super::cdf::tests::{cdf, Var};
+        let bytes = cdf(
+            &[
+                Var("Epoch", 31, 23, &[], true),
+                Var("density", 44, 23, &[], true),
+                Var("velocity", 45, 23, &[3], true),
+            ],
+            true,
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("wind.cdf");
+        std::fs::write(&path, &bytes).unwrap();
+        for src in [
+            Source::from_bytes("wind.cdf", bytes.clone()),
+            Source::open(&path, 0).unwrap(),
+        ] {
+            let set = arrays(&src);
+            assert_eq!(set.container, "NASA CDF");
+            let got: Vec<(&str, &str, &[u64])> = set
+                .arrays
+                .iter()
+                .map(|a| (a.name.as_str(), a.dtype.as_str(), a.shape.as_slice()))
+                .collect();
+            assert_eq!(
+                got,
+                [
+                    ("Epoch", "CDF_EPOCH", &[24][..]),
+                    ("density", "CDF_FLOAT", &[24][..]),
+                    ("velocity", "CDF_DOUBLE", &[24, 3][..])
+                ]
+            );
+        }
+        let d = describe(&Source::from_bytes("wind.cdf", bytes[..200].to_vec()));
+        assert!(
+            d.error
+                .as_deref()
+                .unwrap()
+                .starts_with("unreadable CDF header"),
+            "{:?}",
+            d.error
+        );
     }
 }

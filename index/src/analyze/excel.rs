@@ -50,13 +50,9 @@ impl Analyzer for ExcelAnalyzer {
                 &owned[..]
             }
         };
-        // calamine indexes record buffers of the binary formats directly; a malformed file
-        // must become an error of this file, not a panic of the indexing run.
-        std::panic::catch_unwind(|| describe_workbook(bytes)).unwrap_or_else(|_| {
-            Err(AnalyzeError::Malformed(
-                "spreadsheet reader failed on malformed content".into(),
-            ))
-        })
+        // calamine indexes record buffers of the binary formats directly: a panic on a
+        // malformed file is caught by the boundary around every analyzer (`guard`).
+        describe_workbook(bytes)
     }
 }
 

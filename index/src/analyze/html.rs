@@ -116,6 +116,7 @@ impl Analyzer for HtmlAnalyzer {
                 terms: super::terms::salient(text, 12),
                 definitions: Vec::new(),
                 definition_count: 0,
+                dates: None,
             }));
         }
 

@@ -14,6 +14,7 @@ mod detect;
 mod encoding;
 mod excel;
 mod fixed;
+mod guard;
 mod html;
 mod json;
 mod markup;
@@ -122,6 +123,9 @@ pub enum AnalyzeError {
     /// The file could not be read.
     #[error("read failed: {0}")]
     Io(#[from] std::io::Error),
+    /// The analyzer panicked: a bug, caught at the boundary around every analyzer.
+    #[error("{0}")]
+    Panicked(String),
 }
 
 /// One format's analyzer.
@@ -197,8 +201,13 @@ pub fn describe(src: &Source) -> Description {
 
 /// Describe `src` as `format` (already detected).
 pub fn describe_as(src: &Source, format: Format) -> Description {
-    let analyzer = analyzer_for(format);
-    let (content, error) = match analyzer.analyze(src, format) {
+    describe_with(analyzer_for(format), src, format)
+}
+
+/// Describe `src` with `analyzer`, inside the one panic boundary every analysis goes
+/// through (the indexer's workers and archive members alike).
+fn describe_with(analyzer: &dyn Analyzer, src: &Source, format: Format) -> Description {
+    let (content, error) = match guard::run(analyzer.name(), || analyzer.analyze(src, format)) {
         Ok(c) => (c, None),
         Err(e) => (
             Content::Opaque(Opaque {

@@ -47,6 +47,9 @@ pub struct TextSummary {
     /// How many definitions the text holds.
     #[serde(default)]
     pub definition_count: u64,
+    /// The first and last day (ISO) of the dates written in the first lines.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dates: Option<(String, String)>,
 }
 
 /// A heading of the outline.
@@ -81,7 +84,7 @@ impl Analyzer for TextAnalyzer {
         "text"
     }
     fn version(&self) -> u32 {
-        2
+        3
     }
     fn analyze(&self, src: &Source, format: Format) -> Result<Content, AnalyzeError> {
         let (raw, truncated) = src.read_up_to(MAX_TEXT)?;
@@ -115,6 +118,7 @@ impl Analyzer for TextAnalyzer {
             terms: Vec::new(),
             definitions: Vec::new(),
             definition_count: 0,
+            dates: super::time::span_in_lines(&text).map(|(lo, hi)| (lo.iso(), hi.iso())),
         };
         if s.markdown {
             markdown(&text, &mut s);

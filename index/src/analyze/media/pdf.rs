@@ -83,8 +83,9 @@ impl Analyzer for PdfAnalyzer {
     }
 }
 
-/// `lopdf` is written with care, but a panic on a hostile file must not take the whole
-/// indexing run (a rayon pool) down with it: it becomes this file's error.
+/// Runs one of the optional steps after the metadata, a panic of `lopdf` in it becoming
+/// a note: the metadata already read is kept. (A panic elsewhere is caught by the
+/// boundary around every analyzer and becomes the file's error.)
 fn guarded<T>(what: &str, f: impl FnOnce() -> T) -> Result<T, AnalyzeError> {
     catch_unwind(AssertUnwindSafe(f))
         .map_err(|_| AnalyzeError::Malformed(format!("PDF reader failed on this file ({what})")))
@@ -104,7 +105,7 @@ fn header_version(head: &[u8]) -> Option<String> {
 
 /// Page count and Info fields, from the cross-reference data and the objects they need.
 fn read_metadata(bytes: &[u8], info: &mut MediaInfo) -> Result<(), AnalyzeError> {
-    let meta = guarded("metadata", || Document::load_metadata_mem(bytes))?
+    let meta = Document::load_metadata_mem(bytes)
         .map_err(|e| AnalyzeError::Malformed(format!("invalid PDF: {e}")))?;
     if meta.encrypted && meta.page_count == 0 {
         return Err(AnalyzeError::Malformed(
@@ -606,14 +607,16 @@ mod tests {
         let (mut ok, mut err) = (0, 0);
         for end in (0..pdf.len()).step_by(7) {
             let src = Source::from_bytes("cut.pdf", pdf[..end].to_vec());
-            match PdfAnalyzer.analyze(&src, Format::Pdf) {
-                Ok(Content::Media(m)) => {
+            // Through the panic boundary, as the indexer calls it.
+            let d = crate::analyze::describe_as(&src, Format::Pdf);
+            match (d.content, d.error) {
+                (Content::Media(m), None) => {
                     ok += 1;
                     // A description is only given with the pages found.
                     assert!(m.pages.is_some_and(|p| p >= 1), "{end}: {m:?}");
                 }
-                Ok(c) => panic!("{c:?}"),
-                Err(_) => err += 1,
+                (_, Some(_)) => err += 1,
+                (c, None) => panic!("{c:?}"),
             }
         }
         assert!(ok > 0 && err > 0, "{ok} ok, {err} errors");

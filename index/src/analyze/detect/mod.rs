@@ -1,5 +1,10 @@
 //! Format detection: content first (magic bytes, sniffing), extension second.
 
+mod markdown;
+#[cfg(test)]
+mod scientific_tests;
+
+use markdown::looks_markdown;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
@@ -332,16 +337,6 @@ fn looks_json_array(trimmed: &[u8]) -> bool {
         rest.first(),
         Some(b'{' | b'[' | b'"' | b']' | b'-' | b'0'..=b'9' | b't' | b'f' | b'n')
     ) && !rest.contains(&b'=')
-}
-
-fn looks_markdown(text: &[u8]) -> bool {
-    let s = String::from_utf8_lossy(&text[..text.len().min(8192)]);
-    s.lines().any(|l| {
-        let l = l.trim_start();
-        (l.starts_with('#') && l.trim_start_matches('#').starts_with(' '))
-            || l.starts_with("```")
-            || (l.starts_with('|') && l.ends_with('|') && l.len() > 2)
-    })
 }
 
 #[cfg(test)]

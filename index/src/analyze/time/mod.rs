@@ -2,8 +2,11 @@
 //! year columns, date-valued JSON keys, dates in text headings) or from its path
 //! (`readings-20190301_to_20190304.csv`, `2014_q4.csv`, `2013/0412.csv`, `2019-08_edges`).
 
+mod text;
+
 use super::dates::{self, Day};
 use super::{ColumnProfile, ColumnType, Content, TimeCoverage};
+pub(crate) use text::span_in_lines;
 
 fn cov(lo: Day, hi: Day, source: impl Into<String>) -> TimeCoverage {
     TimeCoverage {
@@ -31,50 +34,71 @@ fn timeish(name: &str) -> bool {
     .any(|k| n == *k || n.contains(k))
 }
 
+/// A column named as a year: `year`, `YEAR`, `Yr`, `Fiscal Year`, `year_start`,
+/// `FiscalYear`, `yyyy`.
+fn yearish(name: &str) -> bool {
+    let n = name.to_ascii_lowercase();
+    n.split(|c: char| !c.is_ascii_alphanumeric())
+        .any(|w| matches!(w, "year" | "yr" | "yyyy" | "years"))
+        || n.starts_with("year")
+        || n.ends_with("year")
+}
+
+/// A whole year (1800–2100) from a column's min or max, written `2001` or `2001.0`.
+fn year_value(v: Option<&str>) -> Option<u32> {
+    let x: f64 = v?.parse().ok()?;
+    (x.fract() == 0.0 && (1800.0..=2100.0).contains(&x)).then_some(x as u32)
+}
+
+/// The column that is the table's time axis, and its span. Ranked: a date column named
+/// like a time axis (or `YYYYMMDD` integers named so), then a year column, then any
+/// other date column; a date column holding one value (an export or update date)
+/// comes last, as it dates the file rather than the data.
 fn from_columns(cols: &[ColumnProfile]) -> Option<TimeCoverage> {
-    let dated: Vec<&ColumnProfile> = cols.iter().filter(|c| c.date_range().is_some()).collect();
-    let pick = dated.iter().find(|c| timeish(&c.name)).or(dated.first());
-    if let Some(c) = pick {
-        let (lo, hi) = c.date_range()?;
-        return Some(TimeCoverage {
-            start: lo.to_string(),
-            end: hi.to_string(),
-            source: format!("column {:?}", c.name),
-        });
-    }
-    // Dates written as 8-digit integers (`YYYYMMDD`) in a column named like a date.
-    if let Some(c) = cols.iter().find(|c| {
-        c.kind == ColumnType::Integer
+    let mut best: Option<(u8, Day, Day, &str)> = None;
+    for c in cols {
+        let found = if let Some((lo, hi)) = c.date_range() {
+            let rank = match (timeish(&c.name), c.distinct <= 1) {
+                (_, true) => 1,
+                (true, false) => 4,
+                (false, false) => 2,
+            };
+            let day = |s: &str| dates::parse(s).map(|p| p.day);
+            day(lo).zip(day(hi)).map(|(lo, hi)| (rank, lo, hi))
+        } else if c.kind == ColumnType::Integer
             && (timeish(&c.name) || c.name.eq_ignore_ascii_case("yyyymmdd"))
-            && c.min.as_deref().and_then(ymd8).is_some()
-            && c.max.as_deref().and_then(ymd8).is_some()
-    }) {
-        let lo = c.min.as_deref().and_then(ymd8)?;
-        let hi = c.max.as_deref().and_then(ymd8)?;
-        return Some(cov(lo, hi, format!("column {:?}", c.name)));
+        {
+            // Dates written as 8-digit integers (`YYYYMMDD`) in a column named like a date.
+            c.min
+                .as_deref()
+                .and_then(ymd8)
+                .zip(c.max.as_deref().and_then(ymd8))
+                .map(|(lo, hi)| (4, lo, hi))
+        } else if matches!(c.kind, ColumnType::Integer | ColumnType::Float) && yearish(&c.name) {
+            year_value(c.min.as_deref())
+                .zip(year_value(c.max.as_deref()))
+                .and_then(|(lo, hi)| Some((3, Day::new(lo, 1, 1)?, Day::new(hi, 12, 31)?)))
+        } else {
+            None
+        };
+        if let Some((rank, lo, hi)) = found {
+            if best.is_none_or(|b| rank > b.0) {
+                best = Some((rank, lo, hi, &c.name));
+            }
+        }
     }
-    // A year column: `year`, `yr`, `fiscal_year`, with plausible values.
-    let year = cols.iter().find(|c| {
-        let n = c.name.to_ascii_lowercase();
-        c.kind == ColumnType::Integer
-            && (n == "year" || n == "yr" || n.ends_with("_year") || n.starts_with("year"))
-    })?;
-    let lo: u32 = year.min.as_deref()?.parse().ok()?;
-    let hi: u32 = year.max.as_deref()?.parse().ok()?;
-    if !(1800..=2100).contains(&lo) || !(1800..=2100).contains(&hi) {
-        return None;
-    }
-    Some(cov(
-        Day::new(lo, 1, 1)?,
-        Day::new(hi, 12, 31)?,
-        format!("column {:?}", year.name),
-    ))
+    let (_, lo, hi, name) = best?;
+    Some(cov(lo, hi, format!("column {name:?}")))
 }
 
 /// The time span the content of a description covers, when it shows one.
 pub(crate) fn from_content(content: &Content) -> Option<TimeCoverage> {
     match content {
-        Content::Table(t) => from_columns(&t.columns),
+        // A table's own preamble (`:Issued: 2021 Jun 04`) when no column dates it.
+        Content::Table(t) => from_columns(&t.columns).or_else(|| {
+            let (lo, hi) = span_in_lines(&t.preamble.join("\n"))?;
+            Some(cov(lo, hi, "preamble"))
+        }),
         Content::Tables(ts) => ts.tables.iter().find_map(|t| from_columns(&t.columns)),
         Content::Json(j) => {
             let p = j
@@ -95,9 +119,16 @@ pub(crate) fn from_content(content: &Content) -> Option<TimeCoverage> {
                 .iter()
                 .flat_map(|h| days_in_text(&h.text))
                 .collect();
-            let lo = *days.iter().min()?;
-            let hi = *days.iter().max()?;
-            Some(cov(lo, hi, "headings"))
+            let written = t.dates.as_ref().and_then(|(lo, hi)| {
+                let day = |s: &str| dates::parse(s).map(|p| p.day);
+                day(lo).zip(day(hi))
+            });
+            match (days.iter().min().zip(days.iter().max()), written) {
+                (Some((lo, hi)), Some((a, b))) => Some(cov(a.min(*lo), b.max(*hi), "text")),
+                (Some((lo, hi)), None) => Some(cov(*lo, *hi, "headings")),
+                (None, Some((lo, hi))) => Some(cov(lo, hi, "text")),
+                (None, None) => None,
+            }
         }
         Content::Archive(a) if a.described.len() == 1 => a.described[0].1.time_coverage.clone(),
         _ => None,
@@ -363,5 +394,99 @@ mod tests {
         ] {
             assert_eq!(span(none), None, "{none}");
         }
+    }
+
+    fn coverage(name: &str, text: &str) -> Option<(String, String, String)> {
+        let d = crate::analyze::describe(&crate::analyze::Source::from_bytes(
+            name,
+            text.as_bytes().to_vec(),
+        ));
+        d.time_coverage.map(|c| (c.start, c.end, c.source))
+    }
+
+    fn t(a: &str, b: &str, src: &str) -> Option<(String, String, String)> {
+        Some((a.into(), b.into(), src.into()))
+    }
+
+    /// A year column beats the year in the file name, however it is named or typed, and
+    /// wherever it stands.
+    #[test]
+    fn a_year_column_beats_the_year_in_the_name() {
+        let years = |name: &str, fmt: &dyn Fn(u32) -> String| {
+            let mut csv = format!("Region,{name},Count\n");
+            for y in 2001..=2024 {
+                csv.push_str(&format!("North,{},{}\n", fmt(y), y * 3));
+            }
+            csv
+        };
+        let int = |y: u32| y.to_string();
+        let float = |y: u32| format!("{y}.0");
+        for name in [
+            "Year",
+            "YEAR",
+            "Yr",
+            "Fiscal Year",
+            "Year Start",
+            "FiscalYear",
+        ] {
+            let want = t("2001-01-01", "2024-12-31", &format!("column {name:?}"));
+            assert_eq!(
+                coverage("2024_summary.csv", &years(name, &int)),
+                want,
+                "{name}"
+            );
+        }
+        assert_eq!(
+            coverage("2024_summary.csv", &years("year", &float)),
+            t("2001-01-01", "2024-12-31", "column \"year\"")
+        );
+        // An export date on every row dates the file, not the data.
+        let mut csv = String::from("Updated,Region,Year,Count\n");
+        for y in 2001..=2024 {
+            csv.push_str(&format!("2024-05-01,North,{y},{y}\n"));
+        }
+        assert_eq!(
+            coverage("2024_x.csv", &csv),
+            t("2001-01-01", "2024-12-31", "column \"Year\"")
+        );
+        // A year column whose values are not years is passed over for the next one.
+        let mut csv = String::from("Years,Year,Count\n");
+        for y in 2001..=2024 {
+            csv.push_str(&format!("{},{y},1\n", y - 2000));
+        }
+        assert_eq!(
+            coverage("2024_x.csv", &csv),
+            t("2001-01-01", "2024-12-31", "column \"Year\"")
+        );
+        // Rendered with the path: the column still wins.
+        let d = crate::analyze::describe(&crate::analyze::Source::from_bytes(
+            "2024_summary.csv",
+            years("Year", &int).into_bytes(),
+        ));
+        let shown = crate::analyze::render("2024_summary.csv", &d, Default::default());
+        assert!(
+            shown.contains("time coverage: 2001-01-01 … 2024-12-31 (from column \"Year\")"),
+            "{shown}"
+        );
+    }
+
+    #[test]
+    fn a_table_preamble_dates_the_table_without_date_columns() {
+        let mut text = String::from(":Product: Daily indices\n:Issued: 2021 Jun 04 0030 UTC\n#\n");
+        text.push_str("#  Station   Kp   Ap\n");
+        for i in 0..12 {
+            text.push_str(&format!("   S{i:02}      {}    {}\n", i % 9, i * 3));
+        }
+        let d = crate::analyze::describe(&crate::analyze::Source::from_bytes(
+            "indices.txt",
+            text.into_bytes(),
+        ));
+        let cov = d.time_coverage.expect("coverage");
+        assert_eq!(
+            (cov.start.as_str(), cov.end.as_str(), cov.source.as_str()),
+            ("2021-06-04", "2021-06-04", "preamble"),
+            "{:?}",
+            d.content
+        );
     }
 }
