@@ -11,6 +11,9 @@ mod load;
 mod sniff;
 mod stream;
 
+/// Bytes read from the end of a sampled file to find its footer.
+const TAIL_BYTES: u64 = 64 * 1024;
+
 use super::model::{NamedTable, TableSet};
 use super::profile::ColumnProfile;
 use super::{encoding, AnalyzeError, Analyzer, Content, Format, Source};
@@ -119,6 +122,15 @@ impl Analyzer for DelimitedAnalyzer {
                 }
             }
         }
+        // The end of a sampled file was not read: a footer there is found from its tail,
+        // for the load call to drop it.
+        if let (Some(_), Some(last)) = (&sample, tables.last_mut()) {
+            let (lines, footer) = footer_in_tail(&tail(src, TAIL_BYTES)?, dialect, last.sparse);
+            last.skip_footer = lines;
+            if last.footer.is_empty() {
+                last.footer = footer;
+            }
+        }
         let file = File {
             dialect,
             encoding: encoding::label(enc, src.head()),
@@ -149,6 +161,62 @@ impl Analyzer for DelimitedAnalyzer {
             .collect();
         Ok(Content::Tables(TableSet { tables, notes }))
     }
+}
+
+/// The last `n` bytes of the file.
+fn tail(src: &Source, n: u64) -> std::io::Result<Vec<u8>> {
+    if let Some(b) = src.bytes() {
+        return Ok(b[b.len().saturating_sub(n as usize)..].to_vec());
+    }
+    use std::io::{Seek, SeekFrom};
+    let mut f = std::fs::File::open(src.path())?;
+    f.seek(SeekFrom::Start(src.size().saturating_sub(n)))?;
+    let mut buf = Vec::new();
+    f.take(n).read_to_end(&mut buf)?;
+    Ok(buf)
+}
+
+/// The footer at the end of `tail` (its first, partial line dropped): the physical lines
+/// after the last row that is not a note — what pandas' `skipfooter` counts — and the
+/// notes' text. `sparse`: the table has rows of one value, so no lone value is a note.
+fn footer_in_tail(tail: &[u8], dialect: Dialect, sparse: bool) -> (u64, Vec<String>) {
+    let Some(nl) = memchr::memchr(b'\n', tail) else {
+        return (0, Vec::new());
+    };
+    let text = &tail[nl + 1..];
+    let recs = sniff::records(text, dialect.delimiter, dialect.quoting, usize::MAX);
+    let note = |r: &sniff::HeadRec| match r.filled() {
+        0 => true,
+        1 => {
+            !sparse
+                && r.fields.iter().skip(1).all(|f| f.trim().is_empty())
+                && sniff::class(&r.fields[0]) == Some(sniff::Cls::Text)
+        }
+        _ => false,
+    };
+    let run = recs.iter().rev().take_while(|r| note(r)).count();
+    if run == 0 || run == recs.len() {
+        return (0, Vec::new());
+    }
+    let first = &recs[recs.len() - run];
+    let mut lines = memchr::memchr_iter(b'\n', text).count() as u64;
+    if !text.ends_with(b"\n") {
+        lines += 1;
+    }
+    let notes = recs[recs.len() - run..]
+        .iter()
+        .filter(|r| r.filled() > 0)
+        .take(3)
+        .map(|r| {
+            r.fields
+                .iter()
+                .map(|f| f.trim())
+                .filter(|f| !f.is_empty())
+                .collect::<Vec<_>>()
+                .join(", ")
+        })
+        .collect();
+    (lines + 1 - first.line, notes)
 }
 
 /// Read every record and cut the stream into tables.
@@ -270,7 +338,7 @@ impl File {
             skip_lines,
             explicit_names,
             nrows: (t.followed && exact).then_some(t.rows),
-            skip_footer: 0,
+            skip_footer: t.skip_footer,
             skip_initial_space: t.skip_initial_space,
             columns: &t.columns,
         })

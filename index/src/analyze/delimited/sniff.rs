@@ -22,7 +22,7 @@ const TEXT_CELL: f64 = 0.5;
 pub(super) const PURITY: f64 = 0.8;
 /// Reading with quotes ignored must score this many times better than with quotes
 /// honoured to be chosen (stray inch marks, `5'11"`).
-const QUOTES_OFF_MARGIN: f64 = 1.05;
+const QUOTES_OFF_MARGIN: f64 = 1.5;
 
 /// How a delimited file is split.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -250,7 +250,10 @@ fn score(recs: &[HeadRec], d: u8, small: bool) -> Option<(f64, usize)> {
     let mut cells = 0usize;
     let mut worth = 0.0;
     let mut columns: Vec<[usize; 4]> = vec![[0; 4]; mode];
-    for r in rest.iter().filter(|r| r.filled() >= 2) {
+    // The first row may be the header: types are read below it, alike for every
+    // candidate.
+    let body = if rest.len() > 1 { &rest[1..] } else { rest };
+    for r in body.iter().filter(|r| r.filled() >= 2) {
         for (i, f) in r.fields.iter().enumerate() {
             let Some(c) = class(f) else { continue };
             cells += 1;

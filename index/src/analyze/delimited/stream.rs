@@ -33,6 +33,13 @@ pub(super) struct Held {
     pub byte: u64,
 }
 
+/// Only the first cell holds something.
+fn lone_at_left(rec: &csv::ByteRecord) -> bool {
+    rec.iter()
+        .skip(1)
+        .all(|f| f.iter().all(u8::is_ascii_whitespace))
+}
+
 /// Non-empty cells of a record.
 fn filled(rec: &csv::ByteRecord) -> usize {
     rec.iter()
@@ -70,15 +77,14 @@ impl Held {
         crate::analyze::cut_chars(&crate::analyze::collapse(&cells.join(", ")), NOTE_CHARS)
     }
 
-    /// A blank row or one lone text cell: a title, a note, a footer.
+    /// A blank row or one lone text cell at the left: a title, a note, a footer.
     fn note_like(&self) -> bool {
         match self.filled() {
             0 => true,
-            1 => self
-                .rec
-                .iter()
-                .find(|f| !f.iter().all(u8::is_ascii_whitespace))
-                .is_some_and(|f| class(&String::from_utf8_lossy(f)) == Some(Cls::Text)),
+            1 => {
+                lone_at_left(&self.rec)
+                    && class(&String::from_utf8_lossy(&self.rec[0])) == Some(Cls::Text)
+            }
             _ => false,
         }
     }
@@ -120,6 +126,10 @@ pub(super) struct TableOut {
     pub followed: bool,
     /// Byte offset of the first body row, to extrapolate from a sample.
     pub body_byte: u64,
+    /// Some body row has a single value: lone cells are rows here, not notes.
+    pub sparse: bool,
+    /// Physical lines at the end of the file to drop (a footer past a sample).
+    pub skip_footer: u64,
 }
 
 struct Current {
@@ -146,6 +156,9 @@ impl Current {
         }
         t.max_fields = t.max_fields.max(n);
         t.last_line = end_line;
+        if !t.sparse && filled(rec) == 1 {
+            t.sparse = true;
+        }
         while self.builders.len() < n {
             // A column first seen now was missing (null) in the rows above.
             let mut b = ColumnBuilder::new(format!("column_{}", self.builders.len() + 1));
@@ -172,11 +185,16 @@ impl Current {
         }
     }
 
-    /// A record that may end the table: blank, a lone text cell, another width.
+    /// A record that may end the table: blank, a lone cell at the left (a title, a
+    /// note) unless the table has such rows itself, another width. A table's first row
+    /// never ends it.
     fn breaks(&self, rec: &csv::ByteRecord) -> bool {
+        if self.out.rows == 0 {
+            return false;
+        }
         let filled = filled(rec);
         filled == 0
-            || (self.out.width >= 2 && filled <= 1)
+            || (filled == 1 && !self.out.sparse && self.out.width >= 2 && lone_at_left(rec))
             || (rec.len() != self.out.width && filled < rec.len())
     }
 
@@ -341,6 +359,8 @@ impl Splitter {
                 samples: Vec::new(),
                 followed: false,
                 body_byte: 0,
+                sparse: false,
+                skip_footer: 0,
             },
             sig: f.signature,
             builders,
