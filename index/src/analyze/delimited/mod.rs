@@ -7,6 +7,7 @@
 //! call that reads each table as described.
 
 mod layout;
+mod lines;
 mod load;
 mod sniff;
 mod stream;
@@ -225,6 +226,7 @@ fn split(
     dialect: Dialect,
     split_until: u64,
 ) -> Result<(Vec<TableOut>, Vec<String>), AnalyzeError> {
+    let (reader, lines) = lines::Counting::new(reader);
     let mut rdr = csv::ReaderBuilder::new()
         .delimiter(dialect.delimiter)
         .quoting(dialect.quoting)
@@ -247,8 +249,11 @@ fn split(
         if record.len() == 1 && record[0].iter().all(u8::is_ascii_whitespace) {
             continue; // blank line: pandas skips it too
         }
-        let (line, byte) = record.position().map_or((0, 0), |p| (p.line(), p.byte()));
-        let end_line = rdr.position().line().saturating_sub(1).max(line);
+        let byte = record.position().map_or(0, |p| p.byte());
+        let line = lines.line_at(byte);
+        let end_line = lines
+            .line_at(rdr.position().byte().saturating_sub(1))
+            .max(line);
         splitter.push(&record, line, end_line, byte);
     }
     Ok(splitter.finish())

@@ -486,3 +486,15 @@ fn the_rendering_shows_title_footer_and_merged_header() {
     assert!(text.contains("header rows 2–3: the grouping row"), "{text}");
     assert!(text.contains("Site B / Count"), "{text}");
 }
+
+#[test]
+fn empty_lines_count_in_line_numbers() {
+    let Content::Table(t) = content(
+        "e.csv",
+        "Sales export\nGenerated 2024-01-05\n\n\norder_id,amount\n1,2.5\n\n2,3.5\n",
+    ) else {
+        panic!()
+    };
+    assert_eq!((t.skipped_lines, t.rows), (4, 2));
+    assert_eq!(t.load.as_deref(), Some("pd.read_csv(path, skiprows=4)"));
+}
