@@ -26,10 +26,7 @@ impl Lines {
     pub(super) fn line_at(&self, at: u64) -> u64 {
         let mut i = self.0.borrow_mut();
         let at = at.max(i.pos);
-        loop {
-            let Some((start, chunk)) = i.chunks.front() else {
-                break;
-            };
+        while let Some((start, chunk)) = i.chunks.front() {
             let (start, len) = (*start, chunk.len() as u64);
             let from = (i.pos - start) as usize;
             let to = (at.min(start + len) - start) as usize;
@@ -43,6 +40,28 @@ impl Lines {
             }
         }
         i.newlines + 1
+    }
+
+    /// The first offset from `at` on that is not a line break: where a record that the
+    /// reader says starts at `at` (after the empty lines it skipped) really starts.
+    pub(super) fn past_breaks(&self, at: u64) -> u64 {
+        let i = self.0.borrow();
+        let mut at = at;
+        for (start, chunk) in &i.chunks {
+            let end = start + chunk.len() as u64;
+            if at >= end {
+                continue;
+            }
+            let from = at.saturating_sub(*start) as usize;
+            match chunk[from..]
+                .iter()
+                .position(|b| !matches!(b, b'\n' | b'\r'))
+            {
+                Some(k) => return at.max(*start) + k as u64,
+                None => at = end,
+            }
+        }
+        at
     }
 }
 
@@ -101,6 +120,7 @@ mod tests {
         let mut all = Vec::new();
         r.read_to_end(&mut all).unwrap();
         assert_eq!(all, text);
+        assert_eq!(lines.past_breaks(2), 4);
         assert_eq!(
             [0, 4, 8, 11, 14].map(|at| lines.line_at(at)),
             [1, 4, 5, 6, 7]

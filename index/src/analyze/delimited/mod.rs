@@ -249,7 +249,7 @@ fn split(
         if record.len() == 1 && record[0].iter().all(u8::is_ascii_whitespace) {
             continue; // blank line: pandas skips it too
         }
-        let byte = record.position().map_or(0, |p| p.byte());
+        let byte = lines.past_breaks(record.position().map_or(0, |p| p.byte()));
         let line = lines.line_at(byte);
         let end_line = lines
             .line_at(rdr.position().byte().saturating_sub(1))
