@@ -351,7 +351,7 @@ fn plain_files_load_plainly() {
 }
 
 /// Fixtures for the pandas check: every layout above and the plain ones.
-fn fixtures() -> Vec<(&'static str, String, Option<u64>)> {
+fn fixtures() -> Vec<(&'static str, Vec<u8>, Option<u64>)> {
     let mut wide = String::from("a,b,c\n");
     for i in 0..5 {
         wide.push_str(&format!("{i},{i},{i},{}\n", if i == 3 { "x" } else { "" }));
@@ -379,9 +379,19 @@ fn fixtures() -> Vec<(&'static str, String, Option<u64>)> {
     ];
     let mut v: Vec<_> = v
         .drain(..)
-        .map(|(n, t)| (n, t, Some(crate::analyze::DEFAULT_BUDGET)))
+        .map(|(n, t)| (n, t.into_bytes(), Some(crate::analyze::DEFAULT_BUDGET)))
         .collect();
-    v.push(("big.csv", big_report(), Some(256 * 1024)));
+    v.push(("big.csv", big_report().into_bytes(), Some(256 * 1024)));
+    let mut utf16 = vec![0xFF, 0xFE];
+    for u in "Cities,\n\nname\tcity\nJos\u{e9}\tLi\u{e8}ge\nAnn\tGent\n".encode_utf16() {
+        utf16.extend_from_slice(&u.to_le_bytes());
+    }
+    v.push(("utf16.csv", utf16, None));
+    v.push((
+        "latin1.csv",
+        b"Report\nname,city\nJos\xe9,Li\xe8ge\n".to_vec(),
+        None,
+    ));
     v
 }
 
@@ -400,7 +410,8 @@ fn load_lines_read_as_described_with_pandas() {
         let path = dir.path().join(name);
         std::fs::write(&path, &text).unwrap();
         let p = path.to_str().unwrap().to_string();
-        match content_within(name, &text, budget) {
+        let src = Source::from_bytes(name, text).with_budget(budget);
+        match DelimitedAnalyzer.analyze(&src, Format::Csv).unwrap() {
             Content::Table(t) => checks.push(serde_json::json!({
                 "path": p, "load": t.load, "columns": names(&t.columns),
                 "rows": if t.rows_exact { Some(t.rows) } else { None },
