@@ -217,7 +217,7 @@ fn footer_in_tail(tail: &[u8], dialect: Dialect, sparse: bool) -> (u64, Vec<Stri
                 .join(", ")
         })
         .collect();
-    (lines + 1 - first.line, notes)
+    ((lines + 1).saturating_sub(first.line), notes)
 }
 
 /// Read every record and cut the stream into tables.

@@ -126,8 +126,10 @@ pub(super) struct TableOut {
     pub followed: bool,
     /// Byte offset of the first body row, to extrapolate from a sample.
     pub body_byte: u64,
-    /// Some body row has a single value: lone cells are rows here, not notes.
+    /// Most body rows have a single value: lone cells are rows here, not notes.
     pub sparse: bool,
+    /// Body rows with a single value.
+    pub lone: u64,
     /// Physical lines at the end of the file to drop (a footer past a sample).
     pub skip_footer: u64,
 }
@@ -156,9 +158,10 @@ impl Current {
         }
         t.max_fields = t.max_fields.max(n);
         t.last_line = end_line;
-        if !t.sparse && filled(rec) == 1 {
-            t.sparse = true;
+        if filled(rec) == 1 {
+            t.lone += 1;
         }
+        t.sparse = t.lone * 2 > t.rows;
         while self.builders.len() < n {
             // A column first seen now was missing (null) in the rows above.
             let mut b = ColumnBuilder::new(format!("column_{}", self.builders.len() + 1));
@@ -195,7 +198,7 @@ impl Current {
         let filled = filled(rec);
         filled == 0
             || (filled == 1 && !self.out.sparse && self.out.width >= 2 && lone_at_left(rec))
-            || (rec.len() != self.out.width && filled < rec.len())
+            || rec.len() != self.out.width
     }
 
     fn finish(mut self) -> TableOut {
@@ -360,6 +363,7 @@ impl Splitter {
                 followed: false,
                 body_byte: 0,
                 sparse: false,
+                lone: 0,
                 skip_footer: 0,
             },
             sig: f.signature,
@@ -378,14 +382,14 @@ impl Splitter {
             return;
         };
         let row = last.row();
-        // In an all-text table every row reads like a header: there a new header must
-        // come under a title or change the width.
-        let titled = self
-            .pending
+        // A header row after a blank row or a title starts a new table; without them,
+        // only one of another width under typed columns does (in an all-text table
+        // every row reads like a header).
+        let separated = self.pending[..self.pending.len() - 1]
             .iter()
-            .any(|h| h.filled() == 1 && h.note_like());
+            .any(|h| h.note_like());
         let new_header = cur.sig.headerish(&row)
-            && (cur.sig.typed() || titled || last.rec.len() != cur.out.width)
+            && (separated || (cur.sig.typed() && last.rec.len() != cur.out.width))
             && last.byte < self.split_until;
         if !new_header && !cur.breaks(&last.rec) {
             for h in self.pending.drain(..) {
