@@ -266,6 +266,8 @@ mod tests {
                 encoding: None,
                 skipped_lines: 0,
                 preamble: Vec::new(),
+                footer: Vec::new(),
+                notes: Vec::new(),
                 rows_exact: true,
                 sampled_bytes: None,
                 load: None,

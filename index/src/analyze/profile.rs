@@ -177,7 +177,7 @@ pub(crate) struct ColumnBuilder {
     days_dmy: DayRange,
 }
 
-fn is_null(v: &str) -> bool {
+pub(crate) fn is_null(v: &str) -> bool {
     matches!(
         v,
         "" | "NA"

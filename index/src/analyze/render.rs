@@ -273,6 +273,12 @@ fn table(s: &mut String, path: &str, t: &Table, caps: Caps) {
             t.skipped_lines
         );
     }
+    for n in &t.notes {
+        let _ = writeln!(s, "  {n}");
+    }
+    for f in &t.footer {
+        let _ = writeln!(s, "  below the table: {f:?}");
+    }
     if t.ragged_rows > 0 {
         let _ = writeln!(
             s,

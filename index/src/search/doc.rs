@@ -120,7 +120,7 @@ pub fn semantic_text(d: &Description) -> String {
             parts.extend(ts.notes.iter().cloned());
             parts.extend(ts.tables.iter().flat_map(|t| t.notes.iter().cloned()));
         }
-        Content::Table(t) => parts.extend(t.preamble.iter().cloned()),
+        Content::Table(t) => parts.extend(t.preamble.iter().chain(&t.footer).cloned()),
         Content::Json(j) => parts.extend(j.notes.iter().cloned()),
         Content::Text(t) => {
             parts.extend(t.outline.iter().map(|h| h.text.clone()));

@@ -147,6 +147,8 @@ impl Analyzer for FixedWidthAnalyzer {
             encoding: encoding::label(enc, src.head()),
             skipped_lines: layout.block as u64,
             preamble,
+            footer: Vec::new(),
+            notes: Vec::new(),
             rows_exact: true,
             sampled_bytes: None,
             load,
