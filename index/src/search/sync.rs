@@ -156,10 +156,8 @@ pub fn sync_with(
                 continue;
             };
             let key = row.hash.zip(row.analyzer.clone());
-            let desc = match &key {
-                Some((h, a)) => cat.description(h, a)?,
-                None => None,
-            };
+            // With its companion links applied: documented column names are searched.
+            let desc = cat.file_description(&row)?;
             let semantic = desc.as_ref().map(doc::semantic_text);
             if let (Some(k), Some(t)) = (key, &semantic) {
                 if missing.remove(&k) {
