@@ -102,7 +102,11 @@ pub fn match_folder(files: &[FolderFile]) -> Vec<Link> {
         .collect();
     let mut links = Vec::new();
     for data in files {
-        let Some(n) = data.headerless else { continue };
+        // A file that reads as documentation is documentation, even when its aligned
+        // lines also make a headerless table.
+        let (Some(n), None) = (data.headerless, &data.documents) else {
+            continue;
+        };
         let cands: Vec<_> = docs
             .iter()
             .filter(|(f, cols, _)| f.path != data.path && cols.len() == n)

@@ -17,6 +17,8 @@
 pub mod matcher;
 pub mod parse;
 mod relink;
+#[cfg(test)]
+mod tests;
 
 pub use relink::relink;
 
@@ -218,7 +220,7 @@ fn list_end(call: &str, start: usize) -> Option<usize> {
 }
 
 #[cfg(test)]
-mod tests {
+mod unit {
     use super::*;
 
     #[test]

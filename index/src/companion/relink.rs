@@ -71,8 +71,10 @@ fn folder_links(cat: &Catalog, lake: &Path, folder: &str) -> Result<Vec<super::L
     if files.iter().all(|f| f.headerless.is_none()) {
         return Ok(Vec::new());
     }
+    // A format text is often itself read as a headerless table (its lines are aligned
+    // columns): every candidate is read, whatever its own description.
     for (f, row) in files.iter_mut().zip(&rows) {
-        if f.headerless.is_none() && doc_candidate(row) {
+        if doc_candidate(row) {
             f.documents = read_doc(lake, &row.path).and_then(|t| parse::parse(&t));
         }
     }
