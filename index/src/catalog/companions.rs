@@ -158,7 +158,10 @@ impl Catalog {
                     old.insert(data, (doc, cols));
                 }
             }
-            tx.execute("DELETE FROM companions WHERE folder = ?1", [folder])?;
+            // The common case, a folder without documentation, writes nothing.
+            if !(old.is_empty() && links.is_empty()) {
+                tx.execute("DELETE FROM companions WHERE folder = ?1", [folder])?;
+            }
             let mut insert = tx.prepare_cached(
                 "INSERT OR REPLACE INTO companions(data, doc, folder, columns) VALUES (?1, ?2, ?3, ?4)",
             )?;

@@ -106,7 +106,7 @@ fn dictionary(text: &str) -> Option<Vec<DocColumn>> {
             .delimiter(delim)
             .flexible(true)
             .has_headers(false)
-            .from_reader(text[start..].as_bytes());
+            .from_reader(&text.as_bytes()[start..]);
         let mut records = reader.records().filter_map(|r| r.ok());
         let Some(header) = records.next() else {
             continue;
@@ -302,9 +302,8 @@ fn specifier(line: &str) -> Option<Line> {
     }
     let post = &toks[at + 1..];
     let column = if pre.is_empty() {
-        if pos.is_none() {
-            return None;
-        }
+        // Without a name before the specifier, only a position makes it a column line.
+        pos?;
         let (name, unit) = split_unit(&post.join(" "));
         DocColumn {
             name,
