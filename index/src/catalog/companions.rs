@@ -127,6 +127,26 @@ impl Catalog {
         Ok(Some(d))
     }
 
+    /// A linked data file whose content has description key (hash, analyzer), if any:
+    /// what an embedding of that key must be computed from.
+    pub fn linked_file_with_key(&self, hash: &[u8; 32], analyzer: &str) -> Result<Option<FileRow>> {
+        let found = self
+            .conn
+            .prepare_cached(&format!(
+                "SELECT {FILE_COLUMNS} FROM files WHERE hash = ?1 AND analyzer = ?2
+                 AND path IN (SELECT data FROM companions) ORDER BY path LIMIT 1"
+            ))
+            .and_then(|mut s| {
+                s.query_row(params![&hash[..], analyzer], super::row_from)
+                    .optional()
+            });
+        match found {
+            Ok(f) => Ok(f),
+            Err(e) if missing_table(&e) => Ok(None),
+            Err(e) => Err(e.into()),
+        }
+    }
+
     /// Replace the links of the files of `folder` with `links`, in one transaction. The
     /// data and documentation files of every link that appeared, went or changed — and
     /// of every link whose data file is in `changed` (new content) — are marked stale

@@ -141,3 +141,31 @@ fn scoped_runs_keep_links_true() {
         assert_eq!(shown(&idx, p), shown(&fresh, p), "{p}");
     }
 }
+
+#[test]
+fn a_new_embedder_embeds_linked_files_as_shown() {
+    let d = tempfile::tempdir().unwrap();
+    let lake = d.path().join("lake");
+    let idx = d.path().join("idx");
+    write(&lake, "w/obs.dat", DAT);
+    write(&lake, "w/obs_format.txt", &doc("TAIR"));
+    let opts = IndexOptions {
+        jobs: 1,
+        ..Default::default()
+    };
+    crate::indexer::index(&lake, &idx, &opts, &NoProgress).unwrap();
+    // Another embedder: every description is embedded again, outside any file change.
+    let e = HashEmbedder::new(64).unwrap();
+    let mut cat = Catalog::open_writer(&idx, &lake.canonicalize().unwrap()).unwrap();
+    crate::search::sync::sync(&mut cat, &idx, &e, "hash64").unwrap();
+    let row = cat.file("w/obs.dat").unwrap().unwrap();
+    let shown = cat.file_description(&row).unwrap().unwrap();
+    let want = e
+        .embed(&[&crate::search::doc::semantic_text(&shown)])
+        .unwrap();
+    let stored = cat.file_vectors(&e.id()).unwrap();
+    assert_eq!(
+        stored.iter().find(|(p, _)| p == "w/obs.dat").unwrap().1,
+        want[0]
+    );
+}

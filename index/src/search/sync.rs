@@ -178,7 +178,12 @@ pub fn sync_with(
     for chunk in rest.chunks(1024) {
         let mut items = Vec::with_capacity(chunk.len());
         for (h, a) in chunk {
-            if let Some(d) = cat.description(h, a)? {
+            // A linked file's content is embedded as shown, documented names included.
+            let d = match cat.linked_file_with_key(h, a)? {
+                Some(row) => cat.file_description(&row)?,
+                None => cat.description(h, a)?,
+            };
+            if let Some(d) = d {
                 items.push(((*h, a.clone()), doc::semantic_text(&d)));
             }
         }
