@@ -19,6 +19,8 @@ use super::DocColumn;
 /// A format text must describe at least this many columns: a single matching line is
 /// too easily a sentence of prose.
 const MIN_TEXT_COLUMNS: usize = 2;
+/// Lines of a data dictionary searched for its header.
+const HEADER_LINES: usize = 10;
 /// Longest name taken from a line, in characters: past it, a "name" is a sentence.
 const MAX_NAME_CHARS: usize = 60;
 
@@ -81,6 +83,23 @@ pub fn parse(text: &str) -> Option<Vec<DocColumn>> {
         .then_some(cols)
 }
 
+/// Whether a description is of a table with a header naming a column of names: what a
+/// delimited data dictionary must have.
+pub fn names_header(d: &crate::analyze::Description) -> bool {
+    use crate::analyze::Content;
+    let columns = match &d.content {
+        Content::Table(t) if t.header => &t.columns,
+        Content::Tables(ts) => match ts.tables.as_slice() {
+            [t] if t.header_row.is_some() => &t.columns,
+            _ => return false,
+        },
+        _ => return false,
+    };
+    columns
+        .iter()
+        .any(|c| NAME_HEADERS.contains(&norm_header(&c.name).as_str()))
+}
+
 fn norm_header(s: &str) -> String {
     s.chars()
         .filter(|c| c.is_alphanumeric())
@@ -96,22 +115,22 @@ fn non_empty(s: &str) -> Option<String> {
 /// A delimited data dictionary: the delimiter that splits the first non-empty line into
 /// cells of which one names the column of names.
 fn dictionary(text: &str) -> Option<Vec<DocColumn>> {
-    let first = text.lines().find(|l| !l.trim().is_empty())?;
     for delim in [b',', b'\t', b';', b'|'] {
-        if !first.as_bytes().contains(&delim) {
-            continue;
-        }
-        let start = text.len() - text.trim_start().len();
         let mut reader = csv::ReaderBuilder::new()
             .delimiter(delim)
             .flexible(true)
             .has_headers(false)
-            .from_reader(&text.as_bytes()[start..]);
+            .from_reader(text.as_bytes());
         let mut records = reader.records().filter_map(|r| r.ok());
-        let Some(header) = records.next() else {
+        // The header: among the first lines (a title may stand above it), the first of
+        // two or more cells with one naming a column of names.
+        let Some(heads) = records.by_ref().take(HEADER_LINES).find_map(|r| {
+            let heads: Vec<String> = r.iter().map(norm_header).collect();
+            (heads.len() > 1 && heads.iter().any(|h| NAME_HEADERS.contains(&h.as_str())))
+                .then_some(heads)
+        }) else {
             continue;
         };
-        let heads: Vec<String> = header.iter().map(norm_header).collect();
         let find = |words: &[&str]| words.iter().find_map(|w| heads.iter().position(|h| h == w));
         let rows: Vec<csv::StringRecord> = records.collect();
         // The column of names: the best-ranked header whose values are not all numbers
@@ -399,6 +418,15 @@ mod tests {
             [
                 col("YEAR", None, Some("Year")),
                 col("Q", None, Some("Discharge"))
+            ]
+        );
+        // A title line above the header.
+        let text = "Survey variables,,\n,,\nName,Label,Unit\nsite,Site,\nmass,Mass,g\n";
+        assert_eq!(
+            parse(text).unwrap(),
+            [
+                col("site", None, Some("Site")),
+                col("mass", Some("g"), Some("Mass"))
             ]
         );
         // A table without a column of names documents nothing.

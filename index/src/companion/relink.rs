@@ -9,6 +9,11 @@ use std::collections::{BTreeSet, HashSet};
 use std::io::Read;
 use std::path::Path;
 
+/// Folders with more files than this are not examined: every change in a folder
+/// decodes the descriptions of its tables again, and documentation beside tens of
+/// thousands of files is rarer than the cost is certain.
+const MAX_FOLDER_FILES: usize = 20_000;
+
 /// Extensions of files read as possible documentation (any name with a documentation
 /// word in it is read too).
 const DOC_EXTENSIONS: [&str; 8] = ["txt", "text", "fmt", "md", "csv", "tsv", "desc", "def"];
@@ -49,19 +54,26 @@ fn read_doc(lake: &Path, rel: &str) -> Option<String> {
 /// The links of the files directly in `folder`.
 fn folder_links(cat: &Catalog, lake: &Path, folder: &str) -> Result<Vec<super::Link>> {
     let rows = cat.folder_files(folder)?;
-    if !rows.iter().any(doc_candidate) {
+    if rows.len() > MAX_FOLDER_FILES || !rows.iter().any(doc_candidate) {
         return Ok(Vec::new());
     }
     let mut files = Vec::with_capacity(rows.len());
+    // Per file: whether to read it from disk as possible documentation.
+    let mut read = Vec::with_capacity(rows.len());
     for row in &rows {
-        let headerless = if data_candidate(row) {
-            match (&row.hash, &row.analyzer) {
-                (Some(h), Some(a)) => cat.description(h, a)?.as_ref().and_then(headerless_columns),
-                _ => None,
-            }
-        } else {
-            None
+        let desc = match (&row.hash, &row.analyzer) {
+            (Some(h), Some(a)) if data_candidate(row) => cat.description(h, a)?,
+            _ => None,
         };
+        let headerless = desc.as_ref().and_then(headerless_columns);
+        // A delimited file documents columns only with a header naming a column of
+        // names (`Variable`, `Name`…): the others are not read again. A format text is
+        // often itself read as a headerless table (its lines are aligned columns), so a
+        // fixed-width file is read whatever its description.
+        let delimited = matches!(row.format, Format::Csv | Format::Tsv);
+        read.push(
+            doc_candidate(row) && (!delimited || desc.as_ref().is_some_and(parse::names_header)),
+        );
         files.push(FolderFile {
             path: row.path.clone(),
             headerless,
@@ -71,10 +83,8 @@ fn folder_links(cat: &Catalog, lake: &Path, folder: &str) -> Result<Vec<super::L
     if files.iter().all(|f| f.headerless.is_none()) {
         return Ok(Vec::new());
     }
-    // A format text is often itself read as a headerless table (its lines are aligned
-    // columns): every candidate is read, whatever its own description.
-    for (f, row) in files.iter_mut().zip(&rows) {
-        if doc_candidate(row) {
+    for ((f, row), read) in files.iter_mut().zip(&rows).zip(read) {
+        if read {
             f.documents = read_doc(lake, &row.path).and_then(|t| parse::parse(&t));
         }
     }
