@@ -180,4 +180,28 @@ fn documentation_beside_headerless_files_names_their_columns() {
     assert_eq!(units(&sv), opt(&[None, None, None]));
     assert!(notes(&sv).is_empty(), "{:?}", notes(&sv));
     assert_load_names(&sv);
+
+    // New documentation appears for the existing data file, under a readme-like name.
+    write(
+        &lake,
+        "birds/readme.txt",
+        "Columns of the survey files\nColumn 1: site\nColumn 2: nests\nColumn 3: span (cm)\n",
+    );
+    index_json(&lake, &[]);
+    let sv = describe(&lake, "birds/survey.csv");
+    assert_eq!(names(&sv), ["site", "nests", "span"]);
+    assert_eq!(units(&sv), opt(&[None, None, Some("cm")]));
+    assert_eq!(notes(&sv), ["columns named by birds/readme.txt"]);
+    assert_eq!(
+        notes(&describe(&lake, "birds/readme.txt")),
+        ["documents birds/survey.csv"]
+    );
+
+    // The data file gains a column: the documentation no longer fits it.
+    write(&lake, "birds/survey.csv", &SURVEY_CSV.replace('\n', ",1\n"));
+    index_json(&lake, &[]);
+    let sv = describe(&lake, "birds/survey.csv");
+    assert_eq!(names(&sv), ["column_1", "column_2", "column_3", "column_4"]);
+    assert!(notes(&sv).is_empty(), "{:?}", notes(&sv));
+    assert!(notes(&describe(&lake, "birds/readme.txt")).is_empty());
 }
