@@ -23,6 +23,23 @@ CREATE INDEX IF NOT EXISTS companions_doc ON companions(doc);
 CREATE INDEX IF NOT EXISTS companions_folder ON companions(folder);
 ";
 
+/// Create the table in a catalog made before it: every file is then marked stale for
+/// search, so that the next run links every folder (and rewrites the search documents
+/// once), rather than only those where something changes.
+pub(super) fn create_in_existing(conn: &rusqlite::Connection) -> Result<()> {
+    let had: bool = conn.query_row(
+        "SELECT EXISTS(SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'companions')",
+        [],
+        |r| r.get(0),
+    )?;
+    if !had {
+        conn.execute_batch(&format!(
+            "BEGIN; {SCHEMA} INSERT OR IGNORE INTO search_dirty(path) SELECT path FROM files; COMMIT;"
+        ))?;
+    }
+    Ok(())
+}
+
 /// The folder of a lake-relative path (`""` for the root).
 pub fn folder_of(path: &str) -> &str {
     path.rsplit_once('/').map_or("", |(d, _)| d)

@@ -128,7 +128,7 @@ pub(super) fn init_or_check(conn: &mut Connection, dir: &Path, lake: &Path) -> R
         }
         conn.execute_batch(VECTOR_SCHEMA)?;
         conn.execute_batch(super::llm_descriptions::SCHEMA)?;
-        conn.execute_batch(super::companions::SCHEMA)?;
+        super::companions::create_in_existing(conn)?;
         return Ok(());
     }
     let tx = conn.transaction()?;

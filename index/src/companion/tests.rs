@@ -169,3 +169,28 @@ fn a_new_embedder_embeds_linked_files_as_shown() {
         want[0]
     );
 }
+
+#[test]
+fn an_index_made_before_links_links_every_folder_on_its_next_run() {
+    let d = tempfile::tempdir().unwrap();
+    let lake = d.path().join("lake");
+    let idx = d.path().join("idx");
+    write(&lake, "w/obs.dat", DAT);
+    write(&lake, "w/obs_format.txt", &doc("TAIR"));
+    let opts = IndexOptions::default();
+    crate::indexer::index(&lake, &idx, &opts, &NoProgress).unwrap();
+    // As an index made before the table: no table, no links.
+    rusqlite::Connection::open(idx.join(crate::catalog::CATALOG_FILE))
+        .unwrap()
+        .execute_batch("DROP TABLE companions")
+        .unwrap();
+    assert_eq!(
+        shown(&idx, "w/obs.dat").0,
+        ["column_1", "column_2", "column_3"]
+    );
+    // A run that finds no file changed links the folder.
+    let r = crate::indexer::index(&lake, &idx, &opts, &NoProgress).unwrap();
+    assert_eq!(r.unchanged, 2);
+    assert_eq!(shown(&idx, "w/obs.dat").0, ["YEAR", "MONTH", "TAIR"]);
+    assert_vector_follows(&idx, "w/obs.dat");
+}
