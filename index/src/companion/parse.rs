@@ -365,11 +365,20 @@ fn numbered(line: &str) -> Option<Line> {
         return None;
     }
     let rest = t[first.len()..].trim();
-    let (name, desc) = match rest.split_once("  ") {
+    let split = ["  ", "\t", " - ", " – ", ": "]
+        .iter()
+        .filter_map(|sep| rest.split_once(sep))
+        .min_by_key(|(n, _)| n.len());
+    let (name, desc) = match split {
         Some((n, d)) => (n.trim(), non_empty(d)),
         None => (rest, None),
     };
     let (name, unit) = split_unit(name);
+    // A numbered list of steps or sentences is not a list of columns: a name of several
+    // words must come with a unit or a description to count.
+    if desc.is_none() && unit.is_none() && name.split_whitespace().count() > 1 {
+        return None;
+    }
     let (desc, unit) = match (desc, unit) {
         (Some(d), None) => {
             let (d, u) = split_unit(&d);
@@ -473,13 +482,14 @@ mod tests {
                 col("NAME", None, Some("station name")),
             ]
         );
-        let text = "Columns\n1. YEAR  calendar year\n2. DOY  day of year\n3. Q  discharge (m3/s)\n";
+        let text = "Columns\n1. YEAR  calendar year\n2. DOY - day of year\n3. Q: discharge (m3/s)\n4. Water level (m)\n";
         assert_eq!(
             parse(text).unwrap(),
             [
                 col("YEAR", None, Some("calendar year")),
                 col("DOY", None, Some("day of year")),
                 col("Q", Some("m3/s"), Some("discharge")),
+                col("Water level", Some("m"), None),
             ]
         );
     }
@@ -488,6 +498,11 @@ mod tests {
     fn prose_and_lists_document_nothing() {
         assert_eq!(
             parse("This file holds daily values.\nSee the website.\n"),
+            None
+        );
+        // A numbered list of steps.
+        assert_eq!(
+            parse("How to use\n1. Download the data\n2. Run the script\n"),
             None
         );
         // Numbered lines that do not count 1, 2, 3.
