@@ -118,7 +118,7 @@ fn from_catalog(catalog: &Catalog, lake: &Path, rel: &str) -> Result<FileContext
         // `index --llm-analyzer` described it: that text, marked as such.
         (Some(_), Some(text)) => llm_description(rel, &text),
         (Some(row), None) => match (&row.hash, &row.analyzer) {
-            (Some(h), Some(a)) => match catalog.description(h, a)? {
+            (Some(_), Some(_)) => match catalog.file_description(row)? {
                 Some(d) => render(rel, &d, opts),
                 None => format!("{rel} — no description stored\n"),
             },

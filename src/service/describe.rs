@@ -89,10 +89,8 @@ pub fn described(
     max_bytes: usize,
     llm: bool,
 ) -> lakestar_index::Result<Described> {
-    let description = match (&row.hash, &row.analyzer) {
-        (Some(h), Some(k)) => cat.description(h, k)?,
-        _ => None,
-    };
+    // With companion links applied (documented column names, notes).
+    let description = cat.file_description(row)?;
     let stale = std::fs::metadata(lake.join(&row.path))
         .map(|md| md.len() != row.size || crawl::mtime_ns(&md) != row.mtime_ns)
         .unwrap_or(true);

@@ -5,6 +5,7 @@ mod common;
 
 mod bad_input;
 mod collections;
+mod companion;
 
 mod agent;
 mod ask_interrupt;

@@ -9,11 +9,15 @@
 //!   comes back (a revert, a copy) is not analyzed again.
 //! - `llm_descriptions` — the LLM analyzer's cache: (hash, model, prompt hash) → the
 //!   describer script's output or its error.
+//! - `companions` — companion-documentation links: a headerless data file → the file
+//!   documenting its columns (see [`crate::companion`]); applied by
+//!   [`Catalog::file_description`].
 //!
 //! Every change of an index run goes through [`Catalog::apply`], one transaction per
 //! batch, so a killed run leaves the catalog as of its last committed batch.
 
 mod collections;
+mod companions;
 mod known;
 mod llm_descriptions;
 mod schema;
@@ -26,6 +30,7 @@ use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
+pub use companions::folder_of;
 pub use llm_descriptions::{LlmAnalyzerKey, LlmDescription, LLM_ANALYZER_META};
 pub use schema::FORMAT_VERSION;
 pub use vector_points::{GraphMember, KeyedVector};

@@ -128,12 +128,14 @@ pub(super) fn init_or_check(conn: &mut Connection, dir: &Path, lake: &Path) -> R
         }
         conn.execute_batch(VECTOR_SCHEMA)?;
         conn.execute_batch(super::llm_descriptions::SCHEMA)?;
+        super::companions::create_in_existing(conn)?;
         return Ok(());
     }
     let tx = conn.transaction()?;
     tx.execute_batch(SCHEMA)?;
     tx.execute_batch(VECTOR_SCHEMA)?;
     tx.execute_batch(super::llm_descriptions::SCHEMA)?;
+    tx.execute_batch(super::companions::SCHEMA)?;
     tx.execute(
         "INSERT INTO meta(key, value) VALUES ('format_version', ?1), ('lake_root', ?2), ('created_at', ?3)",
         rusqlite::params![

@@ -175,6 +175,12 @@ impl Indexer {
             self.catalog.apply(chunk)?;
         }
 
+        // Companion links of the folders where something changed, after every file of
+        // the run is described and before the search side reads the descriptions. The
+        // stale-for-search marks are the changes not yet caught up (a crash after this
+        // point leaves them for the next run, which redoes the same folders).
+        let changed = self.catalog.search_dirty()?;
+        let relinked = crate::companion::relink(&mut self.catalog, &self.lake, &changed)?;
         let regrouped = self.catalog.refresh_collections()?;
         // The search side follows the catalog; a failure there (an embedding server down)
         // is reported and retried by the next run, never loses the catalog's work.
@@ -198,6 +204,7 @@ impl Indexer {
             && report.analyzed == 0
             && report.errors == 0
             && regrouped == 0
+            && relinked == 0
             && synced_nothing;
         if scoped && nothing {
             progress.finish();

@@ -305,10 +305,7 @@ impl Searcher {
             {
                 continue;
             }
-            let desc = match (&row.hash, &row.analyzer) {
-                (Some(h), Some(a)) => self.catalog().description(h, a)?,
-                _ => None,
-            };
+            let desc = self.catalog().file_description(&row)?;
             let mut named = desc
                 .as_ref()
                 .map_or_else(Vec::new, |d| named_in(d, &mut matcher, &quotes, w.quoted));

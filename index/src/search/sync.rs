@@ -156,10 +156,8 @@ pub fn sync_with(
                 continue;
             };
             let key = row.hash.zip(row.analyzer.clone());
-            let desc = match &key {
-                Some((h, a)) => cat.description(h, a)?,
-                None => None,
-            };
+            // With its companion links applied: documented column names are searched.
+            let desc = cat.file_description(&row)?;
             let semantic = desc.as_ref().map(doc::semantic_text);
             if let (Some(k), Some(t)) = (key, &semantic) {
                 if missing.remove(&k) {
@@ -180,7 +178,12 @@ pub fn sync_with(
     for chunk in rest.chunks(1024) {
         let mut items = Vec::with_capacity(chunk.len());
         for (h, a) in chunk {
-            if let Some(d) = cat.description(h, a)? {
+            // A linked file's content is embedded as shown, documented names included.
+            let d = match cat.linked_file_with_key(h, a)? {
+                Some(row) => cat.file_description(&row)?,
+                None => cat.description(h, a)?,
+            };
+            if let Some(d) = d {
                 items.push(((*h, a.clone()), doc::semantic_text(&d)));
             }
         }

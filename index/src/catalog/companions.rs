@@ -1,0 +1,243 @@
+//! Companion-documentation links in the catalog (`companions`: data path → documentation
+//! path and the documented columns), and the descriptions as readers see them with the
+//! links applied ([`Catalog::file_description`]). The indexer writes a folder's links
+//! whole ([`Catalog::replace_companions`]) after its files are described.
+
+use super::{Catalog, FileRow, FILE_COLUMNS};
+use crate::analyze::Description;
+use crate::companion::{self, Link};
+use crate::error::{InternalError, Result};
+use rusqlite::{params, OptionalExtension};
+use std::collections::{BTreeMap, HashSet};
+
+/// Created when a writer opens the catalog, so that older indexes gain it without a
+/// format change; readers of one without it see no links.
+pub(super) const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS companions (
+    data    TEXT PRIMARY KEY,
+    doc     TEXT NOT NULL,
+    folder  TEXT NOT NULL,
+    columns TEXT NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS companions_doc ON companions(doc);
+CREATE INDEX IF NOT EXISTS companions_folder ON companions(folder);
+";
+
+/// Create the table in a catalog made before it: every file is then marked stale for
+/// search, so that the next run links every folder (and rewrites the search documents
+/// once), rather than only those where something changes.
+pub(super) fn create_in_existing(conn: &rusqlite::Connection) -> Result<()> {
+    let had: bool = conn.query_row(
+        "SELECT EXISTS(SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'companions')",
+        [],
+        |r| r.get(0),
+    )?;
+    if !had {
+        conn.execute_batch(&format!(
+            "BEGIN; {SCHEMA} INSERT OR IGNORE INTO search_dirty(path) SELECT path FROM files; COMMIT;"
+        ))?;
+    }
+    Ok(())
+}
+
+/// The folder of a lake-relative path (`""` for the root).
+pub fn folder_of(path: &str) -> &str {
+    path.rsplit_once('/').map_or("", |(d, _)| d)
+}
+
+fn missing_table(e: &rusqlite::Error) -> bool {
+    matches!(e, rusqlite::Error::SqliteFailure(_, Some(msg)) if msg.contains("no such table: companions"))
+}
+
+fn columns_from(json: &str) -> Result<Vec<companion::DocColumn>> {
+    serde_json::from_str(json).map_err(|e| InternalError::CorruptBlob(e.to_string()).into())
+}
+
+impl Catalog {
+    /// The rows of the files directly in `folder` (not below it), by path.
+    pub fn folder_files(&self, folder: &str) -> Result<Vec<FileRow>> {
+        let (sql, arg) = if folder.is_empty() {
+            (
+                format!(
+                    "SELECT {FILE_COLUMNS} FROM files WHERE instr(path, '/') = 0 ORDER BY path"
+                ),
+                String::new(),
+            )
+        } else {
+            (
+                // '0' is the byte after '/': the range is everything below the folder.
+                format!(
+                    "SELECT {FILE_COLUMNS} FROM files WHERE path >= ?1 || '/' AND path < ?1 || '0'
+                     AND instr(substr(path, length(?1) + 2), '/') = 0 ORDER BY path"
+                ),
+                folder.to_string(),
+            )
+        };
+        let mut stmt = self.conn.prepare_cached(&sql)?;
+        let rows = if folder.is_empty() {
+            stmt.query_map([], super::row_from)?
+                .collect::<rusqlite::Result<Vec<_>>>()?
+        } else {
+            stmt.query_map([arg], super::row_from)?
+                .collect::<rusqlite::Result<Vec<_>>>()?
+        };
+        Ok(rows)
+    }
+
+    /// The link that names the columns of the data file `path`, if any.
+    pub fn companion_of(&self, path: &str) -> Result<Option<Link>> {
+        let found = self
+            .conn
+            .prepare_cached("SELECT doc, columns FROM companions WHERE data = ?1")
+            .and_then(|mut s| {
+                s.query_row([path], |r| {
+                    Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?))
+                })
+                .optional()
+            });
+        let found = match found {
+            Ok(f) => f,
+            Err(e) if missing_table(&e) => None,
+            Err(e) => return Err(e.into()),
+        };
+        found
+            .map(|(doc, cols)| {
+                Ok(Link {
+                    data: path.to_string(),
+                    doc,
+                    columns: columns_from(&cols)?,
+                })
+            })
+            .transpose()
+    }
+
+    /// The data files the documentation file `path` documents, by path.
+    pub fn documented_by(&self, path: &str) -> Result<Vec<String>> {
+        let found = self
+            .conn
+            .prepare_cached("SELECT data FROM companions WHERE doc = ?1 ORDER BY data")
+            .and_then(|mut s| {
+                s.query_map([path], |r| r.get::<_, String>(0))?
+                    .collect::<rusqlite::Result<Vec<_>>>()
+            });
+        match found {
+            Ok(f) => Ok(f),
+            Err(e) if missing_table(&e) => Ok(Vec::new()),
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// A file's description as the lake shows it: the cached description of its content
+    /// with its companion links applied (documented column names, notes naming the other
+    /// file). What `describe`, search and the agent read.
+    pub fn file_description(&self, row: &FileRow) -> Result<Option<Description>> {
+        let (Some(h), Some(a)) = (&row.hash, &row.analyzer) else {
+            return Ok(None);
+        };
+        let Some(mut d) = self.description(h, a)? else {
+            return Ok(None);
+        };
+        if let Some(link) = self.companion_of(&row.path)? {
+            companion::apply_data(&mut d, &link);
+        }
+        companion::apply_doc(&mut d, &self.documented_by(&row.path)?);
+        Ok(Some(d))
+    }
+
+    /// A linked data file whose content has description key (hash, analyzer), if any:
+    /// what an embedding of that key must be computed from.
+    pub fn linked_file_with_key(&self, hash: &[u8; 32], analyzer: &str) -> Result<Option<FileRow>> {
+        let found = self
+            .conn
+            .prepare_cached(&format!(
+                "SELECT {FILE_COLUMNS} FROM files WHERE hash = ?1 AND analyzer = ?2
+                 AND path IN (SELECT data FROM companions) ORDER BY path LIMIT 1"
+            ))
+            .and_then(|mut s| {
+                s.query_row(params![&hash[..], analyzer], super::row_from)
+                    .optional()
+            });
+        match found {
+            Ok(f) => Ok(f),
+            Err(e) if missing_table(&e) => Ok(None),
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// Replace the links of the files of `folder` with `links`, in one transaction. The
+    /// data and documentation files of every link that appeared, went or changed — and
+    /// of every link whose data file is in `changed` (new content) — are marked stale
+    /// for search, and the data file's embedding is dropped and its vector-graph point made a tombstone: they
+    /// were computed from the names before, and are keyed by content, which a link
+    /// does not change. Returns how many links changed.
+    pub fn replace_companions(
+        &mut self,
+        folder: &str,
+        links: &[Link],
+        changed: &HashSet<&str>,
+    ) -> Result<usize> {
+        let tx = self.conn.transaction()?;
+        let mut touched = 0;
+        {
+            let mut old: BTreeMap<String, (String, String)> = BTreeMap::new();
+            {
+                let mut stmt = tx.prepare_cached(
+                    "SELECT data, doc, columns FROM companions WHERE folder = ?1",
+                )?;
+                for r in stmt.query_map([folder], |r| {
+                    Ok((
+                        r.get::<_, String>(0)?,
+                        r.get::<_, String>(1)?,
+                        r.get::<_, String>(2)?,
+                    ))
+                })? {
+                    let (data, doc, cols) = r?;
+                    old.insert(data, (doc, cols));
+                }
+            }
+            // The common case, a folder without documentation, writes nothing.
+            if !(old.is_empty() && links.is_empty()) {
+                tx.execute("DELETE FROM companions WHERE folder = ?1", [folder])?;
+            }
+            let mut insert = tx.prepare_cached(
+                "INSERT OR REPLACE INTO companions(data, doc, folder, columns) VALUES (?1, ?2, ?3, ?4)",
+            )?;
+            let mut stale =
+                tx.prepare_cached("INSERT OR IGNORE INTO search_dirty(path) VALUES (?1)")?;
+            let mut drop_vector = tx.prepare_cached(
+                "DELETE FROM embeddings WHERE (hash, analyzer) IN
+                   (SELECT hash, analyzer FROM files WHERE path = ?1 AND hash IS NOT NULL)",
+            )?;
+            // A graph point is made a tombstone (its file then searched exactly, in the
+            // delta), not removed: the graph's member list must stay whole.
+            let mut drop_point =
+                tx.prepare_cached("UPDATE vector_points SET hash = zeroblob(0) WHERE path = ?1")?;
+            let mut affected: Vec<(String, Option<String>, Option<String>)> = Vec::new();
+            for l in links {
+                let cols = serde_json::to_string(&l.columns)
+                    .map_err(|e| InternalError::CorruptBlob(e.to_string()))?;
+                insert.execute(params![l.data, l.doc, folder, cols])?;
+                let before = old.remove(&l.data);
+                let same = before
+                    .as_ref()
+                    .is_some_and(|(d, c)| *d == l.doc && *c == cols);
+                if !same || changed.contains(l.data.as_str()) {
+                    affected.push((l.data.clone(), before.map(|b| b.0), Some(l.doc.clone())));
+                }
+            }
+            for (data, (doc, _)) in old {
+                affected.push((data, Some(doc), None));
+            }
+            for (data, before, after) in &affected {
+                touched += 1;
+                for p in std::iter::once(data).chain(before).chain(after) {
+                    stale.execute([p])?;
+                }
+                drop_vector.execute([data])?;
+                drop_point.execute([data])?;
+            }
+        }
+        tx.commit()?;
+        Ok(touched)
+    }
+}

@@ -1,0 +1,307 @@
+//! Companion documentation: a file that documents a headerless data file beside it (a
+//! format description listing the columns of `.dat` files, a `*_variabledescrip.csv`
+//! data dictionary beside a `.csv`).
+//!
+//! A link is a property of the lake, not of one file's content, so it never enters the
+//! content-addressed description cache. The indexer recomputes the links of every folder
+//! in which a file changed ([`relink`], after the files are described), the catalog keeps
+//! them in its `companions` table, and readers apply them to the cached descriptions
+//! ([`apply_data`], [`apply_doc`]) through [`crate::catalog::Catalog::file_description`]:
+//! the data file's `column_1…` become the documented names (with units), its `load` line
+//! names them, and both descriptions name the other file.
+//!
+//! - [`parse`] reads a documentation file into its list of columns;
+//! - [`matcher`] pairs documentation files with the data files of one folder;
+//! - [`relink`] is the indexer's step.
+
+pub mod matcher;
+pub mod parse;
+mod relink;
+#[cfg(test)]
+mod tests;
+
+pub use relink::relink;
+
+use crate::analyze::{ColumnProfile, Content, Description};
+use serde::{Deserialize, Serialize};
+
+/// Documentation files larger than this are not read: a format description or a data
+/// dictionary is a few kilobytes, and every candidate of a changed folder is read.
+pub const DOC_MAX_BYTES: u64 = 256 * 1024;
+
+/// Longest note of column meanings added to a data file's description, in characters.
+const MEANINGS_MAX_CHARS: usize = 600;
+
+/// One column as a documentation file lists it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DocColumn {
+    /// The column's name.
+    pub name: String,
+    /// Its unit, when the documentation states one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unit: Option<String>,
+    /// What it holds, when the documentation says more than the name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+}
+
+/// A documentation file and the data file it documents (lake-relative paths).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Link {
+    /// The headerless data file.
+    pub data: String,
+    /// The file that documents it.
+    pub doc: String,
+    /// The documented columns, in the data file's order.
+    pub columns: Vec<DocColumn>,
+}
+
+/// The headerless table of a description whose columns documentation can name: its
+/// column count, or `None` when the file has a header or is not one table.
+pub fn headerless_columns(d: &Description) -> Option<usize> {
+    match &d.content {
+        Content::Table(t) if !t.header && !t.columns.is_empty() => Some(t.columns.len()),
+        Content::Tables(ts) => match ts.tables.as_slice() {
+            [t] if t.header_row.is_none() && !t.columns.is_empty() => Some(t.columns.len()),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// Apply `link` to the description of its data file: the columns take the documented
+/// names and units, the `load` line names them, a note names the documentation. A
+/// description whose column count no longer matches is left as it is.
+pub fn apply_data(d: &mut Description, link: &Link) {
+    if headerless_columns(d) != Some(link.columns.len()) {
+        return;
+    }
+    let (columns, load): (&mut Vec<ColumnProfile>, &mut Option<String>) = match &mut d.content {
+        Content::Table(t) => (&mut t.columns, &mut t.load),
+        Content::Tables(ts) => {
+            let t = &mut ts.tables[0];
+            (&mut t.columns, &mut t.load)
+        }
+        _ => return,
+    };
+    for (c, doc) in columns.iter_mut().zip(&link.columns) {
+        c.name = doc.name.clone();
+        if doc.unit.is_some() {
+            c.unit = doc.unit.clone();
+        }
+    }
+    let names: Vec<&str> = link.columns.iter().map(|c| c.name.as_str()).collect();
+    if let Some(call) = load.as_mut() {
+        *call = with_names(call, &names);
+    }
+    d.notes.push(format!("columns named by {}", link.doc));
+    if let Some(m) = meanings(&link.columns) {
+        d.notes.push(m);
+    }
+}
+
+/// Apply to a documentation file's description the data files it documents.
+pub fn apply_doc(d: &mut Description, data: &[String]) {
+    if !data.is_empty() {
+        d.notes.push(format!("documents {}", data.join(", ")));
+    }
+}
+
+/// "column meanings: TEMP = air temperature; …", cut to [`MEANINGS_MAX_CHARS`]: what the
+/// documentation says beyond the names, for the reader and for search.
+fn meanings(columns: &[DocColumn]) -> Option<String> {
+    let parts: Vec<String> = columns
+        .iter()
+        .filter_map(|c| {
+            let d = c.description.as_deref()?.trim();
+            (!d.is_empty() && !d.eq_ignore_ascii_case(&c.name)).then(|| format!("{} = {d}", c.name))
+        })
+        .collect();
+    if parts.is_empty() {
+        return None;
+    }
+    let mut s = format!("column meanings: {}", parts.join("; "));
+    if s.chars().count() > MEANINGS_MAX_CHARS {
+        s = s.chars().take(MEANINGS_MAX_CHARS - 1).collect();
+        s.push('…');
+    }
+    Some(s)
+}
+
+/// `call` with its `names=[…]` argument set to `names` (added before the closing
+/// parenthesis when it has none), so that the load line yields the documented columns.
+pub fn with_names(call: &str, names: &[&str]) -> String {
+    let list = format!(
+        "[{}]",
+        names
+            .iter()
+            .map(|n| serde_json::to_string(n).unwrap_or_else(|_| format!("{n:?}")))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    match find_names_arg(call) {
+        Some((start, end)) => format!("{}{list}{}", &call[..start], &call[end..]),
+        None => match call.rfind(')') {
+            Some(close) => {
+                let head = call[..close].trim_end();
+                let sep = if head.ends_with('(') { "" } else { ", " };
+                format!("{head}{sep}names={list}{}", &call[close..])
+            }
+            None => call.to_string(),
+        },
+    }
+}
+
+/// The byte range of the list after `names=` outside string literals: from its `[` to
+/// just past its matching `]`.
+fn find_names_arg(call: &str) -> Option<(usize, usize)> {
+    let b = call.as_bytes();
+    let ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+    let mut quote: Option<u8> = None;
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        match quote {
+            Some(q) => {
+                if c == b'\\' {
+                    i += 1;
+                } else if c == q {
+                    quote = None;
+                }
+            }
+            None if c == b'"' || c == b'\'' => quote = Some(c),
+            None if b[i..].starts_with(b"names") && (i == 0 || !ident(b[i - 1])) => {
+                // `names` is ASCII: `i` and `i + 5` are character boundaries.
+                let rest = call[i + 5..].trim_start();
+                if let Some(after_eq) = rest.strip_prefix('=') {
+                    let list = after_eq.trim_start();
+                    if list.starts_with('[') {
+                        let start = call.len() - list.len();
+                        return list_end(call, start).map(|end| (start, end));
+                    }
+                }
+            }
+            None => {}
+        }
+        i += 1;
+    }
+    None
+}
+
+/// Just past the `]` matching the `[` at `start`, string literals skipped.
+fn list_end(call: &str, start: usize) -> Option<usize> {
+    let b = call.as_bytes();
+    let (mut depth, mut quote, mut i) = (0usize, None::<u8>, start);
+    while i < b.len() {
+        let c = b[i];
+        match quote {
+            Some(q) => {
+                if c == b'\\' {
+                    i += 1;
+                } else if c == q {
+                    quote = None;
+                }
+            }
+            None => match c {
+                b'"' | b'\'' => quote = Some(c),
+                b'[' => depth += 1,
+                b']' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return Some(i + 1);
+                    }
+                }
+                _ => {}
+            },
+        }
+        i += 1;
+    }
+    None
+}
+
+#[cfg(test)]
+mod unit {
+    use super::*;
+
+    #[test]
+    fn the_names_argument_is_replaced_or_added() {
+        assert_eq!(
+            with_names(
+                r#"pd.read_csv(path, header=None, names=["column_1", "column_2"])"#,
+                &["a", "b \"c\""]
+            ),
+            r#"pd.read_csv(path, header=None, names=["a", "b \"c\""])"#
+        );
+        assert_eq!(
+            with_names(
+                r#"pd.read_fwf(path, colspecs=[(0, 4), (4, 8)], header=None, names=['x]', 'y'], comment="names=[")"#,
+                &["YEAR", "DAY"]
+            ),
+            r#"pd.read_fwf(path, colspecs=[(0, 4), (4, 8)], header=None, names=["YEAR", "DAY"], comment="names=[")"#
+        );
+        assert_eq!(
+            with_names("pd.read_csv(path, header=None)", &["a"]),
+            r#"pd.read_csv(path, header=None, names=["a"])"#
+        );
+        assert_eq!(
+            with_names("pd.read_csv(path, sep=',', colnames=[1])", &["a"]),
+            r#"pd.read_csv(path, sep=',', colnames=[1], names=["a"])"#
+        );
+    }
+
+    #[test]
+    fn a_link_renames_a_headerless_table_and_notes_both_sides() {
+        let mut d = crate::analyze::describe(&crate::analyze::Source::from_bytes(
+            "x.csv",
+            b"a,1,2.5\nb,2,3.5\nc,3,4.5\n".to_vec(),
+        ));
+        if let Content::Table(t) = &mut d.content {
+            t.load = Some(
+                r#"pd.read_csv(path, header=None, names=["column_1", "column_2", "column_3"])"#
+                    .into(),
+            );
+        }
+        let col = |n: &str, u: Option<&str>, d: Option<&str>| DocColumn {
+            name: n.into(),
+            unit: u.map(Into::into),
+            description: d.map(Into::into),
+        };
+        let link = Link {
+            data: "x.csv".into(),
+            doc: "x_variabledescrip.csv".into(),
+            columns: vec![
+                col("site", None, Some("Site code")),
+                col("count", Some("birds"), None),
+                col("mass", Some("g"), Some("mass")),
+            ],
+        };
+        apply_data(&mut d, &link);
+        let Content::Table(t) = &d.content else {
+            panic!("a table")
+        };
+        let names: Vec<&str> = t.columns.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(names, ["site", "count", "mass"]);
+        assert_eq!(t.columns[2].unit.as_deref(), Some("g"));
+        assert_eq!(
+            t.load.as_deref(),
+            Some(r#"pd.read_csv(path, header=None, names=["site", "count", "mass"])"#)
+        );
+        assert_eq!(
+            d.notes,
+            [
+                "columns named by x_variabledescrip.csv",
+                "column meanings: site = Site code"
+            ]
+        );
+        // Another column count: the link no longer fits, nothing is renamed.
+        let mut short = link.clone();
+        short.columns.pop();
+        let mut d2 = d.clone();
+        apply_data(&mut d2, &short);
+        assert_eq!(d2, d);
+        let mut doc = d.clone();
+        doc.notes.clear();
+        apply_doc(&mut doc, &["x.csv".into()]);
+        assert_eq!(doc.notes, ["documents x.csv"]);
+    }
+}
