@@ -201,7 +201,8 @@ pub struct Expected {
     pub format: Option<&'static str>,
     /// The field delimiter of a delimited table.
     pub delimiter: Option<&'static str>,
-    /// The tables, in file order (empty: not a table).
+    /// The tables, in file order (empty: not a table; not asserted when `format` is
+    /// None too).
     pub tables: Vec<TableFacts>,
     /// Whether a text file is Markdown.
     pub markdown: Option<bool>,

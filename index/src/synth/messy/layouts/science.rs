@@ -153,7 +153,6 @@ pub(super) fn dat_with_format_doc() -> Vec<File> {
     }
     let doc = "SNOTEL Daily Summary - File Format\n\
 \n\
-File: snotel_daily.dat\n\
 One record per station and day, fields separated by blanks, no header line.\n\
 \n\
 Field  Name        Units  Description\n\
