@@ -1,5 +1,8 @@
 //! Synthetic lakes for benchmarks and tests: N files of mixed formats with the kind of
-//! names real lakes have (dates, station ids, quarters, regions), deterministic per seed.
+//! names real lakes have (dates, station ids, quarters, regions), deterministic per seed;
+//! and [`messy`], one file per awkward layout real publishers use, with its facts.
+
+pub mod messy;
 
 use std::fmt::Write as _;
 use std::io;

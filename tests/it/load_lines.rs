@@ -1,0 +1,190 @@
+//! Every table of a tabular description carries a `load` line (the pandas call that
+//! loads it as described), and running it with real pandas (the test venv) yields
+//! exactly the described column names, in order, and the row count when it is exact.
+//! Checked on the messy corpus, the generated fixtures and the shared lakes; all the
+//! calls of a set run in one Python process.
+
+use crate::common::*;
+use lakestar::index::analyze::Description;
+use lakestar::index::synth::messy::{self, tables_of};
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Formats whose descriptions must say how to load every table.
+const TABULAR: [&str; 6] = ["csv", "tsv", "fixed-width", "excel", "parquet", "sqlite"];
+
+/// Runs each job's call with `path` bound to its file; one JSON result per job.
+const RUNNER: &str = r#"
+import json, sys, sqlite3, warnings
+import pandas as pd
+warnings.simplefilter("ignore")
+out = []
+for j in json.load(open(sys.argv[1])):
+    try:
+        df = eval(j["load"], {"pd": pd, "sqlite3": sqlite3, "path": j["path"]})
+        if not isinstance(df, pd.DataFrame):
+            raise TypeError(f"the call returned {type(df).__name__}, not a DataFrame")
+        out.append({"columns": [str(c) for c in df.columns], "rows": len(df)})
+    except Exception as e:
+        out.append({"error": f"{type(e).__name__}: {e}"})
+json.dump(out, open(sys.argv[2], "w"))
+"#;
+
+/// One described table and what loading it must give.
+struct Job {
+    /// `file` or `file [table name]`, for messages.
+    label: String,
+    path: PathBuf,
+    load: Option<String>,
+    columns: Vec<String>,
+    /// The row count, when the description states it exactly.
+    rows: Option<u64>,
+}
+
+/// Index `lake` into `work/idx` and collect a job per table of every tabular file of
+/// `rels` (relative to `lake`).
+fn jobs(work: &Path, lake: &Path, rels: &[String]) -> Vec<Job> {
+    let idx = index_into(work, lake);
+    let mut jobs = Vec::new();
+    for rel in rels {
+        let out = run_ok(
+            lake,
+            &["describe", rel, "--index", idx.to_str().unwrap(), "--json"],
+        );
+        let v: Value = serde_json::from_str(&out).unwrap();
+        if !TABULAR.contains(&v["format"].as_str().unwrap_or("")) {
+            continue;
+        }
+        let d: Description = serde_json::from_value(v["description"].clone())
+            .unwrap_or_else(|e| panic!("{rel}: {e}"));
+        for t in tables_of(&d) {
+            jobs.push(Job {
+                label: match t.name {
+                    Some(n) => format!("{rel} [{n}]"),
+                    None => rel.clone(),
+                },
+                path: lake.join(rel),
+                load: t.load.map(String::from),
+                columns: t.columns.iter().map(|c| c.name.clone()).collect(),
+                rows: t.rows_exact.then_some(t.rows),
+            });
+        }
+    }
+    jobs
+}
+
+/// Run every job's load line with pandas; panic listing every table without one, every
+/// Python error and every difference from the description.
+fn check_loads(work: &Path, jobs: &[Job]) {
+    assert!(!jobs.is_empty(), "no tabular file described");
+    let mut bad: Vec<String> = jobs
+        .iter()
+        .filter(|j| j.load.is_none())
+        .map(|j| format!("{}: no load line", j.label))
+        .collect();
+    let runnable: Vec<&Job> = jobs.iter().filter(|j| j.load.is_some()).collect();
+    let input: Vec<Value> = runnable
+        .iter()
+        .map(|j| json!({"path": j.path, "load": j.load}))
+        .collect();
+    let (jobs_file, results_file) = (work.join("loads.json"), work.join("results.json"));
+    std::fs::write(&jobs_file, serde_json::to_vec(&input).unwrap()).unwrap();
+    let script = work.join("run_loads.py");
+    std::fs::write(&script, RUNNER).unwrap();
+    let out = Command::new(test_python())
+        .args([&script, &jobs_file, &results_file])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "the pandas runner failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let results: Vec<Value> =
+        serde_json::from_slice(&std::fs::read(&results_file).unwrap()).unwrap();
+    for (j, r) in runnable.iter().zip(&results) {
+        let load = j.load.as_deref().unwrap_or_default();
+        if let Some(e) = r["error"].as_str() {
+            bad.push(format!("{}: `{load}` failed: {e}", j.label));
+            continue;
+        }
+        let got: Vec<&str> = r["columns"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c.as_str().unwrap())
+            .collect();
+        if got != j.columns {
+            bad.push(format!(
+                "{}: `{load}` columns: expected {:?}, got {got:?}",
+                j.label, j.columns
+            ));
+        }
+        let rows = r["rows"].as_u64().unwrap();
+        if j.rows.is_some_and(|n| n != rows) {
+            bad.push(format!(
+                "{}: `{load}` rows: expected {}, got {rows}",
+                j.label,
+                j.rows.unwrap_or_default()
+            ));
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "{} of {} tables do not load as described:\n{}",
+        bad.len(),
+        jobs.len(),
+        bad.join("\n")
+    );
+}
+
+/// Files under `dir`, relative to `root`, sorted.
+fn files_under(root: &Path, dir: &Path) -> Vec<String> {
+    let mut out: Vec<String> = walkdir::WalkDir::new(dir)
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_file())
+        .map(|e| {
+            let rel = e.path().strip_prefix(root).unwrap();
+            rel.to_string_lossy().replace('\\', "/")
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+#[test]
+fn every_messy_corpus_table_loads_as_described() {
+    let work = tempfile::tempdir().unwrap();
+    let lake = work.path().join("lake");
+    let expected = messy::write_messy_corpus(&lake).unwrap();
+    let rels: Vec<String> = expected.iter().map(|e| e.path.clone()).collect();
+    let jobs = jobs(work.path(), &lake.canonicalize().unwrap(), &rels);
+    check_loads(work.path(), &jobs);
+}
+
+#[test]
+fn every_fixture_table_loads_as_described() {
+    let work = tempfile::tempdir().unwrap();
+    let lake = work.path().join("lake");
+    crate::fixtures::write_all(&lake);
+    let lake = lake.canonicalize().unwrap();
+    let rels = files_under(&lake, &lake);
+    check_loads(work.path(), &jobs(work.path(), &lake, &rels));
+}
+
+#[test]
+fn every_shared_lake_table_loads_as_described() {
+    let work = tempfile::tempdir().unwrap();
+    let lakes = shared_lakes().canonicalize().unwrap();
+    let mut rels = files_under(&lakes, &lakes.join("dabench/da-dev-tables"));
+    rels.extend(files_under(&lakes, &lakes.join("dabstep/context")));
+    for task in std::fs::read_dir(lakes.join("dacode/tasks")).unwrap() {
+        let source = task.unwrap().path().join("source");
+        if source.is_dir() {
+            rels.extend(files_under(&lakes, &source));
+        }
+    }
+    check_loads(work.path(), &jobs(work.path(), &lakes, &rels));
+}
