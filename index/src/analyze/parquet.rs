@@ -40,20 +40,24 @@ impl Analyzer for ParquetAnalyzer {
         "parquet"
     }
     fn version(&self) -> u32 {
-        2
+        3
     }
     fn analyze(&self, src: &Source, _format: Format) -> Result<Content, AnalyzeError> {
         check_footer(src)?;
-        let full = src.budget().is_none();
+        let budget = src.budget();
         let set = match src.bytes() {
             // Copied once: `Bytes` is the in-memory `ChunkReader` the crate knows.
             Some(b) => {
                 let data = Bytes::copy_from_slice(b);
-                guarded(move || describe(SerializedFileReader::new(data).map_err(malformed)?, full))
+                guarded(move || {
+                    describe(SerializedFileReader::new(data).map_err(malformed)?, budget)
+                })
             }
             None => {
                 let file = File::open(src.path())?;
-                guarded(move || describe(SerializedFileReader::new(file).map_err(malformed)?, full))
+                guarded(move || {
+                    describe(SerializedFileReader::new(file).map_err(malformed)?, budget)
+                })
             }
         }?;
         Ok(Content::Tables(set))
@@ -120,12 +124,16 @@ fn check_footer(src: &Source) -> Result<(), AnalyzeError> {
     Ok(())
 }
 
-/// The file as one table; `full` profiles every row rather than the first ones.
+/// The file as one table. Every row is profiled when the decoded data fits the read
+/// `budget` (or there is none, `--full`), as a delimited file within it is read whole;
+/// otherwise the first rows.
 fn describe<R: ChunkReader + 'static>(
     reader: SerializedFileReader<R>,
-    full: bool,
+    budget: Option<u64>,
 ) -> Result<TableSet, AnalyzeError> {
     let md = reader.metadata();
+    let decoded: i64 = md.row_groups().iter().map(|rg| rg.total_byte_size()).sum();
+    let full = budget.is_none_or(|b| u64::try_from(decoded).is_ok_and(|d| d <= b));
     let fm = md.file_metadata();
     let schema = fm.schema_descr();
     let rows = u64::try_from(fm.num_rows()).unwrap_or(0);
@@ -150,8 +158,8 @@ fn describe<R: ChunkReader + 'static>(
         notes.push(format!("compression: {}", codecs.join(", ")));
     }
 
-    // Without a budget (`--full`) every row is profiled: memory stays bounded, as the
-    // row reader streams pages and the profile caps what it keeps per column.
+    // Read whole, every row is profiled: memory stays bounded, as the row reader
+    // streams pages and the profile caps what it keeps per column.
     let limit = if full {
         u64::MAX
     } else {
@@ -167,7 +175,7 @@ fn describe<R: ChunkReader + 'static>(
         prof.declared_type = declared(col, schema);
     }
     let from_footer = figures::settle(&mut table, &cols, md, read);
-    // A read that stopped early without a budget is as good as it gets.
+    // A read that stopped early when reading whole is as good as it gets.
     table.sampled &= !full;
     table.notes = figures::notes(read, rows, failure, from_footer, cols.len());
     table.load = load::call(&cols, fm.key_value_metadata());
