@@ -76,7 +76,9 @@ const UNIT_WORDS: [&str; 46] = [
 /// The columns `text` documents, in order; `None` when it documents none (or names one
 /// column twice, which no loader accepts).
 pub fn parse(text: &str) -> Option<Vec<DocColumn>> {
-    let cols = dictionary(text).or_else(|| format_text(text))?;
+    let cols = dictionary(text)
+        .or_else(|| aligned_dictionary(text))
+        .or_else(|| format_text(text))?;
     let mut seen = std::collections::HashSet::new();
     cols.iter()
         .all(|c| seen.insert(c.name.to_lowercase()))
@@ -152,7 +154,10 @@ fn dictionary(text: &str) -> Option<Vec<DocColumn>> {
             .filter_map(|r| {
                 Some(DocColumn {
                     name: non_empty(r.get(name)?)?,
-                    unit: unit.and_then(|i| r.get(i)).and_then(non_empty),
+                    unit: unit
+                        .and_then(|i| r.get(i))
+                        .and_then(non_empty)
+                        .filter(|u| !matches!(u.as_str(), "-" | "--" | "n/a" | "none")),
                     description: desc.and_then(|i| r.get(i)).and_then(non_empty),
                 })
             })
@@ -162,6 +167,59 @@ fn dictionary(text: &str) -> Option<Vec<DocColumn>> {
         }
     }
     None
+}
+
+/// Cells of a whitespace-aligned text line: runs of two or more blanks (or a tab) part
+/// them, so that one space inside a description does not.
+fn aligned_cells(line: &str) -> Vec<&str> {
+    let mut cells = Vec::new();
+    let mut start = None;
+    let mut blanks = 0;
+    for (i, c) in line.char_indices() {
+        if c == ' ' || c == '\t' {
+            blanks += if c == '\t' { 2 } else { 1 };
+            continue;
+        }
+        if blanks >= 2 || start.is_none() {
+            if let Some(s) = start {
+                cells.push(line[s..i].trim());
+            }
+            start = Some(i);
+        }
+        blanks = 0;
+    }
+    if let Some(s) = start {
+        cells.push(line[s..].trim());
+    }
+    cells
+}
+
+/// A data dictionary laid out as an aligned text table (`Field  Name  Units  Description`
+/// over its rows), as format files often hold one: its header among the first lines, its
+/// rows up to the next blank line, read like a tab-separated dictionary.
+fn aligned_dictionary(text: &str) -> Option<Vec<DocColumn>> {
+    let lines: Vec<&str> = text.lines().collect();
+    let header = lines.iter().take(HEADER_LINES * 2).position(|l| {
+        let cells = aligned_cells(l);
+        cells.len() > 1
+            && cells
+                .iter()
+                .any(|c| NAME_HEADERS.contains(&norm_header(c).as_str()))
+    })?;
+    let block: Vec<String> = lines[header..]
+        .iter()
+        .take_while(|l| !l.trim().is_empty())
+        .map(|l| aligned_cells(l).join("\t"))
+        .collect();
+    if block.len() <= MIN_TEXT_COLUMNS {
+        return None;
+    }
+    let mut cols = dictionary(&block.join("\n"))?;
+    // Without a unit column, a unit may stand in the name: `Rainfall (mm)`.
+    for c in cols.iter_mut().filter(|c| c.unit.is_none()) {
+        (c.name, c.unit) = split_unit(&c.name);
+    }
+    Some(cols)
 }
 
 /// The layouts of [`format_text`] lines, in order of preference on a tie.
@@ -492,6 +550,26 @@ mod tests {
                 col("Water level", Some("m"), None),
             ]
         );
+    }
+
+    #[test]
+    fn an_aligned_text_table_of_fields() {
+        let text = "SNOTEL Daily Summary - File Format\n\nOne record per day, no header line.\n\n\
+Field  Name        Units  Description\n\
+1      station_id  -      NRCS station number\n\
+2      date        -      Observation date (YYYY-MM-DD)\n\
+3      swe         in     Snow water equivalent\n\
+4      tavg        degF   Mean air temperature\n\nMissing values are -99.9.\n";
+        assert_eq!(
+            parse(text).unwrap(),
+            vec![
+                col("station_id", None, Some("NRCS station number")),
+                col("date", None, Some("Observation date (YYYY-MM-DD)")),
+                col("swe", Some("in"), Some("Snow water equivalent")),
+                col("tavg", Some("degF"), Some("Mean air temperature")),
+            ]
+        );
+        assert_eq!(aligned_cells(" a  b c\td "), ["a", "b c", "d"]);
     }
 
     #[test]
