@@ -1,15 +1,20 @@
 //! Per-column profiles of tabular data: inferred type (with the date format), nulls,
 //! distinct values (exact up to a cap, then a HyperLogLog estimate), range, moments, top
 //! values and examples. Shared by every tabular analyzer.
+//!
+//! Numbers written with a convention (`1,234,567`, `12.5%`, `$3,100M`, `(1,234)`, `<10`)
+//! are numbers too ([`numbers`]); distinct values are counted by hash ([`distinct`]).
+
+mod distinct;
+mod numbers;
 
 use super::dates::{self, Day, Shape};
-use cardinality_estimator::CardinalityEstimator;
+use distinct::Distinct;
+use numbers::Moments;
 use serde::{Deserialize, Serialize};
-// foldhash: value counting hashes every cell; SipHash showed in profiles.
+// foldhash: the date-shape map is touched by every date cell; SipHash showed in profiles.
 use foldhash::HashMap;
 
-/// Distinct values are counted exactly up to this many; past it, estimated.
-const DISTINCT_CAP: usize = 10_000;
 /// A text column with at most this many distinct values (and repeats) is categorical.
 const CATEGORICAL_MAX: u64 = 50;
 /// Examples kept per column.
@@ -74,13 +79,18 @@ pub struct ColumnProfile {
     pub distinct: u64,
     /// Whether `distinct` is exact.
     pub distinct_exact: bool,
-    /// Smallest value: numeric order for numbers, ISO `YYYY-MM-DD` for dates.
+    /// Smallest value: numeric order for numbers, ISO `YYYY-MM-DD` for dates. A plain
+    /// number as written; a number written with a [`notation`](Self::notation) as the
+    /// number in its written unit (`-1234` for `(1,234)`, `3100` for `$3,100M`, `12.5` for
+    /// `12.5%`, `10` for `<10`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub min: Option<String>,
-    /// Largest value.
+    /// Largest value, written like `min`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max: Option<String>,
-    /// Mean of numeric columns.
+    /// Mean of numeric columns: in the written unit, over the numeric part of censored
+    /// values (`<10` counts as 10); with several scales in one column (`$850M`, `$3.1B`),
+    /// `min`, `max`, `mean` and `std` are in units (850000000).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mean: Option<f64>,
     /// Sample standard deviation of numeric columns.
@@ -100,9 +110,12 @@ pub struct ColumnProfile {
     /// The unit, when a header or a units row states it (`°C`, `EUR`, `kg`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unit: Option<String>,
-    /// How numbers are written when not plainly (`thousands ","`, `decimal ","`,
-    /// `percent`, `currency "$"`, `scale "M"`, `negative "(…)"`, `censored "<"`): the
-    /// conventions a reader must undo to get the values `min`/`max`/`mean` describe.
+    /// How numbers are written when not plainly (`thousands ","`, `thousands "."`,
+    /// `thousands " "`, `decimal ","`, `percent`, `currency "$"`, `currency "USD"`,
+    /// `scale "M"`, `negative "(…)"`, `censored "<"`, `censored ">"`): the conventions a
+    /// reader must undo to get the values `min`/`max`/`mean` describe. All the column's
+    /// numbers agree on one convention (a lone `1,234` reads as a thousand and more unless
+    /// the column writes a decimal comma elsewhere).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notation: Vec<String>,
     /// Whether the figures (nulls, range, mean, std, top counts) come from a sample of
@@ -156,16 +169,17 @@ pub(crate) struct ColumnBuilder {
     count: u64,
     nulls: u64,
     types: TypeCounts,
-    distinct: HashMap<String, u64>,
-    overflow: Option<Box<CardinalityEstimator<str>>>,
+    distinct: Distinct,
     examples: Vec<String>,
     has_space: bool,
-    // Welford's running mean and variance of numeric values.
-    n_num: u64,
-    mean: f64,
-    m2: f64,
-    min_num: Option<(f64, String)>,
-    max_num: Option<(f64, String)>,
+    /// Plainly written numbers.
+    plain: Moments,
+    /// The smallest and largest plain numbers as written (buffers reused: a sorted
+    /// column sets a new extreme on every row).
+    min_text: String,
+    max_text: String,
+    /// Numbers written with a notation; boxed, as most columns have none.
+    written: Option<Box<numbers::Column>>,
     shapes: HashMap<Shape, u64>,
     /// Dates read as written (month first for ambiguous slashes).
     days: DayRange,
@@ -174,21 +188,22 @@ pub(crate) struct ColumnBuilder {
 }
 
 fn is_null(v: &str) -> bool {
-    matches!(
-        v,
-        "" | "NA"
-            | "N/A"
-            | "n/a"
-            | "na"
-            | "null"
-            | "NULL"
-            | "Null"
-            | "NaN"
-            | "nan"
-            | "None"
-            | "none"
-            | "-"
-    )
+    v.len() <= 4
+        && matches!(
+            v,
+            "" | "NA"
+                | "N/A"
+                | "n/a"
+                | "na"
+                | "null"
+                | "NULL"
+                | "Null"
+                | "NaN"
+                | "nan"
+                | "None"
+                | "none"
+                | "-"
+        )
 }
 
 pub(crate) fn parse_bool(v: &str) -> Option<bool> {
@@ -199,22 +214,56 @@ pub(crate) fn parse_bool(v: &str) -> Option<bool> {
     }
 }
 
-fn is_integer(v: &str) -> bool {
-    let d = v.strip_prefix(['-', '+']).unwrap_or(v);
-    !d.is_empty() && d.len() <= 19 && d.bytes().all(|b| b.is_ascii_digit())
+/// A plain integer (sign, up to 19 digits) and its value.
+#[inline]
+fn parse_int(v: &str) -> Option<f64> {
+    let b = v.as_bytes();
+    let (neg, d) = match b.first()? {
+        b'-' => (true, &b[1..]),
+        b'+' => (false, &b[1..]),
+        _ => (false, b),
+    };
+    if d.is_empty() || d.len() > 19 {
+        return None;
+    }
+    let mut n: u64 = 0;
+    for &c in d {
+        let x = c.wrapping_sub(b'0');
+        if x > 9 {
+            return None;
+        }
+        n = n * 10 + u64::from(x);
+    }
+    // u64 → f64 rounds to nearest, as parsing the digits as f64 would.
+    let x = n as f64;
+    Some(if neg { -x } else { x })
 }
 
+/// A plain float and its value (`inf` and `nan` spelled out are text).
+#[inline]
 fn parse_float(v: &str) -> Option<f64> {
-    // Rust accepts "inf" and "nan" spelled out; tables that hold such words are text.
     let b = v.as_bytes();
-    let digit = b.iter().any(|c| c.is_ascii_digit());
-    let alpha_ok = b
-        .iter()
-        .all(|c| c.is_ascii_digit() || matches!(c, b'.' | b'-' | b'+' | b'e' | b'E'));
-    if digit && alpha_ok {
+    let mut digit = false;
+    for c in b {
+        match c {
+            b'0'..=b'9' => digit = true,
+            b'.' | b'-' | b'+' | b'e' | b'E' => {}
+            _ => return None,
+        }
+    }
+    if digit {
         v.parse().ok()
     } else {
         None
+    }
+}
+
+/// `str::trim`, skipping the Unicode scan when the ends are plain ASCII.
+#[inline]
+fn trim(v: &str) -> &str {
+    match (v.as_bytes().first(), v.as_bytes().last()) {
+        (Some(&a), Some(&z)) if a > b' ' && a < 0x80 && z > b' ' && z < 0x80 => v,
+        _ => v.trim(),
     }
 }
 
@@ -240,6 +289,11 @@ pub(crate) fn unit_from_name(name: &str) -> Option<String> {
     plausible.then(|| unit.to_string())
 }
 
+/// A number for `min`/`max`: the shortest text that reads back as the same f64.
+fn show(x: f64) -> String {
+    format!("{x}")
+}
+
 impl ColumnBuilder {
     pub(crate) fn new(name: impl Into<String>) -> Self {
         ColumnBuilder {
@@ -247,15 +301,13 @@ impl ColumnBuilder {
             count: 0,
             nulls: 0,
             types: TypeCounts::default(),
-            distinct: HashMap::default(),
-            overflow: None,
+            distinct: Distinct::default(),
             examples: Vec::new(),
             has_space: false,
-            n_num: 0,
-            mean: 0.0,
-            m2: 0.0,
-            min_num: None,
-            max_num: None,
+            plain: Moments::default(),
+            min_text: String::new(),
+            max_text: String::new(),
+            written: None,
             shapes: HashMap::default(),
             days: DayRange::default(),
             days_dmy: DayRange::default(),
@@ -265,83 +317,93 @@ impl ColumnBuilder {
     /// Add one raw cell value.
     pub(crate) fn push(&mut self, raw: &str) {
         self.count += 1;
-        let v = raw.trim();
+        let v = trim(raw);
         if is_null(v) {
             self.nulls += 1;
             return;
         }
-        if is_integer(v) {
+        if let Some(x) = parse_int(v) {
             self.types.int += 1;
-            self.numeric(v);
+            self.plain_number(x, v);
         } else if parse_bool(v).is_some() {
             self.types.boolean += 1;
-        } else if parse_float(v).is_some() {
-            self.types.float += 1;
-            self.numeric(v);
-        } else if let Some(p) = dates::parse(v) {
-            if p.time {
-                self.types.datetime += 1;
-            } else {
-                self.types.date += 1;
-            }
-            *self.shapes.entry(p.shape).or_default() += 1;
-            self.days.add(p.day);
-            self.days_dmy.add(p.alt.unwrap_or(p.day));
-        } else {
-            self.types.text += 1;
-        }
-        if !self.has_space && v.contains(char::is_whitespace) {
-            self.has_space = true;
-        }
-        if let Some(c) = self.distinct.get_mut(v) {
-            *c += 1;
-        } else if self.distinct.len() < DISTINCT_CAP {
-            self.distinct.insert(v.to_string(), 1);
-            if self.examples.len() < EXAMPLES {
-                self.examples.push(cut(v));
-            }
-        } else {
-            let est = self.overflow.get_or_insert_with(|| {
-                let mut e = Box::new(CardinalityEstimator::<str>::new());
-                for k in self.distinct.keys() {
-                    e.insert(k.as_str());
+        } else if let Some(x) = parse_float(v) {
+            // `1.234` may be a dot-grouped 1234: the column decides (see `numbers`).
+            match numbers::ambiguous_dot(v)
+                .then(|| numbers::parse(v))
+                .flatten()
+            {
+                Some(w) => self.written.get_or_insert_default().add(&w),
+                None => {
+                    self.types.float += 1;
+                    if x.is_finite() {
+                        self.plain_number(x, v);
+                    }
                 }
-                e
-            });
-            est.insert(v);
+            }
+        } else {
+            if !self.has_space && v.contains(char::is_whitespace) {
+                self.has_space = true;
+            }
+            if let Some(w) = numbers::parse(v) {
+                self.written.get_or_insert_default().add(&w);
+            } else if let Some(p) = dates::parse(v) {
+                if p.time {
+                    self.types.datetime += 1;
+                } else {
+                    self.types.date += 1;
+                }
+                *self.shapes.entry(p.shape).or_default() += 1;
+                self.days.add(p.day);
+                self.days_dmy.add(p.alt.unwrap_or(p.day));
+            } else {
+                self.types.text += 1;
+            }
+        }
+        let keep_names = CATEGORICAL_MAX as usize;
+        if self.distinct.add(v, keep_names) && self.examples.len() < EXAMPLES {
+            self.examples.push(cut(v));
         }
     }
 
-    fn numeric(&mut self, v: &str) {
-        let Ok(x) = v.parse::<f64>() else { return };
-        if !x.is_finite() {
-            return;
+    #[inline]
+    fn plain_number(&mut self, x: f64, v: &str) {
+        if self.plain.n == 0 || x < self.plain.min {
+            self.min_text.clear();
+            self.min_text.push_str(v);
         }
-        self.n_num += 1;
-        let d = x - self.mean;
-        self.mean += d / self.n_num as f64;
-        self.m2 += d * (x - self.mean);
-        if self.min_num.as_ref().is_none_or(|(m, _)| x < *m) {
-            self.min_num = Some((x, v.to_string()));
+        if self.plain.n == 0 || x > self.plain.max {
+            self.max_text.clear();
+            self.max_text.push_str(v);
         }
-        if self.max_num.as_ref().is_none_or(|(m, _)| x > *m) {
-            self.max_num = Some((x, v.to_string()));
-        }
+        self.plain.add(x);
     }
 
     /// The finished profile.
     pub(crate) fn finish(self) -> ColumnProfile {
-        let t = self.types;
+        let mut t = self.types;
         let non_null = self.count - self.nulls;
-        let (distinct, distinct_exact) = match &self.overflow {
-            None => (self.distinct.len() as u64, true),
-            Some(e) => ((e.estimate() as u64).max(DISTINCT_CAP as u64), false),
+        let (distinct, distinct_exact) = self.distinct.count();
+        // Written numbers count as numbers when they agree on one convention.
+        let written = self
+            .written
+            .as_ref()
+            .map(|w| (w.cells, w.resolve(t.int + t.float, t.float)));
+        let resolved = match written {
+            Some((_, Some(r))) => Some(r),
+            Some((cells, None)) => {
+                t.text += cells;
+                None
+            }
+            None => None,
         };
+        let written_cells = resolved.as_ref().map_or(0, |r| r.moments.n);
         let kind = if non_null == 0 {
             ColumnType::Empty
-        } else if t.int == non_null {
+        } else if t.int + written_cells == non_null && resolved.as_ref().is_none_or(|r| r.integral)
+        {
             ColumnType::Integer
-        } else if t.int + t.float == non_null {
+        } else if t.int + t.float + written_cells == non_null {
             ColumnType::Float
         } else if t.boolean == non_null {
             ColumnType::Boolean
@@ -359,8 +421,23 @@ impl ColumnBuilder {
         let numeric = matches!(kind, ColumnType::Integer | ColumnType::Float);
         let is_date = matches!(kind, ColumnType::Date | ColumnType::Datetime);
         let mut date_format = None;
+        let mut moments = self.plain;
+        let mut notation = Vec::new();
         let (min, max) = if numeric {
-            (self.min_num.map(|(_, s)| s), self.max_num.map(|(_, s)| s))
+            let mut min = (self.plain.n > 0).then_some(self.min_text);
+            let mut max = (self.plain.n > 0).then_some(self.max_text);
+            if let Some(r) = resolved {
+                let w = r.moments;
+                if w.n > 0 && (min.is_none() || w.min < moments.min) {
+                    min = Some(show(w.min));
+                }
+                if w.n > 0 && (max.is_none() || w.max > moments.max) {
+                    max = Some(show(w.max));
+                }
+                moments.merge(&w);
+                notation = r.notation;
+            }
+            (min, max)
         } else if is_date {
             // The dominant shape; slashes are read day first if any value demands it.
             let day_first = self.shapes.contains_key(&Shape::SlashDmy);
@@ -382,14 +459,14 @@ impl ColumnBuilder {
         } else {
             (None, None)
         };
-        let (mean, std) = if numeric && self.n_num > 0 {
-            let std = (self.n_num > 1).then(|| (self.m2 / (self.n_num - 1) as f64).sqrt());
-            (Some(self.mean), std)
+        let (mean, std) = if numeric && moments.n > 0 {
+            let std = (moments.n > 1).then(|| (moments.m2 / (moments.n - 1) as f64).sqrt());
+            (Some(moments.mean), std)
         } else {
             (None, None)
         };
         let top = if matches!(kind, ColumnType::Categorical | ColumnType::Boolean) {
-            let mut v: Vec<(String, u64)> = self.distinct.into_iter().collect();
+            let mut v = self.distinct.values();
             // Count descending, then value, so that ties render the same on every run.
             v.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
             v.truncate(TOP);
@@ -412,21 +489,28 @@ impl ColumnBuilder {
             examples: self.examples,
             top,
             declared_type: None,
-            notation: Vec::new(),
+            notation,
             estimated: false,
         }
     }
 }
 
-/// Guess the type of a lone value, for header sniffing.
+/// Guess the type of a lone value, for header sniffing and type consistency: numbers
+/// written with a notation (`1,234`, `12.5%`, `$3,100M`) are numbers.
 pub(crate) fn value_type(v: &str) -> ColumnType {
     let v = v.trim();
-    if is_integer(v) {
+    if parse_int(v).is_some() {
         ColumnType::Integer
     } else if parse_bool(v).is_some() {
         ColumnType::Boolean
     } else if parse_float(v).is_some() {
         ColumnType::Float
+    } else if let Some(integral) = numbers::lone(v) {
+        if integral {
+            ColumnType::Integer
+        } else {
+            ColumnType::Float
+        }
     } else if let Some(p) = dates::parse(v) {
         if p.time {
             ColumnType::Datetime
@@ -516,6 +600,119 @@ mod tests {
         assert!(!p.distinct_exact);
         let err = (p.distinct as f64 - 50_000.0).abs() / 50_000.0;
         assert!(err < 0.05, "estimate {} too far from 50000", p.distinct);
+    }
+
+    #[test]
+    fn written_numbers_are_numbers_with_their_notation() {
+        let p = profile(&["1,234,567", "12,345", "", "999"]);
+        assert_eq!(p.kind, ColumnType::Integer);
+        assert_eq!(p.notation, ["thousands \",\""]);
+        assert_eq!(
+            (p.min.as_deref(), p.max.as_deref()),
+            (Some("999"), Some("1234567"))
+        );
+        assert_eq!(p.mean, Some((1234567.0 + 12345.0 + 999.0) / 3.0));
+        assert_eq!(p.examples, ["1,234,567", "12,345", "999"]);
+        let p = profile(&["1.234.567,89", "1.234", "12,5", "7"]);
+        assert_eq!(p.kind, ColumnType::Float);
+        assert_eq!(p.notation, ["thousands \".\"", "decimal \",\""]);
+        assert_eq!(
+            (p.min.as_deref(), p.max.as_deref()),
+            (Some("7"), Some("1234567.89"))
+        );
+        // Dot-grouped integers, the lone `1.234` read as the rest.
+        let p = profile(&["1.234", "15.678", "2.345.678"]);
+        assert_eq!(p.kind, ColumnType::Integer);
+        assert_eq!(p.max.as_deref(), Some("2345678"));
+        let p = profile(&["12.5%", "3%", "NA", "100%"]);
+        assert_eq!(
+            (p.kind, p.notation.clone()),
+            (ColumnType::Float, vec!["percent".to_string()])
+        );
+        assert_eq!(
+            (p.min.as_deref(), p.max.as_deref()),
+            (Some("3"), Some("100"))
+        );
+        let p = profile(&["$3,100M", "$950M", "$12M"]);
+        assert_eq!(p.kind, ColumnType::Integer);
+        assert_eq!(
+            p.notation,
+            ["thousands \",\"", "currency \"$\"", "scale \"M\""]
+        );
+        assert_eq!(
+            (p.min.as_deref(), p.max.as_deref()),
+            (Some("12"), Some("3100"))
+        );
+        assert_eq!(p.mean, Some(1354.0));
+        let p = profile(&["(1,234)", "560", "2,000"]);
+        assert_eq!(p.kind, ColumnType::Integer);
+        assert_eq!(p.notation, ["thousands \",\"", "negative \"(…)\""]);
+        assert_eq!(
+            (p.min.as_deref(), p.max.as_deref()),
+            (Some("-1234"), Some("2000"))
+        );
+        let p = profile(&["<10", "15", "23", ">2000"]);
+        assert_eq!(p.kind, ColumnType::Integer);
+        assert_eq!(p.notation, ["censored \"<\"", "censored \">\""]);
+        assert_eq!(
+            (p.min.as_deref(), p.max.as_deref()),
+            (Some("10"), Some("2000"))
+        );
+        assert_eq!(p.mean, Some(512.0));
+        // A plain extreme stays as written (and wins a tie).
+        let p = profile(&["<0.5", "0.50", "1,200.75"]);
+        assert_eq!(
+            (p.kind, p.min.as_deref(), p.max.as_deref()),
+            (ColumnType::Float, Some("0.50"), Some("1200.75"))
+        );
+        let p = profile(&["0.50", "0.25", "<0.75"]);
+        assert_eq!(p.max.as_deref(), Some("0.75"));
+        assert_eq!(p.min.as_deref(), Some("0.25"));
+    }
+
+    #[test]
+    fn number_lookalikes_stay_text() {
+        let kind = |v: &[&str]| profile(v).kind;
+        assert_eq!(kind(&["1,2,3", "4,5", "6,7,8"]), ColumnType::Text);
+        assert_eq!(kind(&["1.2.3", "1.10.0", "2.0.1"]), ColumnType::Text);
+        assert_eq!(
+            kind(&["555-1234", "(555) 123-4567", "555-9876"]),
+            ColumnType::Text
+        );
+        assert_eq!(kind(&["50% off", "20% off", "free"]), ColumnType::Text);
+        assert_eq!(kind(&["1,234", "1.234,5", "1,234.5"]), ColumnType::Text);
+        assert_eq!(kind(&["$5", "€7", "£9"]), ColumnType::Text);
+        // Codes with leading zeros are not written numbers (the plain reading of `02134`
+        // as an integer is unchanged: it is how pandas reads it).
+        let p = profile(&["01,234", "02,345", "03,456"]);
+        assert_eq!(p.kind, ColumnType::Text);
+        assert!(p.notation.is_empty());
+        // Plain floats with three decimals stay plain.
+        let p = profile(&["1.234", "2.5", "3.125"]);
+        assert_eq!((p.kind, p.notation.is_empty()), (ColumnType::Float, true));
+        assert_eq!(p.max.as_deref(), Some("3.125"));
+        // Mostly words with a few written numbers: text, and no notation claimed.
+        let p = profile(&["about 5", "$5", "n/a", "many"]);
+        assert!(p.notation.is_empty() && p.min.is_none());
+    }
+
+    #[test]
+    fn lone_values_type_like_columns() {
+        for (v, t) in [
+            ("1,234,567", ColumnType::Integer),
+            ("1.234.567,89", ColumnType::Float),
+            ("12.5%", ColumnType::Float),
+            ("$3,100M", ColumnType::Integer),
+            ("(1,234)", ColumnType::Integer),
+            ("<10", ColumnType::Integer),
+            ("1,2,3", ColumnType::Text),
+            ("1.2.3", ColumnType::Text),
+            ("Revenue ($M)", ColumnType::Text),
+            ("% change", ColumnType::Text),
+            ("2024-01-31", ColumnType::Date),
+        ] {
+            assert_eq!(value_type(v), t, "{v}");
+        }
     }
 
     #[test]

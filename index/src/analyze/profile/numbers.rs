@@ -1,0 +1,620 @@
+//! Numbers as people write them: thousands separators (`1,234,567`, `1.234.567,89`,
+//! `1 234`), decimal commas, percentages, currency symbols and codes, scale suffixes
+//! (`$3,100M`), parenthesised negatives (`(1,234)`) and censored values (`<10`).
+//!
+//! A cell is read on its own ([`parse`]); a column is numeric only when all its cells
+//! agree on one convention, which [`Column`] accumulates and [`Column::resolve`] decides.
+//! Written by hand: no crate reads these conventions *and* says which one it used, and the
+//! convention is part of the column's description.
+
+/// Longest cell (in bytes) read as a written number.
+const MAX_LEN: usize = 48;
+/// Most digits in a written number.
+const MAX_DIGITS: usize = 32;
+/// Most separators in a written number (groups of three up to 10^24).
+const MAX_SEPS: usize = 8;
+
+/// Currency symbols, longest first so that `US$` is not read as `$`.
+const SYMBOLS: [&str; 16] = [
+    "US$", "NZ$", "HK$", "A$", "C$", "R$", "$", "€", "£", "¥", "₹", "₩", "₽", "₺", "₪", "₱",
+];
+/// ISO 4217 codes written before or after amounts.
+const CODES: [&str; 26] = [
+    "USD", "EUR", "GBP", "JPY", "CNY", "CHF", "CAD", "AUD", "NZD", "INR", "BRL", "MXN", "KRW",
+    "RUB", "SEK", "NOK", "DKK", "PLN", "CZK", "HUF", "ZAR", "TRY", "HKD", "SGD", "ILS", "AED",
+];
+/// Scale suffixes: as written, the canonical letter recorded, the multiplier.
+const SCALES: [(&str, &str, f64); 7] = [
+    ("bn", "B", 1e9),
+    ("mn", "M", 1e6),
+    ("k", "k", 1e3),
+    ("K", "k", 1e3),
+    ("M", "M", 1e6),
+    ("B", "B", 1e9),
+    ("T", "T", 1e12),
+];
+/// The canonical scales, in the bit order of [`Column`]'s scale set (bit 0: none).
+const SCALE_NAMES: [(&str, f64); 5] = [("", 1.0), ("k", 1e3), ("M", 1e6), ("B", 1e9), ("T", 1e12)];
+
+// Separator characters, as bits.
+const COMMA: u8 = 1;
+const DOT: u8 = 2;
+const SPACE: u8 = 4;
+const NBSP: u8 = 8;
+const NNBSP: u8 = 16;
+const THIN: u8 = 32;
+const APOS: u8 = 64;
+const SPACES: u8 = SPACE | NBSP | NNBSP | THIN | APOS;
+
+fn sep_text(code: u8) -> &'static str {
+    match code {
+        COMMA => ",",
+        DOT => ".",
+        SPACE => " ",
+        NBSP => "\u{a0}",
+        NNBSP => "\u{202f}",
+        THIN => "\u{2009}",
+        _ => "'",
+    }
+}
+
+/// One cell read as a written number.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub(crate) struct Written {
+    /// The number in the written unit (scale not applied), sign applied; a lone `1,234`
+    /// read with the comma grouping, a lone `1.234` with the dot as decimal point.
+    pub value: f64,
+    /// The other reading of an ambiguous cell (`1.234` for `1,234`); else `value`.
+    pub alt: f64,
+    /// [`COMMA`] or [`DOT`] when the cell is `d,ddd` / `d.ddd`, else 0.
+    ambiguous: u8,
+    /// The grouping character, when the cell shows one unambiguously.
+    group: u8,
+    /// The decimal mark, when the cell shows one unambiguously.
+    decimal: u8,
+    /// `value` has a written fraction.
+    fraction: bool,
+    percent: bool,
+    currency: Option<&'static str>,
+    /// Index into [`SCALE_NAMES`].
+    scale: u8,
+    paren: bool,
+    /// `<`, `>` or 0.
+    censored: u8,
+}
+
+impl Written {
+    /// Whether the cell is written like a number at all, but plainly: no separator and
+    /// no sign of notation (such cells are left to the plain parser).
+    fn is_plain(&self) -> bool {
+        self.ambiguous == 0
+            && self.group == 0
+            && self.decimal != COMMA
+            && !self.percent
+            && self.currency.is_none()
+            && self.scale == 0
+            && !self.paren
+            && self.censored == 0
+    }
+
+    /// Integral in the written unit (under the default reading).
+    pub(crate) fn is_integral(&self) -> bool {
+        !self.fraction
+    }
+}
+
+/// `d.ddd` (one to three digits, not starting with 0, a dot, three digits, maybe a
+/// sign): a plain float that may be a dot-grouped integer. Checked by the plain path
+/// before it takes such a cell for a float; cheap on purpose.
+#[inline]
+pub(crate) fn ambiguous_dot(v: &str) -> bool {
+    let b = v.as_bytes();
+    let b = match b.first() {
+        Some(b'-' | b'+') => &b[1..],
+        _ => b,
+    };
+    let n = b.len();
+    (5..=7).contains(&n)
+        && b[n - 4] == b'.'
+        && b[0] != b'0'
+        && b[..n - 4].iter().all(u8::is_ascii_digit)
+        && b[n - 3..].iter().all(u8::is_ascii_digit)
+}
+
+fn trim_space_start(s: &str) -> &str {
+    s.trim_start_matches([' ', '\u{a0}', '\u{202f}'])
+}
+
+fn trim_space_end(s: &str) -> &str {
+    s.trim_end_matches([' ', '\u{a0}', '\u{202f}'])
+}
+
+fn currency_prefix(s: &str) -> Option<(&'static str, &str)> {
+    if let Some(sym) = SYMBOLS.iter().find(|p| s.starts_with(**p)) {
+        return Some((sym, &s[sym.len()..]));
+    }
+    let code = CODES.iter().find(|c| s.starts_with(**c))?;
+    let rest = &s[3..];
+    // A code is a word of its own: `USD 1,200`, `USD1200`, not `USDA`.
+    rest.as_bytes()
+        .first()
+        .is_some_and(|b| !b.is_ascii_alphabetic())
+        .then_some((code, rest))
+}
+
+fn currency_suffix(s: &str) -> Option<(&'static str, &str)> {
+    if let Some(sym) = SYMBOLS.iter().find(|p| s.ends_with(**p)) {
+        return Some((sym, &s[..s.len() - sym.len()]));
+    }
+    let code = CODES.iter().find(|c| s.ends_with(**c))?;
+    let rest = &s[..s.len() - 3];
+    rest.as_bytes()
+        .last()
+        .is_some_and(|b| !b.is_ascii_alphabetic())
+        .then_some((code, rest))
+}
+
+/// Read a trimmed cell as a written number; None when it is not one. Plain numbers
+/// (`12`, `-3.5`) are read too, but the profile reads those on its faster path first.
+pub(crate) fn parse(v: &str) -> Option<Written> {
+    let first = *v.as_bytes().first()?;
+    // What a written number can start with: a digit, a sign, `(`, `<`/`>`, a currency
+    // symbol (ASCII `$` or a multi-byte one) or an upper-case currency code.
+    if v.len() > MAX_LEN
+        || !(first.is_ascii_digit()
+            || matches!(first, b'-' | b'+' | b'(' | b'<' | b'>' | b'$')
+            || first >= 0x80
+            || first.is_ascii_uppercase())
+    {
+        return None;
+    }
+    let mut w = Written::default();
+    let mut s = v;
+    for (p, c) in [
+        ("<=", b'<'),
+        ("≤", b'<'),
+        ("<", b'<'),
+        (">=", b'>'),
+        ("≥", b'>'),
+        (">", b'>'),
+    ] {
+        if let Some(r) = s.strip_prefix(p) {
+            w.censored = c;
+            s = trim_space_start(r);
+            break;
+        }
+    }
+    let (mut signed, mut negative) = (false, false);
+    // `(`, a sign and a currency, each at most once and in any order: `-$5`, `$-5`,
+    // `($5)`, `$(5)`. A sign inside parentheses is refused.
+    for _ in 0..3 {
+        if !w.paren && !signed {
+            if let Some(r) = s.strip_prefix('(') {
+                w.paren = true;
+                s = r;
+                continue;
+            }
+        }
+        let sign = if let Some(r) = s.strip_prefix('-').or_else(|| s.strip_prefix('−')) {
+            Some((true, r))
+        } else {
+            s.strip_prefix('+').map(|r| (false, r))
+        };
+        if let Some((neg, r)) = sign {
+            if signed || w.paren {
+                return None;
+            }
+            (signed, negative, s) = (true, neg, r);
+            continue;
+        }
+        if w.currency.is_none() {
+            if let Some((c, r)) = currency_prefix(s) {
+                w.currency = Some(c);
+                s = trim_space_start(r);
+                continue;
+            }
+        }
+        break;
+    }
+    if w.paren {
+        s = s.strip_suffix(')')?;
+        if w.censored != 0 {
+            return None;
+        }
+    }
+    if let Some(r) = s.strip_suffix('%') {
+        if w.currency.is_some() {
+            return None;
+        }
+        w.percent = true;
+        s = trim_space_end(r);
+    }
+    if w.currency.is_none() && !w.percent {
+        if let Some((c, r)) = currency_suffix(s) {
+            w.currency = Some(c);
+            s = trim_space_end(r);
+        }
+    }
+    if !w.percent {
+        for (i, (suffix, canonical, _)) in SCALES.iter().enumerate() {
+            if let Some(r) = s.strip_suffix(suffix) {
+                if r.as_bytes().last().is_some_and(u8::is_ascii_digit) {
+                    w.scale = SCALE_NAMES
+                        .iter()
+                        .position(|(n, _)| n == canonical)
+                        .unwrap_or(i) as u8;
+                    s = r;
+                }
+                break;
+            }
+        }
+    }
+    core(s.as_bytes(), &mut w)?;
+    if negative || w.paren {
+        w.value = -w.value;
+        w.alt = -w.alt;
+    }
+    Some(w)
+}
+
+/// Whether digits `d[..to]`, cut at the separators `cuts`, are well-formed groups of three: a first
+/// group of one to three digits not starting with 0, then groups of exactly three.
+fn grouped(d: &[u8], cuts: &[(u8, usize)], to: usize) -> bool {
+    let first = cuts[0].1;
+    if !(1..=3).contains(&first) || d[0] == b'0' {
+        return false;
+    }
+    let mut prev = first;
+    for c in cuts[1..].iter().map(|s| s.1).chain(std::iter::once(to)) {
+        if c - prev != 3 {
+            return false;
+        }
+        prev = c;
+    }
+    true
+}
+
+/// The number `int.frac` from ASCII digits.
+fn number(d: &[u8], int_end: usize) -> Option<f64> {
+    let mut buf = [0u8; MAX_DIGITS + 1];
+    buf[..int_end].copy_from_slice(&d[..int_end]);
+    let mut n = int_end;
+    if int_end < d.len() {
+        buf[n] = b'.';
+        n += 1;
+        buf[n..n + d.len() - int_end].copy_from_slice(&d[int_end..]);
+        n += d.len() - int_end;
+    }
+    std::str::from_utf8(&buf[..n]).ok()?.parse().ok()
+}
+
+/// Read the digits and separators left once notation is stripped.
+fn core(b: &[u8], w: &mut Written) -> Option<()> {
+    let mut d = [0u8; MAX_DIGITS];
+    let mut nd = 0;
+    let mut seps = [(0u8, 0usize); MAX_SEPS];
+    let mut ns = 0;
+    let mut i = 0;
+    let mut after_digit = false;
+    while i < b.len() {
+        let c = b[i];
+        if c.is_ascii_digit() {
+            if nd == MAX_DIGITS {
+                return None;
+            }
+            d[nd] = c;
+            nd += 1;
+            i += 1;
+            after_digit = true;
+            continue;
+        }
+        let (code, len) = match (c, b.get(i + 1), b.get(i + 2)) {
+            (b',', ..) => (COMMA, 1),
+            (b'.', ..) => (DOT, 1),
+            (b' ', ..) => (SPACE, 1),
+            (b'\'', ..) => (APOS, 1),
+            (0xC2, Some(0xA0), _) => (NBSP, 2),
+            (0xE2, Some(0x80), Some(0x89)) => (THIN, 3),
+            (0xE2, Some(0x80), Some(0xAF)) => (NNBSP, 3),
+            _ => return None,
+        };
+        if !after_digit || ns == MAX_SEPS {
+            return None;
+        }
+        seps[ns] = (code, nd);
+        ns += 1;
+        after_digit = false;
+        i += len;
+    }
+    if !after_digit {
+        return None;
+    }
+    let d = &d[..nd];
+    let seps = &seps[..ns];
+    let Some(&(last, last_at)) = seps.last() else {
+        w.value = number(d, nd)?;
+        w.alt = w.value;
+        return Some(());
+    };
+    let same = seps.iter().all(|s| s.0 == last);
+    if same && (seps.len() >= 2 || last & SPACES != 0) {
+        // Only grouping: `1,234,567`, `1.234.567`, `1 234`.
+        if !grouped(d, seps, nd) {
+            return None;
+        }
+        w.group = last;
+        w.value = number(d, nd)?;
+    } else if same {
+        // One comma or dot.
+        if last_at <= 3 && d[0] != b'0' && nd - last_at == 3 {
+            let int = number(d, nd)?;
+            let frac = number(d, last_at)?;
+            w.ambiguous = last;
+            (w.value, w.alt, w.fraction) = if last == COMMA {
+                (int, frac, false)
+            } else {
+                (frac, int, true)
+            };
+            return Some(());
+        }
+        if last_at > 1 && d[0] == b'0' {
+            return None; // `01,5`: a code more likely than a number
+        }
+        w.decimal = last;
+        w.fraction = true;
+        w.value = number(d, last_at)?;
+    } else {
+        // Grouping, then one decimal mark: `1,234.5`, `1.234.567,89`, `1 234,5`.
+        let group = seps[0].0;
+        if last & (COMMA | DOT) == 0 || seps[..seps.len() - 1].iter().any(|s| s.0 != group) {
+            return None;
+        }
+        if !grouped(d, &seps[..seps.len() - 1], last_at) {
+            return None;
+        }
+        w.group = group;
+        w.decimal = last;
+        w.fraction = true;
+        w.value = number(d, last_at)?;
+    }
+    w.alt = w.value;
+    Some(())
+}
+
+/// Running count, mean and variance (Welford), with the extremes.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub(crate) struct Moments {
+    pub n: u64,
+    pub mean: f64,
+    pub m2: f64,
+    pub min: f64,
+    pub max: f64,
+}
+
+impl Moments {
+    #[inline]
+    pub(crate) fn add(&mut self, x: f64) {
+        if self.n == 0 {
+            (self.min, self.max) = (x, x);
+        } else {
+            self.min = self.min.min(x);
+            self.max = self.max.max(x);
+        }
+        self.n += 1;
+        let d = x - self.mean;
+        self.mean += d / self.n as f64;
+        self.m2 += d * (x - self.mean);
+    }
+
+    /// Both sets of values together (Chan et al.'s pairwise update).
+    pub(crate) fn merge(&mut self, o: &Moments) {
+        if o.n == 0 {
+            return;
+        }
+        if self.n == 0 {
+            *self = *o;
+            return;
+        }
+        let n = (self.n + o.n) as f64;
+        let d = o.mean - self.mean;
+        self.mean += d * o.n as f64 / n;
+        self.m2 += o.m2 + d * d * self.n as f64 * o.n as f64 / n;
+        self.n += o.n;
+        self.min = self.min.min(o.min);
+        self.max = self.max.max(o.max);
+    }
+
+    /// The same values divided by `k`.
+    fn divided(mut self, k: f64) -> Moments {
+        self.mean /= k;
+        self.m2 /= k * k;
+        self.min /= k;
+        self.max /= k;
+        self
+    }
+}
+
+/// A column's written numbers under one reading of its ambiguous cells.
+#[derive(Debug, Clone, Copy, Default)]
+struct Side {
+    /// Values with their scale applied.
+    m: Moments,
+    /// Some value has a written fraction.
+    frac_written: bool,
+    /// Some value, scale applied, is not whole.
+    frac_base: bool,
+}
+
+impl Side {
+    fn add(&mut self, x: f64, fraction: bool, k: f64) {
+        let base = x * k;
+        self.m.add(base);
+        self.frac_written |= fraction;
+        self.frac_base |= base.fract() != 0.0;
+    }
+}
+
+/// What a column's written numbers come to, once their convention is decided.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Resolved {
+    /// The written numbers' moments, in the unit of [`super::ColumnProfile::min`].
+    pub moments: Moments,
+    /// Every written number is whole in that unit.
+    pub integral: bool,
+    /// The convention, in the vocabulary of [`super::ColumnProfile::notation`].
+    pub notation: Vec<String>,
+}
+
+/// Accumulates a column's written numbers (the cells [`parse`] read and the plain
+/// parser did not): what each convention implies, and the moments under both readings
+/// of the ambiguous `d,ddd` / `d.ddd` cells.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Column {
+    /// Cells added.
+    pub cells: u64,
+    groups: u8,
+    decimals: u8,
+    amb_comma: bool,
+    amb_dot: bool,
+    percent: bool,
+    paren: bool,
+    lt: bool,
+    gt: bool,
+    currency: Option<&'static str>,
+    currencies: u8,
+    /// Bit per [`SCALE_NAMES`] index.
+    scales: u8,
+    /// Ambiguous commas group, ambiguous dots are decimal points.
+    a: Side,
+    /// Ambiguous commas are decimal commas, ambiguous dots group.
+    b: Side,
+}
+
+impl Column {
+    pub(crate) fn add(&mut self, w: &Written) {
+        self.cells += 1;
+        self.groups |= w.group;
+        self.decimals |= w.decimal;
+        self.amb_comma |= w.ambiguous == COMMA;
+        self.amb_dot |= w.ambiguous == DOT;
+        self.percent |= w.percent;
+        self.paren |= w.paren;
+        self.lt |= w.censored == b'<';
+        self.gt |= w.censored == b'>';
+        if let Some(c) = w.currency {
+            if self.currency.is_some_and(|x| x != c) {
+                self.currencies = 2;
+            } else if self.currency.is_none() {
+                self.currency = Some(c);
+                self.currencies = 1;
+            }
+        }
+        self.scales |= 1 << w.scale;
+        let k = SCALE_NAMES[w.scale as usize].1;
+        self.a.add(w.value, w.fraction, k);
+        let alt_frac = if w.ambiguous != 0 {
+            !w.fraction
+        } else {
+            w.fraction
+        };
+        self.b.add(w.alt, alt_frac, k);
+    }
+
+    /// The column's convention and its numbers, given the plain cells beside them
+    /// (`plain` of them, `plain_floats` with a decimal point); None when the cells do not
+    /// agree on one convention (`1.234,5` beside `1,234.5`, `$` beside `€`).
+    pub(crate) fn resolve(&self, plain: u64, plain_floats: u64) -> Option<Resolved> {
+        let decimals_seen = self.decimals | if plain_floats > 0 { DOT } else { 0 };
+        // Evidence for each reading of the ambiguous cells; with none, a lone comma
+        // groups (`1,234`) and a lone dot is a decimal point.
+        let euro = self.groups & DOT != 0 || decimals_seen & COMMA != 0;
+        let anglo = self.groups & COMMA != 0 || decimals_seen & DOT != 0;
+        let spaced = self.groups & SPACES != 0;
+        let comma_decimal = (euro || spaced) && !anglo;
+        let dot_groups = euro && !anglo;
+        let mut groups = self.groups;
+        let mut decimals = decimals_seen;
+        if self.amb_comma {
+            if comma_decimal {
+                decimals |= COMMA;
+            } else {
+                groups |= COMMA;
+            }
+        }
+        if self.amb_dot {
+            if dot_groups {
+                groups |= DOT;
+            } else {
+                decimals |= DOT;
+            }
+        }
+        if groups.count_ones() > 1
+            || decimals.count_ones() > 1
+            || groups & decimals != 0
+            || self.currencies > 1
+        {
+            return None;
+        }
+        let side = if self.amb_comma {
+            comma_decimal
+        } else {
+            dot_groups
+        };
+        let side = if side { &self.b } else { &self.a };
+        // One scale on every number: figures in the written unit (3100 for `$3,100M`);
+        // mixed scales (or plain numbers beside them): figures in units.
+        let scales = self.scales | if plain > 0 { 1 } else { 0 };
+        let (moments, integral) = if scales.count_ones() == 1 && scales != 1 {
+            let k = SCALE_NAMES[scales.trailing_zeros() as usize].1;
+            (side.m.divided(k), !side.frac_written)
+        } else {
+            (side.m, !side.frac_base)
+        };
+        let mut notation = Vec::new();
+        if groups != 0 {
+            notation.push(format!("thousands \"{}\"", sep_text(groups)));
+        }
+        if decimals == COMMA {
+            notation.push("decimal \",\"".to_string());
+        }
+        if self.percent {
+            notation.push("percent".to_string());
+        }
+        if let Some(c) = self.currency {
+            notation.push(format!("currency \"{c}\""));
+        }
+        for (i, (name, _)) in SCALE_NAMES.iter().enumerate().skip(1) {
+            if self.scales & (1 << i) != 0 {
+                notation.push(format!("scale \"{name}\""));
+            }
+        }
+        if self.paren {
+            notation.push("negative \"(…)\"".to_string());
+        }
+        if self.lt {
+            notation.push("censored \"<\"".to_string());
+        }
+        if self.gt {
+            notation.push("censored \">\"".to_string());
+        }
+        Some(Resolved {
+            moments,
+            integral,
+            notation,
+        })
+    }
+}
+
+/// Whether a lone value is a written number, and whether it is whole: for header
+/// sniffing and type consistency, where plain numbers were already tried.
+pub(crate) fn lone(v: &str) -> Option<bool> {
+    let w = parse(v)?;
+    // A plain-looking leftover (`1.`) is not a notation; the plain parser decides those.
+    if w.is_plain() && w.decimal == 0 {
+        return None;
+    }
+    Some(w.is_integral())
+}
+
+#[cfg(test)]
+mod tests;
