@@ -159,17 +159,39 @@ fn currency_suffix(s: &str) -> Option<(&'static str, &str)> {
 pub(crate) fn parse(v: &str) -> Option<Written> {
     let first = *v.as_bytes().first()?;
     // What a written number can start with: a digit, a sign, `(`, `<`/`>`, a currency
-    // symbol (ASCII `$` or a multi-byte one) or an upper-case currency code.
-    if v.len() > MAX_LEN
-        || !(first.is_ascii_digit()
-            || matches!(first, b'-' | b'+' | b'(' | b'<' | b'>' | b'$')
-            || first >= 0x80
-            || first.is_ascii_uppercase())
-    {
+    // symbol (ASCII `$`, a multi-byte one, `US$`…) or a currency code. Most cells that
+    // are not numbers stop here.
+    let may_start = match first {
+        b'0'..=b'9' | b'-' | b'+' | b'(' | b'<' | b'>' | b'$' | 0x80.. => true,
+        b'A'..=b'Z' => {
+            v.get(..3).is_some_and(|c| CODES.contains(&c))
+                || SYMBOLS.iter().any(|p| v.starts_with(p))
+        }
+        _ => false,
+    };
+    if v.len() > MAX_LEN || !may_start {
         return None;
     }
     let mut w = Written::default();
     let mut s = v;
+    let (mut signed, mut negative) = (false, false);
+    if !first.is_ascii_digit() {
+        prefixes(&mut s, &mut w, &mut signed, &mut negative)?;
+    }
+    // Suffixes: only when the cell does not end in a digit (or has its `)` to close).
+    if w.paren || !s.as_bytes().last()?.is_ascii_digit() {
+        suffixes(&mut s, &mut w)?;
+    }
+    core(s.as_bytes(), &mut w)?;
+    if negative || w.paren {
+        w.value = -w.value;
+        w.alt = -w.alt;
+    }
+    Some(w)
+}
+
+/// Censoring, `(`, sign and a currency before the digits.
+fn prefixes(s: &mut &str, w: &mut Written, signed: &mut bool, negative: &mut bool) -> Option<()> {
     for (p, c) in [
         ("<=", b'<'),
         ("≤", b'<'),
@@ -180,18 +202,17 @@ pub(crate) fn parse(v: &str) -> Option<Written> {
     ] {
         if let Some(r) = s.strip_prefix(p) {
             w.censored = c;
-            s = trim_space_start(r);
+            *s = trim_space_start(r);
             break;
         }
     }
-    let (mut signed, mut negative) = (false, false);
     // `(`, a sign and a currency, each at most once and in any order: `-$5`, `$-5`,
     // `($5)`, `$(5)`. A sign inside parentheses is refused.
     for _ in 0..3 {
-        if !w.paren && !signed {
+        if !w.paren && !*signed {
             if let Some(r) = s.strip_prefix('(') {
                 w.paren = true;
-                s = r;
+                *s = r;
                 continue;
             }
         }
@@ -201,23 +222,28 @@ pub(crate) fn parse(v: &str) -> Option<Written> {
             s.strip_prefix('+').map(|r| (false, r))
         };
         if let Some((neg, r)) = sign {
-            if signed || w.paren {
+            if *signed || w.paren {
                 return None;
             }
-            (signed, negative, s) = (true, neg, r);
+            (*signed, *negative, *s) = (true, neg, r);
             continue;
         }
         if w.currency.is_none() {
             if let Some((c, r)) = currency_prefix(s) {
                 w.currency = Some(c);
-                s = trim_space_start(r);
+                *s = trim_space_start(r);
                 continue;
             }
         }
         break;
     }
+    Some(())
+}
+
+/// `)`, `%`, a currency and a scale after the digits.
+fn suffixes(s: &mut &str, w: &mut Written) -> Option<()> {
     if w.paren {
-        s = s.strip_suffix(')')?;
+        *s = s.strip_suffix(')')?;
         if w.censored != 0 {
             return None;
         }
@@ -227,12 +253,12 @@ pub(crate) fn parse(v: &str) -> Option<Written> {
             return None;
         }
         w.percent = true;
-        s = trim_space_end(r);
+        *s = trim_space_end(r);
     }
     if w.currency.is_none() && !w.percent {
         if let Some((c, r)) = currency_suffix(s) {
             w.currency = Some(c);
-            s = trim_space_end(r);
+            *s = trim_space_end(r);
         }
     }
     if !w.percent {
@@ -243,18 +269,13 @@ pub(crate) fn parse(v: &str) -> Option<Written> {
                         .iter()
                         .position(|(n, _)| n == canonical)
                         .unwrap_or(i) as u8;
-                    s = r;
+                    *s = r;
                 }
                 break;
             }
         }
     }
-    core(s.as_bytes(), &mut w)?;
-    if negative || w.paren {
-        w.value = -w.value;
-        w.alt = -w.alt;
-    }
-    Some(w)
+    Some(())
 }
 
 /// Whether digits `d[..to]`, cut at the separators `cuts`, are well-formed groups of three: a first
