@@ -7,7 +7,7 @@
 //! string is allocated for a cell already seen.
 
 use cardinality_estimator::CardinalityEstimator;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasher, BuildHasherDefault, Hasher};
 
 /// Distinct values are counted exactly up to this many; past it, estimated.
@@ -35,6 +35,7 @@ impl Hasher for Prehashed {
 }
 
 type Counts = HashMap<u64, u64, BuildHasherDefault<Prehashed>>;
+type Seen = HashSet<u64, BuildHasherDefault<Prehashed>>;
 
 /// The 64-bit hash of a cell.
 #[inline]
@@ -46,8 +47,11 @@ pub(crate) fn hash(v: &str) -> u64 {
 /// Counts a column's distinct values (see the module doc).
 #[derive(Default)]
 pub(crate) struct Distinct {
-    /// Hash → occurrences, while exact.
+    /// Hash → occurrences, while the column can be categorical.
     counts: Counts,
+    /// The hashes seen, once it cannot (half the memory of `counts`: wide tables hold
+    /// up to [`DISTINCT_CAP`] of them per column).
+    seen: Seen,
     /// The first string of each hash, while at most `keep_names` values were seen.
     names: Vec<(u64, String)>,
     names_dropped: bool,
@@ -56,7 +60,7 @@ pub(crate) struct Distinct {
 
 impl Distinct {
     /// Count one value; true when it is new (while exact). `keep_names` is the most
-    /// distinct values whose strings are kept.
+    /// distinct values whose strings (and counts) are kept.
     #[inline]
     pub(crate) fn add(&mut self, v: &str, keep_names: usize) -> bool {
         let h = hash(v);
@@ -64,22 +68,27 @@ impl Distinct {
             est.insert_hash(h);
             return false;
         }
-        if let Some(c) = self.counts.get_mut(&h) {
-            *c += 1;
-            return false;
-        }
-        if self.counts.len() < DISTINCT_CAP {
-            self.counts.insert(h, 1);
-            if !self.names_dropped {
-                if self.counts.len() <= keep_names {
-                    self.names.push((h, v.to_string()));
-                } else {
-                    // Clearly not categorical: no more strings.
-                    self.names = Vec::new();
-                    self.names_dropped = true;
-                }
+        if !self.names_dropped {
+            if let Some(c) = self.counts.get_mut(&h) {
+                *c += 1;
+                return false;
             }
-            return true;
+            if self.counts.len() < keep_names.min(DISTINCT_CAP) {
+                self.counts.insert(h, 1);
+                self.names.push((h, v.to_string()));
+                return true;
+            }
+            // Clearly not categorical: no more strings or counts.
+            self.seen = self.counts.keys().copied().collect();
+            self.counts = Counts::default();
+            self.names = Vec::new();
+            self.names_dropped = true;
+        }
+        if self.seen.len() < DISTINCT_CAP {
+            return self.seen.insert(h);
+        }
+        if self.seen.contains(&h) {
+            return false;
         }
         self.sketch();
         if let Some(est) = &mut self.overflow {
@@ -91,7 +100,7 @@ impl Distinct {
     /// Distinct values, and whether that is exact.
     pub(crate) fn count(&self) -> (u64, bool) {
         match &self.overflow {
-            None => (self.counts.len() as u64, true),
+            None => ((self.counts.len() + self.seen.len()) as u64, true),
             Some(e) => ((e.estimate() as u64).max(DISTINCT_CAP as u64), false),
         }
     }
@@ -111,11 +120,12 @@ impl Distinct {
     /// Past the cap: the exact set becomes a sketch.
     fn sketch(&mut self) {
         let mut est = Box::new(CardinalityEstimator::<str>::new());
-        for k in self.counts.keys() {
+        for k in self.counts.keys().chain(&self.seen) {
             est.insert_hash(*k);
         }
         self.overflow = Some(est);
         self.counts = Counts::default();
+        self.seen = Seen::default();
         self.names = Vec::new();
         self.names_dropped = true;
     }

@@ -17,7 +17,7 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock};
 /// never pay for a copy.
 const OFFLOAD_AFTER: u64 = 16_384;
 /// Bytes of cells per batch (a column holds at most two batches).
-const BATCH_BYTES: usize = 32 * 1024;
+const BATCH_BYTES: usize = 16 * 1024;
 /// Most profiling threads.
 const THREADS_MAX: usize = 8;
 
