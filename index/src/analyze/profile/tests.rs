@@ -231,3 +231,117 @@ fn offloaded_columns_profile_as_inline_ones() {
         assert_eq!(b.finish(), c.finish());
     }
 }
+
+#[test]
+fn a_generated_csv_with_written_numbers_is_profiled_as_numbers() {
+    use crate::analyze::delimited::DelimitedAnalyzer;
+    use crate::analyze::{Analyzer, Content, Format, Source};
+    let table = |name: &str, text: String, format: Format| {
+        let src = Source::from_bytes(name, text.into_bytes());
+        match DelimitedAnalyzer.analyze(&src, format).unwrap() {
+            Content::Table(t) => t,
+            c => panic!("not a table: {c:?}"),
+        }
+    };
+    let mut text = String::from("year,population,share,revenue,balance,level\n");
+    for i in 0..40u64 {
+        let pop = 1_000_000 + i * 123_457;
+        let pop = format!(
+            "{},{:03},{:03}",
+            pop / 1_000_000,
+            pop / 1000 % 1000,
+            pop % 1000
+        );
+        let balance = if i % 3 == 0 {
+            format!("({},{:03})", 1 + i, i * 7 % 1000)
+        } else {
+            format!("{}", i * 11)
+        };
+        let level = if i % 4 == 0 {
+            "<10".to_string()
+        } else {
+            (10 + i).to_string()
+        };
+        text.push_str(&format!(
+            "{},\"{pop}\",{}.5%,\"${},{:03}M\",\"{balance}\",{level}\n",
+            1990 + i,
+            i % 100,
+            1 + i / 10,
+            i * 25 % 1000
+        ));
+    }
+    let t = table("written.csv", text, Format::Csv);
+    assert!(t.header);
+    let col = |n: &str| t.columns.iter().find(|c| c.name == n).unwrap();
+    let pop = col("population");
+    assert_eq!(
+        (pop.kind, pop.notation.as_slice()),
+        (ColumnType::Integer, &["thousands \",\"".to_string()][..])
+    );
+    assert_eq!(
+        (pop.min.as_deref(), pop.max.as_deref()),
+        (Some("1000000"), Some("5814823"))
+    );
+    let share = col("share");
+    assert_eq!(
+        (share.kind, share.notation.as_slice()),
+        (ColumnType::Float, &["percent".to_string()][..])
+    );
+    assert_eq!(share.max.as_deref(), Some("39.5"));
+    let rev = col("revenue");
+    assert_eq!(rev.kind, ColumnType::Integer);
+    assert_eq!(
+        rev.notation,
+        ["thousands \",\"", "currency \"$\"", "scale \"M\""]
+    );
+    assert_eq!(
+        (rev.min.as_deref(), rev.max.as_deref()),
+        (Some("1000"), Some("4975"))
+    );
+    let bal = col("balance");
+    assert_eq!(bal.notation, ["thousands \",\"", "negative \"(…)\""]);
+    assert_eq!(bal.min.as_deref(), Some("-40273"));
+    let level = col("level");
+    assert_eq!(
+        (level.kind, level.notation.as_slice()),
+        (ColumnType::Integer, &["censored \"<\"".to_string()][..])
+    );
+    assert_eq!(
+        (level.min.as_deref(), level.max.as_deref()),
+        (Some("10"), Some("49"))
+    );
+
+    // A European export: semicolons, dot grouping, decimal comma.
+    let mut text = String::from("Gemeinde;Einwohner;Fläche\n");
+    for i in 0..30u64 {
+        let people = 900 + i * 45_678;
+        let people = match people {
+            1_000_000.. => format!(
+                "{}.{:03}.{:03}",
+                people / 1_000_000,
+                people / 1000 % 1000,
+                people % 1000
+            ),
+            1000.. => format!("{}.{:03}", people / 1000, people % 1000),
+            _ => people.to_string(),
+        };
+        text.push_str(&format!("Ort {i};{people};{},{}\n", 10 + i, i % 10));
+    }
+    let t = table("de.csv", text, Format::Csv);
+    assert_eq!(t.delimiter, ";");
+    let people = &t.columns[1];
+    assert_eq!(
+        (people.kind, people.notation.as_slice()),
+        (ColumnType::Integer, &["thousands \".\"".to_string()][..])
+    );
+    assert_eq!(
+        (people.min.as_deref(), people.max.as_deref()),
+        (Some("900"), Some("1325562"))
+    );
+    let area = &t.columns[2];
+    assert_eq!(
+        (area.kind, area.notation.as_slice()),
+        (ColumnType::Float, &["decimal \",\"".to_string()][..])
+    );
+    assert_eq!(area.max.as_deref(), Some("39.9"));
+}
