@@ -1,3 +1,4 @@
+use super::convention::Resolved;
 use super::*;
 
 fn value(v: &str) -> Option<f64> {
