@@ -43,7 +43,7 @@ impl Analyzer for ArchiveAnalyzer {
         "archive"
     }
     fn version(&self) -> u32 {
-        1
+        2
     }
     fn analyze(&self, src: &Source, _format: Format) -> Result<Content, AnalyzeError> {
         analyze_at(src, 1).map(Content::Archive)
@@ -467,7 +467,7 @@ mod tests {
             let bytes = compress(codec, CSV.as_bytes());
             let d = describe(&Source::from_bytes(file, bytes));
             assert_eq!(d.format, Format::Compressed, "{file}");
-            assert_eq!(d.analyzer, "archive@1");
+            assert_eq!(d.analyzer, "archive@2");
             let a = summary(&d);
             assert_eq!(a.container, container);
             assert_eq!(a.uncompressed_bytes, CSV.len() as u64);

@@ -34,7 +34,7 @@ impl Analyzer for ExcelAnalyzer {
         "spreadsheet"
     }
     fn version(&self) -> u32 {
-        2
+        3
     }
     fn analyze(&self, src: &Source, _format: Format) -> Result<Content, AnalyzeError> {
         let owned;
@@ -554,7 +554,7 @@ mod tests {
         for name in ["q.xlsx", "q.xlsm", "export.dat"] {
             let d = describe(&Source::from_bytes(name, bytes.clone()));
             assert_eq!(d.format, Format::Excel, "{name}");
-            assert_eq!(d.analyzer, "spreadsheet@2");
+            assert_eq!(d.analyzer, "spreadsheet@3");
             assert!(d.error.is_none(), "{name}: {:?}", d.error);
             assert_eq!(tables(d.content).tables.len(), 3);
         }

@@ -53,7 +53,7 @@ impl Analyzer for HtmlAnalyzer {
         "html"
     }
     fn version(&self) -> u32 {
-        2
+        3
     }
     fn analyze(&self, src: &Source, _format: Format) -> Result<Content, AnalyzeError> {
         let (bytes, truncated) = src.read_up_to(MAX_HTML)?;
@@ -498,7 +498,7 @@ mod tests {
     fn detected_and_described_through_describe() {
         let d = describe(&Source::from_bytes("page.htm", PAGE.as_bytes().to_vec()));
         assert_eq!(d.format, Format::Html);
-        assert_eq!(d.analyzer, "html@2");
+        assert_eq!(d.analyzer, "html@3");
         assert!(matches!(d.content, Content::Tables(_)));
     }
 

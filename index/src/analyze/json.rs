@@ -79,7 +79,7 @@ impl Analyzer for JsonAnalyzer {
         "json"
     }
     fn version(&self) -> u32 {
-        3
+        4
     }
     fn analyze(&self, src: &Source, format: Format) -> Result<Content, AnalyzeError> {
         let summary = if format == Format::Jsonl {

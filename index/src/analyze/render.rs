@@ -310,6 +310,9 @@ fn columns(s: &mut String, indent: &str, cols: &[ColumnProfile], rows: u64, caps
         if let Some(f) = &c.date_format {
             facts.push(format!("as {f}"));
         }
+        if !c.notation.is_empty() {
+            facts.push(format!("written with {}", c.notation.join(", ")));
+        }
         // `~` marks a figure from a sample, unless the file's own statistics gave it.
         let est = |figure: &str| {
             if c.estimated && !c.exact.iter().any(|e| e == figure) {
@@ -696,6 +699,27 @@ mod tests {
         };
         columns(&mut s, "", &[c], 1_000, caps);
         s
+    }
+
+    #[test]
+    fn how_numbers_are_written_is_shown() {
+        use crate::analyze::Source;
+        let csv =
+            "region,cases,share\nNorth,\"1,234\",12.5%\nSouth,\"12,001\",3.1%\nEast,987,0.4%\n";
+        let d = crate::analyze::describe(&Source::from_bytes("t.csv", csv.as_bytes().to_vec()));
+        let text = render("t.csv", &d, RenderOptions::default());
+        assert!(
+            text.contains("cases   integer     written with thousands \",\""),
+            "{text}"
+        );
+        assert!(
+            text.contains("share   float       written with percent"),
+            "{text}"
+        );
+        assert!(
+            text.contains(r#"load: pd.read_csv("t.csv", thousands=",")"#),
+            "{text}"
+        );
     }
 
     #[test]

@@ -40,7 +40,7 @@ impl Analyzer for SqliteAnalyzer {
         "sqlite"
     }
     fn version(&self) -> u32 {
-        2
+        3
     }
     fn analyze(&self, src: &Source, _format: Format) -> Result<Content, AnalyzeError> {
         check_header(src)?;

@@ -39,7 +39,7 @@ impl Analyzer for StructuredAnalyzer {
         "structured"
     }
     fn version(&self) -> u32 {
-        1
+        2
     }
     fn analyze(&self, src: &Source, format: Format) -> Result<Content, AnalyzeError> {
         let bytes = read_capped(src, format)?;
@@ -442,7 +442,7 @@ h = 4
         ] {
             let d = describe(&Source::from_bytes(name, text.as_bytes().to_vec()));
             assert_eq!(d.format, format, "{name}");
-            assert_eq!(d.analyzer, "structured@1", "{name}");
+            assert_eq!(d.analyzer, "structured@2", "{name}");
             assert!(d.error.is_none(), "{name}: {:?}", d.error);
             assert!(matches!(d.content, Content::Json(_)), "{name}");
         }

@@ -114,7 +114,7 @@ mod tests {
         );
         let d = describe(&Source::from_bytes("bundle.zip", bytes));
         assert_eq!(d.format, Format::Archive);
-        assert_eq!(d.analyzer, "archive@1");
+        assert_eq!(d.analyzer, "archive@2");
         let a = archive_of(&d);
         assert_eq!(a.container, "zip");
         assert_eq!(a.members_total, 5);

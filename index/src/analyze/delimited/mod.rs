@@ -74,7 +74,7 @@ impl Analyzer for DelimitedAnalyzer {
         "delimited"
     }
     fn version(&self) -> u32 {
-        4
+        5
     }
     fn analyze(&self, src: &Source, format: Format) -> Result<Content, AnalyzeError> {
         let enc = encoding::sniff(src.head());
