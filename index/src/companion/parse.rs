@@ -169,48 +169,67 @@ fn dictionary(text: &str) -> Option<Vec<DocColumn>> {
     None
 }
 
-/// Cells of a whitespace-aligned text line: runs of two or more blanks (or a tab) part
-/// them, so that one space inside a description does not.
-fn aligned_cells(line: &str) -> Vec<&str> {
+/// Cells of a whitespace-aligned text line with their starting column: runs of two or
+/// more blanks (or a tab) part them, so that one space inside a description does not.
+fn aligned_cells(line: &str) -> Vec<(usize, &str)> {
     let mut cells = Vec::new();
-    let mut start = None;
+    let mut start: Option<(usize, usize)> = None; // (byte, char column)
     let mut blanks = 0;
-    for (i, c) in line.char_indices() {
+    for (col, (i, c)) in line.char_indices().enumerate() {
         if c == ' ' || c == '\t' {
             blanks += if c == '\t' { 2 } else { 1 };
             continue;
         }
         if blanks >= 2 || start.is_none() {
-            if let Some(s) = start {
-                cells.push(line[s..i].trim());
+            if let Some((s, at)) = start {
+                cells.push((at, line[s..i].trim()));
             }
-            start = Some(i);
+            start = Some((i, col));
         }
         blanks = 0;
     }
-    if let Some(s) = start {
-        cells.push(line[s..].trim());
+    if let Some((s, at)) = start {
+        cells.push((at, line[s..].trim()));
     }
     cells
 }
 
 /// A data dictionary laid out as an aligned text table (`Field  Name  Units  Description`
 /// over its rows), as format files often hold one: its header among the first lines, its
-/// rows up to the next blank line, read like a tab-separated dictionary.
+/// rows up to the next blank line, each cell put under the header cell it starts nearest
+/// to (a blank unit leaves its column empty), then read like a tab-separated dictionary.
 fn aligned_dictionary(text: &str) -> Option<Vec<DocColumn>> {
     let lines: Vec<&str> = text.lines().collect();
-    let header = lines.iter().take(HEADER_LINES * 2).position(|l| {
-        let cells = aligned_cells(l);
-        cells.len() > 1
-            && cells
-                .iter()
-                .any(|c| NAME_HEADERS.contains(&norm_header(c).as_str()))
-    })?;
-    let block: Vec<String> = lines[header..]
+    let (at, header) = lines
         .iter()
-        .take_while(|l| !l.trim().is_empty())
-        .map(|l| aligned_cells(l).join("\t"))
-        .collect();
+        .take(HEADER_LINES * 2)
+        .enumerate()
+        .find_map(|(i, l)| {
+            let cells = aligned_cells(l);
+            (cells.len() > 1
+                && cells
+                    .iter()
+                    .any(|(_, c)| NAME_HEADERS.contains(&norm_header(c).as_str())))
+            .then_some((i, cells))
+        })?;
+    let mut block = vec![header
+        .iter()
+        .map(|(_, c)| *c)
+        .collect::<Vec<_>>()
+        .join("\t")];
+    for line in lines[at + 1..].iter().take_while(|l| !l.trim().is_empty()) {
+        let mut row = vec![""; header.len()];
+        for (col, cell) in aligned_cells(line) {
+            let nearest = (0..header.len())
+                .min_by_key(|&h| header[h].0.abs_diff(col))
+                .unwrap_or(0);
+            if !row[nearest].is_empty() {
+                return None; // two cells under one header: not an aligned table
+            }
+            row[nearest] = cell;
+        }
+        block.push(row.join("\t"));
+    }
     if block.len() <= MIN_TEXT_COLUMNS {
         return None;
     }
@@ -569,7 +588,23 @@ Field  Name        Units  Description\n\
                 col("tavg", Some("degF"), Some("Mean air temperature")),
             ]
         );
-        assert_eq!(aligned_cells(" a  b c\td "), ["a", "b c", "d"]);
+        assert_eq!(
+            aligned_cells(" a  b c\td "),
+            [(1, "a"), (4, "b c"), (8, "d")]
+        );
+        // A blank unit leaves its column empty rather than shifting the rest.
+        let text = "Col  Name   Format  Units  Description\n\
+1    YEAR   I4             year\n\
+2    TEMP   F6.1    degC   air temperature\n\
+3    WIND   I3      m/s    wind speed\n";
+        assert_eq!(
+            parse(text).unwrap(),
+            vec![
+                col("YEAR", None, Some("year")),
+                col("TEMP", Some("degC"), Some("air temperature")),
+                col("WIND", Some("m/s"), Some("wind speed")),
+            ]
+        );
     }
 
     #[test]

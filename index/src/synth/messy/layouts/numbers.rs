@@ -176,7 +176,8 @@ pub(super) fn notation() -> File {
             sh / 10,
             sh % 10
         );
-        budget.push(m * 1_000_000);
+        // Figures are stated in the written unit, the scale recorded in the notation.
+        budget.push(m);
         change.push(c);
         share.push(sh);
     }
