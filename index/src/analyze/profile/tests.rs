@@ -168,6 +168,14 @@ fn number_lookalikes_stay_text() {
     // Mostly words with a few written numbers: text, and no notation claimed.
     let p = profile(&["about 5", "$5", "n/a", "many"]);
     assert!(p.notation.is_empty() && p.min.is_none());
+    // Bounds alone are class labels (an income bracket), not censored measurements.
+    let p = profile(&["<=50K", ">50K", "<=50K", "<=50K", ">50K"]);
+    assert_eq!(
+        (p.kind, p.notation.is_empty()),
+        (ColumnType::Categorical, true)
+    );
+    let p = profile(&["<10", "12", "15", "<10"]);
+    assert_eq!(p.kind, ColumnType::Integer);
 }
 
 #[test]

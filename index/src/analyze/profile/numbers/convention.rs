@@ -102,6 +102,8 @@ pub(crate) struct Column {
     paren: bool,
     lt: bool,
     gt: bool,
+    /// Cells that are bounds (`<10`, `>2000`).
+    censored: u64,
     currency: Option<&'static str>,
     currencies: u8,
     /// Bit per [`SCALE_NAMES`] index.
@@ -123,6 +125,7 @@ impl Column {
         self.paren |= w.paren;
         self.lt |= w.censored == b'<';
         self.gt |= w.censored == b'>';
+        self.censored += u64::from(w.censored != 0);
         if let Some(c) = w.currency {
             if self.currency.is_some_and(|x| x != c) {
                 self.currencies = 2;
@@ -146,6 +149,11 @@ impl Column {
     /// (`plain` of them, `plain_floats` with a decimal point); None when the cells do not
     /// agree on one convention (`1.234,5` beside `1,234.5`, `$` beside `€`).
     pub(crate) fn resolve(&self, plain: u64, plain_floats: u64) -> Option<Resolved> {
+        // Bounds and nothing else (`<=50K`, `>50K`) are the labels of classes, not
+        // measurements some of which fell below a limit.
+        if self.censored > 0 && self.censored == self.cells && plain == 0 {
+            return None;
+        }
         let decimals_seen = self.decimals | if plain_floats > 0 { DOT } else { 0 };
         // Evidence for each reading of the ambiguous cells; with none, a lone comma
         // groups (`1,234`) and a lone dot is a decimal point.

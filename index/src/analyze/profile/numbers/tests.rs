@@ -174,7 +174,13 @@ fn notations_are_recorded_and_figures_are_in_the_written_unit() {
     let r = column(&["(1,234)", "5,000"]).unwrap();
     assert_eq!(r.notation, ["thousands \",\"", "negative \"(…)\""]);
     assert_eq!(r.moments.min, -1234.0);
-    let r = column(&["<10", ">2000", "<0.5"]).unwrap();
+    // Bounds beside plain numbers (two here); bounds alone are class labels.
+    let mut c = Column::default();
+    for v in ["<10", ">2000", "<0.5"] {
+        c.add(&parse(v).unwrap());
+    }
+    assert_eq!(c.resolve(0, 0), None);
+    let r = c.resolve(2, 1).unwrap();
     assert_eq!(r.notation, ["censored \"<\"", "censored \">\""]);
     assert_eq!((r.moments.min, r.moments.max), (0.5, 2000.0));
     assert!(!r.integral);
