@@ -163,22 +163,28 @@ pub async fn describe_all(
     debug_attempts: usize,
     mut done: impl FnMut(usize, LlmDescribed) -> Result<(), AgentError>,
 ) -> Result<(), AgentError> {
-    let permits = Arc::new(tokio::sync::Semaphore::new(concurrency.max(1)));
-    let mut set = tokio::task::JoinSet::new();
-    for (i, job) in jobs.iter().cloned().enumerate() {
+    // Jobs start in their order, `concurrency` at a time, the next when one finishes (a
+    // semaphore taken inside spawned tasks would let the scheduler pick the order).
+    let start = |set: &mut tokio::task::JoinSet<_>, (i, job): (usize, Job)| {
         let agent = agent.clone();
-        let permits = permits.clone();
         set.spawn(async move {
-            let _permit = permits.acquire_owned().await.expect("never closed");
             let described = describe_file(&agent, &job.path, &job.work_dir, debug_attempts).await;
             // Best effort: a leftover directory holds only scratch output.
             let _ = tokio::fs::remove_dir_all(&job.work_dir).await;
             (i, described)
         });
+    };
+    let mut queue = jobs.iter().cloned().enumerate();
+    let mut set = tokio::task::JoinSet::new();
+    for job in queue.by_ref().take(concurrency.max(1)) {
+        start(&mut set, job);
     }
     while let Some(joined) = set.join_next().await {
         let (i, described) = joined.map_err(|e| AgentError::Task(e.to_string()))?;
         done(i, described?)?;
+        if let Some(job) = queue.next() {
+            start(&mut set, job);
+        }
     }
     Ok(())
 }

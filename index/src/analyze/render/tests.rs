@@ -1,0 +1,140 @@
+use super::*;
+
+/// The column line of a profile of `vals`, adjusted by `f`, in a 1,000-row table.
+fn column_line(vals: &[&str], f: impl FnOnce(&mut ColumnProfile)) -> String {
+    let mut b = crate::analyze::profile::ColumnBuilder::new("c");
+    for v in vals {
+        b.push(v);
+    }
+    let mut c = b.finish();
+    f(&mut c);
+    let mut s = String::new();
+    let caps = Caps {
+        items: 10,
+        examples: 0,
+    };
+    columns(&mut s, "", &[c], 1_000, caps);
+    s
+}
+
+#[test]
+fn how_numbers_are_written_is_shown() {
+    use crate::analyze::Source;
+    let csv = "region,cases,share\nNorth,\"1,234\",12.5%\nSouth,\"12,001\",3.1%\nEast,987,0.4%\n";
+    let d = crate::analyze::describe(&Source::from_bytes("t.csv", csv.as_bytes().to_vec()));
+    let text = render("t.csv", &d, RenderOptions::default());
+    assert!(
+        text.contains("cases   integer     written with thousands \",\""),
+        "{text}"
+    );
+    assert!(
+        text.contains("share   float       written with percent"),
+        "{text}"
+    );
+    assert!(
+        text.contains(r#"load: pd.read_csv("t.csv", thousands=",")"#),
+        "{text}"
+    );
+}
+
+#[test]
+fn estimated_figures_are_marked_and_exact_ones_are_not() {
+    let vals = ["1", "5", "", "3"];
+    let plain = column_line(&vals, |_| {});
+    assert!(plain.contains(" 1 … 5, 3 distinct, 1 null") && plain.contains("mean 3"));
+    assert!(!plain.contains('~') && !plain.contains('≥'), "{plain}");
+    let sampled = column_line(&vals, |c| {
+        c.estimated = true;
+        c.distinct_exact = false;
+    });
+    assert!(
+        sampled.contains("~1 … ~5, ≥3 distinct, ~1 null") && sampled.contains("mean ~3"),
+        "{sampled}"
+    );
+    // A Parquet footer's range and nulls are exact within a sampled profile.
+    let footer = column_line(&vals, |c| {
+        c.estimated = true;
+        c.distinct_exact = false;
+        c.exact = vec!["nulls".into(), "range".into()];
+    });
+    assert!(
+        footer.contains(" 1 … 5, ≥3 distinct, 1 null") && footer.contains("mean ~3"),
+        "{footer}"
+    );
+    // Every value read, distinct past the exact cap: the sketch's estimate.
+    let sketch = column_line(&vals, |c| c.distinct_exact = false);
+    assert!(
+        sketch.contains("~3 distinct") && sketch.contains("mean 3"),
+        "{sketch}"
+    );
+}
+
+#[test]
+fn budget_drops_examples_before_columns() {
+    use crate::analyze::{Content, Format, Source};
+    let mut csv = String::from("a_long_column_name_1,b_long_column_name_2,c_long_column_name_3,d_long_column_name_4,e_long_column_name_5,f_long_column_name_6\n");
+    for i in 0..50 {
+        csv.push_str(&format!(
+            "{i},text value number {i} with words,{}.5,x{i},2020-01-{:02},y\n",
+            i * 3,
+            i % 28 + 1
+        ));
+    }
+    let d = crate::analyze::describe(&Source::from_bytes("t.csv", csv.into_bytes()));
+    assert!(matches!(d.content, Content::Table(_)));
+    assert_eq!(d.format, Format::Csv);
+    let full = render("t.csv", &d, RenderOptions { max_bytes: 100_000 });
+    let small = render("t.csv", &d, RenderOptions { max_bytes: 700 });
+    assert!(small.len() <= 700, "{small}");
+    assert!(full.len() > small.len());
+    // All six columns survive; examples went first.
+    for c in 1..=6 {
+        assert!(small.contains(&format!("_column_name_{c}")), "{small}");
+    }
+    assert_eq!(
+        render("t.csv", &d, RenderOptions { max_bytes: 700 }),
+        small,
+        "deterministic"
+    );
+}
+
+#[test]
+fn the_load_call_names_the_file_outside_string_literals_only() {
+    assert_eq!(
+        with_path(
+            r#"pd.read_csv(path, sep="\t", comment="path")"#,
+            "dir/a b.csv"
+        ),
+        r#"pd.read_csv("dir/a b.csv", sep="\t", comment="path")"#
+    );
+    assert_eq!(
+        with_path(
+            "pd.read_sql_query('SELECT * FROM \\'path\\'', sqlite3.connect(path))",
+            "x\"y.db"
+        ),
+        "pd.read_sql_query('SELECT * FROM \\'path\\'', sqlite3.connect(\"x\\\"y.db\"))"
+    );
+    assert_eq!(with_path("f(paths, path_)", "p"), "f(paths, path_)");
+}
+
+#[test]
+fn a_cut_text_keeps_within_the_budget_marker_included() {
+    for (text, max) in [
+        ("x".repeat(100), 10),
+        ("é".repeat(100), 11),
+        ("ab".into(), 2),
+    ] {
+        let cut = cut_to(text.clone(), max);
+        assert!(cut.len() <= max, "{cut:?} is over {max}");
+        assert!(cut.len() == text.len() || cut.ends_with(" …\n"), "{cut:?}");
+    }
+}
+
+#[test]
+fn sizes_and_numbers() {
+    assert_eq!(human_size(999), "999 B");
+    assert_eq!(human_size(26611), "26.6 KB");
+    assert_eq!(thousands(138236), "138,236");
+    assert_eq!(num(2.5), "2.5");
+    assert_eq!(num(3.0), "3");
+}
