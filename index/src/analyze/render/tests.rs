@@ -1,4 +1,6 @@
+use super::tabular::columns;
 use super::*;
+use crate::analyze::ColumnProfile;
 
 /// The column line of a profile of `vals`, adjusted by `f`, in a 1,000-row table.
 fn column_line(vals: &[&str], f: impl FnOnce(&mut ColumnProfile)) -> String {
