@@ -259,30 +259,27 @@ fn split(
     Ok(splitter.finish())
 }
 
-/// Scale a table profiled from part of the file by `ratio`: row and null counts are
-/// estimated, distinct counts become floors.
-fn scale(t: &mut TableOut, ratio: f64) {
+/// Scale counts taken from part of a file by `ratio`: row and null counts become
+/// estimates, distinct counts floors. Returns the scaled `(rows, ragged)`.
+fn scale_counts(rows: u64, ragged: u64, columns: &mut [ColumnProfile], ratio: f64) -> (u64, u64) {
     let s = |n: u64| (n as f64 * ratio).round() as u64;
-    t.rows = s(t.rows);
-    t.ragged = s(t.ragged);
-    for c in &mut t.columns {
+    for c in columns {
         c.nulls = s(c.nulls);
         c.distinct_exact = false;
         c.estimated = true;
     }
+    (s(rows), s(ragged))
 }
 
-/// Scale a table profiled from `read` bytes of a larger file to the whole file: row and
-/// null counts are estimated by the byte ratio, distinct counts become floors.
+/// Scale a table profiled from part of the file by `ratio`.
+fn scale(t: &mut TableOut, ratio: f64) {
+    (t.rows, t.ragged) = scale_counts(t.rows, t.ragged, &mut t.columns, ratio);
+}
+
+/// Scale a table profiled from `read` bytes of a larger file to the whole file, by the
+/// byte ratio.
 pub(crate) fn extrapolate(t: &mut Table, ratio: f64, read: u64) {
-    let scale = |n: u64| (n as f64 * ratio).round() as u64;
-    t.rows = scale(t.rows);
-    t.ragged_rows = scale(t.ragged_rows);
-    for c in &mut t.columns {
-        c.nulls = scale(c.nulls);
-        c.distinct_exact = false;
-        c.estimated = true;
-    }
+    (t.rows, t.ragged_rows) = scale_counts(t.rows, t.ragged_rows, &mut t.columns, ratio);
     t.rows_exact = false;
     t.sampled_bytes = Some(read);
 }

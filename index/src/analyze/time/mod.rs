@@ -396,7 +396,8 @@ mod tests {
         }
     }
 
-    fn coverage(name: &str, text: &str) -> Option<(String, String, String)> {
+    /// The time coverage `describe` finds in a file `name` holding `text`.
+    pub(super) fn coverage(name: &str, text: &str) -> Option<(String, String, String)> {
         let d = crate::analyze::describe(&crate::analyze::Source::from_bytes(
             name,
             text.as_bytes().to_vec(),
@@ -404,7 +405,7 @@ mod tests {
         d.time_coverage.map(|c| (c.start, c.end, c.source))
     }
 
-    fn t(a: &str, b: &str, src: &str) -> Option<(String, String, String)> {
+    pub(super) fn t(a: &str, b: &str, src: &str) -> Option<(String, String, String)> {
         Some((a.into(), b.into(), src.into()))
     }
 

@@ -116,19 +116,8 @@ fn scan_line(line: &str, mut full: impl FnMut(Day), mut yearless: impl FnMut(u32
 
 #[cfg(test)]
 mod tests {
+    use super::super::tests::{coverage, t};
     use super::*;
-
-    fn coverage(name: &str, text: &str) -> Option<(String, String, String)> {
-        let d = crate::analyze::describe(&crate::analyze::Source::from_bytes(
-            name,
-            text.as_bytes().to_vec(),
-        ));
-        d.time_coverage.map(|c| (c.start, c.end, c.source))
-    }
-
-    fn t(a: &str, b: &str, src: &str) -> Option<(String, String, String)> {
-        Some((a.into(), b.into(), src.into()))
-    }
 
     const BULLETIN: &str = "\
 :Product: 3-Day Forecast
