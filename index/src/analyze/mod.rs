@@ -22,6 +22,7 @@ mod media;
 mod model;
 mod parquet;
 mod profile;
+pub(crate) mod pycall;
 mod render;
 mod sheet;
 mod source;

@@ -155,68 +155,15 @@ pub fn with_names(call: &str, names: &[&str]) -> String {
 /// The byte range of the list after `names=` outside string literals: from its `[` to
 /// just past its matching `]`.
 fn find_names_arg(call: &str) -> Option<(usize, usize)> {
-    let b = call.as_bytes();
-    let ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
-    let mut quote: Option<u8> = None;
-    let mut i = 0;
-    while i < b.len() {
-        let c = b[i];
-        match quote {
-            Some(q) => {
-                if c == b'\\' {
-                    i += 1;
-                } else if c == q {
-                    quote = None;
-                }
-            }
-            None if c == b'"' || c == b'\'' => quote = Some(c),
-            None if b[i..].starts_with(b"names") && (i == 0 || !ident(b[i - 1])) => {
-                // `names` is ASCII: `i` and `i + 5` are character boundaries.
-                let rest = call[i + 5..].trim_start();
-                if let Some(after_eq) = rest.strip_prefix('=') {
-                    let list = after_eq.trim_start();
-                    if list.starts_with('[') {
-                        let start = call.len() - list.len();
-                        return list_end(call, start).map(|end| (start, end));
-                    }
-                }
-            }
-            None => {}
-        }
-        i += 1;
-    }
-    None
-}
-
-/// Just past the `]` matching the `[` at `start`, string literals skipped.
-fn list_end(call: &str, start: usize) -> Option<usize> {
-    let b = call.as_bytes();
-    let (mut depth, mut quote, mut i) = (0usize, None::<u8>, start);
-    while i < b.len() {
-        let c = b[i];
-        match quote {
-            Some(q) => {
-                if c == b'\\' {
-                    i += 1;
-                } else if c == q {
-                    quote = None;
-                }
-            }
-            None => match c {
-                b'"' | b'\'' => quote = Some(c),
-                b'[' => depth += 1,
-                b']' => {
-                    depth -= 1;
-                    if depth == 0 {
-                        return Some(i + 1);
-                    }
-                }
-                _ => {}
-            },
-        }
-        i += 1;
-    }
-    None
+    use crate::analyze::pycall;
+    pycall::word_at(call, "names").into_iter().find_map(|at| {
+        // `names` is ASCII: `at + 5` is a character boundary.
+        let list = call[at + 5..].trim_start().strip_prefix('=')?.trim_start();
+        let start = call.len() - list.len();
+        list.starts_with('[')
+            .then(|| pycall::list_end(call, start).map(|end| (start, end)))
+            .flatten()
+    })
 }
 
 #[cfg(test)]

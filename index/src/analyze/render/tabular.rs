@@ -41,39 +41,14 @@ fn load_line(s: &mut String, indent: &str, path: &str, load: Option<&str>) {
 /// Python string literal (a JSON string is one).
 pub(crate) fn with_path(call: &str, path: &str) -> String {
     let lit = serde_json::to_string(path).unwrap_or_else(|_| format!("{path:?}"));
-    let b = call.as_bytes();
-    let ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
     let mut out = String::with_capacity(call.len() + lit.len());
-    let mut quote: Option<u8> = None;
-    let mut i = 0;
-    while i < b.len() {
-        let c = b[i];
-        match quote {
-            Some(q) => {
-                if c == b'\\' && i + 1 < b.len() {
-                    out.push_str(&call[i..i + 2]);
-                    i += 2;
-                    continue;
-                }
-                if c == q {
-                    quote = None;
-                }
-            }
-            None if c == b'"' || c == b'\'' => quote = Some(c),
-            None if call[i..].starts_with("path")
-                && (i == 0 || !ident(b[i - 1]))
-                && b.get(i + 4).is_none_or(|&n| !ident(n)) =>
-            {
-                out.push_str(&lit);
-                i += 4;
-                continue;
-            }
-            None => {}
-        }
-        let ch = call[i..].chars().next().unwrap_or(' ');
-        out.push(ch);
-        i += ch.len_utf8();
+    let mut from = 0;
+    for at in crate::analyze::pycall::word_at(call, "path") {
+        out.push_str(&call[from..at]);
+        out.push_str(&lit);
+        from = at + "path".len();
     }
+    out.push_str(&call[from..]);
     out
 }
 
