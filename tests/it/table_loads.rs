@@ -255,6 +255,13 @@ const PAGES: &[(&str, &str, &[&str])] = &[
          <tr><td>1<td>x<tr><td>2<td>y<div><p>unclosed",
         &["table 1"],
     ),
+    (
+        // No charset: lxml reads the page as Latin-1, the header's no-break space as two
+        // characters.
+        "nbsp.html",
+        "<table id='n'><tr><th>\u{a0}a</th><th>b c</th></tr><tr><td>1</td><td>x</td></tr></table>",
+        &["n"],
+    ),
 ];
 
 #[test]

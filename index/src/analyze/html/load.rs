@@ -22,6 +22,9 @@ pub(super) struct Shape {
     pub data_text: bool,
     /// Some cell has text (nested tables' cells included).
     pub any_text: bool,
+    /// A row without text that pandas may take as a header row (in `<thead>`, or of
+    /// `<th>` cells only).
+    pub blank_head_like: bool,
     /// The table holds another table (pandas takes the inner rows as its own too).
     pub holds_table: bool,
     /// A `style` attribute mentioning `display` in, on or above the table, or a `<style>`
@@ -53,6 +56,12 @@ pub(super) enum Found {
 }
 
 impl Shape {
+    /// pandas reads the table without failing (a failure fails the whole page's call):
+    /// a row without cells or a header of blank rows can make it fail.
+    pub(super) fn tame(&self) -> bool {
+        self.cell_less_rows == 0 && !self.blank_head_like
+    }
+
     pub(super) fn found(&self) -> Found {
         if self.styled {
             Found::Unknown

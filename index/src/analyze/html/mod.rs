@@ -143,11 +143,18 @@ impl Analyzer for HtmlAnalyzer {
         }
         set.notes.push(format!("{words} words of visible text"));
         set.notes.extend(read_notes);
-        // pandas reads the whole file: no load lines for a page read in part or mended.
-        let whole = !truncated && !parse_cut && !lossy;
-        let mut pandas_index = (whole && spans_as_pandas(&doc)).then_some(0usize);
-        for (i, t) in tables.iter().enumerate().take(MAX_TABLES) {
-            let (mut nt, shape) = describe_table(*t, i + 1);
+        let described: Vec<(NamedTable, load::Shape)> = tables
+            .iter()
+            .take(MAX_TABLES)
+            .enumerate()
+            .map(|(i, t)| describe_table(*t, i + 1))
+            .collect();
+        // pandas reads the whole file, and one table it fails on fails the whole call:
+        // no load lines for a page read in part or mended, or with a table not vetted.
+        let whole = !truncated && !parse_cut && !lossy && tables.len() <= MAX_TABLES;
+        let tame = spans_as_pandas(&doc) && described.iter().all(|(_, s)| s.tame());
+        let mut pandas_index = (whole && tame).then_some(0usize);
+        for (t, (mut nt, shape)) in tables.iter().zip(described) {
             let names: Vec<String> = nt.columns.iter().map(|c| c.name.clone()).collect();
             match (shape.found(), pandas_index) {
                 (load::Found::Kept, Some(k)) => {
@@ -260,8 +267,8 @@ fn outline(doc: &Html, source: &str) -> Vec<Heading> {
 struct RawCell {
     text: String,
     /// The text pandas reads (lxml's `text_content`, stripped), when the cell holds
-    /// only text and inline elements and its text no whitespace but single spaces, so
-    /// that pandas' whitespace folding leaves it as is.
+    /// only text and inline elements and its text is ASCII with no whitespace but single
+    /// spaces, so that pandas' whitespace folding leaves it as is.
     pandas_text: Option<String>,
     th: bool,
     colspan: usize,
@@ -305,11 +312,14 @@ fn raw_cells(tr: ElementRef<'_>) -> Vec<RawCell> {
                 _ => false,
             });
             let raw: String = c.text().collect();
+            // lxml may decode non-ASCII text otherwise (a page without a charset is read
+            // as Latin-1).
+            let ascii = raw.is_ascii();
             let raw = raw.trim();
             let single_spaces =
                 !raw.contains("  ") && raw.chars().all(|ch| ch == ' ' || !ch.is_whitespace());
             RawCell {
-                pandas_text: (plain && single_spaces).then(|| raw.to_string()),
+                pandas_text: (plain && ascii && single_spaces).then(|| raw.to_string()),
                 text,
                 th: c.value().name() == "th",
                 colspan: span("colspan").unwrap_or(1).clamp(1, MAX_COLS as u32) as usize,
@@ -416,8 +426,15 @@ fn describe_table(table: ElementRef<'_>, number: usize) -> (NamedTable, load::Sh
             shape.rows_with_cells += 1;
             shape.blank_rows += usize::from(blank);
         }
+        if in_thead && thead_rows != i {
+            // pandas puts the `<thead>` rows first.
+            shape.irregular = true;
+        }
         thead_rows += usize::from(in_thead);
-        if leading_th == i && !raw.is_empty() && raw.iter().all(|c| c.th) {
+        let th_row = !raw.is_empty() && raw.iter().all(|c| c.th);
+        // A blank row pandas may take as a header row (it fails on a header of those).
+        shape.blank_head_like |= blank && (in_thead || th_row);
+        if leading_th == i && th_row {
             leading_th += 1;
         }
         if i == 0 {
@@ -475,9 +492,16 @@ fn describe_table(table: ElementRef<'_>, number: usize) -> (NamedTable, load::Sh
     };
     shape.header_rows = header_rows.len();
     shape.first_row_header = first_row_header;
-    shape.irregular = grid.gap_filled
-        || grid.overflows()
-        || table.child_elements().any(|c| c.value().name() == "tfoot");
+    let sections = |name: &str| {
+        table
+            .child_elements()
+            .filter(|c| c.value().name() == name)
+            .count()
+    };
+    // Rows outside a `<tbody>` get one here (the HTML5 algorithm) but not from lxml,
+    // and pandas reads them after the `<tbody>` rows: with two, the order is unknown.
+    shape.irregular |=
+        grid.gap_filled || grid.overflows() || sections("tfoot") > 0 || sections("tbody") > 1;
     let inside = |name: &str| {
         table
             .descendants()

@@ -240,4 +240,19 @@ fn no_load_line_where_pandas_reads_otherwise() {
     assert_eq!(loads(&odd), [None]);
     let blank = format!("<table><tr><th>a</th><th>b</th></tr>{row}<tr><td></td><td> </td></tr></table>{hidden}<table>{row}</table>");
     assert_eq!(loads(&blank), [None, None, None]);
+    // Rows outside a <tbody> beside one: lxml reads them after the <tbody> rows.
+    let mixed =
+        "<table><tr><td>h</td><td>g</td></tr><tbody><tr><td>1</td><td>2</td></tr></tbody></table>";
+    assert_eq!(loads(mixed), [None]);
+    // A row without cells can make pandas fail on the whole page.
+    let failing = format!("<table>{row}</table><table><tr><th>a</th></tr><tr></tr></table>");
+    assert_eq!(loads(&failing), [None, None]);
+    // A header pandas may decode otherwise is set as described.
+    let nbsp = format!("<table><tr><th>\u{a0}a</th><th>b</th></tr>{row}</table>");
+    assert_eq!(
+        loads(&nbsp),
+        [Some(
+            r#"pd.read_html(path)[0].set_axis(["a", "b"], axis=1)"#.to_string()
+        )]
+    );
 }
