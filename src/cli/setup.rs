@@ -15,7 +15,7 @@ pub(crate) struct SetupArgs {
 #[derive(Debug, clap::Subcommand)]
 enum SetupCommand {
     /// Create the venv generated code runs with and pip install pandas, numpy, pyarrow,
-    /// openpyxl, scipy, scikit-learn and matplotlib into it. Running it again is quick
+    /// openpyxl, lxml, scipy, scikit-learn and matplotlib into it. Running it again is quick
     /// and finishes an interrupted setup.
     Python {
         /// Venv directory [default: $LAKESTAR_VENV, else

@@ -12,7 +12,15 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// Formats whose descriptions must say how to load every table.
-const TABULAR: [&str; 6] = ["csv", "tsv", "fixed-width", "excel", "parquet", "sqlite"];
+const TABULAR: [&str; 7] = [
+    "csv",
+    "tsv",
+    "fixed-width",
+    "excel",
+    "parquet",
+    "sqlite",
+    "html",
+];
 
 /// Runs each job's call with `path` bound to its file; one JSON result per job.
 const RUNNER: &str = r#"

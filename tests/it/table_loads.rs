@@ -202,3 +202,120 @@ fn load_lines_of_awkward_tables_yield_what_is_described() {
         assert_eq!(rows, t.rows, "{path} {}: {call}", t.name);
     }
 }
+
+/// HTML pages of every header shape, with tables pandas skips or reads otherwise among
+/// them: (file, the described tables that must have a load line).
+const PAGES: &[(&str, &str, &[&str])] = &[
+    (
+        "thead.html",
+        "<html><head><meta charset='utf-8'><title>t</title></head><body>\
+         <table><caption>Vehicle  list</caption>\
+         <thead><tr><th> plate </th><th>year</th><th>km</th></tr></thead><tbody>\
+         <tr><td>AB-123</td><td>2019</td><td>1,200.5</td></tr>\
+         <tr><td>CD-456</td><td>2021</td><td></td></tr></tbody></table></body></html>",
+        &["Vehicle list"],
+    ),
+    (
+        "text_header.html",
+        "<table id='trips'>\n<tr><td>date</td><td>driver</td><td>trips</td></tr>\n\
+         <tr><td>2024-01-02</td><td>Ann</td><td>3</td></tr>\n\
+         <tr><td>2024-01-03</td><td>Bob <b>B.</b></td><td>5</td></tr>\n</table>",
+        &["trips"],
+    ),
+    (
+        "spans.html",
+        "<table><tr><th rowspan=2>city</th><th colspan=2>temp</th><th rowspan=2>note</th></tr>\
+         <tr><th>min</th><th>max</th></tr>\
+         <tr><td rowspan=2>Oslo</td><td>-3</td><td>4</td><td>cold</td></tr>\
+         <tr><td>-5</td><td colspan=2>2</td></tr>\
+         <tr><td>Rome</td><td>8</td><td>15</td><td></td></tr></table>",
+        &["table 1"],
+    ),
+    (
+        "two_and_empty.html",
+        "<h1>Two tables</h1><table>\n</table>\
+         <table id='first'><tr><th>a<br>b</th><th>a<br>b</th><th></th></tr>\
+         <tr><td>1</td><td>2</td><td>3</td></tr></table>\
+         <table><caption>only a caption</caption></table>\
+         <table id='second'><tr><td>1</td><td>x</td></tr><tr><td>2</td><td>y</td></tr></table>\
+         <table id='big'><thead><tr><th>n</th><th>Größe</th></tr></thead>\
+         <tr><td>1</td><td>1</td></tr><tr><td>2</td><td>2</td></tr></table>",
+        &["first", "second", "big"],
+    ),
+    (
+        "nested.html",
+        "<table id='outer'><tr><th>k</th><th>v</th></tr>\
+         <tr><td>a</td><td><table id='inner'><tr><th>x</th></tr><tr><td>1</td></tr></table></td></tr>\
+         </table><table id='after'><tr><th>p</th><th>q</th></tr><tr><td>1</td><td>2</td></tr></table>",
+        &["inner", "after"],
+    ),
+    (
+        "malformed.html",
+        "<html><body><h1>Broken <b>page<table><tr><th>a<th>b\
+         <tr><td>1<td>x<tr><td>2<td>y<div><p>unclosed",
+        &["table 1"],
+    ),
+    (
+        // No charset: lxml reads the page as Latin-1, the header's no-break space as two
+        // characters.
+        "nbsp.html",
+        "<table id='n'><tr><th>\u{a0}a</th><th>b c</th></tr><tr><td>1</td><td>x</td></tr></table>",
+        &["n"],
+    ),
+];
+
+#[test]
+fn html_load_lines_yield_what_is_described() {
+    let python = test_python();
+    let tmp = tempfile::tempdir().unwrap();
+    let mut described: Vec<(String, NamedTable)> = Vec::new();
+    for (file, html, with_load) in PAGES {
+        let path = tmp.path().join(file);
+        std::fs::write(&path, html).unwrap();
+        let path = path.to_string_lossy().into_owned();
+        let tables = tables(Path::new(&path));
+        for name in *with_load {
+            let t = tables.iter().find(|t| t.name == *name);
+            assert!(
+                t.is_some_and(|t| t.load.is_some()),
+                "{file} {name}: no load line in {:?}",
+                tables
+                    .iter()
+                    .map(|t| (&t.name, &t.load))
+                    .collect::<Vec<_>>()
+            );
+        }
+        described.extend(tables.into_iter().map(|t| (path.clone(), t)));
+    }
+    let load = |name: &str| {
+        described
+            .iter()
+            .find(|(_, t)| t.name == name)
+            .and_then(|(_, t)| t.load.clone())
+    };
+    assert_eq!(
+        load("Vehicle list").as_deref(),
+        Some("pd.read_html(path)[0]")
+    );
+    assert_eq!(
+        load("trips").as_deref(),
+        Some("pd.read_html(path, header=0)[0]")
+    );
+    // Tables pandas skips (no rows) have no line; the outer of a nested pair neither.
+    assert_eq!(load("only a caption"), None);
+    assert_eq!(load("outer"), None);
+
+    let with_load: Vec<&(String, NamedTable)> =
+        described.iter().filter(|(_, t)| t.load.is_some()).collect();
+    let calls: Vec<(String, String)> = with_load
+        .iter()
+        .map(|(p, t)| (p.clone(), t.load.clone().unwrap_or_default()))
+        .collect();
+    for ((path, t), got) in with_load.iter().zip(run_loads(&python, &calls)) {
+        let want: Vec<String> = t.columns.iter().map(|c| c.name.clone()).collect();
+        let call = t.load.as_deref().unwrap_or_default();
+        let (cols, rows) = got.unwrap_or_else(|e| panic!("{path} {}: {call}: {e}", t.name));
+        assert_eq!(cols, want, "{path} {}: {call}", t.name);
+        assert_eq!(rows, t.rows, "{path} {}: {call}", t.name);
+    }
+}

@@ -35,6 +35,7 @@ pub const DEFAULT_MODULES: &[&str] = &[
     "numpy",
     "pyarrow",
     "openpyxl",
+    "lxml",
     "scipy",
     "sklearn",
     "matplotlib",

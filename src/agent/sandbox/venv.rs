@@ -18,6 +18,7 @@ pub const DEFAULT_PACKAGES: &[&str] = &[
     "numpy",
     "pyarrow",
     "openpyxl",
+    "lxml",
     "scipy",
     "scikit-learn",
     "matplotlib",

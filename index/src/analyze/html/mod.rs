@@ -5,6 +5,8 @@
 //! A page with tables is described as [`Content::Tables`] (kind "html table") with the
 //! title and outline as file notes; a page without tables as [`Content::Text`].
 
+mod load;
+
 use super::markup;
 use super::model::TableBuilder;
 use super::profile::{value_type, ColumnType};
@@ -53,7 +55,7 @@ impl Analyzer for HtmlAnalyzer {
         "html"
     }
     fn version(&self) -> u32 {
-        3
+        4
     }
     fn analyze(&self, src: &Source, _format: Format) -> Result<Content, AnalyzeError> {
         let (bytes, truncated) = src.read_up_to(MAX_HTML)?;
@@ -141,8 +143,27 @@ impl Analyzer for HtmlAnalyzer {
         }
         set.notes.push(format!("{words} words of visible text"));
         set.notes.extend(read_notes);
-        for (i, t) in tables.iter().enumerate().take(MAX_TABLES) {
-            let mut nt = describe_table(*t, i + 1);
+        let described: Vec<(NamedTable, load::Shape)> = tables
+            .iter()
+            .take(MAX_TABLES)
+            .enumerate()
+            .map(|(i, t)| describe_table(*t, i + 1))
+            .collect();
+        // pandas reads the whole file, and one table it fails on fails the whole call:
+        // no load lines for a page read in part or mended, or with a table not vetted.
+        let whole = !truncated && !parse_cut && !lossy && tables.len() <= MAX_TABLES;
+        let tame = spans_as_pandas(&doc) && described.iter().all(|(_, s)| s.tame());
+        let mut pandas_index = (whole && tame).then_some(0usize);
+        for (t, (mut nt, shape)) in tables.iter().zip(described) {
+            let names: Vec<String> = nt.columns.iter().map(|c| c.name.clone()).collect();
+            match (shape.found(), pandas_index) {
+                (load::Found::Kept, Some(k)) => {
+                    nt.load = shape.call(k, &names);
+                    pandas_index = Some(k + 1);
+                }
+                (load::Found::Skipped, _) => {}
+                (_, _) => pandas_index = None,
+            }
             let parent = t
                 .ancestors()
                 .find(|a| matches!(a.value(), Node::Element(e) if e.name() == "table"));
@@ -161,6 +182,26 @@ impl Analyzer for HtmlAnalyzer {
         }
         Ok(Content::Tables(set))
     }
+}
+
+/// Whether every `colspan` and `rowspan` of the page is a whole number within the spec's
+/// caps, read alike here and by pandas (which fails on the whole page at `int("2px")`
+/// and lays out a span of 0 as no cell).
+fn spans_as_pandas(doc: &Html) -> bool {
+    let Some(sel) = selector("td, th") else {
+        return false;
+    };
+    doc.select(&sel).all(|c| {
+        [("colspan", MAX_COLS as u32), ("rowspan", MAX_ROWSPAN)]
+            .iter()
+            .all(|&(a, cap)| {
+                c.attr(a).is_none_or(|v| {
+                    v.trim()
+                        .parse::<u32>()
+                        .is_ok_and(|n| (1..=cap).contains(&n))
+                })
+            })
+    })
 }
 
 fn selector(s: &str) -> Option<Selector> {
@@ -225,6 +266,10 @@ fn outline(doc: &Html, source: &str) -> Vec<Heading> {
 /// One `<tr>` of a table: its cells' text, spans and whether they are `<th>`.
 struct RawCell {
     text: String,
+    /// The text pandas reads (lxml's `text_content`, stripped), when the cell holds
+    /// only text and inline elements and its text is ASCII with no whitespace but single
+    /// spaces, so that pandas' whitespace folding leaves it as is.
+    pandas_text: Option<String>,
     th: bool,
     colspan: usize,
     rowspan: u32,
@@ -261,7 +306,20 @@ fn raw_cells(tr: ElementRef<'_>) -> Vec<RawCell> {
                 }
                 text.truncate(end);
             }
+            let plain = c.descendants().skip(1).all(|d| match d.value() {
+                Node::Text(_) => true,
+                Node::Element(e) => INLINE.contains(&e.name()),
+                _ => false,
+            });
+            let raw: String = c.text().collect();
+            // lxml may decode non-ASCII text otherwise (a page without a charset is read
+            // as Latin-1).
+            let ascii = raw.is_ascii();
+            let raw = raw.trim();
+            let single_spaces =
+                !raw.contains("  ") && raw.chars().all(|ch| ch == ' ' || !ch.is_whitespace());
             RawCell {
+                pandas_text: (plain && ascii && single_spaces).then(|| raw.to_string()),
                 text,
                 th: c.value().name() == "th",
                 colspan: span("colspan").unwrap_or(1).clamp(1, MAX_COLS as u32) as usize,
@@ -277,10 +335,15 @@ fn raw_cells(tr: ElementRef<'_>) -> Vec<RawCell> {
 struct SpanGrid {
     /// Per column: text and rows still covered by a rowspan from above.
     pending: Vec<Option<(String, u32)>>,
+    /// A rowspan from above was laid out right of a row's end past a gap (pandas closes
+    /// such gaps).
+    gap_filled: bool,
 }
 
 impl SpanGrid {
-    fn row(&mut self, cells: Vec<RawCell>) -> (Vec<String>, bool) {
+    /// The row's values (trailing empty ones dropped), whether all its cells are `<th>`
+    /// and its width before the drop.
+    fn row(&mut self, cells: Vec<RawCell>) -> (Vec<String>, bool, usize) {
         let mut out: Vec<String> = Vec::new();
         let all_th = !cells.is_empty() && cells.iter().all(|c| c.th);
         let take_pending = |out: &mut Vec<String>, pending: &mut Vec<Option<(String, u32)>>| {
@@ -313,17 +376,25 @@ impl SpanGrid {
             take_pending(&mut out, &mut self.pending);
             if out.len() < self.pending.len() && self.pending[out.len()].is_none() {
                 out.push(String::new());
+                self.gap_filled = true;
             }
         }
+        let width = out.len();
         while out.last().is_some_and(String::is_empty) && out.len() > 1 {
             out.pop();
         }
-        (out, all_th)
+        (out, all_th, width)
+    }
+
+    /// Rowspans reach past the rows laid out.
+    fn overflows(&self) -> bool {
+        self.pending.iter().any(Option::is_some)
     }
 }
 
-/// One table: name, header (`<th>` rows or a first row of text), profiled rows.
-fn describe_table(table: ElementRef<'_>, number: usize) -> NamedTable {
+/// One table: name, header (`<th>` rows or a first row of text), profiled rows; and
+/// what pandas' reading of it depends on.
+fn describe_table(table: ElementRef<'_>, number: usize) -> (NamedTable, load::Shape) {
     let caption = table
         .child_elements()
         .find(|c| c.value().name() == "caption")
@@ -344,8 +415,36 @@ fn describe_table(table: ElementRef<'_>, number: usize) -> NamedTable {
     let mut builder: Option<TableBuilder> = None;
     let mut rows = 0u64;
     let mut first_row_header = false;
+    let mut shape = load::Shape::default();
+    let (mut thead_rows, mut leading_th) = (0, 0);
     for (i, (tr, in_thead)) in raw_rows(table).enumerate() {
-        let (cells, all_th) = grid.row(raw_cells(tr));
+        let raw = raw_cells(tr);
+        let blank = raw.iter().all(|c| c.text.is_empty());
+        if raw.is_empty() {
+            shape.cell_less_rows += 1;
+        } else {
+            shape.rows_with_cells += 1;
+            shape.blank_rows += usize::from(blank);
+        }
+        if in_thead && thead_rows != i {
+            // pandas puts the `<thead>` rows first.
+            shape.irregular = true;
+        }
+        thead_rows += usize::from(in_thead);
+        let th_row = !raw.is_empty() && raw.iter().all(|c| c.th);
+        // A blank row pandas may take as a header row (it fails on a header of those).
+        shape.blank_head_like |= blank && (in_thead || th_row);
+        if leading_th == i && th_row {
+            leading_th += 1;
+        }
+        if i == 0 {
+            shape.head_texts = raw
+                .iter()
+                .flat_map(|c| std::iter::repeat_n(c.pandas_text.clone(), c.colspan))
+                .collect();
+        }
+        let (cells, all_th, width) = grid.row(raw);
+        shape.width = shape.width.max(width);
         if builder.is_none() {
             let leading = header_rows.len() == i && header_rows.len() < MAX_HEADER_ROWS;
             if leading && (in_thead || all_th) {
@@ -361,6 +460,7 @@ fn describe_table(table: ElementRef<'_>, number: usize) -> NamedTable {
             builder = Some(TableBuilder::new(column_names(&header_rows)));
         }
         rows += 1;
+        shape.data_text |= !blank;
         if let Some(b) = builder.as_mut() {
             if (b.rows() as usize) < MAX_PROFILE_ROWS {
                 b.push_row(cells.iter());
@@ -385,7 +485,40 @@ fn describe_table(table: ElementRef<'_>, number: usize) -> NamedTable {
     if profiled < rows {
         t.mark_sample(profiled);
     }
-    t
+    shape.pandas_head = if thead_rows > 0 {
+        thead_rows
+    } else {
+        leading_th
+    };
+    shape.header_rows = header_rows.len();
+    shape.first_row_header = first_row_header;
+    let sections = |name: &str| {
+        table
+            .child_elements()
+            .filter(|c| c.value().name() == name)
+            .count()
+    };
+    // Rows outside a `<tbody>` get one here (the HTML5 algorithm) but not from lxml,
+    // and pandas reads them after the `<tbody>` rows: with two, the order is unknown.
+    shape.irregular |=
+        grid.gap_filled || grid.overflows() || sections("tfoot") > 0 || sections("tbody") > 1;
+    let inside = |name: &str| {
+        table
+            .descendants()
+            .skip(1)
+            .any(|d| matches!(d.value(), Node::Element(e) if e.name() == name))
+    };
+    shape.holds_table = inside("table");
+    shape.styled = inside("style")
+        || table.ancestors().chain(table.descendants()).any(|d| {
+            matches!(d.value(), Node::Element(e)
+                if e.attr("style").is_some_and(|s| s.to_ascii_lowercase().contains("display")))
+        });
+    shape.any_text = table.descendants().any(|d| {
+        matches!(d.value(), Node::Element(e) if matches!(e.name(), "td" | "th"))
+            && ElementRef::wrap(d).is_some_and(|c| c.text().any(|s| !s.trim().is_empty()))
+    });
+    (t, shape)
 }
 
 fn looks_like_header(cells: &[String]) -> bool {
@@ -413,186 +546,4 @@ fn column_names(header_rows: &[Vec<String>]) -> Vec<String> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::analyze::describe;
-
-    const PAGE: &str = r#"<!DOCTYPE html>
-<html><head><title>Fleet  report</title>
-<style>td { color: red }</style>
-<script>var x = "<h1>not a heading</h1> hidden words";</script>
-</head>
-<body>
-<h1>Fleet</h1>
-<p>Our vehicles and their trips.</p>
-<h2>Vehicles</h2>
-<table id="vehicles">
-  <caption>Vehicle list</caption>
-  <thead><tr><th>plate</th><th>year</th><th>km</th></tr></thead>
-  <tbody>
-    <tr><td>AB-123</td><td>2019</td><td>12000.5</td></tr>
-    <tr><td>CD-456</td><td>2021</td><td>800</td></tr>
-    <tr><td>EF-789</td><td>2020</td><td></td></tr>
-  </tbody>
-</table>
-<h2>Trips</h2>
-<table>
-  <tr><td>date</td><td>driver</td><td>trips</td></tr>
-  <tr><td>2024-01-02</td><td>Ann</td><td>3</td></tr>
-  <tr><td>2024-01-03</td><td>Bob</td><td>5</td></tr>
-</table>
-<h3>Notes</h3>
-</body></html>"#;
-
-    fn analyze(html: &str) -> Content {
-        let src = Source::from_bytes("p.html", html.as_bytes().to_vec());
-        HtmlAnalyzer.analyze(&src, Format::Html).unwrap()
-    }
-
-    #[test]
-    fn page_with_two_tables() {
-        let Content::Tables(set) = analyze(PAGE) else {
-            panic!("expected tables")
-        };
-        assert_eq!(set.tables.len(), 2);
-        assert_eq!(set.notes[0], "title: Fleet report");
-        assert_eq!(
-            set.notes[1],
-            "outline: # Fleet · ## Vehicles · ## Trips · ### Notes"
-        );
-        // Fleet, Our…trips (5), Vehicles, table 1 (caption 2, header 3, 8 filled cells),
-        // Trips, table 2 (9), Notes; nothing from the script or the style.
-        assert_eq!(set.notes[2], "31 words of visible text");
-
-        let v = &set.tables[0];
-        assert_eq!(
-            (v.name.as_str(), v.kind.as_str()),
-            ("Vehicle list", "html table")
-        );
-        let cols = v.column_kinds();
-        assert_eq!(
-            cols,
-            [
-                ("plate", ColumnType::Text),
-                ("year", ColumnType::Integer),
-                ("km", ColumnType::Float)
-            ]
-        );
-        assert_eq!((v.rows, v.header_row), (3, Some(1)));
-        assert_eq!(v.columns[2].nulls, 1);
-        assert_eq!(v.sample_rows[0], ["AB-123", "2019", "12000.5"]);
-
-        let t = &set.tables[1];
-        assert_eq!(t.name, "table 2");
-        assert_eq!((t.rows, t.header_row), (2, Some(1)));
-        let names: Vec<&str> = t.columns.iter().map(|c| c.name.as_str()).collect();
-        assert_eq!(names, ["date", "driver", "trips"]);
-        assert_eq!(t.columns[0].kind, ColumnType::Date);
-        assert_eq!(t.columns[2].kind, ColumnType::Integer);
-        assert!(t
-            .notes
-            .contains(&"no <th> cells: first row taken as header".to_string()));
-    }
-
-    #[test]
-    fn detected_and_described_through_describe() {
-        let d = describe(&Source::from_bytes("page.htm", PAGE.as_bytes().to_vec()));
-        assert_eq!(d.format, Format::Html);
-        assert_eq!(d.analyzer, "html@3");
-        assert!(matches!(d.content, Content::Tables(_)));
-    }
-
-    #[test]
-    fn a_table_past_the_profiled_rows_has_its_figures_flagged() {
-        let n = MAX_PROFILE_ROWS + 10;
-        let mut html = String::from("<table><tr><th>n</th><th>v</th></tr>");
-        for i in 0..n {
-            let v = if i % 2 == 0 { "" } else { "x" };
-            html.push_str(&format!("<tr><td>{i}</td><td>{v}</td></tr>"));
-        }
-        html.push_str("</table>");
-        let Content::Tables(set) = analyze(&html) else {
-            panic!("expected tables")
-        };
-        let t = &set.tables[0];
-        assert_eq!((t.rows, t.rows_exact), (n as u64, true));
-        let [num, v] = t.columns.as_slice() else {
-            panic!()
-        };
-        assert!(num.estimated && !num.distinct_exact);
-        assert_eq!(num.max.as_deref(), Some("49999"));
-        // Nulls of the profiled rows, scaled to the whole table.
-        assert!(
-            v.estimated && v.nulls.abs_diff(n as u64 / 2) <= 1,
-            "{}",
-            v.nulls
-        );
-        assert!(t.notes.iter().any(|n| n.contains("sample of 50000 rows")));
-        // No load line: pandas needs lxml or html5lib to read tables.
-        assert_eq!(t.load, None);
-    }
-
-    #[test]
-    fn page_without_tables_is_text_with_outline() {
-        let html = "<html><head><title>Maps Inc</title></head><body>\n<h1>About us</h1>\n\
-                    <p>We make <b>to</b>day's maps.</p>\n<h2>Team</h2><p>Four people.</p>\n\
-                    <script>ignored()</script></body></html>";
-        let Content::Text(s) = analyze(html) else {
-            panic!("expected text")
-        };
-        assert!(!s.markdown);
-        let o: Vec<(u8, &str, u64)> = s
-            .outline
-            .iter()
-            .map(|h| (h.level, h.text.as_str(), h.line))
-            .collect();
-        assert_eq!(o, [(1, "About us", 2), (2, "Team", 4)]);
-        assert_eq!(s.words, 9);
-        assert_eq!(
-            s.excerpt,
-            "Maps Inc — About us We make today's maps. Team Four people."
-        );
-    }
-
-    #[test]
-    fn malformed_html_is_still_described() {
-        let html = "<html><body><h1>Broken <b>page<table><tr><th>a<th>b\
-                    <tr><td>1<td>x<tr><td>2<td>y<div><p>unclosed";
-        let Content::Tables(set) = analyze(html) else {
-            panic!("expected tables")
-        };
-        let t = &set.tables[0];
-        assert_eq!(t.rows, 2);
-        let names: Vec<&str> = t.columns.iter().map(|c| c.name.as_str()).collect();
-        assert_eq!(names, ["a", "b"]);
-        assert_eq!(t.columns[0].kind, ColumnType::Integer);
-        // Garbage and deep nesting do not panic either.
-        let deep = "<div>".repeat(50_000) + "x";
-        let Content::Text(s) = analyze(&deep) else {
-            panic!()
-        };
-        assert!(s.truncated);
-        let src = Source::from_bytes("g.html", vec![0xff, 0xfe, b'<', b'p', b'>', 0x80]);
-        let Content::Text(s) = HtmlAnalyzer.analyze(&src, Format::Html).unwrap() else {
-            panic!()
-        };
-        assert!(s.lossy);
-    }
-
-    #[test]
-    fn spans_align_columns() {
-        let html = "<table><tr><th rowspan=2>city</th><th colspan=2>temp</th></tr>\
-                    <tr><th>min</th><th>max</th></tr>\
-                    <tr><td rowspan=2>Oslo</td><td>-3</td><td>4</td></tr>\
-                    <tr><td>-5</td><td>2</td></tr></table>";
-        let Content::Tables(set) = analyze(html) else {
-            panic!()
-        };
-        let t = &set.tables[0];
-        let names: Vec<&str> = t.columns.iter().map(|c| c.name.as_str()).collect();
-        assert_eq!(names, ["city", "temp / min", "temp / max"]);
-        assert_eq!((t.rows, t.header_row), (2, Some(2)));
-        assert_eq!(t.sample_rows[1], ["Oslo", "-5", "2"]);
-        assert_eq!(t.columns[1].kind, ColumnType::Integer);
-    }
-}
+mod tests;
