@@ -39,7 +39,7 @@ pub fn render(path: &str, desc: &Description, opts: RenderOptions) -> String {
     // Least useful first: extra examples, then list items (columns, key paths,
     // headings) down to three, then the last example; past that, the text is cut.
     loop {
-        let s = render_with(path, desc, caps);
+        let s = render_with(path, Some(path), desc, caps);
         if s.len() <= opts.max_bytes {
             return s;
         }
@@ -109,14 +109,16 @@ fn num(x: f64) -> String {
     }
 }
 
-fn render_with(path: &str, d: &Description, caps: Caps) -> String {
+/// `load_path` is the path the `load:` line names (None: no load line, for a member of
+/// an archive pandas cannot open by the archive's path).
+fn render_with(path: &str, load_path: Option<&str>, d: &Description, caps: Caps) -> String {
     let mut s = format!("{path} — {}, {}", d.format.human(), human_size(d.size));
     match &d.content {
-        Content::Table(t) => table(&mut s, path, t, caps),
-        Content::Tables(t) => tables(&mut s, path, t, caps),
+        Content::Table(t) => table(&mut s, load_path, t, caps),
+        Content::Tables(t) => tables(&mut s, load_path, t, caps),
         Content::Json(j) => json(&mut s, j, caps),
         Content::Text(t) => text(&mut s, t, caps),
-        Content::Archive(a) => archive(&mut s, a, caps),
+        Content::Archive(a) => archive(&mut s, path, a, caps),
         Content::Arrays(a) => arrays(&mut s, a, caps),
         Content::Media(m) => media(&mut s, m, caps),
         Content::Opaque(o) => {
@@ -160,7 +162,7 @@ fn plural(kind: &str, n: usize) -> String {
     }
 }
 
-fn archive(s: &mut String, a: &ArchiveSummary, caps: Caps) {
+fn archive(s: &mut String, path: &str, a: &ArchiveSummary, caps: Caps) {
     if a.members.is_empty() && a.members_total == 0 {
         let _ = writeln!(s, ", {} stream", a.container);
     } else {
@@ -193,8 +195,15 @@ fn archive(s: &mut String, a: &ArchiveSummary, caps: Caps) {
         items: (caps.items / 2).max(3),
         examples: caps.examples,
     };
-    for (path, d) in &a.described {
-        for line in render_with(path, d, inner).lines() {
+    // pandas reads a single compressed stream by the file's own path when its extension
+    // names the codec; a member of a zip or tar needs extracting first.
+    let stream = a.members.is_empty() && a.members_total == 0;
+    let by_extension = [".gz", ".bz2", ".xz"]
+        .iter()
+        .any(|e| path.to_ascii_lowercase().ends_with(e));
+    let load_path = (stream && by_extension).then_some(path);
+    for (member, d) in &a.described {
+        for line in render_with(member, load_path, d, inner).lines() {
             let _ = writeln!(s, "  │ {line}");
         }
     }

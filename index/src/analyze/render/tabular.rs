@@ -31,8 +31,8 @@ fn quote_examples(ex: &[String], kind: ColumnType, n: usize) -> String {
 }
 
 /// The `load:` line: the stored pandas call with the file's path in place of `path`.
-fn load_line(s: &mut String, indent: &str, path: &str, load: Option<&str>) {
-    if let Some(load) = load {
+fn load_line(s: &mut String, indent: &str, path: Option<&str>, load: Option<&str>) {
+    if let (Some(path), Some(load)) = (path, load) {
         let _ = writeln!(s, "{indent}load: {}", with_path(load, path));
     }
 }
@@ -52,7 +52,7 @@ pub(crate) fn with_path(call: &str, path: &str) -> String {
     out
 }
 
-pub(super) fn table(s: &mut String, path: &str, t: &Table, caps: Caps) {
+pub(super) fn table(s: &mut String, path: Option<&str>, t: &Table, caps: Caps) {
     let delim = match t.delimiter.as_str() {
         "\t" => "tab",
         "," => "comma",
@@ -204,7 +204,7 @@ pub(super) fn columns(s: &mut String, indent: &str, cols: &[ColumnProfile], rows
     }
 }
 
-pub(super) fn tables(s: &mut String, path: &str, t: &TableSet, caps: Caps) {
+pub(super) fn tables(s: &mut String, path: Option<&str>, t: &TableSet, caps: Caps) {
     let kinds: Vec<&str> = t.tables.iter().map(|x| x.kind.as_str()).collect();
     let what = match kinds.first() {
         Some(k) if kinds.iter().all(|x| x == k) => plural(k, t.tables.len()),

@@ -140,3 +140,29 @@ fn sizes_and_numbers() {
     assert_eq!(num(2.5), "2.5");
     assert_eq!(num(3.0), "3");
 }
+
+#[test]
+fn a_member_is_loaded_by_the_stream_path_or_not_at_all() {
+    use crate::analyze::Source;
+    use std::io::Write as _;
+    let csv = b"id,amount\n1,10\n2,20\n3,30\n";
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    e.write_all(csv).unwrap();
+    let gz = e.finish().unwrap();
+    let d = crate::analyze::describe(&Source::from_bytes("sales.csv.gz", gz));
+    let text = render("sales.csv.gz", &d, RenderOptions::default());
+    assert!(
+        text.contains(r#"load: pd.read_csv("sales.csv.gz")"#),
+        "{text}"
+    );
+    let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    for name in ["a.csv", "b.csv"] {
+        zip.start_file(name, zip::write::SimpleFileOptions::default())
+            .unwrap();
+        zip.write_all(csv).unwrap();
+    }
+    let bytes = zip.finish().unwrap().into_inner();
+    let d = crate::analyze::describe(&Source::from_bytes("both.zip", bytes));
+    let text = render("both.zip", &d, RenderOptions::default());
+    assert!(text.contains("a.csv") && !text.contains("load:"), "{text}");
+}
