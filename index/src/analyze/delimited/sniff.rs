@@ -301,17 +301,7 @@ mod tests {
 
     #[test]
     fn a_tab_file_with_thousands_separators_is_read_on_tabs() {
-        let mut t = String::from("year\tcount\ttotal\n");
-        for i in 0..30 {
-            t.push_str(&format!(
-                "{}\t{},{:03}\t1,{:03},{:03}\n",
-                1990 + i,
-                10 + i,
-                i * 7,
-                i * 3,
-                i * 11
-            ));
-        }
+        let t = super::super::tests::tab_thousands();
         assert_eq!(delim(&t), Some(b'\t'));
     }
 

@@ -212,7 +212,7 @@ fn two_tables_csv() -> String {
 }
 
 /// Tab-separated, named .csv, numbers with thousands separators.
-fn tab_thousands() -> String {
+pub(super) fn tab_thousands() -> String {
     let mut t = String::from("year\tcount\ttotal\n");
     for i in 0..25 {
         t.push_str(&format!(
