@@ -85,6 +85,7 @@ impl AgentArgs {
             max_rounds: self.max_rounds,
             debug_attempts: self.debug_attempts,
             guidelines,
+            mode: Default::default(),
         }
     }
 
@@ -254,6 +255,7 @@ fn report(s: &Summary, stopped: Option<AgentError>, json: bool) -> Result<()> {
             "{} after {} round(s); run: {}",
             match s.status {
                 Status::Sufficient => "sufficient",
+                Status::Unverified => "answered without a verifier",
                 _ => "rounds exhausted",
             },
             s.rounds,

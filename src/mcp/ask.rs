@@ -102,6 +102,7 @@ pub(super) async fn ask(
         max_rounds,
         debug_attempts: opts.debug_attempts,
         guidelines: p.guidelines.filter(|g| !g.trim().is_empty()),
+        mode: Default::default(),
     };
     tracing::info!(
         "ask {question:?} over {} file(s); run {}",

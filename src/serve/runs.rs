@@ -257,6 +257,7 @@ pub async fn ask(
         max_rounds: body.max_rounds.unwrap_or(DEFAULT_ROUNDS),
         debug_attempts: 3,
         guidelines: body.guidelines,
+        mode: Default::default(),
     };
     let question = body.question;
     tracing::info!("run {id} starts over {} file(s)", files.len());
