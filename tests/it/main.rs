@@ -10,6 +10,7 @@ mod companion;
 mod agent;
 mod ask_interrupt;
 mod crash;
+mod dabench;
 mod dabstep;
 mod describe;
 mod fixtures;
