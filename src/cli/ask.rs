@@ -31,8 +31,8 @@ pub(crate) struct AgentArgs {
     /// Wall-clock limit of one script, in seconds.
     #[arg(long, value_name = "SECS", default_value_t = 120)]
     pub timeout: u64,
-    /// Python interpreter for generated code [default: the venv of `lakestar setup
-    /// python`, else python3].
+    /// Python interpreter for generated code, a path or a name on PATH [default: the
+    /// venv of `lakestar setup python`, else python3].
     #[arg(long, value_name = "PATH")]
     pub python: Option<PathBuf>,
     /// Directory of prompt overrides (same file names as prompts/).
