@@ -9,6 +9,7 @@ mod companion;
 
 mod agent;
 mod ask_interrupt;
+mod ask_surfaces;
 mod crash;
 mod dabench;
 mod dabstep;

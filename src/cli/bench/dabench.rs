@@ -3,12 +3,11 @@
 //! `OUT/results.jsonl` as soon as it ends, so an interrupted run resumes (`--resume`);
 //! `OUT/summary.json` and the printed table always cover the whole of `results.jsonl`.
 
-use super::prepare_index;
-use crate::agent::context;
+use super::{prepare_index, run_one};
 use crate::agent::parse::Verdict;
 use crate::agent::run::Mode;
 use crate::bench::dabench::{self, Labels, Question, Record};
-use crate::cli::ask::{print_progress, runtime, until_interrupted, AgentArgs};
+use crate::cli::ask::{runtime, AgentArgs};
 use crate::cli::UsageError;
 use anyhow::{Context, Result};
 use std::collections::HashSet;
@@ -192,40 +191,16 @@ pub(crate) fn run(a: DabenchArgs) -> Result<()> {
         .open(&results)
         .map_err(|e| user(format!("cannot write {}: {e}", results.display())))?;
     let rt = runtime()?;
-    let cwd = std::env::current_dir()?;
     for q in &chosen {
         let run_dir = a.out.join("runs").join(q.id.to_string());
-        if run_dir.exists() {
-            std::fs::remove_dir_all(&run_dir)
-                .with_context(|| format!("clearing {}", run_dir.display()))?;
-        }
         eprintln!("question {} ({}): {}", q.id, q.level, q.question);
-        let prompt = q.prompt();
-        let (files, selection) = if a.mode == BenchMode::OracleFiles {
-            let file = tables.join(&q.file_name);
-            (context::pinned(&[file], Some(&index_dir), &cwd)?, "pinned")
-        } else {
-            (
-                context::retrieve(&index_dir, &prompt, a.agent.count()?)?,
-                "retrieved",
-            )
+        let pinned = match a.mode {
+            BenchMode::OracleFiles => vec![tables.join(&q.file_name)],
+            _ => Vec::new(),
         };
-        // An agent per question so that each summary counts its own tokens.
-        let agent = a.agent.agent(Some(&index_dir))?;
-        let mut options = a.agent.loop_options(Some(q.guidelines()));
-        options.mode = a.mode.loop_mode();
-        let (summary, stopped) = until_interrupted(
-            &rt,
-            &run_dir,
-            agent.ask(
-                &prompt,
-                &files,
-                selection,
-                &options,
-                &run_dir,
-                &print_progress,
-            ),
-        )??;
+        let mut request = a.agent.request(&q.prompt(), Some(q.guidelines()), pinned)?;
+        request.limits.mode = a.mode.loop_mode();
+        let (summary, stopped) = run_one(&rt, &a.agent, &index_dir, &request, &run_dir)?;
         let record = Record {
             id: q.id,
             level: q.level.clone(),

@@ -1,10 +1,9 @@
 //! `lakestar bench dabstep`: run a task file in DABStep's format through the agent and
 //! write a submission (`task_id`, `agent_answer`, `reasoning_trace` per line).
 
-use super::{prepare_index, with_suffix};
-use crate::agent::context;
+use super::{prepare_index, run_one, with_suffix};
 use crate::agent::run::numbered;
-use crate::cli::ask::{print_progress, runtime, until_interrupted, AgentArgs};
+use crate::cli::ask::{runtime, AgentArgs};
 use crate::cli::UsageError;
 use anyhow::{Context, Result};
 use serde::Deserialize;
@@ -99,25 +98,8 @@ pub(crate) fn run(a: DabstepArgs) -> Result<()> {
     for t in &list {
         eprintln!("task {}: {}", t.task_id, t.question);
         let run_dir = runs.join(&t.task_id);
-        if run_dir.exists() {
-            std::fs::remove_dir_all(&run_dir)
-                .with_context(|| format!("clearing {}", run_dir.display()))?;
-        }
-        // A client per task so that each summary counts its own tokens.
-        let ag = agent.agent(Some(&index_dir))?;
-        let files = context::retrieve(&index_dir, &t.question, agent.count()?)?;
-        let (summary, stopped) = until_interrupted(
-            &rt,
-            &run_dir,
-            ag.ask(
-                &t.question,
-                &files,
-                "retrieved",
-                &agent.loop_options(t.guidelines.clone()),
-                &run_dir,
-                &print_progress,
-            ),
-        )??;
+        let request = agent.request(&t.question, t.guidelines.clone(), Vec::new())?;
+        let (summary, stopped) = run_one(&rt, &agent, &index_dir, &request, &run_dir)?;
         if let Some(e) = &stopped {
             eprintln!("task {}: stopped: {e}", t.task_id);
         }

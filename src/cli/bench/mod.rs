@@ -7,6 +7,9 @@
 mod dabench;
 mod dabstep;
 
+use crate::agent::{AgentError, Summary};
+use crate::cli::ask::{print_progress, until_interrupted, AgentArgs};
+use crate::service::ask::AskRequest;
 use anyhow::{Context, Result};
 use lakestar_index::{index, locate, IndexOptions};
 use std::path::{Path, PathBuf};
@@ -66,4 +69,26 @@ fn prepare_index(lake: &Path, given: Option<PathBuf>, fallback: &Path) -> Result
         report.files_seen
     );
     Ok(index_dir)
+}
+
+/// One question through the service's `ask` into `run_dir` (cleared first: a rerun
+/// replaces it), with an agent of its own so that its summary counts its own tokens.
+fn run_one(
+    rt: &tokio::runtime::Runtime,
+    args: &AgentArgs,
+    index_dir: &Path,
+    request: &AskRequest,
+    run_dir: &Path,
+) -> Result<(Summary, Option<AgentError>)> {
+    if run_dir.exists() {
+        std::fs::remove_dir_all(run_dir)
+            .with_context(|| format!("clearing {}", run_dir.display()))?;
+    }
+    let (files, selection) = request.files(Some(index_dir), None, &std::env::current_dir()?)?;
+    let agent = args.agent(Some(index_dir))?;
+    Ok(until_interrupted(
+        rt,
+        run_dir,
+        request.run(&agent, &files, selection, run_dir, &print_progress),
+    )??)
 }
