@@ -258,6 +258,9 @@ pub struct Line {
     pub uasq: f64,
     /// Questions without an answer.
     pub no_answer: usize,
+    /// Runs that stopped on an error (LLM unreachable, a prompt the server refused): a
+    /// `--resume` does not run them again; remove their lines to retry them.
+    pub errors: usize,
     /// LLM calls in all.
     pub llm_calls: u64,
     /// Prompt tokens in all.
@@ -295,6 +298,7 @@ pub fn line<'a>(records: impl IntoIterator<Item = &'a Record>) -> Line {
             all_right += usize::from(ok == r.parts.len());
         }
         l.no_answer += usize::from(r.answer.is_none());
+        l.errors += usize::from(r.error.is_some());
         l.llm_calls += r.llm_calls;
         l.prompt_tokens += r.prompt_tokens;
         l.completion_tokens += r.completion_tokens;
@@ -338,10 +342,7 @@ pub fn summarize(records: &[Record]) -> BenchSummary {
     BenchSummary {
         modes,
         overall: line(records),
-        by_level: levels
-            .into_iter()
-            .map(|(k, v)| (k, line(v.into_iter())))
-            .collect(),
+        by_level: levels.into_iter().map(|(k, v)| (k, line(v))).collect(),
     }
 }
 
@@ -490,7 +491,10 @@ mod tests {
         let s = summarize(&records);
         let close = |a: f64, b: f64| (a - b).abs() < 0.01;
         let o = &s.overall;
-        assert_eq!((o.questions, o.sub_answers, o.no_answer), (6, 9, 1));
+        assert_eq!(
+            (o.questions, o.sub_answers, o.no_answer, o.errors),
+            (6, 9, 1, 0)
+        );
         assert!(close(o.abq, 100.0 * 2.0 / 6.0), "{o:?}");
         assert!(
             close(o.pasq, 100.0 * (1.0 + 2.0 / 3.0 + 1.0) / 6.0),

@@ -26,13 +26,13 @@ enum BenchWhat {
     /// DABStep: questions over a shared set of context files, answers in a given format.
     Dabstep(dabstep::DabstepArgs),
     /// InfiAgent-DABench: questions over CSV tables, graded (PASQ, ABQ, UASQ by level).
-    Dabench(Box<dabench::DabenchArgs>),
+    Dabench(dabench::DabenchArgs),
 }
 
 pub(crate) fn run(a: BenchArgs) -> Result<()> {
     match a.what {
         BenchWhat::Dabstep(a) => dabstep::run(a),
-        BenchWhat::Dabench(a) => dabench::run(*a),
+        BenchWhat::Dabench(a) => dabench::run(a),
     }
 }
 
