@@ -3,8 +3,8 @@
 //! An answer holds `@name[value]` sub-answers (the question's `format`). Each gold
 //! `(name, value)` is right when the answer has that name with an equal value: numbers
 //! after rounding the answer to the gold's decimals, anything else compared without case
-//! or whitespace. A name given twice counts by its last value, as the benchmark's
-//! `dict(zip(names, values))` does. Three scores, as the benchmark reports them:
+//! or whitespace. A name given twice counts by its last value, in the answer and in the
+//! gold alike, as the benchmark's dictionaries do (question 734's labels repeat names). Three scores, as the benchmark reports them:
 //! ABQ (questions with every sub-answer right), PASQ (the mean over questions of the share
 //! of their sub-answers right) and UASQ (all sub-answers pooled), each in percent.
 
@@ -148,7 +148,8 @@ fn decimals(gold: &str) -> Option<usize> {
 pub fn equal(given: &str, gold: &str) -> bool {
     if let (Ok(a), Ok(g)) = (given.trim().parse::<f64>(), gold.trim().parse::<f64>()) {
         if !a.is_finite() || !g.is_finite() {
-            return a == g;
+            // A gold `nan` (question 554) is matched by a `nan` answer.
+            return a == g || (a.is_nan() && g.is_nan());
         }
         return match decimals(gold) {
             // Both formatted to the gold's decimals; parsing back makes -0.00 equal 0.00.
@@ -188,7 +189,17 @@ pub fn grade(answer: Option<&str>, gold: &[(String, String)]) -> Vec<Part> {
         .unwrap_or_default()
         .into_iter()
         .collect();
-    gold.iter()
+    // A repeated gold name keeps its last value, at the place of its first.
+    let mut names: Vec<&String> = Vec::new();
+    let mut golds: BTreeMap<&String, &String> = BTreeMap::new();
+    for (name, value) in gold {
+        if golds.insert(name, value).is_none() {
+            names.push(name);
+        }
+    }
+    names
+        .into_iter()
+        .map(|name| (name, golds[name]))
         .map(|(name, value)| {
             let g = given.get(name).cloned();
             Part {
@@ -443,6 +454,17 @@ mod tests {
         );
         let parts = grade(Some("@a[1] @a[2]"), &gold(&[("a", "2")]));
         assert!(parts[0].right, "{parts:?}");
+        // In the gold too: one sub-answer `a` = 3, in its first place.
+        let parts = grade(
+            Some("@a[3] @b[x]"),
+            &gold(&[("a", "1"), ("b", "x"), ("a", "3")]),
+        );
+        assert_eq!(parts.len(), 2);
+        assert!(
+            parts[0].name == "a" && parts.iter().all(|p| p.right),
+            "{parts:?}"
+        );
+        assert!(equal("nan", "nan") && !equal("1.0", "nan"));
     }
 
     /// Right, rounded, partially right, wrong name, padded format, no format at all and

@@ -387,3 +387,90 @@ fn no_verifier_plans_steps_on_the_previous_script_then_finalizes() {
         (Some(2), Some(true))
     );
 }
+
+/// The real DABench labels: every gold answer written in its `@name[value]` format grades
+/// right (257 questions, all three scores 100; question 554's gold is `nan`, and 734
+/// repeats names, whose last value counts), and the same answers with the numbers
+/// shifted by one in their last decimal grade wrong wherever the gold is a number.
+#[test]
+fn the_gold_answers_of_the_real_labels_grade_right_through_grade_only() {
+    let real = crate::common::shared_lakes().join("dabench");
+    let labels: Vec<Value> = std::fs::read_to_string(real.join("da-dev-labels.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let tmp = tempfile::tempdir().unwrap();
+    let write = |out: &Path, shift: bool| {
+        std::fs::create_dir_all(out).unwrap();
+        let lines: Vec<String> = labels
+            .iter()
+            .map(|l| {
+                let answer: String = l["common_answers"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|p| {
+                        let v = p[1].as_str().unwrap();
+                        let v = match (shift, v.parse::<f64>()) {
+                            (true, Ok(x)) => {
+                                let d = v.split_once('.').map_or(0, |(_, f)| f.len());
+                                format!("{:.d$}", x + 10f64.powi(-(d as i32)))
+                            }
+                            _ => v.to_string(),
+                        };
+                        format!("@{}[{v}]", p[0].as_str().unwrap())
+                    })
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                serde_json::json!({"id": l["id"], "level": "gold", "mode": "gold",
+                    "answer": answer, "status": "sufficient", "parts": [], "llm_calls": 0,
+                    "prompt_tokens": 0, "completion_tokens": 0, "rounds": 1, "iterated": false,
+                    "duration_ms": 0, "files": [], "run_dir": "", "error": null})
+                .to_string()
+            })
+            .collect();
+        std::fs::write(out.join("results.jsonl"), lines.join("\n")).unwrap();
+    };
+    let grade = |out: &Path| {
+        let res = lakestar()
+            .args(["bench", "dabench", "--dabench"])
+            .arg(&real)
+            .arg("--out")
+            .arg(out)
+            .arg("--grade-only")
+            .output()
+            .unwrap();
+        ok(&res)
+    };
+    let gold = tmp.path().join("gold");
+    write(&gold, false);
+    let table = grade(&gold);
+    assert_eq!(
+        &row(&table, "all")[1..5],
+        ["257", "100.00", "100.00", "100.00"],
+        "{table}"
+    );
+    let shifted = tmp.path().join("shifted");
+    write(&shifted, true);
+    grade(&shifted);
+    let (mut numbers, mut texts) = (0, 0);
+    for r in results(&shifted) {
+        let parts = r["parts"].as_array().unwrap();
+        assert!(!parts.is_empty(), "{r}");
+        for p in parts {
+            // `nan` shifted is still `nan`.
+            let numeric = p["gold"]
+                .as_str()
+                .unwrap()
+                .parse::<f64>()
+                .is_ok_and(f64::is_finite);
+            assert_eq!(p["right"].as_bool().unwrap(), !numeric, "{p}");
+            *(if numeric { &mut numbers } else { &mut texts }) += 1;
+        }
+    }
+    assert!(
+        numbers > 300 && texts > 50,
+        "{numbers} numbers, {texts} texts"
+    );
+}
