@@ -5,6 +5,7 @@
 //! agent, the service layer the servers answer from, and the servers.
 
 pub mod agent;
+pub mod bench;
 pub mod cli;
 pub mod mcp;
 pub mod serve;

@@ -6,12 +6,14 @@
 //! - [`context`]: which files a run sees (retrieved by budget, or pinned) and how their
 //!   descriptions read in a prompt.
 //! - [`prompts`] and [`parse`]: the role prompts, and reading the replies.
-//! - [`run`]: the loop itself, with the debugger and the finalyzer.
+//! - [`run`]: the loop itself, with the debugger and the finalyzer; [`ablation`]: the
+//!   single-shot and no-verifier variants measured against it.
 //! - [`record`] and [`notebook`]: the run directory.
 //! - [`llm`]: an OpenAI-compatible chat client (retries, role header, usage and cost,
 //!   record/replay cassettes).
 //! - [`sandbox`]: running generated Python under limits, in its own directory.
 
+pub mod ablation;
 pub mod analyzer;
 pub mod build;
 pub mod context;
@@ -94,6 +96,8 @@ pub enum Status {
     Sufficient,
     /// The rounds ran out; the answer comes from the latest plan.
     MaxRounds,
+    /// An ablation without a verifier (single-shot, no-verifier) printed an answer.
+    Unverified,
     /// The final script failed or printed nothing.
     NoAnswer,
     /// The run stopped on an error (LLM unreachable, record unwritable).
@@ -210,6 +214,7 @@ impl Agent {
             selection: selection.to_string(),
             guidelines: options.guidelines.clone(),
             max_rounds: options.max_rounds,
+            mode: options.mode,
         })?;
         let network = match self.sandbox.network_isolation() {
             sandbox::Isolation::Isolated => "isolated (user + network namespace)".to_string(),

@@ -35,11 +35,13 @@ pub enum Template {
     Summarizer,
     /// Finalyzer: the script that prints the answer in the requested format.
     Finalyzer,
+    /// The single-shot ablation: one script that answers the question outright.
+    SingleShot,
 }
 
 impl Template {
     /// Every template.
-    pub const ALL: [Template; 11] = [
+    pub const ALL: [Template; 12] = [
         Template::Analyzer,
         Template::PlannerFirst,
         Template::PlannerNext,
@@ -51,6 +53,7 @@ impl Template {
         Template::DebuggerSolution,
         Template::Summarizer,
         Template::Finalyzer,
+        Template::SingleShot,
     ];
 
     /// The file name in `prompts/`.
@@ -67,6 +70,7 @@ impl Template {
             Template::DebuggerSolution => "debugger_solution.md",
             Template::Summarizer => "summarizer.md",
             Template::Finalyzer => "finalyzer.md",
+            Template::SingleShot => "single_shot.md",
         }
     }
 
@@ -91,6 +95,7 @@ impl Template {
                 "code",
                 "result",
             ],
+            Template::SingleShot => &["question", "guidelines", "descriptions"],
         }
     }
 
@@ -107,6 +112,7 @@ impl Template {
             Template::DebuggerSolution => include_str!("../../prompts/debugger_solution.md"),
             Template::Summarizer => include_str!("../../prompts/summarizer.md"),
             Template::Finalyzer => include_str!("../../prompts/finalyzer.md"),
+            Template::SingleShot => include_str!("../../prompts/single_shot.md"),
         }
     }
 }

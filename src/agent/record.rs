@@ -26,6 +26,8 @@ pub enum Event {
         guidelines: Option<String>,
         /// The round limit.
         max_rounds: usize,
+        /// The loop: `ds-star` or an ablation.
+        mode: super::ablation::Mode,
     },
     /// Something the reader of the record should know (sandbox limits, fallbacks).
     Note {

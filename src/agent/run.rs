@@ -7,6 +7,7 @@
 //! entries, so the coder's base code is the script of the kept prefix, not the latest
 //! script.
 
+pub use super::ablation::Mode;
 use super::context::{descriptions, FileContext};
 use super::llm::{LlmClient, Message, Role};
 use super::parse::{self, Route, Verdict};
@@ -32,6 +33,8 @@ pub struct LoopOptions {
     pub debug_attempts: usize,
     /// Answer-format guidelines for the finalyzer.
     pub guidelines: Option<String>,
+    /// Which loop runs: Algorithm 1, or one of its ablations.
+    pub mode: Mode,
 }
 
 /// What the loop produced.
@@ -74,13 +77,13 @@ pub struct Loop<'a> {
 }
 
 /// A script after execution (and debugging): its final code and what it showed.
-struct Ran {
-    code: String,
-    exec: Execution,
+pub(super) struct Ran {
+    pub(super) code: String,
+    pub(super) exec: Execution,
 }
 
 impl Ran {
-    fn ok(&self) -> bool {
+    pub(super) fn ok(&self) -> bool {
         self.exec.success()
     }
 }
@@ -88,6 +91,11 @@ impl Ran {
 impl Loop<'_> {
     /// Run Algorithm 1 and the finalyzer.
     pub async fn run(&self) -> Result<LoopOutcome, AgentError> {
+        match self.options.mode {
+            Mode::DsStar => {}
+            Mode::SingleShot => return self.single_shot().await,
+            Mode::NoVerifier => return self.no_verifier().await,
+        }
         let desc = descriptions(self.files);
         let mut execs = 0usize;
 
@@ -264,14 +272,24 @@ impl Loop<'_> {
             ))?;
         }
 
-        // The finalyzer formats the answer from the latest plan and its result.
+        self.finalize(rounds, &mut execs, &desc, status, verdicts, plan, ran)
+            .await
+    }
+
+    /// The finalyzer formats the answer from the latest plan and its result.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) async fn finalize(
+        &self,
+        rounds: usize,
+        execs: &mut usize,
+        desc: &str,
+        status: Status,
+        verdicts: Vec<Verdict>,
+        plan: Vec<String>,
+        ran: Ran,
+    ) -> Result<LoopOutcome, AgentError> {
         let result = observation(&ran.exec);
-        let guidelines = self
-            .options
-            .guidelines
-            .as_deref()
-            .filter(|g| !g.trim().is_empty())
-            .unwrap_or(DEFAULT_GUIDELINES);
+        let guidelines = self.guidelines();
         let reply = self
             .ask(
                 rounds,
@@ -280,7 +298,7 @@ impl Loop<'_> {
                 &[
                     ("question", self.question),
                     ("guidelines", guidelines),
-                    ("descriptions", &desc),
+                    ("descriptions", desc),
                     ("plan", &numbered(&plan)),
                     ("code", &ran.code),
                     ("result", &result),
@@ -288,7 +306,7 @@ impl Loop<'_> {
             )
             .await?;
         let fin = self
-            .execute_as(rounds, &mut execs, self.code(&reply)?, &desc, "final")
+            .execute_as(rounds, execs, self.code(&reply)?, desc, "final")
             .await?;
         let answer = fin
             .ok()
@@ -313,7 +331,7 @@ impl Loop<'_> {
     }
 
     /// One LLM call through a template, recorded.
-    async fn ask(
+    pub(super) async fn ask(
         &self,
         round: usize,
         role: Role,
@@ -344,7 +362,7 @@ impl Loop<'_> {
     }
 
     /// The code of a reply; a reply without a fenced block is run as it is (noted).
-    fn code(&self, reply: &str) -> Result<String, AgentError> {
+    pub(super) fn code(&self, reply: &str) -> Result<String, AgentError> {
         let c = parse::code(reply);
         if c.fallback {
             self.note("a reply had no fenced code block; running the whole reply as code".into())?;
@@ -352,12 +370,12 @@ impl Loop<'_> {
         Ok(c.code)
     }
 
-    fn note(&self, message: String) -> Result<(), AgentError> {
+    pub(super) fn note(&self, message: String) -> Result<(), AgentError> {
         tracing::info!("{message}");
         self.record.event(&Event::Note { message })
     }
 
-    fn plan_changed(&self, round: usize, plan: &[String]) -> Result<(), AgentError> {
+    pub(super) fn plan_changed(&self, round: usize, plan: &[String]) -> Result<(), AgentError> {
         self.record.event(&Event::Plan {
             round,
             steps: plan.to_vec(),
@@ -369,7 +387,7 @@ impl Loop<'_> {
         Ok(())
     }
 
-    async fn execute(
+    pub(super) async fn execute(
         &self,
         round: usize,
         execs: &mut usize,
@@ -381,7 +399,7 @@ impl Loop<'_> {
 
     /// Run `code`; while it fails and attempts remain, have the debugger fix the latest
     /// attempt (not the original) from its summarized error and the descriptions.
-    async fn execute_as(
+    pub(super) async fn execute_as(
         &self,
         round: usize,
         execs: &mut usize,
@@ -411,7 +429,7 @@ impl Loop<'_> {
         Ok(Ran { code, exec })
     }
 
-    async fn run_script(
+    pub(super) async fn run_script(
         &self,
         round: usize,
         execs: &mut usize,

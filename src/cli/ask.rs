@@ -4,10 +4,9 @@
 use super::output::print_json;
 use super::{IndexDirArg, UsageError};
 use crate::agent::build::AgentSetup;
-use crate::agent::context::{self, FileContext, FileCount};
 use crate::agent::llm::Cassette;
-use crate::agent::run::LoopOptions;
 use crate::agent::{parse, Agent, AgentError, Progress, Status, Summary};
+use crate::service::ask::{self as service, AskRequest, Limits, Selection};
 use anyhow::{Context, Result};
 use lakestar_index::locate;
 use std::path::{Path, PathBuf};
@@ -20,19 +19,19 @@ pub(crate) struct AgentArgs {
     #[arg(short = 'k', value_name = "K")]
     pub k: Option<usize>,
     /// Tokens of file descriptions to fill when K is not given.
-    #[arg(long, value_name = "TOKENS", default_value_t = 8000)]
+    #[arg(long, value_name = "TOKENS", default_value_t = service::DEFAULT_BUDGET)]
     pub budget: usize,
     /// Verifier rounds at most; then the answer is finalized from the latest plan.
-    #[arg(long, value_name = "N", default_value_t = 20)]
+    #[arg(long, value_name = "N", default_value_t = service::DEFAULT_ROUNDS)]
     pub max_rounds: usize,
     /// Debugger attempts per failing script.
-    #[arg(long, value_name = "N", default_value_t = 3)]
+    #[arg(long, value_name = "N", default_value_t = service::DEFAULT_DEBUG_ATTEMPTS)]
     pub debug_attempts: usize,
     /// Wall-clock limit of one script, in seconds.
     #[arg(long, value_name = "SECS", default_value_t = 120)]
     pub timeout: u64,
-    /// Python interpreter for generated code [default: the venv of `lakestar setup
-    /// python`, else python3].
+    /// Python interpreter for generated code, a path or a name on PATH [default: the
+    /// venv of `lakestar setup python`, else python3].
     #[arg(long, value_name = "PATH")]
     pub python: Option<PathBuf>,
     /// Directory of prompt overrides (same file names as prompts/).
@@ -70,22 +69,33 @@ pub(crate) struct AskArgs {
 }
 
 impl AgentArgs {
-    /// The file count rule.
-    pub fn count(&self) -> Result<FileCount> {
-        match self.k {
-            Some(0) => Err(UsageError("-k must be at least 1".into()).into()),
-            Some(k) => Ok(FileCount::Fixed(k.min(1000))),
-            None => Ok(FileCount::Budget(self.budget.max(1))),
-        }
-    }
-
-    /// The loop settings.
-    pub fn loop_options(&self, guidelines: Option<String>) -> LoopOptions {
-        LoopOptions {
-            max_rounds: self.max_rounds,
-            debug_attempts: self.debug_attempts,
+    /// The request for `question` with these options: over `pinned` files, or retrieved
+    /// ones when none is pinned; validated as every surface validates it.
+    pub fn request(
+        &self,
+        question: &str,
+        guidelines: Option<String>,
+        pinned: Vec<PathBuf>,
+    ) -> Result<AskRequest> {
+        let r = AskRequest {
+            question: question.to_string(),
             guidelines,
-        }
+            selection: if pinned.is_empty() {
+                Selection::Retrieved {
+                    k: self.k,
+                    budget: Some(self.budget),
+                }
+            } else {
+                Selection::Pinned(pinned)
+            },
+            limits: Limits {
+                max_rounds: self.max_rounds,
+                debug_attempts: self.debug_attempts,
+                ..Limits::default()
+            },
+        };
+        r.validate().map_err(|e| UsageError(e.to_string()))?;
+        Ok(r)
     }
 
     /// An agent per these options; `index_dir` is where a `lakestar.toml` may be.
@@ -169,54 +179,21 @@ fn interrupted(run_dir: &Path) -> anyhow::Error {
     )
 }
 
-/// Where runs go when neither --out nor an index says.
-fn default_runs_dir() -> PathBuf {
-    std::env::var_os("XDG_DATA_HOME")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/share")))
-        .unwrap_or_else(std::env::temp_dir)
-        .join("lakestar/runs")
-}
-
-/// The files of a run: pinned, or retrieved from the index.
-fn select(
-    a: &AskArgs,
-    index_dir: Option<&Path>,
-    cwd: &Path,
-) -> Result<(Vec<FileContext>, &'static str)> {
-    if !a.files.is_empty() {
-        return Ok((context::pinned(&a.files, index_dir, cwd)?, "pinned"));
-    }
-    let dir = index_dir.ok_or_else(|| {
-        UsageError(
-            "no index to retrieve files from: run `lakestar index LAKE`, pass --index DIR, or pin files with --files".into(),
-        )
-    })?;
-    Ok((
-        context::retrieve(dir, &a.question, a.agent.count()?)?,
-        "retrieved",
-    ))
-}
-
 pub(crate) fn run(a: AskArgs) -> Result<()> {
-    if a.question.trim().is_empty() {
-        return Err(UsageError("the question is empty".into()).into());
-    }
+    let request = a
+        .agent
+        .request(&a.question, a.guidelines.clone(), a.files.clone())?;
     let cwd = std::env::current_dir()?;
     let index_dir = match &a.index.index {
         Some(d) => Some(locate::find_index(Some(d), &cwd)?),
         None if a.files.is_empty() => Some(locate::find_index(None, &cwd)?),
         None => locate::find_upwards(&cwd),
     };
-    let (files, selection) = select(&a, index_dir.as_deref(), &cwd)?;
+    let (files, selection) = request.files(index_dir.as_deref(), None, &cwd)?;
     let agent = a.agent.agent(index_dir.as_deref())?;
     let run_dir = match &a.out {
         Some(d) => d.clone(),
-        None => index_dir
-            .as_ref()
-            .map(|d| d.join("runs"))
-            .unwrap_or_else(default_runs_dir)
-            .join(crate::agent::run_id()),
+        None => service::default_run_dir(index_dir.as_deref()),
     };
     eprintln!(
         "{} file(s) {selection}: {}",
@@ -227,18 +204,10 @@ pub(crate) fn run(a: AskArgs) -> Result<()> {
             .collect::<Vec<_>>()
             .join(", ")
     );
-    let options = a.agent.loop_options(a.guidelines.clone());
     let (summary, stopped) = until_interrupted(
         &runtime()?,
         &run_dir,
-        agent.ask(
-            &a.question,
-            &files,
-            selection,
-            &options,
-            &run_dir,
-            &print_progress,
-        ),
+        request.run(&agent, &files, selection, &run_dir, &print_progress),
     )??;
     report(&summary, stopped, a.json)
 }
@@ -254,6 +223,7 @@ fn report(s: &Summary, stopped: Option<AgentError>, json: bool) -> Result<()> {
             "{} after {} round(s); run: {}",
             match s.status {
                 Status::Sufficient => "sufficient",
+                Status::Unverified => "answered without a verifier",
                 _ => "rounds exhausted",
             },
             s.rounds,

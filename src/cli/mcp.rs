@@ -4,6 +4,7 @@ use super::ask::runtime;
 use super::IndexDirArg;
 use crate::agent::build::AgentSetup;
 use crate::mcp::{LakeServer, McpOptions};
+use crate::service::ask as service;
 use crate::service::Lake;
 use anyhow::Result;
 use lakestar_index::locate;
@@ -32,13 +33,13 @@ pub(crate) struct McpArgs {
     #[arg(long, value_name = "SECS", default_value_t = 120)]
     timeout: u64,
     /// Verifier rounds of `ask` at most, unless a call asks for fewer or more.
-    #[arg(long, value_name = "N", default_value_t = 20)]
+    #[arg(long, value_name = "N", default_value_t = service::DEFAULT_ROUNDS)]
     max_rounds: usize,
     /// Debugger attempts per failing script of `ask`.
-    #[arg(long, value_name = "N", default_value_t = 3)]
+    #[arg(long, value_name = "N", default_value_t = service::DEFAULT_DEBUG_ATTEMPTS)]
     debug_attempts: usize,
     /// Tokens of file descriptions `ask` gives the agent when a call sets no `k`.
-    #[arg(long, value_name = "TOKENS", default_value_t = 8000)]
+    #[arg(long, value_name = "TOKENS", default_value_t = service::DEFAULT_BUDGET)]
     budget: usize,
 }
 

@@ -3,21 +3,14 @@
 
 use super::tools::{in_range, AskParams};
 use super::{blocking, tool_error, LakeServer, ToolResult};
-use crate::agent::context::{self, FileCount};
 use crate::agent::llm::Role;
-use crate::agent::run::LoopOptions;
 use crate::agent::{parse, Agent, AgentError, Progress, Status};
-use crate::service::MAX_QUERY_BYTES;
+use crate::service::ask::{self as service, AskRequest, Limits, Selection};
 use rmcp::model::ProgressNotificationParam;
 use rmcp::service::RequestContext;
 use rmcp::RoleServer;
 use serde_json::json;
 use std::path::Path;
-
-/// Files a call may pin the agent to at most (`k`).
-const MAX_FILES: i64 = 100;
-/// Verification rounds a call may ask for at most.
-const MAX_ROUNDS: i64 = 100;
 
 /// The CLI's message for a missing model, told where an MCP server's settings go.
 fn not_configured(index_dir: &Path) -> String {
@@ -57,31 +50,34 @@ pub(super) async fn ask(
     p: AskParams,
     context: RequestContext<RoleServer>,
 ) -> ToolResult {
-    let question = p.question.trim().to_string();
-    if question.is_empty() {
-        return Err(tool_error("the question is empty"));
-    }
-    if question.len() > MAX_QUERY_BYTES {
-        return Err(tool_error(format!(
-            "the question is {} bytes; at most {MAX_QUERY_BYTES} are accepted",
-            question.len()
-        )));
-    }
     let opts = &server.options;
-    let count = match p.k {
-        None => FileCount::Budget(opts.budget.max(1)),
-        Some(k) => FileCount::Fixed(in_range("k", k, 1, MAX_FILES)?),
-    };
+    // JSON integers may be negative: in range before they become counts.
+    let k =
+        p.k.map(|k| in_range("k", k, 1, service::MAX_FILES as i64))
+            .transpose()?;
     let max_rounds = match p.max_rounds {
         None => opts.max_rounds,
-        Some(n) => in_range("max_rounds", n, 0, MAX_ROUNDS)?,
+        Some(n) => in_range("max_rounds", n, 0, service::MAX_ROUNDS as i64)?,
     };
+    let request = AskRequest {
+        question: p.question.trim().to_string(),
+        guidelines: p.guidelines,
+        selection: Selection::Retrieved {
+            k,
+            budget: Some(opts.budget.max(1)),
+        },
+        limits: Limits {
+            max_rounds,
+            debug_attempts: opts.debug_attempts,
+            ..Limits::default()
+        },
+    };
+    request.validate().map_err(tool_error)?;
 
     let dir = server.lake.dir().to_path_buf();
     let lake = server.lake.clone();
     let setup = opts.agent.clone();
-    let q = question.clone();
-    let (agent, files) = blocking(move || {
+    let (agent, files, request) = blocking(move || {
         // Built per call: a lakestar.toml edited while the server runs takes effect.
         let agent = Agent::build(Some(&dir), &setup).map_err(|e| match e {
             AgentError::NotConfigured(_) => tool_error(not_configured(&dir)),
@@ -92,19 +88,17 @@ pub(super) async fn ask(
         }
         // The served searcher: no second load of the embedder and the vector graph.
         let searcher = lake.searcher().map_err(tool_error)?;
-        let files = context::retrieve_with(&searcher, &dir, &q, count).map_err(tool_error)?;
-        Ok((agent, files))
+        let (files, _) = request
+            .files(Some(&dir), Some(&searcher), &dir)
+            .map_err(tool_error)?;
+        Ok((agent, files, request))
     })
     .await?;
 
-    let run_dir = server.lake.dir().join("runs").join(crate::agent::run_id());
-    let loop_options = LoopOptions {
-        max_rounds,
-        debug_attempts: opts.debug_attempts,
-        guidelines: p.guidelines.filter(|g| !g.trim().is_empty()),
-    };
+    let run_dir = service::default_run_dir(Some(server.lake.dir()));
     tracing::info!(
-        "ask {question:?} over {} file(s); run {}",
+        "ask {:?} over {} file(s); run {}",
+        request.question,
         files.len(),
         run_dir.display()
     );
@@ -131,14 +125,7 @@ pub(super) async fn ask(
     let progress = move |p: Progress| {
         let _ = tx.send(progress_line(&p));
     };
-    let run = agent.ask(
-        &question,
-        &files,
-        "retrieved",
-        &loop_options,
-        &run_dir,
-        &progress,
-    );
+    let run = request.run(&agent, &files, "retrieved", &run_dir, &progress);
     // A cancelled request drops the run, and dropping it kills its running script.
     let outcome = tokio::select! {
         out = run => Some(out),

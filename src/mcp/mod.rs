@@ -45,9 +45,9 @@ impl Default for McpOptions {
             follow_links: false,
             hidden: false,
             agent: AgentSetup::default(),
-            max_rounds: 20,
-            debug_attempts: 3,
-            budget: 8000,
+            max_rounds: crate::service::ask::DEFAULT_ROUNDS,
+            debug_attempts: crate::service::ask::DEFAULT_DEBUG_ATTEMPTS,
+            budget: crate::service::ask::DEFAULT_BUDGET,
         }
     }
 }

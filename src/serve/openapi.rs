@@ -7,7 +7,7 @@
 //! the key fields of each body; a test checks it against [`super::ROUTES`].
 
 use super::handlers::{DEFAULT_DESCRIBE_BYTES, DEFAULT_K, MAX_DESCRIBE_BYTES};
-use super::runs::{DEFAULT_ROUNDS, MAX_PINNED, MAX_ROUNDS};
+use super::runs::{DEFAULT_BUDGET, DEFAULT_ROUNDS, MAX_FILES, MAX_ROUNDS};
 use super::MAX_BODY_BYTES;
 use crate::service::{MAX_K, MAX_QUERY_BYTES};
 use axum::Json;
@@ -181,8 +181,8 @@ pub fn spec() -> Value {
                     "description": format!("At most {MAX_BODY_BYTES} bytes."),
                     "properties": {
                         "question": {"type": "string", "maxLength": MAX_QUERY_BYTES},
-                        "k": {"type": "integer", "minimum": 1, "maximum": MAX_K, "description": "Exactly this many retrieved files (default: as many as fit 8000 tokens of descriptions)."},
-                        "files": {"type": "array", "items": {"type": "string"}, "minItems": 1, "maxItems": MAX_PINNED, "description": "Lake-relative files to work on instead of retrieving."},
+                        "k": {"type": "integer", "minimum": 1, "maximum": MAX_FILES, "description": format!("Exactly this many retrieved files (default: as many as fit {DEFAULT_BUDGET} tokens of descriptions).")},
+                        "files": {"type": "array", "items": {"type": "string"}, "minItems": 1, "maxItems": MAX_FILES, "description": "Lake-relative files to work on instead of retrieving."},
                         "guidelines": {"type": "string", "description": "Answer-format guidelines."},
                         "max_rounds": {"type": "integer", "minimum": 0, "maximum": MAX_ROUNDS, "default": DEFAULT_ROUNDS}
                     }}}}},

@@ -8,10 +8,10 @@
 
 use super::errors::ApiError;
 use super::AppState;
-use crate::agent::context::{self, FileContext, FileCount};
-use crate::agent::run::LoopOptions;
-use crate::agent::{run_id, Agent, AgentError, Summary};
-use crate::service::{paths, ServiceError, MAX_K, MAX_QUERY_BYTES};
+use crate::agent::context::FileContext;
+use crate::agent::{Agent, AgentError, Summary};
+use crate::service::ask::{self as service, AskRequest, Limits, Selection};
+use crate::service::{paths, ServiceError};
 use axum::extract::rejection::{JsonRejection, PathRejection};
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
@@ -28,14 +28,7 @@ use std::time::Duration;
 use tokio::sync::{watch, Semaphore};
 use tokio::task::AbortHandle;
 
-/// Rounds a run may ask for at most.
-pub const MAX_ROUNDS: usize = 100;
-/// Files a run may pin at most.
-pub const MAX_PINNED: usize = 100;
-/// Rounds when the request does not say.
-pub const DEFAULT_ROUNDS: usize = 20;
-/// Tokens of descriptions a retrieved run fills when `k` is not given (as `ask`).
-pub const DEFAULT_BUDGET: usize = 8000;
+pub use service::{DEFAULT_BUDGET, DEFAULT_ROUNDS, MAX_FILES, MAX_ROUNDS};
 /// How often an event stream looks for new trace lines. The trace file is polled rather
 /// than fed from the agent so that a stream follows any run in the index's runs
 /// directory the same way, whoever writes it.
@@ -102,7 +95,7 @@ impl Runs {
     }
 }
 
-/// Whether `id` has the shape [`run_id`] gives (`YYYYMMDD-HHMMSS-hhhh`): nothing else
+/// Whether `id` has the shape [`crate::agent::run_id`] gives (`YYYYMMDD-HHMMSS-hhhh`): nothing else
 /// names a run, so no id can point elsewhere on disk.
 pub fn valid_run_id(id: &str) -> bool {
     let b = id.as_bytes();
@@ -155,76 +148,60 @@ pub struct Started {
     pub files: Vec<String>,
 }
 
-fn validate(b: &AskBody) -> Result<(), ApiError> {
-    if b.question.trim().is_empty() {
-        return Err(ApiError::bad_request("the question is empty"));
-    }
-    if b.question.len() > MAX_QUERY_BYTES {
-        return Err(ApiError::bad_request(format!(
-            "the question is {} bytes; at most {MAX_QUERY_BYTES} are accepted",
-            b.question.len()
-        )));
-    }
-    if b.k.is_some_and(|k| k == 0 || k > MAX_K) {
-        return Err(ApiError::bad_request(format!(
-            "k must be between 1 and {MAX_K}"
-        )));
-    }
-    if b.max_rounds.is_some_and(|r| r > MAX_ROUNDS) {
-        return Err(ApiError::bad_request(format!(
-            "max_rounds is at most {MAX_ROUNDS}"
-        )));
-    }
-    match &b.files {
-        Some(f) if f.is_empty() => Err(ApiError::bad_request(
+/// The request of a body, validated as every surface validates it (pinned paths are
+/// confined to the lake later, in [`prepare`]).
+fn request(b: &AskBody) -> Result<AskRequest, ApiError> {
+    if b.files.as_ref().is_some_and(Vec::is_empty) {
+        return Err(ApiError::bad_request(
             "files is empty; leave it out to retrieve files for the question",
-        )),
-        Some(f) if f.len() > MAX_PINNED => Err(ApiError::bad_request(format!(
-            "at most {MAX_PINNED} files may be pinned"
-        ))),
-        _ => Ok(()),
+        ));
     }
+    let r = AskRequest {
+        question: b.question.clone(),
+        guidelines: b.guidelines.clone(),
+        selection: match &b.files {
+            Some(f) => Selection::Pinned(f.iter().map(PathBuf::from).collect()),
+            None => Selection::Retrieved {
+                k: b.k,
+                budget: None,
+            },
+        },
+        limits: Limits {
+            max_rounds: b.max_rounds.unwrap_or(DEFAULT_ROUNDS),
+            ..Limits::default()
+        },
+    };
+    r.validate()?;
+    Ok(r)
 }
 
 /// The agent and the files of a new run (blocking: reads the index, resolves Python).
-fn prepare(s: &AppState, b: &AskBody) -> Result<(Agent, Vec<FileContext>, &'static str), ApiError> {
+/// Pinned paths are confined to the lake first, whatever else is wrong.
+fn prepare(
+    s: &AppState,
+    mut r: AskRequest,
+) -> Result<(Agent, Vec<FileContext>, &'static str, AskRequest), ApiError> {
     let dir = s.lake.dir();
-    // Pinned paths are checked before anything else, whatever else is wrong.
-    let mut abs = Vec::new();
-    for f in b.files.iter().flatten() {
-        let rel = paths::confine(s.lake.root(), f)?;
-        let full = s.lake.root().join(&rel);
-        if !full.is_file() {
-            return Err(ServiceError::NotFound { path: rel }.into());
+    if let Selection::Pinned(given) = &r.selection {
+        let mut abs = Vec::new();
+        for f in given {
+            let rel = paths::confine(s.lake.root(), &f.to_string_lossy())?;
+            let full = s.lake.root().join(&rel);
+            if !full.is_file() {
+                return Err(ServiceError::NotFound { path: rel }.into());
+            }
+            abs.push(full);
         }
-        abs.push(full);
+        r.selection = Selection::Pinned(abs);
     }
     let agent = Agent::build(Some(dir), &s.agent)?;
-    if !abs.is_empty() {
-        let pinned = context::pinned(&abs, Some(dir), s.lake.root())?;
-        return Ok((agent, pinned, "pinned"));
-    }
-    let count = match b.k {
-        Some(k) => FileCount::Fixed(k),
-        None => FileCount::Budget(DEFAULT_BUDGET),
+    // The served searcher: no second load of the embedder and the vector graph.
+    let searcher = match r.selection {
+        Selection::Retrieved { .. } => Some(s.lake.searcher()?),
+        Selection::Pinned(_) => None,
     };
-    let searcher = s.lake.searcher()?;
-    let files = context::retrieve_with(&searcher, dir, &b.question, count)?;
-    Ok((agent, files, "retrieved"))
-}
-
-/// A fresh run directory under `dir`, created so that no other run takes its id.
-fn reserve(dir: &std::path::Path) -> Result<(String, PathBuf), ApiError> {
-    std::fs::create_dir_all(dir).map_err(ApiError::internal)?;
-    loop {
-        let id = run_id();
-        let path = dir.join(&id);
-        match std::fs::create_dir(&path) {
-            Ok(()) => return Ok((id, path)),
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
-            Err(e) => return Err(ApiError::internal(format!("{}: {e}", path.display()))),
-        }
-    }
+    let (files, selection) = r.files(Some(dir), searcher.as_deref(), s.lake.root())?;
+    Ok((agent, files, selection, r))
 }
 
 /// `POST /ask`: start a run; 202 with its id, or an error before anything started (no
@@ -234,7 +211,7 @@ pub async fn ask(
     body: Result<Json<AskBody>, JsonRejection>,
 ) -> Result<(StatusCode, Json<Started>), ApiError> {
     let Json(body) = body?;
-    validate(&body)?;
+    let request = request(&body)?;
     let permit = s.runs.slots.clone().try_acquire_owned().map_err(|_| {
         ApiError::new(
             StatusCode::TOO_MANY_REQUESTS,
@@ -246,19 +223,14 @@ pub async fn ask(
         )
     })?;
     let state = s.clone();
-    let (agent, files, selection, body, id, run_dir) = tokio::task::spawn_blocking(move || {
-        let (agent, files, selection) = prepare(&state, &body)?;
-        let (id, run_dir) = reserve(&state.runs.dir)?;
-        Ok::<_, ApiError>((agent, files, selection, body, id, run_dir))
+    let (agent, files, selection, request, id, run_dir) = tokio::task::spawn_blocking(move || {
+        let (agent, files, selection, request) = prepare(&state, request)?;
+        let (id, run_dir) = service::reserve_run_dir(&state.runs.dir)
+            .map_err(|e| ApiError::internal(format!("{}: {e}", state.runs.dir.display())))?;
+        Ok::<_, ApiError>((agent, files, selection, request, id, run_dir))
     })
     .await??;
     let rel: Vec<String> = files.iter().map(|f| f.rel.clone()).collect();
-    let options = LoopOptions {
-        max_rounds: body.max_rounds.unwrap_or(DEFAULT_ROUNDS),
-        debug_attempts: 3,
-        guidelines: body.guidelines,
-    };
-    let question = body.question;
     tracing::info!("run {id} starts over {} file(s)", files.len());
     let runs = s.runs.clone();
     // The registry is locked while the task is spawned, so that it cannot end (and
@@ -273,8 +245,8 @@ pub async fn ask(
             id: task_id,
             failure: None,
         };
-        let out = agent
-            .ask(&question, &files, selection, &options, &run_dir, &|_| {})
+        let out = request
+            .run(&agent, &files, selection, &run_dir, &|_| {})
             .await;
         listed.failure = Some(failure(out));
     });
@@ -493,7 +465,7 @@ mod tests {
 
     #[test]
     fn only_our_run_ids_are_accepted() {
-        assert!(valid_run_id(&run_id()));
+        assert!(valid_run_id(&crate::agent::run_id()));
         assert!(valid_run_id("20260101-120000-0a1b"));
         for bad in [
             "",

@@ -7,6 +7,7 @@
 //! reopened — keeping the embedder and, while its generation stands, the vector graph —
 //! so that a server sees what the writer committed without loading the index again.
 
+pub mod ask;
 pub mod describe;
 pub mod paths;
 pub mod status;

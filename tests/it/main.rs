@@ -9,7 +9,9 @@ mod companion;
 
 mod agent;
 mod ask_interrupt;
+mod ask_surfaces;
 mod crash;
+mod dabench;
 mod dabstep;
 mod describe;
 mod fixtures;

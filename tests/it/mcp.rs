@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 const ANSWER_WAIT: Duration = Duration::from_secs(300);
 
 /// A running `lakestar mcp` and the lines it wrote.
-struct Session {
+pub(crate) struct Session {
     child: Child,
     stdin: Option<ChildStdin>,
     lines: Receiver<String>,
@@ -28,7 +28,7 @@ struct Session {
 
 impl Session {
     /// Start `lakestar mcp --index IDX ARGS` with `env`, and do the handshake.
-    fn start(idx: &Path, args: &[&str], env: &[(&str, &str)]) -> Session {
+    pub(crate) fn start(idx: &Path, args: &[&str], env: &[(&str, &str)]) -> Session {
         let mut child = lakestar()
             .args(["mcp", "--index", idx.to_str().unwrap()])
             .args(args)
@@ -139,14 +139,14 @@ impl Session {
     }
 
     /// A call that must fail as a tool error; its message.
-    fn err(&mut self, name: &str, args: Value) -> String {
+    pub(crate) fn err(&mut self, name: &str, args: Value) -> String {
         let r = self.call(name, args.clone());
         assert_eq!(r["isError"], true, "{name} {args} should fail: {r}");
         r["content"][0]["text"].as_str().unwrap().to_string()
     }
 
     /// Close stdin: the server must exit cleanly, having written only JSON-RPC.
-    fn close(mut self) {
+    pub(crate) fn close(mut self) {
         drop(self.stdin.take());
         while self.read().is_some() {}
         let status = self.child.wait().unwrap();

@@ -308,6 +308,37 @@ async fn the_rlimits_are_set_in_the_child() {
     }
 }
 
+/// `--python python3` is looked up on PATH; a bare name PATH lacks is named as such.
+#[test]
+fn a_bare_python_name_is_resolved_on_path() {
+    let tmp = tempfile::tempdir().unwrap();
+    let script = tmp.path().join("s.py");
+    std::fs::write(&script, "import sys\nprint(sys.version_info[0])\n").unwrap();
+    let run = |python: &str| {
+        lakestar()
+            .args(["sandbox-run", script.to_str().unwrap(), "--python", python])
+            .arg("--workdir")
+            .arg(tmp.path().join(python))
+            .output()
+            .unwrap()
+    };
+    let out = run("python3");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "3");
+
+    let out = run("no-such-python-4711");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("no-such-python-4711: not found on PATH"),
+        "{err}"
+    );
+}
+
 #[test]
 fn a_missing_python_is_named_and_exits_2() {
     let tmp = tempfile::tempdir().unwrap();

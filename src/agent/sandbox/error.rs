@@ -41,6 +41,12 @@ pub enum UserError {
         /// The path given.
         path: PathBuf,
     },
+    /// `--python NAME`, a bare name, is not on PATH.
+    #[error("--python {}: not found on PATH; pass the path of a Python 3 interpreter or a name on PATH (python3)", name.display())]
+    PythonNotOnPath {
+        /// The name given.
+        name: PathBuf,
+    },
     /// An interpreter that does not run, or is not Python 3.
     #[error("{} does not run as Python 3 ({reason}); {hint}", path.display())]
     PythonBroken {

@@ -58,16 +58,28 @@ pub fn default_venv_dir() -> PathBuf {
 }
 
 impl Python {
-    /// `--python PATH` if given (must exist and run), else the venv `venv_dir` made by
-    /// `lakestar setup python` if it exists, else `python3` on PATH; the error names
-    /// what is missing and how to fix it.
+    /// `--python PATH` if given (must exist and run; a bare name is looked up on PATH),
+    /// else the venv `venv_dir` made by `lakestar setup python` if it exists, else
+    /// `python3` on PATH; the error names what is missing and how to fix it.
     pub fn resolve(explicit: Option<&Path>, venv_dir: &Path) -> Result<Python, SandboxError> {
         if let Some(p) = explicit {
-            if !p.exists() {
-                return Err(UserError::PythonMissing { path: p.into() }.into());
+            // A bare name (`python3`, `python3.12`) is looked up on PATH, as a shell
+            // would: running it is the lookup, and `sys.executable` gives its path.
+            let bare = matches!(
+                p.components().collect::<Vec<_>>().as_slice(),
+                [std::path::Component::Normal(_)]
+            );
+            let missing = || -> SandboxError {
+                if bare {
+                    UserError::PythonNotOnPath { name: p.into() }.into()
+                } else {
+                    UserError::PythonMissing { path: p.into() }.into()
+                }
+            };
+            if !bare && !p.exists() {
+                return Err(missing());
             }
-            let path = executable(p, "pass another --python")?
-                .ok_or_else(|| UserError::PythonMissing { path: p.into() })?;
+            let path = executable(p, "pass another --python")?.ok_or_else(missing)?;
             return Ok(Python {
                 path,
                 origin: PythonOrigin::Flag,
@@ -259,6 +271,20 @@ mod tests {
             Python::resolve(Some(Path::new("/no/such/python")), Path::new("/no/venv")).unwrap_err();
         assert!(e.is_user_error());
         assert!(e.to_string().contains("/no/such/python"), "{e}");
+    }
+
+    #[test]
+    fn a_bare_name_is_looked_up_on_path() {
+        let p = Python::resolve(Some(Path::new("python3")), Path::new("/no/venv")).unwrap();
+        assert!(p.path.is_absolute(), "{p:?}");
+        assert_eq!(p.origin, PythonOrigin::Flag);
+        let e = Python::resolve(
+            Some(Path::new("no-such-python-4711")),
+            Path::new("/no/venv"),
+        )
+        .unwrap_err();
+        assert!(e.is_user_error());
+        assert!(e.to_string().contains("not found on PATH"), "{e}");
     }
 
     #[test]

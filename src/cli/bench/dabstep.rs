@@ -1,46 +1,36 @@
 //! `lakestar bench dabstep`: run a task file in DABStep's format through the agent and
 //! write a submission (`task_id`, `agent_answer`, `reasoning_trace` per line).
 
-use super::ask::{print_progress, runtime, until_interrupted, AgentArgs};
-use super::UsageError;
-use crate::agent::context;
+use super::{prepare_index, run_one, with_suffix};
 use crate::agent::run::numbered;
+use crate::cli::ask::{runtime, AgentArgs};
+use crate::cli::UsageError;
 use anyhow::{Context, Result};
-use lakestar_index::{index, locate, IndexOptions};
 use serde::Deserialize;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-/// Arguments of `lakestar bench`.
+/// `lakestar bench dabstep`'s arguments.
 #[derive(Debug, clap::Args)]
-pub(crate) struct BenchArgs {
-    #[command(subcommand)]
-    what: BenchWhat,
-}
-
-#[derive(Debug, clap::Subcommand)]
-enum BenchWhat {
-    /// DABStep: questions over a shared set of context files, answers in a given format.
-    Dabstep {
-        /// Tasks, one JSON object per line: task_id, question, guidelines.
-        #[arg(long)]
-        tasks: PathBuf,
-        /// The directory of the context files.
-        #[arg(long)]
-        lake: PathBuf,
-        /// The submission file to write (JSON lines).
-        #[arg(long)]
-        out: PathBuf,
-        /// Index of the lake [default: LAKE/.lakestar if present, else OUT.index, built
-        /// on first use].
-        #[arg(long, value_name = "DIR")]
-        index: Option<PathBuf>,
-        /// Only these task ids (comma-separated).
-        #[arg(long, value_delimiter = ',')]
-        only: Vec<String>,
-        #[command(flatten)]
-        agent: AgentArgs,
-    },
+pub(crate) struct DabstepArgs {
+    /// Tasks, one JSON object per line: task_id, question, guidelines.
+    #[arg(long)]
+    tasks: PathBuf,
+    /// The directory of the context files.
+    #[arg(long)]
+    lake: PathBuf,
+    /// The submission file to write (JSON lines).
+    #[arg(long)]
+    out: PathBuf,
+    /// Index of the lake [default: LAKE/.lakestar if present, else OUT.index, built
+    /// on first use].
+    #[arg(long, value_name = "DIR")]
+    index: Option<PathBuf>,
+    /// Only these task ids (comma-separated).
+    #[arg(long, value_delimiter = ',')]
+    only: Vec<String>,
+    #[command(flatten)]
+    agent: AgentArgs,
 }
 
 #[derive(Deserialize)]
@@ -64,21 +54,15 @@ fn id_string<'de, D: serde::Deserializer<'de>>(d: D) -> Result<String, D::Error>
     }
 }
 
-fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
-    let mut s = path.as_os_str().to_os_string();
-    s.push(suffix);
-    PathBuf::from(s)
-}
-
-pub(crate) fn run(a: BenchArgs) -> Result<()> {
-    let BenchWhat::Dabstep {
+pub(crate) fn run(a: DabstepArgs) -> Result<()> {
+    let DabstepArgs {
         tasks,
         lake,
         out,
         index: index_arg,
         only,
         agent,
-    } = a.what;
+    } = a;
     let text = std::fs::read_to_string(&tasks)
         .map_err(|e| UsageError(format!("cannot read --tasks {}: {e}", tasks.display())))?;
     let mut list = Vec::new();
@@ -104,30 +88,7 @@ pub(crate) fn run(a: BenchArgs) -> Result<()> {
         return Err(UsageError(format!("--lake {} is not a directory", lake.display())).into());
     }
 
-    let index_dir = match index_arg {
-        Some(d) => d,
-        None => {
-            let own = locate::default_index_dir(&lake);
-            if locate::find_index(Some(&own), &lake).is_ok() {
-                own
-            } else {
-                with_suffix(&out, ".index")
-            }
-        }
-    };
-    // Bring the index up to date (a no-op when nothing changed).
-    let report = index(
-        &lake,
-        &index_dir,
-        &IndexOptions::default(),
-        &lakestar_index::indexer::NoProgress,
-    )
-    .with_context(|| format!("indexing {}", lake.display()))?;
-    eprintln!(
-        "index {}: {} file(s)",
-        index_dir.display(),
-        report.files_seen
-    );
+    let index_dir = prepare_index(&lake, index_arg, &with_suffix(&out, ".index"))?;
 
     let runs = with_suffix(&out, ".runs");
     let mut sub = std::fs::File::create(&out)
@@ -137,25 +98,8 @@ pub(crate) fn run(a: BenchArgs) -> Result<()> {
     for t in &list {
         eprintln!("task {}: {}", t.task_id, t.question);
         let run_dir = runs.join(&t.task_id);
-        if run_dir.exists() {
-            std::fs::remove_dir_all(&run_dir)
-                .with_context(|| format!("clearing {}", run_dir.display()))?;
-        }
-        // A client per task so that each summary counts its own tokens.
-        let ag = agent.agent(Some(&index_dir))?;
-        let files = context::retrieve(&index_dir, &t.question, agent.count()?)?;
-        let (summary, stopped) = until_interrupted(
-            &rt,
-            &run_dir,
-            ag.ask(
-                &t.question,
-                &files,
-                "retrieved",
-                &agent.loop_options(t.guidelines.clone()),
-                &run_dir,
-                &print_progress,
-            ),
-        )??;
+        let request = agent.request(&t.question, t.guidelines.clone(), Vec::new())?;
+        let (summary, stopped) = run_one(&rt, &agent, &index_dir, &request, &run_dir)?;
         if let Some(e) = &stopped {
             eprintln!("task {}: stopped: {e}", t.task_id);
         }

@@ -1,0 +1,181 @@
+//! Ablations of Algorithm 1, run in the same harness as the full loop (`bench dabench
+//! --mode`) so that what each part of DS-STAR is worth can be measured with one model:
+//!
+//! - [`Mode::SingleShot`]: one coder call writes one script for the question (with the
+//!   descriptions and the answer format); it runs once and its output is the answer.
+//! - [`Mode::NoVerifier`]: plan → code → run for a fixed number of steps, each step planned
+//!   from the previous output and coded on the previous script, with no verifier and no
+//!   router; then the finalyzer, as in the full loop.
+//!
+//! Both reuse [`Loop`]'s helpers (recorded LLM calls, sandbox runs, the debugger), so their
+//! run records read like the full loop's.
+
+use super::context::descriptions;
+use super::llm::Role;
+use super::prompts::Template;
+use super::run::{numbered, observation, Loop, LoopOutcome, DEFAULT_GUIDELINES};
+use super::{AgentError, Status};
+use serde::Serialize;
+
+/// Steps the no-verifier ablation plans and runs at most (fewer when `max_rounds` is
+/// lower). Without a verifier nothing says when to stop; three steps cover what DABench
+/// questions take the full loop (load, compute, combine), so the ablation is not starved.
+pub const NO_VERIFIER_STEPS: usize = 3;
+
+/// Which loop a run uses.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Mode {
+    /// DS-STAR's Algorithm 1: verifier, router, planner and coder until sufficient.
+    #[default]
+    DsStar,
+    /// One script written in one call, run once.
+    SingleShot,
+    /// A fixed number of planned steps without verifier or router, then the finalyzer.
+    NoVerifier,
+}
+
+impl Mode {
+    /// The name used on the command line and in records.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::DsStar => "ds-star",
+            Mode::SingleShot => "single-shot",
+            Mode::NoVerifier => "no-verifier",
+        }
+    }
+}
+
+impl Loop<'_> {
+    /// The single-shot ablation: one coder call, one run (no debugger), its output the
+    /// answer.
+    pub(super) async fn single_shot(&self) -> Result<LoopOutcome, AgentError> {
+        let desc = descriptions(self.files);
+        let guidelines = self.guidelines();
+        let reply = self
+            .ask(
+                0,
+                Role::Coder,
+                Template::SingleShot,
+                &[
+                    ("question", self.question),
+                    ("guidelines", guidelines),
+                    ("descriptions", &desc),
+                ],
+            )
+            .await?;
+        let plan = vec!["Answer the question in one script (single-shot).".to_string()];
+        self.plan_changed(0, &plan)?;
+        let code = self.code(&reply)?;
+        let mut execs = 0;
+        let exec = self.run_script(0, &mut execs, &code, "final").await?;
+        let answer = exec
+            .success()
+            .then(|| exec.stdout.trim().to_string())
+            .filter(|a| !a.is_empty());
+        if answer.is_none() {
+            self.note(
+                "the single-shot script printed no answer (it failed or printed nothing)".into(),
+            )?;
+        }
+        let output = observation(&exec);
+        Ok(LoopOutcome {
+            status: if answer.is_some() {
+                Status::Unverified
+            } else {
+                Status::NoAnswer
+            },
+            rounds: 1,
+            verdicts: Vec::new(),
+            plan,
+            solution: (code.clone(), output),
+            final_script: Some((code, exec.stdout.clone())),
+            answer,
+        })
+    }
+
+    /// The no-verifier ablation: up to [`NO_VERIFIER_STEPS`] planned steps, each coded on
+    /// the previous script, then the finalyzer.
+    pub(super) async fn no_verifier(&self) -> Result<LoopOutcome, AgentError> {
+        let desc = descriptions(self.files);
+        let steps = NO_VERIFIER_STEPS.min(self.options.max_rounds.max(1));
+        let mut execs = 0;
+        let first = self
+            .ask(
+                0,
+                Role::Planner,
+                Template::PlannerFirst,
+                &[("question", self.question), ("descriptions", &desc)],
+            )
+            .await?;
+        let mut plan = vec![first.trim().to_string()];
+        self.plan_changed(0, &plan)?;
+        let reply = self
+            .ask(
+                0,
+                Role::Coder,
+                Template::CoderFirst,
+                &[("descriptions", &desc), ("step", &plan[0])],
+            )
+            .await?;
+        let mut ran = self
+            .execute(0, &mut execs, self.code(&reply)?, &desc)
+            .await?;
+        for round in 1..steps {
+            let result = observation(&ran.exec);
+            let next = self
+                .ask(
+                    round,
+                    Role::Planner,
+                    Template::PlannerNext,
+                    &[
+                        ("question", self.question),
+                        ("descriptions", &desc),
+                        ("plan", &numbered(&plan)),
+                        ("result", &result),
+                    ],
+                )
+                .await?;
+            plan.push(next.trim().to_string());
+            self.plan_changed(round, &plan)?;
+            let step = plan.last().expect("a step was just pushed").clone();
+            let reply = self
+                .ask(
+                    round,
+                    Role::Coder,
+                    Template::CoderNext,
+                    &[
+                        ("descriptions", &desc),
+                        ("plan", &numbered(&plan)),
+                        ("code", &ran.code),
+                        ("previous", &(plan.len() - 1).to_string()),
+                        ("number", &plan.len().to_string()),
+                        ("step", &step),
+                    ],
+                )
+                .await?;
+            ran = self
+                .execute(round, &mut execs, self.code(&reply)?, &desc)
+                .await?;
+        }
+        self.finalize(
+            steps,
+            &mut execs,
+            &desc,
+            Status::Unverified,
+            Vec::new(),
+            plan,
+            ran,
+        )
+        .await
+    }
+
+    /// The answer format, or the default one.
+    pub(super) fn guidelines(&self) -> &str {
+        self.options
+            .guidelines
+            .as_deref()
+            .filter(|g| !g.trim().is_empty())
+            .unwrap_or(DEFAULT_GUIDELINES)
+    }
+}
