@@ -120,6 +120,9 @@ pub(crate) fn print_progress(p: Progress) {
         Progress::Executed { round, ok } => {
             eprintln!("round {round} · {}", if ok { "ran" } else { "failed" })
         }
+        Progress::Missing { round, quantities } => {
+            eprintln!("round {round} · output lacks {}", quantities.join(", "))
+        }
         Progress::Verdict { round, verdict } => eprintln!(
             "round {round} · verdict: {}",
             match verdict {
@@ -235,6 +238,7 @@ pub(crate) fn run(a: AskArgs) -> Result<()> {
             &a.question,
             &files,
             selection,
+            None,
             &options,
             &run_dir,
             &print_progress,
@@ -251,12 +255,18 @@ fn report(s: &Summary, stopped: Option<AgentError>, json: bool) -> Result<()> {
     } else if let Some(answer) = &s.answer {
         println!("{answer}");
         eprintln!(
-            "{} after {} round(s); run: {}",
+            "{} after {} round(s){}; run: {}",
             match s.status {
                 Status::Sufficient => "sufficient",
                 _ => "rounds exhausted",
             },
             s.rounds,
+            match s.answer_source {
+                Some(crate::agent::AnswerSource::SolutionOutput) => {
+                    " (answer read from the verified output: the final script gave none)"
+                }
+                _ => "",
+            },
             s.run_dir.display()
         );
     }

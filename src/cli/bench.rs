@@ -151,6 +151,7 @@ pub(crate) fn run(a: BenchArgs) -> Result<()> {
                 &t.question,
                 &files,
                 "retrieved",
+                None,
                 &agent.loop_options(t.guidelines.clone()),
                 &run_dir,
                 &print_progress,

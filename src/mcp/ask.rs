@@ -37,6 +37,9 @@ fn progress_line(p: &Progress) -> String {
         Progress::Executed { round, ok } => {
             format!("round {round}: {}", if *ok { "ran" } else { "failed" })
         }
+        Progress::Missing { round, quantities } => {
+            format!("round {round}: output lacks {}", quantities.join(", "))
+        }
         Progress::Verdict { round, verdict } => format!(
             "round {round}: verdict {}",
             match verdict {
@@ -135,6 +138,7 @@ pub(super) async fn ask(
         &question,
         &files,
         "retrieved",
+        None,
         &loop_options,
         &run_dir,
         &progress,

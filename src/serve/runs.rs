@@ -274,7 +274,15 @@ pub async fn ask(
             failure: None,
         };
         let out = agent
-            .ask(&question, &files, selection, &options, &run_dir, &|_| {})
+            .ask(
+                &question,
+                &files,
+                selection,
+                None,
+                &options,
+                &run_dir,
+                &|_| {},
+            )
             .await;
         listed.failure = Some(failure(out));
     });
