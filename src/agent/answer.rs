@@ -203,17 +203,19 @@ pub fn is_dump_line(line: &str) -> bool {
     if line.trim_start().starts_with("Length: ") {
         return true;
     }
-    // A bracketed run of numbers: `[ 797171  500223  ...` or `[1.5 2.5 3.5 4.5]`.
+    // A numpy array's run of numbers: `[ 797171  500223  ...` or `[1.5 2.5 3.5 4.5]`
+    // (no commas: a Python list `[1, 2, 3, 4]` is an answer).
     let mut rest = line;
     while let Some(open) = rest.find('[') {
         let inner = &rest[open + 1..];
         let end = inner.find(']').unwrap_or(inner.len());
-        let numbers = inner[..end]
-            .split(|c: char| c.is_whitespace() || c == ',')
+        let run = &inner[..end];
+        let numbers = run
+            .split(char::is_whitespace)
             .filter(|t| !t.is_empty())
             .take_while(|t| is_number(t) || *t == "..." || *t == "…")
             .count();
-        if numbers >= ARRAY_RUN {
+        if numbers >= ARRAY_RUN && !run.contains(',') {
             return true;
         }
         rest = &inner[end.min(inner.len())..];
@@ -484,7 +486,7 @@ mod tests {
             .join("\n");
         assert!(dump_reason(&long, true).is_some());
         assert!(dump_reason(&long, false).is_none());
-        for ok in ["15", "@mean[3.2], @max[7]", "[1, 2, 3]", "north: 15"] {
+        for ok in ["15", "@mean[3.2], @max[7]", "[1, 2, 3, 4, 5]", "north: 15"] {
             assert_eq!(dump_reason(ok, true), None, "{ok}");
         }
     }

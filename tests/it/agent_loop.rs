@@ -13,7 +13,8 @@ use lakestar::agent::run::LoopOptions;
 use lakestar::agent::sandbox::{Limits, Python, Sandbox};
 use lakestar::agent::{Agent, AnswerSource, Status};
 use serde_json::Value;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::process::Output;
 use std::time::Duration;
 
 /// A script printing the north and south totals of `csv` with labels.
@@ -21,6 +22,41 @@ fn totals_script(csv: &str) -> String {
     format!(
         "import csv\nrows = list(csv.DictReader(open({csv:?})))\nfor region in ('north', 'south'):\n    print(region, 'total:', sum(int(r['amount']) for r in rows if r['region'] == region))"
     )
+}
+
+/// `lakestar ask QUESTION --files CSV --python PY --out LAKE/run-PORT EXTRA…` (a run
+/// directory per scripted server); returns the output and the run directory.
+fn ask_pinned(
+    llm: &ScriptedLlm,
+    lake: &Path,
+    csv: &str,
+    python: &str,
+    question: &str,
+    extra: &[&str],
+) -> (Output, PathBuf) {
+    let run = lake.join(format!(
+        "run-{}",
+        llm.base_url().rsplit(':').next().unwrap().replace('/', "")
+    ));
+    let mut args = vec![
+        question,
+        "--files",
+        csv,
+        "--python",
+        python,
+        "--out",
+        run.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    (ask(llm, lake, &args), run)
+}
+
+/// The purposes of the executions, in order.
+fn purposes(run: &Path) -> Vec<String> {
+    events(run, "exec")
+        .iter()
+        .map(|e| e["purpose"].as_str().unwrap().to_string())
+        .collect()
 }
 
 fn events(run: &Path, kind: &str) -> Vec<Value> {
@@ -51,22 +87,17 @@ fn a_failing_finalyzer_still_yields_the_verified_answer() {
         // The finalyzer re-solves, badly; its fix fails too.
         .say("finalyzer", &fenced("n, s = 15\nprint(n, s)"))
         .say("debugger", &fenced("n, s = [15]\nprint(n, s)"));
-    let run = lake.path().join("run");
-    let out = ask(
+    let (out, run) = ask_pinned(
         &llm,
         lake.path(),
+        &csv,
+        &python3(),
+        "What did the north and the south region sell?",
         &[
-            "What did the north and the south region sell?",
-            "--files",
-            &csv,
-            "--python",
-            &python3(),
             "--debug-attempts",
             "1",
             "--guidelines",
             "@north_total[value], @south_total[value] where value is an integer.",
-            "--out",
-            run.to_str().unwrap(),
         ],
     );
     let answer = ok(&out);
@@ -118,22 +149,15 @@ fn a_dump_answer_is_refused_and_values_printed_without_the_form_are_put_in_it() 
             .say("coder", &fenced(&totals_script(&csv)))
             .say("verifier", "sufficient")
             .say("finalyzer", &fenced(finalyzer));
-        let run = lake.path().join(format!("run-{source}"));
-        let out = ok(&ask(
+        let (out, run) = ask_pinned(
             &llm,
             lake.path(),
-            &[
-                "What did the north and the south region sell?",
-                "--files",
-                &csv,
-                "--python",
-                &py,
-                "--guidelines",
-                "@north_total[value], @south_total[value]",
-                "--out",
-                run.to_str().unwrap(),
-            ],
-        ));
+            &csv,
+            &py,
+            "What did the north and the south region sell?",
+            &["--guidelines", "@north_total[value], @south_total[value]"],
+        );
+        let out = ok(&out);
         assert_eq!(out.trim(), want);
         let summary = read_json(&run.join("summary.json"));
         assert_eq!(summary["status"], "sufficient");
@@ -174,21 +198,13 @@ fn a_sufficient_over_an_output_lacking_a_requested_quantity_does_not_end_the_loo
             "- north_total: printed, 15\n- constraints: none\nVerdict: sufficient",
         )
         .say("finalyzer", &fenced("print('@north_total[15]')"));
-    let run = lake.path().join("run");
-    let out = ask(
+    let (out, run) = ask_pinned(
         &llm,
         lake.path(),
-        &[
-            "How much did the north region sell?",
-            "--files",
-            &csv,
-            "--python",
-            &python3(),
-            "--guidelines",
-            "@north_total[value]",
-            "--out",
-            run.to_str().unwrap(),
-        ],
+        &csv,
+        &python3(),
+        "How much did the north region sell?",
+        &["--guidelines", "@north_total[value]"],
     );
     assert_eq!(ok(&out).trim(), "@north_total[15]");
     assert!(llm.left().is_empty(), "unused replies: {:?}", llm.left());
@@ -248,28 +264,12 @@ fn a_debugger_that_repeats_a_script_changes_course_and_the_repeat_is_not_run() {
         .say("debugger", &fenced(&fixed))
         .say("verifier", "sufficient")
         .say("finalyzer", &fenced("print(35)"));
-    let run = lake.path().join("run");
-    let out = ok(&ask(
-        &llm,
-        lake.path(),
-        &[
-            "Total sales?",
-            "--files",
-            &csv,
-            "--python",
-            &python3(),
-            "--out",
-            run.to_str().unwrap(),
-        ],
-    ));
+    let (out, run) = ask_pinned(&llm, lake.path(), &csv, &python3(), "Total sales?", &[]);
+    let out = ok(&out);
     assert_eq!(out.trim(), "35");
     assert!(llm.left().is_empty(), "unused replies: {:?}", llm.left());
     // The repeat was never run: the original, then the fix.
-    let purposes: Vec<String> = events(&run, "exec")
-        .iter()
-        .map(|e| e["purpose"].as_str().unwrap().to_string())
-        .collect();
-    assert_eq!(purposes, ["solution", "solution debug 1", "final"]);
+    assert_eq!(purposes(&run), ["solution", "solution debug 1", "final"]);
     assert!(notes(&run)
         .iter()
         .any(|n| n.contains("returned attempt 1's script again (not run)")));
@@ -311,29 +311,18 @@ fn a_debugger_that_keeps_repeating_itself_gives_the_step_back_to_the_router() {
         .say("coder", &fenced("print('total:', 35)"))
         .say("verifier", "sufficient")
         .say("finalyzer", &fenced("print(35)"));
-    let run = lake.path().join("run");
-    let out = ok(&ask(
+    let (out, run) = ask_pinned(
         &llm,
         lake.path(),
-        &[
-            "Total sales?",
-            "--files",
-            &csv,
-            "--python",
-            &python3(),
-            "--debug-attempts",
-            "3",
-            "--out",
-            run.to_str().unwrap(),
-        ],
-    ));
+        &csv,
+        &python3(),
+        "Total sales?",
+        &["--debug-attempts", "3"],
+    );
+    let out = ok(&out);
     assert_eq!(out.trim(), "35");
     assert!(llm.left().is_empty(), "unused replies: {:?}", llm.left());
-    let purposes: Vec<String> = events(&run, "exec")
-        .iter()
-        .map(|e| e["purpose"].as_str().unwrap().to_string())
-        .collect();
-    assert_eq!(purposes, ["solution", "solution", "final"]);
+    assert_eq!(purposes(&run), ["solution", "solution", "final"]);
     assert!(notes(&run)
         .iter()
         .any(|n| n.contains("after changing course (not run); debugging stops")));
@@ -350,20 +339,15 @@ fn a_column_no_pinned_file_has_is_said_in_the_answer() {
         .say("coder", &fenced("print('mean amount:', 35 / 3)"))
         .say("verifier", "sufficient")
         .say("finalyzer", &fenced("print(11.67)"));
-    let run = lake.path().join("run");
-    let out = ok(&ask(
+    let (out, run) = ask_pinned(
         &llm,
         lake.path(),
-        &[
-            "What is the mean of the \"Close Price\" column?",
-            "--files",
-            &csv,
-            "--python",
-            &python3(),
-            "--out",
-            run.to_str().unwrap(),
-        ],
-    ));
+        &csv,
+        &python3(),
+        "What is the mean of the \"Close Price\" column?",
+        &[],
+    );
+    let out = ok(&out);
     assert!(out.starts_with("11.67\n"), "{out}");
     assert!(
         out.contains("no given file has a column or key named \"Close Price\""),
