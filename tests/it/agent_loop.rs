@@ -297,6 +297,43 @@ fn a_debugger_that_repeats_a_script_changes_course_and_the_repeat_is_not_run() {
 }
 
 #[test]
+fn the_same_error_again_makes_the_debugger_change_course() {
+    let (lake, csv) = sales_lake();
+    let csv = csv.display().to_string();
+    let broken = "total = 35\nmean = total / 0\nprint(total)";
+    let same_error = "total = 35\nmean = total / (1 - 1)\nprint(total)";
+    let llm = ScriptedLlm::start();
+    llm.say("planner", "Sum the amounts.")
+        .say("coder", &fenced(broken))
+        .say("debugger", &fenced(same_error))
+        .say("debugger", &fenced("print('total:', 35)"))
+        .say("verifier", "sufficient")
+        .say("finalyzer", &fenced("print(35)"));
+    let (out, run) = ask_pinned(&llm, lake.path(), &csv, &python3(), "Total sales?", &[]);
+    assert_eq!(ok(&out).trim(), "35");
+    assert!(llm.left().is_empty(), "unused replies: {:?}", llm.left());
+    assert_eq!(
+        purposes(&run),
+        ["solution", "solution debug 1", "solution debug 2", "final"]
+    );
+    assert!(notes(&run)
+        .iter()
+        .any(|n| n.contains("failed with the same error as an earlier attempt; changing course")));
+    let asks: Vec<_> = llm
+        .requests()
+        .into_iter()
+        .filter(|r| r.role == "debugger")
+        .collect();
+    assert!(asks[0].body.get("temperature").is_none());
+    assert!(asks[1].body.get("temperature").is_some());
+    let second = asks[1].prompt();
+    let earlier = section(&second, "# Earlier attempts");
+    assert!(earlier.contains("## Attempt 1") && earlier.contains("total / 0"));
+    assert!(earlier.contains("## Attempt 2") && earlier.contains("total / (1 - 1)"));
+    assert!(earlier.contains("ZeroDivisionError"));
+}
+
+#[test]
 fn a_debugger_that_keeps_repeating_itself_gives_the_step_back_to_the_router() {
     let (lake, csv) = sales_lake();
     let csv = csv.display().to_string();
