@@ -42,6 +42,8 @@ const GENERIC: &[&str] = &[
     "with",
     "on",
     "answer",
+    "type",
+    "kind",
 ];
 
 /// Words that stand for each other in labels.
@@ -95,6 +97,20 @@ pub struct Quantity {
     pub formatted: bool,
     /// The words that label it in an output (each may be matched by a synonym).
     words: Vec<String>,
+}
+
+impl Quantity {
+    /// Whether the words `w` of a line label this quantity: all its words (each by
+    /// itself or a synonym), or all but one of a name of three words or more.
+    fn labels(&self, w: &[String]) -> bool {
+        let found = self
+            .words
+            .iter()
+            .filter(|qw| w.iter().any(|x| matches(x, qw)))
+            .count();
+        let n = self.words.len();
+        found == n || (n >= 3 && found + 1 == n)
+    }
 }
 
 /// The quantities `question` and its `guidelines` ask for: every `@name[...]` of either;
@@ -286,7 +302,7 @@ pub fn value_for(output: &str, q: &Quantity) -> Option<String> {
             continue;
         }
         let w = words(line);
-        if !q.words.iter().all(|qw| w.iter().any(|x| matches(x, qw))) {
+        if !q.labels(&w) {
             continue;
         }
         if let Some(v) = value_of(line) {
@@ -308,6 +324,12 @@ pub fn value_for(output: &str, q: &Quantity) -> Option<String> {
 /// when nothing in particular was requested, a note that it holds no answer at all (only
 /// dumps or tables, or nothing).
 pub fn missing(output: &str, quantities: &[Quantity]) -> Vec<String> {
+    // One statistic asked in words, and the output is that one value.
+    if let [q] = quantities {
+        if !q.formatted && single_value(output).is_some() {
+            return Vec::new();
+        }
+    }
     let mut out: Vec<String> = quantities
         .iter()
         .filter(|q| value_for(output, q).is_none())
@@ -319,15 +341,24 @@ pub fn missing(output: &str, quantities: &[Quantity]) -> Vec<String> {
     out
 }
 
+/// The whole of `output` when it is one short line, not a dump.
+fn single_value(output: &str) -> Option<&str> {
+    let lines: Vec<&str> = output.lines().filter(|l| !l.trim().is_empty()).collect();
+    match lines.as_slice() {
+        [only] if !is_dump_line(only) && only.trim().chars().count() <= VALUE_CHARS => {
+            Some(only.trim())
+        }
+        _ => None,
+    }
+}
+
 /// Lines of `output` that read as answers: a label with a value, not part of a dump or
 /// a table; or the whole output when it is one short line.
 fn answer_lines(output: &str) -> Vec<&str> {
-    let lines: Vec<&str> = output.lines().filter(|l| !l.trim().is_empty()).collect();
-    if let [only] = lines.as_slice() {
-        if !is_dump_line(only) && only.trim().chars().count() <= VALUE_CHARS {
-            return vec![only.trim()];
-        }
+    if let Some(only) = single_value(output) {
+        return vec![only];
     }
+    let lines: Vec<&str> = output.lines().filter(|l| !l.trim().is_empty()).collect();
     lines
         .into_iter()
         .filter(|l| !is_dump_line(l) && !is_table_row(l))
@@ -388,6 +419,9 @@ pub fn from_output(output: &str, quantities: &[Quantity]) -> Option<String> {
             .filter_map(|q| value_for(output, q).map(|v| format!("@{}[{v}]", q.name)))
             .collect();
         return (!found.is_empty()).then(|| found.join(", "));
+    }
+    if let (false, Some(v)) = (quantities.iter().any(|q| q.formatted), single_value(output)) {
+        return Some(v.to_string());
     }
     if !quantities.is_empty() {
         let found: Vec<String> = quantities
@@ -458,6 +492,20 @@ mod tests {
         let stats = requested("What is the mean close price?", None);
         assert_eq!(missing("mean close: 12.5", &stats), Vec::<String>::new());
         assert_eq!(missing("[ 797171  500223  1 2 ]", &stats), ["mean"]);
+        assert!(missing("12.5", &stats).is_empty());
+        let q = &requested(
+            "",
+            Some("@relationship_type[type] @mean_sepal_petal_ratio[r]"),
+        );
+        assert_eq!(
+            value_for("Relationship: linear", &q[0]).as_deref(),
+            Some("linear")
+        );
+        assert_eq!(
+            value_for("sepal/petal ratio: 1.9", &q[1]).as_deref(),
+            Some("1.9")
+        );
+        assert_eq!(value_for("mean sepal length: 5.8", &q[1]), None);
     }
 
     #[test]
