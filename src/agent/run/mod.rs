@@ -6,6 +6,11 @@
 //! implemented `plan[..=i]`. When the router names step N, both lists are cut to N − 1
 //! entries, so the coder's base code is the script of the kept prefix, not the latest
 //! script.
+//!
+//! Guarded for small models: a "sufficient" stands only when the output holds every
+//! requested quantity (`answer::missing`); `debug` stops a debugger that repeats itself;
+//! `finalize` falls back to the verified output; `names` sends a step naming a column no
+//! file has to retrieval.
 
 mod debug;
 mod finalize;
