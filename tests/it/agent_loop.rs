@@ -416,8 +416,8 @@ fn agent(llm: &ScriptedLlm) -> Agent {
     }
 }
 
-#[test]
-fn a_step_naming_a_column_no_file_has_goes_back_to_retrieval() {
+/// An indexed lake of sales.csv and stocks.csv; returns (tempdir, index, sales, stocks).
+fn two_file_lake() -> (tempfile::TempDir, PathBuf, PathBuf, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let lake = dir.path().join("lake");
     std::fs::create_dir(&lake).unwrap();
@@ -434,6 +434,43 @@ fn a_step_naming_a_column_no_file_has_goes_back_to_retrieval() {
     let idx = index_into(dir.path(), &lake);
     let sales = lake.join("sales.csv").canonicalize().unwrap();
     let stocks = lake.join("stocks.csv").canonicalize().unwrap();
+    (dir, idx, sales, stocks)
+}
+
+/// `Agent::ask` in-process over `files` with `retriever`, recording into `run`.
+fn ask_with_retriever(
+    llm: &ScriptedLlm,
+    question: &str,
+    files: &[context::FileContext],
+    retriever: &dyn Retriever,
+    run: &Path,
+) -> lakestar::agent::Summary {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let (summary, stopped) = rt
+        .block_on(agent(llm).ask(
+            question,
+            files,
+            "pinned",
+            Some(retriever),
+            &LoopOptions {
+                max_rounds: 3,
+                debug_attempts: 1,
+                guidelines: None,
+            },
+            run,
+            &|_| {},
+        ))
+        .unwrap();
+    assert!(stopped.is_none(), "{stopped:?}");
+    summary
+}
+
+#[test]
+fn a_step_naming_a_column_no_file_has_goes_back_to_retrieval() {
+    let (dir, idx, sales, stocks) = two_file_lake();
     // The run starts with the wrong file only.
     let files = context::pinned(std::slice::from_ref(&sales), Some(&idx), dir.path()).unwrap();
     assert_eq!(files[0].columns, ["region", "amount"]);
@@ -454,26 +491,13 @@ fn a_step_naming_a_column_no_file_has_goes_back_to_retrieval() {
         .say("verifier", "Verdict: sufficient")
         .say("finalyzer", &fenced("print(11.0)"));
     let run = dir.path().join("run");
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    let (summary, stopped) = rt
-        .block_on(agent(&llm).ask(
-            "What is the mean of the \"Close Price\" column?",
-            &files,
-            "pinned",
-            Some(&retriever),
-            &LoopOptions {
-                max_rounds: 3,
-                debug_attempts: 1,
-                guidelines: None,
-            },
-            &run,
-            &|_| {},
-        ))
-        .unwrap();
-    assert!(stopped.is_none(), "{stopped:?}");
+    let summary = ask_with_retriever(
+        &llm,
+        "What is the mean of the \"Close Price\" column?",
+        &files,
+        &retriever,
+        &run,
+    );
     assert_eq!(summary.status, Status::Sufficient);
     assert_eq!(summary.answer.as_deref(), Some("11.0"));
     assert_eq!(summary.answer_source, Some(AnswerSource::FinalScript));
@@ -496,4 +520,43 @@ fn a_step_naming_a_column_no_file_has_goes_back_to_retrieval() {
     assert!(coder.contains("Load each file with its `load:` line"));
     // The planner (before retrieval) saw only the pinned file.
     assert!(!llm.prompts("planner")[0].contains("stocks.csv"));
+}
+
+#[test]
+fn a_key_error_on_a_name_the_question_asked_for_goes_back_to_retrieval() {
+    let (dir, idx, sales, stocks) = two_file_lake();
+    let files = context::pinned(std::slice::from_ref(&sales), Some(&idx), dir.path()).unwrap();
+    let retriever = IndexRetriever::open(&idx, FileCount::Fixed(3)).unwrap();
+    let stocks_s = stocks.display().to_string();
+    let wrong = format!(
+        "import pandas as pd\ndf = pd.read_csv({:?})\nprint('mean close price:', df['Close Price'].mean())",
+        sales.display().to_string()
+    );
+    let right = wrong.replace(&sales.display().to_string(), &stocks_s);
+    let llm = ScriptedLlm::start();
+    llm.say("planner", "Average the close price.")
+        .say("coder", &fenced(&wrong))
+        .say("debugger", &fenced(&right))
+        .say("verifier", "Verdict: sufficient")
+        .say("finalyzer", &fenced("print(11.0)"));
+    let run = dir.path().join("run");
+    let summary = ask_with_retriever(
+        &llm,
+        "What is the mean close price?",
+        &files,
+        &retriever,
+        &run,
+    );
+    assert_eq!(summary.status, Status::Sufficient);
+    assert_eq!(summary.answer.as_deref(), Some("11.0"));
+    assert!(summary.files.contains(&stocks_s), "{:?}", summary.files);
+    // Nothing marked a column in the question or step: the KeyError did.
+    let added = events(&run, "files");
+    assert_eq!(added.len(), 1);
+    assert_eq!(added[0]["round"], 0);
+    assert!(added[0]["names"].as_str().unwrap().contains("Close Price"));
+    // The debugger was shown the file retrieval added.
+    let debugger = &llm.prompts("debugger")[0];
+    assert!(section(debugger, "# Data files").contains(&stocks_s));
+    assert!(!llm.prompts("coder")[0].contains(&stocks_s));
 }
