@@ -10,17 +10,22 @@
 //! Both reuse [`Loop`]'s helpers (recorded LLM calls, sandbox runs, the debugger), so their
 //! run records read like the full loop's.
 
-use super::context::descriptions;
+use super::answer;
 use super::llm::Role;
+use super::parse;
 use super::prompts::Template;
-use super::run::{numbered, observation, Loop, LoopOutcome, DEFAULT_GUIDELINES};
-use super::{AgentError, Status};
+use super::run::{numbered, observation, Loop, LoopOutcome, State};
+use super::{AgentError, AnswerSource, Status};
 use serde::Serialize;
 
 /// Steps the no-verifier ablation plans and runs at most (fewer when `max_rounds` is
 /// lower). Without a verifier nothing says when to stop; three steps cover what DABench
 /// questions take the full loop (load, compute, combine), so the ablation is not starved.
 pub const NO_VERIFIER_STEPS: usize = 3;
+
+/// What the no-verifier ablation's planner is told in place of the verifier's finding.
+const NOT_CHECKED: &str =
+    "Nothing checked this output (no verifier in this mode): plan the next step toward the answer.";
 
 /// Which loop a run uses.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
@@ -48,10 +53,11 @@ impl Mode {
 
 impl Loop<'_> {
     /// The single-shot ablation: one coder call, one run (no debugger), its output the
-    /// answer.
+    /// answer. Values printed without an asked `@name[value]` form are put in it, as the
+    /// full loop's finalizing does, so that the modes differ by their loops and not by
+    /// that deterministic repair.
     pub(super) async fn single_shot(&self) -> Result<LoopOutcome, AgentError> {
-        let desc = descriptions(self.files);
-        let guidelines = self.guidelines();
+        let mut st = State::new(self.files);
         let reply = self
             .ask(
                 0,
@@ -59,20 +65,20 @@ impl Loop<'_> {
                 Template::SingleShot,
                 &[
                     ("question", self.question),
-                    ("guidelines", guidelines),
-                    ("descriptions", &desc),
+                    ("guidelines", self.guidelines()),
+                    ("descriptions", &st.desc),
                 ],
             )
             .await?;
         let plan = vec!["Answer the question in one script (single-shot).".to_string()];
         self.plan_changed(0, &plan)?;
         let code = self.code(&reply)?;
-        let mut execs = 0;
-        let exec = self.run_script(0, &mut execs, &code, "final").await?;
-        let answer = exec
-            .success()
-            .then(|| exec.stdout.trim().to_string())
-            .filter(|a| !a.is_empty());
+        let exec = self.run_script(0, &mut st, &code, "final").await?;
+        let printed = exec.stdout.trim();
+        let quantities = answer::requested(self.question, self.guidelines_given());
+        let answer = (exec.success() && !printed.is_empty()).then(|| {
+            answer::in_format(printed, &quantities).unwrap_or_else(|| printed.to_string())
+        });
         if answer.is_none() {
             self.note(
                 "the single-shot script printed no answer (it failed or printed nothing)".into(),
@@ -90,37 +96,39 @@ impl Loop<'_> {
             plan,
             solution: (code.clone(), output),
             final_script: Some((code, exec.stdout.clone())),
+            answer_source: answer.as_ref().map(|_| AnswerSource::FinalScript),
             answer,
+            files: st.paths(),
+            unknown_names: Vec::new(),
         })
     }
 
     /// The no-verifier ablation: up to [`NO_VERIFIER_STEPS`] planned steps, each coded on
     /// the previous script, then the finalyzer.
     pub(super) async fn no_verifier(&self) -> Result<LoopOutcome, AgentError> {
-        let desc = descriptions(self.files);
+        let mut st = State::new(self.files);
         let steps = NO_VERIFIER_STEPS.min(self.options.max_rounds.max(1));
-        let mut execs = 0;
+        let quantities = answer::requested(self.question, self.guidelines_given());
         let first = self
             .ask(
                 0,
                 Role::Planner,
                 Template::PlannerFirst,
-                &[("question", self.question), ("descriptions", &desc)],
+                &[("question", self.question), ("descriptions", &st.desc)],
             )
             .await?;
-        let mut plan = vec![first.trim().to_string()];
+        let mut plan = vec![parse::step(&first)];
         self.plan_changed(0, &plan)?;
         let reply = self
             .ask(
                 0,
                 Role::Coder,
                 Template::CoderFirst,
-                &[("descriptions", &desc), ("step", &plan[0])],
+                &[("descriptions", &st.desc), ("step", &plan[0])],
             )
             .await?;
-        let mut ran = self
-            .execute(0, &mut execs, self.code(&reply)?, &desc)
-            .await?;
+        let code = self.code(&reply)?;
+        let mut ran = self.execute(0, &mut st, code, &plan).await?;
         for round in 1..steps {
             let result = observation(&ran.exec);
             let next = self
@@ -130,13 +138,14 @@ impl Loop<'_> {
                     Template::PlannerNext,
                     &[
                         ("question", self.question),
-                        ("descriptions", &desc),
+                        ("descriptions", &st.desc),
                         ("plan", &numbered(&plan)),
                         ("result", &result),
+                        ("missing", NOT_CHECKED),
                     ],
                 )
                 .await?;
-            plan.push(next.trim().to_string());
+            plan.push(parse::step(&next));
             self.plan_changed(round, &plan)?;
             let step = plan.last().expect("a step was just pushed").clone();
             let reply = self
@@ -145,7 +154,7 @@ impl Loop<'_> {
                     Role::Coder,
                     Template::CoderNext,
                     &[
-                        ("descriptions", &desc),
+                        ("descriptions", &st.desc),
                         ("plan", &numbered(&plan)),
                         ("code", &ran.code),
                         ("previous", &(plan.len() - 1).to_string()),
@@ -154,28 +163,27 @@ impl Loop<'_> {
                     ],
                 )
                 .await?;
-            ran = self
-                .execute(round, &mut execs, self.code(&reply)?, &desc)
-                .await?;
+            let code = self.code(&reply)?;
+            ran = self.execute(round, &mut st, code, &plan).await?;
         }
-        self.finalize(
-            steps,
-            &mut execs,
-            &desc,
-            Status::Unverified,
-            Vec::new(),
+        let fin = self
+            .finalize(steps, &mut st, &plan, &ran, &quantities)
+            .await?;
+        Ok(LoopOutcome {
+            status: if fin.answer.is_some() {
+                Status::Unverified
+            } else {
+                Status::NoAnswer
+            },
+            rounds: steps,
+            verdicts: Vec::new(),
             plan,
-            ran,
-        )
-        .await
-    }
-
-    /// The answer format, or the default one.
-    pub(super) fn guidelines(&self) -> &str {
-        self.options
-            .guidelines
-            .as_deref()
-            .filter(|g| !g.trim().is_empty())
-            .unwrap_or(DEFAULT_GUIDELINES)
+            solution: (ran.code.clone(), observation(&ran.exec)),
+            final_script: Some(fin.script),
+            answer: fin.answer,
+            answer_source: fin.source,
+            files: st.paths(),
+            unknown_names: Vec::new(),
+        })
     }
 }

@@ -2,7 +2,7 @@
 //! for the question (as many as fit a token budget), or pinned by the user.
 
 use super::AgentError;
-use lakestar_index::analyze::RenderOptions;
+use lakestar_index::analyze::{Content, Description, RenderOptions};
 use lakestar_index::search::engine::{SearchOptions, Searcher};
 use lakestar_index::{crawl, render, Catalog};
 use std::path::{Path, PathBuf};
@@ -26,6 +26,112 @@ pub struct FileContext {
     pub rel: String,
     /// The description shown in prompts.
     pub description: String,
+    /// The names of its columns (all tables) or keys, from the index's description;
+    /// empty when unknown (an LLM analyzer's text, a file the index could not read).
+    pub columns: Vec<String>,
+}
+
+/// More files for a run whose step names a column or key no given file has; provided
+/// by the caller (an index-backed one is [`IndexRetriever`]).
+pub trait Retriever: Send + Sync {
+    /// Files for `query` other than `have` (absolute paths); empty when there are none.
+    fn more(&self, query: &str, have: &[PathBuf]) -> Result<Vec<FileContext>, AgentError>;
+}
+
+/// Files the index at `dir` retrieves; the searcher is opened at most once per run, and
+/// only when a step first needs more files (most runs never do).
+pub struct IndexRetriever {
+    searcher: std::sync::OnceLock<Searcher>,
+    dir: PathBuf,
+    count: FileCount,
+}
+
+impl IndexRetriever {
+    /// A retriever over the index at `dir`, giving up to `count` files a query, with its
+    /// searcher open now (an index that cannot be searched fails here).
+    pub fn open(dir: &Path, count: FileCount) -> Result<IndexRetriever, AgentError> {
+        let r = IndexRetriever::lazy(dir, count);
+        let _ = r.searcher.set(Searcher::open_recorded(dir)?);
+        Ok(r)
+    }
+
+    /// A retriever over the index at `dir` that opens its searcher on first use.
+    pub fn lazy(dir: &Path, count: FileCount) -> IndexRetriever {
+        IndexRetriever {
+            searcher: std::sync::OnceLock::new(),
+            dir: dir.to_path_buf(),
+            count,
+        }
+    }
+
+    fn searcher(&self) -> Result<&Searcher, AgentError> {
+        if let Some(s) = self.searcher.get() {
+            return Ok(s);
+        }
+        let s = Searcher::open_recorded(&self.dir)?;
+        Ok(self.searcher.get_or_init(|| s))
+    }
+}
+
+impl Retriever for IndexRetriever {
+    fn more(&self, query: &str, have: &[PathBuf]) -> Result<Vec<FileContext>, AgentError> {
+        let found = match retrieve_with(self.searcher()?, &self.dir, query, self.count) {
+            Ok(f) => f,
+            Err(AgentError::NoFiles(_)) => Vec::new(),
+            Err(e) => return Err(e),
+        };
+        Ok(found
+            .into_iter()
+            .filter(|f| !have.contains(&f.path))
+            .collect())
+    }
+}
+
+/// A column, key or table name as compared: lowercase, without spaces, `_` or `-`
+/// (`Close Price`, `close_price` and `ClosePrice` are one name).
+pub fn normalize_name(name: &str) -> String {
+    name.chars()
+        .filter(|c| !(c.is_whitespace() || matches!(c, '_' | '-')))
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+/// The column and key names a description holds (tables' columns, JSON key paths' last
+/// parts, arrays' names, text tables' headers, archive members' own descriptions).
+pub fn column_names(d: &Description) -> Vec<String> {
+    let mut out = Vec::new();
+    collect_names(&d.content, &mut out);
+    out
+}
+
+fn collect_names(c: &Content, out: &mut Vec<String>) {
+    match c {
+        Content::Table(t) => out.extend(t.columns.iter().map(|c| c.name.clone())),
+        Content::Tables(ts) => {
+            for t in &ts.tables {
+                out.push(t.name.clone());
+                out.extend(t.columns.iter().map(|c| c.name.clone()));
+            }
+        }
+        Content::Json(j) => {
+            for p in &j.paths {
+                let parts = p.path.split(['.', '[', ']', '$']).filter(|s| !s.is_empty());
+                out.extend(parts.map(str::to_string));
+            }
+        }
+        Content::Text(t) => {
+            for tb in &t.tables {
+                out.extend(tb.columns.iter().cloned());
+            }
+        }
+        Content::Arrays(a) => out.extend(a.arrays.iter().map(|x| x.name.clone())),
+        Content::Archive(a) => {
+            for (_, d) in &a.described {
+                collect_names(&d.content, out);
+            }
+        }
+        Content::Media(_) | Content::Opaque(_) => {}
+    }
 }
 
 /// How many files to give the agent.
@@ -75,7 +181,7 @@ pub fn retrieve_with(
     let mut files = Vec::new();
     let mut used = 0;
     for hit in hits {
-        let mut file = from_catalog(&catalog, &lake, &hit.path)?;
+        let mut file = from_catalog(&catalog, &hit.path, &lake.join(&hit.path))?;
         if let Some(c) = &hit.collection {
             file.description.push_str(&format!(
                 "  One of {} files with the same layout, named like {} under {}.\n",
@@ -104,8 +210,9 @@ pub fn retrieve_with(
 
 /// The description of `rel` as the index holds it: the LLM analyzer's when the index
 /// records an `index --llm-analyzer` run and that run described this content, else the
-/// native one.
-fn from_catalog(catalog: &Catalog, lake: &Path, rel: &str) -> Result<FileContext, AgentError> {
+/// native one. The rendering names `abs`, so that its `load:` line is the call the
+/// generated code can use as it is.
+fn from_catalog(catalog: &Catalog, rel: &str, abs: &Path) -> Result<FileContext, AgentError> {
     let row = catalog.file(rel)?;
     let opts = RenderOptions {
         max_bytes: DESCRIPTION_BYTES,
@@ -114,12 +221,20 @@ fn from_catalog(catalog: &Catalog, lake: &Path, rel: &str) -> Result<FileContext
         Some(h) => catalog.recorded_llm_text(h)?,
         None => None,
     };
+    let shown = abs.to_string_lossy();
+    let native = match row.as_ref() {
+        Some(row) if row.hash.is_some() && row.analyzer.is_some() => {
+            catalog.file_description(row)?
+        }
+        _ => None,
+    };
+    let columns = native.as_ref().map(column_names).unwrap_or_default();
     let description = match (row.as_ref(), llm_text) {
         // `index --llm-analyzer` described it: that text, marked as such.
         (Some(_), Some(text)) => llm_description(rel, &text),
         (Some(row), None) => match (&row.hash, &row.analyzer) {
-            (Some(_), Some(_)) => match catalog.file_description(row)? {
-                Some(d) => render(rel, &d, opts),
+            (Some(_), Some(_)) => match &native {
+                Some(d) => render(&shown, d, opts),
                 None => format!("{rel} — no description stored\n"),
             },
             _ => format!(
@@ -130,9 +245,10 @@ fn from_catalog(catalog: &Catalog, lake: &Path, rel: &str) -> Result<FileContext
         (None, _) => format!("{rel} — not in the index\n"),
     };
     Ok(FileContext {
-        path: lake.join(rel),
+        path: abs.to_path_buf(),
         rel: rel.to_string(),
         description,
+        columns,
     })
 }
 
@@ -186,9 +302,7 @@ pub fn pinned(
         if let Some((catalog, lake)) = &indexed {
             if let Some(rel) = crawl::relative(lake, &abs) {
                 if catalog.file(&rel)?.is_some() {
-                    let mut f = from_catalog(catalog, lake, &rel)?;
-                    f.path = abs;
-                    files.push(f);
+                    files.push(from_catalog(catalog, &rel, &abs)?);
                     continue;
                 }
             }
@@ -196,6 +310,7 @@ pub fn pinned(
         let shown = abs.to_string_lossy().into_owned();
         let d = lakestar_index::describe_file(&abs)?;
         files.push(FileContext {
+            columns: column_names(&d),
             description: render(
                 &shown,
                 &d,

@@ -2,6 +2,8 @@
 //! retrieves (Nam et al., 2025, Algorithm 1), and the record of how it got its answer.
 //!
 //! - [`analyzer`]: the LLM analyzer, describing a file with an LLM-written script.
+//! - [`answer`]: what a question asks for, whether an output holds it, dumps, and
+//!   answers read from an output.
 //! - [`build`]: an agent from the LLM configuration and the caller's settings.
 //! - [`context`]: which files a run sees (retrieved by budget, or pinned) and how their
 //!   descriptions read in a prompt.
@@ -15,6 +17,7 @@
 
 pub mod ablation;
 pub mod analyzer;
+pub mod answer;
 pub mod build;
 pub mod context;
 pub mod llm;
@@ -25,7 +28,7 @@ pub mod record;
 pub mod run;
 pub mod sandbox;
 
-use context::FileContext;
+use context::{FileContext, Retriever};
 use llm::{LlmClient, Role};
 use prompts::Prompts;
 use record::{Event, RunRecord};
@@ -98,10 +101,32 @@ pub enum Status {
     MaxRounds,
     /// An ablation without a verifier (single-shot, no-verifier) printed an answer.
     Unverified,
-    /// The final script failed or printed nothing.
+    /// No answer: the final script failed or printed nothing, and the latest output
+    /// gives none either (never after a sufficient verdict).
     NoAnswer,
     /// The run stopped on an error (LLM unreachable, record unwritable).
     Error,
+}
+
+/// Where an answer comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AnswerSource {
+    /// The finalyzer's script printed it.
+    FinalScript,
+    /// Read from the verified solution's output: the final script failed, printed
+    /// nothing or printed a dump.
+    SolutionOutput,
+}
+
+impl AnswerSource {
+    /// The serialized name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AnswerSource::FinalScript => "final_script",
+            AnswerSource::SolutionOutput => "solution_output",
+        }
+    }
 }
 
 /// Live progress of a run, for a terminal or an event stream.
@@ -135,6 +160,14 @@ pub enum Progress {
         /// Exit status 0.
         ok: bool,
     },
+    /// The output lacks values the question asks for (the round is insufficient
+    /// whatever the verifier said).
+    Missing {
+        /// The round.
+        round: usize,
+        /// The quantities without a value.
+        quantities: Vec<String>,
+    },
     /// The verifier's verdict.
     Verdict {
         /// The round.
@@ -160,13 +193,19 @@ pub struct Summary {
     pub status: Status,
     /// The answer (also in `answer.txt`).
     pub answer: Option<String>,
+    /// Where the answer comes from: `final_script`, or `solution_output` when the
+    /// final script failed or printed no usable answer.
+    pub answer_source: Option<AnswerSource>,
+    /// Column or key names the question or a step named that no file has (also said
+    /// in the answer).
+    pub unknown_names: Vec<String>,
     /// Verifier rounds run.
     pub rounds: usize,
     /// Each round's verdict.
     pub verdicts: Vec<parse::Verdict>,
     /// The final plan.
     pub plan: Vec<String>,
-    /// The data files, absolute paths.
+    /// The data files, absolute paths (with those retrieval added during the run).
     pub files: Vec<String>,
     /// LLM calls, tokens and cost, in all and by role.
     pub llm: llm::Totals,
@@ -196,12 +235,15 @@ impl Agent {
     /// Answer `question` over `files`, recording the run in `run_dir` (created; it must
     /// not hold an earlier run). The summary is returned, and written, even when the run
     /// stopped on an error: that error comes beside it (and is in `summary.error`). Only
-    /// a record that cannot be written is an `Err`.
+    /// a record that cannot be written is an `Err`. `retriever` gives more files when a
+    /// step names a column no file has (`None` for pinned files).
+    #[allow(clippy::too_many_arguments)]
     pub async fn ask(
         &self,
         question: &str,
         files: &[FileContext],
         selection: &str,
+        retriever: Option<&dyn Retriever>,
         options: &LoopOptions,
         run_dir: &Path,
         progress: &(dyn Fn(Progress) + Send + Sync),
@@ -248,6 +290,7 @@ impl Agent {
             progress,
             question,
             files,
+            retriever,
             options,
         }
         .run()
@@ -256,6 +299,8 @@ impl Agent {
             question: question.to_string(),
             status: Status::Error,
             answer: None,
+            answer_source: None,
+            unknown_names: Vec::new(),
             rounds: 0,
             verdicts: Vec::new(),
             plan: Vec::new(),
@@ -272,6 +317,9 @@ impl Agent {
             Ok(out) => {
                 summary.status = out.status;
                 summary.answer = out.answer.clone();
+                summary.answer_source = out.answer_source;
+                summary.unknown_names = out.unknown_names.clone();
+                summary.files = out.files.clone();
                 summary.rounds = out.rounds;
                 summary.verdicts = out.verdicts.clone();
                 summary.plan = out.plan.clone();
@@ -287,7 +335,7 @@ impl Agent {
                 record.write("answer.txt", answer.as_bytes())?;
                 let nb = notebook::notebook(&notebook::NotebookInput {
                     question,
-                    files: &paths,
+                    files: &out.files,
                     plan: &out.plan,
                     solution: Some((&out.solution.0, &out.solution.1)),
                     final_script: out
@@ -310,6 +358,7 @@ impl Agent {
         record.event(&Event::Finish {
             status: summary.status,
             answer: summary.answer.clone(),
+            answer_source: summary.answer_source,
         })?;
         record.write(
             "summary.json",

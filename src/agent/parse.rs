@@ -5,8 +5,9 @@
 //!
 //! | reply | accepted | fallback |
 //! |---|---|---|
-//! | code | the first ```` ```python ```` (or `py`, `python3`) block, else the first fenced block | the whole reply, as code |
-//! | verdict | `sufficient` / `insufficient`, `not sufficient`, yes/no, true/false, in any case, with markdown or punctuation around; JSON `{"verdict": …}` or `{"sufficient": true}` — the first verdict word wins | insufficient |
+//! | code | the longest ```` ```python ```` block (`py`, `python3`, any case, words after the language ignored), else the longest unlabeled block that reads as code, else the first fenced block | the reply from its first to its last line of code (prose around dropped) |
+//! | verdict | `sufficient` / `insufficient`, `not sufficient`, yes/no, true/false, in any case, with markdown or punctuation around; JSON `{"verdict": …}` or `{"sufficient": true}`; after a walk-through, the last `Verdict: …`, else the last line naming sufficient/insufficient; else the first verdict word | insufficient |
+//! | step | the reply without a `Step N:` / `1.` / `Next step:` prefix or markdown emphasis; of a numbered list, the first item | — |
 //! | route | `Add Step` (any case, `add_step`, `add a step`), `Step N`, `N` alone, JSON `{"step": N}` / `{"decision": "…"}` — the first decision wins | Add Step; also for a step number outside 1…len(plan) |
 
 use serde::Serialize;
@@ -23,19 +24,126 @@ pub struct Code {
 /// Extract the script from a reply.
 pub fn code(reply: &str) -> Code {
     let blocks = fenced_blocks(reply);
-    let python = blocks
-        .iter()
-        .find(|(lang, _)| matches!(lang.as_str(), "python" | "py" | "python3"));
-    match python.or(blocks.first()) {
+    let lang = |l: &str| l.split_whitespace().next().unwrap_or("").to_string();
+    let longest = |pick: &dyn Fn(&(String, String)) -> bool| {
+        blocks
+            .iter()
+            .filter(|b| pick(b))
+            .max_by_key(|(_, body)| body.trim().len())
+    };
+    let python = longest(&|(l, _)| matches!(lang(l).as_str(), "python" | "py" | "python3"));
+    let unlabeled = longest(&|(l, body)| l.is_empty() && body.lines().any(looks_like_code));
+    match python.or(unlabeled).or(blocks.first()) {
         Some((_, body)) => Code {
             code: body.clone(),
             fallback: false,
         },
-        None => Code {
-            code: reply.trim().to_string(),
-            fallback: true,
-        },
+        None => {
+            let lines: Vec<&str> = reply.lines().collect();
+            let first = lines.iter().position(|l| looks_like_code(l));
+            let last = lines.iter().rposition(|l| looks_like_code(l));
+            let code = match (first, last) {
+                (Some(a), Some(b)) => lines[a..=b].join("\n"),
+                _ => reply.trim().to_string(),
+            };
+            Code {
+                code,
+                fallback: true,
+            }
+        }
     }
+}
+
+/// Whether a line reads as Python rather than prose.
+fn looks_like_code(line: &str) -> bool {
+    let t = line.trim_start();
+    const STARTS: &[&str] = &[
+        "import ", "from ", "def ", "class ", "print(", "for ", "while ", "if ", "elif ", "else:",
+        "with ", "return ", "try:", "except", "#",
+    ];
+    if STARTS.iter().any(|s| t.starts_with(s)) {
+        return true;
+    }
+    // `name = …`, `df['x'] = …`, `name(…` with no space before the first `=` or `(`.
+    let head: String = t
+        .chars()
+        .take_while(|c| c.is_alphanumeric() || matches!(c, '_' | '.' | '[' | ']' | '\'' | '"'))
+        .collect();
+    let rest = t[head.len()..].trim_start();
+    !head.is_empty()
+        && head
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_alphabetic() || c == '_')
+        && (rest.starts_with('(') || (rest.starts_with('=') && !rest.starts_with("==")))
+}
+
+/// The step of a planner reply: without numbering, labels and emphasis; of a list of
+/// steps, the first.
+pub fn step(reply: &str) -> String {
+    let text = reply.trim();
+    let mut items: Vec<Vec<&str>> = Vec::new();
+    let mut current: Vec<&str> = Vec::new();
+    for line in text.lines() {
+        if strip_number(line.trim()).is_some() && !current.is_empty() {
+            items.push(std::mem::take(&mut current));
+        }
+        current.push(line.trim());
+    }
+    items.push(current);
+    let numbered_list = items.len() > 1 && items.iter().all(|i| strip_number(i[0]).is_some());
+    let chosen = if numbered_list {
+        &items[0]
+    } else {
+        &items.concat()
+    };
+    let joined = chosen.join("\n");
+    let mut s = joined.trim().trim_matches('*').trim().to_string();
+    loop {
+        let before = s.clone();
+        if let Some(rest) = strip_number(&s) {
+            s = rest.to_string();
+        }
+        for label in ["next step", "first step", "step"] {
+            if s.get(..label.len())
+                .is_some_and(|p| p.eq_ignore_ascii_case(label))
+            {
+                let rest = s[label.len()..].trim_start();
+                if let Some(r) = rest.strip_prefix(':') {
+                    s = r.to_string();
+                }
+            }
+        }
+        s = s.trim().trim_matches('*').trim().to_string();
+        if s == before {
+            break;
+        }
+    }
+    if s.is_empty() {
+        text.to_string()
+    } else {
+        s
+    }
+}
+
+/// `rest` of `1. rest`, `1) rest`, `- rest` or `Step 1: rest`.
+fn strip_number(line: &str) -> Option<&str> {
+    let l = line.trim_start_matches('*').trim_start();
+    let after_step = if l.len() > 5 && l[..5].eq_ignore_ascii_case("step ") {
+        &l[5..]
+    } else {
+        l
+    };
+    let digits = after_step.chars().take_while(char::is_ascii_digit).count();
+    if digits > 0 {
+        let rest = &after_step[digits..];
+        for sep in [".", ")", ":"] {
+            if let Some(r) = rest.strip_prefix(sep) {
+                return Some(r.trim_start_matches('*').trim());
+            }
+        }
+    }
+    l.strip_prefix("- ").map(str::trim)
 }
 
 /// Fenced blocks as (lowercased info string, body). An unterminated last fence runs to
@@ -108,7 +216,23 @@ pub fn verdict(reply: &str) -> Parsed<Verdict> {
             };
         }
     }
-    match verdict_word(reply) {
+    // A walk-through names quantities as found or not before its verdict: the labelled
+    // verdict, else the last line that says sufficient or insufficient, decides.
+    let labelled = reply.lines().rev().find_map(|l| {
+        let lower = l.to_lowercase();
+        let at = lower.find("verdict")?;
+        verdict_word(&lower[at + "verdict".len()..])
+    });
+    let last_line = || {
+        reply.lines().rev().find_map(|l| {
+            let w = words(l);
+            w.iter()
+                .any(|x| x == "sufficient" || x == "insufficient")
+                .then(|| verdict_word(l))
+                .flatten()
+        })
+    };
+    match labelled.or_else(last_line).or_else(|| verdict_word(reply)) {
         Some(value) => Parsed {
             value,
             fallback: false,
@@ -236,6 +360,46 @@ mod tests {
         // A longer fence holds inner triple backticks (a docstring showing markdown).
         let nested = code("````python\ns = '''\n```\n'''\nprint(s)\n````");
         assert_eq!(nested.code, "s = '''\n```\n'''\nprint(s)");
+    }
+
+    #[test]
+    fn code_from_small_models_replies() {
+        let two = "Load first:\n```py\nimport pandas as pd\n```\nThen the whole script:\n```Python\nimport pandas as pd\ndf = pd.read_csv('a.csv')\nprint(df['x'].mean())\n```\nOutput:\n```\n3.5\n```";
+        assert_eq!(
+            code(two).code,
+            "import pandas as pd\ndf = pd.read_csv('a.csv')\nprint(df['x'].mean())"
+        );
+        let unlabeled = "```text\nthe plan\n```\n```\nx = 1\nprint(x)\n```";
+        assert_eq!(code(unlabeled).code, "x = 1\nprint(x)");
+        let prose = "Sure! Here is the script you asked for.\nimport pandas as pd\ndf = pd.read_csv('a.csv')\nprint(df.shape)\nThis prints the shape.";
+        let c = code(prose);
+        assert!(c.fallback);
+        assert_eq!(
+            c.code,
+            "import pandas as pd\ndf = pd.read_csv('a.csv')\nprint(df.shape)"
+        );
+    }
+
+    #[test]
+    fn steps_without_their_numbering() {
+        assert_eq!(step("Load the file."), "Load the file.");
+        assert_eq!(step("**Step 2:** Compute the mean."), "Compute the mean.");
+        assert_eq!(step("Next step: Filter rows."), "Filter rows.");
+        assert_eq!(step("1. Load it.\n2. Average it."), "Load it.");
+        assert_eq!(step("3) Sum the column"), "Sum the column");
+    }
+
+    #[test]
+    fn verdicts_after_a_walk_through() {
+        use Verdict::*;
+        for (reply, want) in [
+            ("- mean_fare: yes, 32.2 printed\n- p_value: no, not printed\n\n**Verdict:** Insufficient.", Insufficient),
+            ("1. mean: found (no filter missing)\n**Verdict:** Sufficient.", Sufficient),
+            ("mean: not printed\nSo the plan is insufficient", Insufficient),
+            ("Everything asked for is there.\nFinal answer: sufficient", Sufficient),
+        ] {
+            assert_eq!(verdict(reply).value, want, "{reply}");
+        }
     }
 
     #[test]

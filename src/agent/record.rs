@@ -96,6 +96,22 @@ pub enum Event {
         reply: String,
         /// The reply was unreadable and the fallback applied.
         fallback: bool,
+        /// What the verifier said, when it was asked (the verdict differs when the
+        /// output lacks a requested quantity).
+        verifier: Option<super::parse::Verdict>,
+        /// The requested quantities the output gives no value for.
+        missing: Vec<String>,
+    },
+    /// A step named columns or keys no file has: what retrieval added.
+    Files {
+        /// The round.
+        round: usize,
+        /// The names, quoted.
+        names: String,
+        /// Files added, absolute paths (none when pinned or retrieval found nothing).
+        added: Vec<String>,
+        /// The names still unknown afterwards (said in the answer).
+        unknown: Vec<String>,
     },
     /// The router's decision and what it did to the plan.
     Route {
@@ -123,6 +139,8 @@ pub enum Event {
         status: super::Status,
         /// The answer, if any.
         answer: Option<String>,
+        /// Where it comes from.
+        answer_source: Option<super::AnswerSource>,
     },
 }
 

@@ -130,6 +130,9 @@ pub(crate) fn print_progress(p: Progress) {
         Progress::Executed { round, ok } => {
             eprintln!("round {round} · {}", if ok { "ran" } else { "failed" })
         }
+        Progress::Missing { round, quantities } => {
+            eprintln!("round {round} · output lacks {}", quantities.join(", "))
+        }
         Progress::Verdict { round, verdict } => eprintln!(
             "round {round} · verdict: {}",
             match verdict {
@@ -207,7 +210,13 @@ pub(crate) fn run(a: AskArgs) -> Result<()> {
     let (summary, stopped) = until_interrupted(
         &runtime()?,
         &run_dir,
-        request.run(&agent, &files, selection, &run_dir, &print_progress),
+        request.run(
+            &agent,
+            &files,
+            index_dir.as_deref(),
+            &run_dir,
+            &print_progress,
+        ),
     )??;
     report(&summary, stopped, a.json)
 }
@@ -220,13 +229,19 @@ fn report(s: &Summary, stopped: Option<AgentError>, json: bool) -> Result<()> {
     } else if let Some(answer) = &s.answer {
         println!("{answer}");
         eprintln!(
-            "{} after {} round(s); run: {}",
+            "{} after {} round(s){}; run: {}",
             match s.status {
                 Status::Sufficient => "sufficient",
                 Status::Unverified => "answered without a verifier",
                 _ => "rounds exhausted",
             },
             s.rounds,
+            match s.answer_source {
+                Some(crate::agent::AnswerSource::SolutionOutput) => {
+                    " (answer read from the verified output: the final script gave none)"
+                }
+                _ => "",
+            },
             s.run_dir.display()
         );
     }

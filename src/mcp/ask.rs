@@ -30,6 +30,9 @@ fn progress_line(p: &Progress) -> String {
         Progress::Executed { round, ok } => {
             format!("round {round}: {}", if *ok { "ran" } else { "failed" })
         }
+        Progress::Missing { round, quantities } => {
+            format!("round {round}: output lacks {}", quantities.join(", "))
+        }
         Progress::Verdict { round, verdict } => format!(
             "round {round}: verdict {}",
             match verdict {
@@ -125,7 +128,7 @@ pub(super) async fn ask(
     let progress = move |p: Progress| {
         let _ = tx.send(progress_line(&p));
     };
-    let run = request.run(&agent, &files, "retrieved", &run_dir, &progress);
+    let run = request.run(&agent, &files, Some(server.lake.dir()), &run_dir, &progress);
     // A cancelled request drops the run, and dropping it kills its running script.
     let outcome = tokio::select! {
         out = run => Some(out),

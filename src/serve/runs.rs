@@ -223,16 +223,17 @@ pub async fn ask(
         )
     })?;
     let state = s.clone();
-    let (agent, files, selection, request, id, run_dir) = tokio::task::spawn_blocking(move || {
-        let (agent, files, selection, request) = prepare(&state, request)?;
+    let (agent, files, request, id, run_dir) = tokio::task::spawn_blocking(move || {
+        let (agent, files, _, request) = prepare(&state, request)?;
         let (id, run_dir) = service::reserve_run_dir(&state.runs.dir)
             .map_err(|e| ApiError::internal(format!("{}: {e}", state.runs.dir.display())))?;
-        Ok::<_, ApiError>((agent, files, selection, request, id, run_dir))
+        Ok::<_, ApiError>((agent, files, request, id, run_dir))
     })
     .await??;
     let rel: Vec<String> = files.iter().map(|f| f.rel.clone()).collect();
     tracing::info!("run {id} starts over {} file(s)", files.len());
     let runs = s.runs.clone();
+    let index_dir = s.lake.dir().to_path_buf();
     // The registry is locked while the task is spawned, so that it cannot end (and
     // remove itself) before it is listed.
     let mut active = runs.active.lock().unwrap_or_else(|p| p.into_inner());
@@ -246,7 +247,7 @@ pub async fn ask(
             failure: None,
         };
         let out = request
-            .run(&agent, &files, selection, &run_dir, &|_| {})
+            .run(&agent, &files, Some(&index_dir), &run_dir, &|_| {})
             .await;
         listed.failure = Some(failure(out));
     });

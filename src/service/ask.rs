@@ -4,7 +4,7 @@
 //! surfaces only parse their input into an [`AskRequest`] and present the summary.
 
 use super::{ServiceError, MAX_QUERY_BYTES};
-use crate::agent::context::{self, FileContext, FileCount};
+use crate::agent::context::{self, FileContext, FileCount, IndexRetriever, Retriever};
 use crate::agent::run::{LoopOptions, Mode};
 use crate::agent::{Agent, AgentError, Progress, Summary};
 use lakestar_index::search::engine::Searcher;
@@ -139,6 +139,18 @@ impl AskRequest {
         }
     }
 
+    /// How many files retrieval gives (pinned runs: the default budget, for files added
+    /// later).
+    fn count(&self) -> FileCount {
+        match &self.selection {
+            Selection::Retrieved { k: Some(k), .. } => FileCount::Fixed(*k),
+            Selection::Retrieved { budget, .. } => {
+                FileCount::Budget(budget.unwrap_or(DEFAULT_BUDGET).max(1))
+            }
+            Selection::Pinned(_) => FileCount::Budget(DEFAULT_BUDGET),
+        }
+    }
+
     /// The files of the run and how they were chosen ("pinned" or "retrieved"): pinned
     /// files described from the index at `index_dir` when it lists them (relative paths
     /// taken from `cwd`), else retrieved with `searcher` (a server's shared one) or a
@@ -151,11 +163,8 @@ impl AskRequest {
     ) -> Result<(Vec<FileContext>, &'static str), AgentError> {
         match &self.selection {
             Selection::Pinned(paths) => Ok((context::pinned(paths, index_dir, cwd)?, "pinned")),
-            Selection::Retrieved { k, budget } => {
-                let count = match k {
-                    Some(k) => FileCount::Fixed(*k),
-                    None => FileCount::Budget(budget.unwrap_or(DEFAULT_BUDGET).max(1)),
-                };
+            Selection::Retrieved { .. } => {
+                let count = self.count();
                 let dir = index_dir.ok_or_else(|| {
                     AgentError::NoFiles(
                         "no index to retrieve files from: run `lakestar index LAKE`, pass --index DIR, or pin files with --files".into(),
@@ -171,20 +180,30 @@ impl AskRequest {
     }
 
     /// Run the agent on `files` into `run_dir` (which must not hold a run): the summary,
-    /// and the error that stopped the run if one did (see [`Agent::ask`]).
+    /// and the error that stopped the run if one did (see [`Agent::ask`]). Retrieved
+    /// runs may go back to the index at `index_dir` for more files when a step names a
+    /// column none of theirs has; pinned runs say so in the answer instead.
     pub async fn run(
         &self,
         agent: &Agent,
         files: &[FileContext],
-        selection: &str,
+        index_dir: Option<&Path>,
         run_dir: &Path,
         progress: &(dyn Fn(Progress) + Send + Sync),
     ) -> Result<(Summary, Option<AgentError>), AgentError> {
+        let (selection, retriever) = match (&self.selection, index_dir) {
+            (Selection::Pinned(_), _) => ("pinned", None),
+            (Selection::Retrieved { .. }, Some(dir)) => {
+                ("retrieved", Some(IndexRetriever::lazy(dir, self.count())))
+            }
+            (Selection::Retrieved { .. }, None) => ("retrieved", None),
+        };
         agent
             .ask(
                 &self.question,
                 files,
                 selection,
+                retriever.as_ref().map(|r| r as &dyn Retriever),
                 &self.loop_options(),
                 run_dir,
                 progress,

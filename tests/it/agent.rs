@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::Output;
 
 /// A lake of one small CSV; returns (tempdir, absolute csv path).
-fn sales_lake() -> (tempfile::TempDir, PathBuf) {
+pub(crate) fn sales_lake() -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let csv = dir.path().join("sales.csv");
     std::fs::write(&csv, "region,amount\nnorth,10\nsouth,20\nnorth,5\n").unwrap();
@@ -18,7 +18,7 @@ fn sales_lake() -> (tempfile::TempDir, PathBuf) {
 }
 
 /// Run `lakestar ask` against `llm` with the loop settings of the tests.
-fn ask(llm: &ScriptedLlm, cwd: &Path, args: &[&str]) -> Output {
+pub(crate) fn ask(llm: &ScriptedLlm, cwd: &Path, args: &[&str]) -> Output {
     lakestar()
         .env("OPENAI_BASE_URL", llm.base_url())
         .env("OPENAI_API_KEY", "sk-test-secret")
@@ -30,7 +30,7 @@ fn ask(llm: &ScriptedLlm, cwd: &Path, args: &[&str]) -> Output {
         .unwrap()
 }
 
-fn ok(out: &Output) -> String {
+pub(crate) fn ok(out: &Output) -> String {
     assert!(
         out.status.success(),
         "lakestar ask failed: {}\nstdout: {}\nstderr: {}",
@@ -41,11 +41,11 @@ fn ok(out: &Output) -> String {
     String::from_utf8(out.stdout.clone()).unwrap()
 }
 
-fn read_json(path: &Path) -> Value {
+pub(crate) fn read_json(path: &Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
-fn trace(run: &Path) -> Vec<Value> {
+pub(crate) fn trace(run: &Path) -> Vec<Value> {
     std::fs::read_to_string(run.join("trace.jsonl"))
         .unwrap()
         .lines()
@@ -54,7 +54,7 @@ fn trace(run: &Path) -> Vec<Value> {
 }
 
 /// The text of a prompt between a heading line and the next heading.
-fn section<'a>(prompt: &'a str, heading: &str) -> &'a str {
+pub(crate) fn section<'a>(prompt: &'a str, heading: &str) -> &'a str {
     let start = prompt
         .find(heading)
         .unwrap_or_else(|| panic!("no {heading:?} in:\n{prompt}"))
@@ -65,7 +65,7 @@ fn section<'a>(prompt: &'a str, heading: &str) -> &'a str {
 }
 
 /// The script a coder prompt shows as its base code.
-fn base_code(prompt: &str) -> &str {
+pub(crate) fn base_code(prompt: &str) -> &str {
     let start = prompt.find("```python\n").expect("a base script") + "```python\n".len();
     let end = prompt[start..].find("\n```").unwrap() + start;
     &prompt[start..end]
@@ -76,7 +76,7 @@ pub fn fenced(code: &str) -> String {
     format!("Here it is:\n```python\n{code}\n```\n")
 }
 
-fn roles(llm: &ScriptedLlm) -> Vec<String> {
+pub(crate) fn roles(llm: &ScriptedLlm) -> Vec<String> {
     llm.requests().into_iter().map(|r| r.role).collect()
 }
 

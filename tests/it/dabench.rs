@@ -260,7 +260,7 @@ fn oracle_files_runs_ds_star_on_the_given_file_and_resumes() {
     llm.say("planner", "Average the amount column.")
         .say(
             "coder",
-            &fenced(&format!("{load}print('mean', d['amount'].mean())")),
+            &fenced(&format!("{load}print('mean_amount:', d['amount'].mean())")),
         )
         .say("verifier", "sufficient")
         .say(
@@ -295,7 +295,7 @@ fn oracle_files_runs_ds_star_on_the_given_file_and_resumes() {
         .say(
             "coder",
             &fenced(&format!(
-                "{load}n = d[d['region'] == 'north']\nprint('north total', n['amount'].sum())"
+                "{load}n = d[d['region'] == 'north']\nprint('north_total:', n['amount'].sum())"
             )),
         )
         .say("verifier", "sufficient")

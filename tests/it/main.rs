@@ -8,6 +8,7 @@ mod collections;
 mod companion;
 
 mod agent;
+mod agent_loop;
 mod ask_interrupt;
 mod ask_surfaces;
 mod crash;

@@ -11,7 +11,7 @@ use super::wire::{
     backoff, error_chain, error_message, parse_completion, parse_retry_after, request_body,
     retryable, scrub, status_hint, Completion,
 };
-use super::{Cassette, ChatReply, LlmConfig, Message, Role, Totals};
+use super::{CallOptions, Cassette, ChatReply, LlmConfig, Message, Role, Totals};
 
 /// The header that tells proxies and logs which role a request plays.
 const ROLE_HEADER: &str = "X-Lakestar-Role";
@@ -92,9 +92,22 @@ impl LlmClient {
     /// 429, 408, 5xx, timeouts and failed connections up to `max_retries` times. When
     /// replaying, answers from the cassette instead.
     pub async fn chat(&self, role: Role, messages: &[Message]) -> Result<ChatReply, LlmError> {
+        self.chat_with(role, messages, &CallOptions::default())
+            .await
+    }
+
+    /// [`LlmClient::chat`] with per-call settings over the configured ones (another
+    /// temperature for a debugger that repeats itself).
+    pub async fn chat_with(
+        &self,
+        role: Role,
+        messages: &[Message],
+        options: &CallOptions,
+    ) -> Result<ChatReply, LlmError> {
+        let temperature = options.temperature.or(self.inner.config.temperature);
         let result = match &self.inner.tape {
             Tape::Replay(player) => self.replay(player, role, messages),
-            _ => self.call(role, messages).await,
+            _ => self.call(role, messages, temperature).await,
         };
         let mut totals = self.lock_totals();
         match result {
@@ -102,7 +115,7 @@ impl LlmClient {
                 totals.add_reply(role, &reply);
                 drop(totals);
                 if let Tape::Record(rec) = &self.inner.tape {
-                    rec.append(&self.entry(role, messages, &reply))?;
+                    rec.append(&self.entry(role, messages, temperature, &reply))?;
                 }
                 Ok(reply)
             }
@@ -116,12 +129,17 @@ impl LlmClient {
     }
 
     /// A call to the server; on failure, the error and the tries made.
-    async fn call(&self, role: Role, messages: &[Message]) -> Result<ChatReply, (LlmError, u32)> {
+    async fn call(
+        &self,
+        role: Role,
+        messages: &[Message],
+        temperature: Option<f32>,
+    ) -> Result<ChatReply, (LlmError, u32)> {
         let config = &self.inner.config;
         let model = config
             .model_for(role)
             .ok_or((LlmUserError::NoModel { role }.into(), 0))?;
-        let body = request_body(model, messages, config.temperature);
+        let body = request_body(model, messages, temperature);
         let start = Instant::now();
         let mut attempts = 0;
         let completion = loop {
@@ -277,13 +295,19 @@ impl LlmClient {
     }
 
     /// The cassette line of a successful call.
-    fn entry(&self, role: Role, messages: &[Message], reply: &ChatReply) -> Entry {
+    fn entry(
+        &self,
+        role: Role,
+        messages: &[Message],
+        temperature: Option<f32>,
+        reply: &ChatReply,
+    ) -> Entry {
         let config = &self.inner.config;
         Entry {
             role,
             model: config.model_for(role).unwrap_or(&reply.model).to_string(),
             messages: messages.to_vec(),
-            temperature: config.temperature,
+            temperature,
             reply: RecordedReply {
                 text: reply.text.clone(),
                 model: reply.model.clone(),

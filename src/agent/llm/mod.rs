@@ -141,6 +141,13 @@ impl Message {
     }
 }
 
+/// Settings of one call that override the configured ones.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CallOptions {
+    /// Sampling temperature for this call; `None`: the configured one.
+    pub temperature: Option<f32>,
+}
+
 /// Tokens of one call or of many, as servers report them in `usage`.
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
 pub struct Usage {

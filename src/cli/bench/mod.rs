@@ -84,11 +84,11 @@ fn run_one(
         std::fs::remove_dir_all(run_dir)
             .with_context(|| format!("clearing {}", run_dir.display()))?;
     }
-    let (files, selection) = request.files(Some(index_dir), None, &std::env::current_dir()?)?;
+    let (files, _) = request.files(Some(index_dir), None, &std::env::current_dir()?)?;
     let agent = args.agent(Some(index_dir))?;
     Ok(until_interrupted(
         rt,
         run_dir,
-        request.run(&agent, &files, selection, run_dir, &print_progress),
+        request.run(&agent, &files, Some(index_dir), run_dir, &print_progress),
     )??)
 }

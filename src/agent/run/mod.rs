@@ -6,19 +6,38 @@
 //! implemented `plan[..=i]`. When the router names step N, both lists are cut to N − 1
 //! entries, so the coder's base code is the script of the kept prefix, not the latest
 //! script.
+//!
+//! Guarded for small models: a "sufficient" stands only when the output holds every
+//! requested quantity (`answer::missing`); `debug` stops a debugger that repeats itself;
+//! `finalize` falls back to the verified output; `names` sends a step naming a column no
+//! file has to retrieval.
+
+mod debug;
+mod finalize;
+mod names;
 
 pub use super::ablation::Mode;
-use super::context::{descriptions, FileContext};
-use super::llm::{LlmClient, Message, Role};
+
+use super::answer::{self, Quantity};
+use super::context::{descriptions, FileContext, Retriever};
+use super::llm::{CallOptions, LlmClient, Message, Role};
 use super::parse::{self, Route, Verdict};
 use super::prompts::{Prompts, Template};
 use super::record::{Event, RunRecord};
 use super::sandbox::{Execution, Sandbox};
-use super::{AgentError, Progress, Status};
+use super::{AgentError, AnswerSource, Progress, Status};
 
 /// Tracebacks longer than this go through the summarizer before the debugger sees them;
 /// shorter ones are already what a summary would be.
 pub const SUMMARIZE_ABOVE: usize = 2000;
+
+/// The temperature of a debugger call that must change course (its last reply repeated
+/// an earlier script or error): far enough from the usual low settings to give another
+/// answer. [`CHANGE_COURSE_TEMPERATURE_ALT`] when the configured one is already near it.
+pub const CHANGE_COURSE_TEMPERATURE: f32 = 0.9;
+
+/// See [`CHANGE_COURSE_TEMPERATURE`].
+pub const CHANGE_COURSE_TEMPERATURE_ALT: f32 = 0.4;
 
 /// What the finalyzer is told when the user gave no answer format.
 pub const DEFAULT_GUIDELINES: &str =
@@ -52,8 +71,14 @@ pub struct LoopOutcome {
     pub solution: (String, String),
     /// The finalyzer's script and its output, when it ran.
     pub final_script: Option<(String, String)>,
-    /// The answer: the final script's output, trimmed.
+    /// The answer: the final script's output, trimmed, or read from the solution's.
     pub answer: Option<String>,
+    /// Where the answer comes from.
+    pub answer_source: Option<AnswerSource>,
+    /// The data files at the end (retrieval may have added some), absolute paths.
+    pub files: Vec<String>,
+    /// Column or key names the question or a step named that no file has.
+    pub unknown_names: Vec<String>,
 }
 
 /// One run of the loop over `files`.
@@ -72,19 +97,54 @@ pub struct Loop<'a> {
     pub question: &'a str,
     /// The data files.
     pub files: &'a [FileContext],
+    /// More files when a step names a column no file has (`None`: the files are pinned).
+    pub retriever: Option<&'a dyn Retriever>,
     /// Settings.
     pub options: &'a LoopOptions,
 }
 
 /// A script after execution (and debugging): its final code and what it showed.
-pub(super) struct Ran {
-    pub(super) code: String,
-    pub(super) exec: Execution,
+pub(in crate::agent) struct Ran {
+    pub(in crate::agent) code: String,
+    pub(in crate::agent) exec: Execution,
 }
 
 impl Ran {
-    pub(super) fn ok(&self) -> bool {
+    pub(in crate::agent) fn ok(&self) -> bool {
         self.exec.success()
+    }
+}
+
+/// What changes during a run besides the plan: the files (retrieval may add some) and
+/// their descriptions, the names checked against them, the executions counted.
+pub(in crate::agent) struct State {
+    files: Vec<FileContext>,
+    pub(in crate::agent) desc: String,
+    /// Normalized names already checked (each is resolved once).
+    checked: Vec<String>,
+    /// Names no file has, even after retrieval.
+    unknown: Vec<String>,
+    execs: usize,
+}
+
+impl State {
+    /// The state of a run starting on `files`.
+    pub(in crate::agent) fn new(files: &[FileContext]) -> State {
+        State {
+            files: files.to_vec(),
+            desc: descriptions(files),
+            checked: Vec::new(),
+            unknown: Vec::new(),
+            execs: 0,
+        }
+    }
+
+    /// The data files now, absolute paths.
+    pub(in crate::agent) fn paths(&self) -> Vec<String> {
+        self.files
+            .iter()
+            .map(|f| f.path.display().to_string())
+            .collect()
     }
 }
 
@@ -96,8 +156,9 @@ impl Loop<'_> {
             Mode::SingleShot => return self.single_shot().await,
             Mode::NoVerifier => return self.no_verifier().await,
         }
-        let desc = descriptions(self.files);
-        let mut execs = 0usize;
+        let mut st = State::new(self.files);
+        let quantities = answer::requested(self.question, self.guidelines_given());
+        let wanted = quantities_text(&quantities);
 
         // Round 0: the first step, its script and its result.
         let first = self
@@ -105,22 +166,23 @@ impl Loop<'_> {
                 0,
                 Role::Planner,
                 Template::PlannerFirst,
-                &[("question", self.question), ("descriptions", &desc)],
+                &[("question", self.question), ("descriptions", &st.desc)],
             )
             .await?;
-        let mut plan = vec![first.trim().to_string()];
+        let mut plan = vec![parse::step(&first)];
         self.plan_changed(0, &plan)?;
+        self.check_step(0, &mut st, &[self.question, &plan[0]])
+            .await?;
         let reply = self
             .ask(
                 0,
                 Role::Coder,
                 Template::CoderFirst,
-                &[("descriptions", &desc), ("step", &plan[0])],
+                &[("descriptions", &st.desc), ("step", &plan[0])],
             )
             .await?;
-        let mut ran = self
-            .execute(0, &mut execs, self.code(&reply)?, &desc)
-            .await?;
+        let code = self.code(&reply)?;
+        let mut ran = self.execute(0, &mut st, code, &plan).await?;
         let mut scripts = vec![ran.code.clone()];
         let mut verdicts = Vec::new();
         let mut status = Status::MaxRounds;
@@ -130,6 +192,11 @@ impl Loop<'_> {
             rounds = round;
             let result = observation(&ran.exec);
             let steps = numbered(&plan);
+            let lacking = if ran.ok() {
+                answer::missing(&ran.exec.stdout, &quantities)
+            } else {
+                Vec::new()
+            };
             let verdict = if ran.ok() {
                 let reply = self
                     .ask(
@@ -138,6 +205,8 @@ impl Loop<'_> {
                         Template::Verifier,
                         &[
                             ("question", self.question),
+                            ("guidelines", self.guidelines()),
+                            ("quantities", &wanted),
                             ("plan", &steps),
                             ("code", &ran.code),
                             ("result", &result),
@@ -150,28 +219,45 @@ impl Loop<'_> {
                         "round {round}: verifier reply not readable as sufficient/insufficient; counted as insufficient"
                     ))?;
                 }
+                // The deterministic check has the last word over a "sufficient".
+                let value = if lacking.is_empty() {
+                    v.value
+                } else {
+                    Verdict::Insufficient
+                };
                 self.record.event(&Event::Verdict {
                     round,
-                    verdict: v.value,
+                    verdict: value,
                     reply,
                     fallback: v.fallback,
+                    verifier: Some(v.value),
+                    missing: lacking.clone(),
                 })?;
-                v.value
+                value
             } else {
                 self.record.event(&Event::Verdict {
                     round,
                     verdict: Verdict::Insufficient,
                     reply: "(not asked: the script still fails after debugging)".into(),
                     fallback: false,
+                    verifier: None,
+                    missing: Vec::new(),
                 })?;
                 Verdict::Insufficient
             };
             verdicts.push(verdict);
+            if !lacking.is_empty() {
+                (self.progress)(Progress::Missing {
+                    round,
+                    quantities: lacking.clone(),
+                });
+            }
             (self.progress)(Progress::Verdict { round, verdict });
             if verdict == Verdict::Sufficient {
                 status = Status::Sufficient;
                 break;
             }
+            let missing = missing_text(&lacking, ran.ok());
 
             let reply = self
                 .ask(
@@ -180,10 +266,11 @@ impl Loop<'_> {
                     Template::Router,
                     &[
                         ("question", self.question),
-                        ("descriptions", &desc),
+                        ("descriptions", &st.desc),
                         ("plan", &steps),
                         ("count", &plan.len().to_string()),
                         ("result", &result),
+                        ("missing", &missing),
                     ],
                 )
                 .await?;
@@ -222,16 +309,18 @@ impl Loop<'_> {
                     Template::PlannerNext,
                     &[
                         ("question", self.question),
-                        ("descriptions", &desc),
+                        ("descriptions", &st.desc),
                         ("plan", &kept),
                         ("result", &result),
+                        ("missing", &missing),
                     ],
                 )
                 .await?;
-            plan.push(next.trim().to_string());
+            plan.push(parse::step(&next));
             self.plan_changed(round, &plan)?;
 
             let step = plan.last().expect("a step was just pushed").clone();
+            self.check_step(round, &mut st, &[&step]).await?;
             let reply = match scripts.last() {
                 Some(base) => {
                     self.ask(
@@ -239,7 +328,7 @@ impl Loop<'_> {
                         Role::Coder,
                         Template::CoderNext,
                         &[
-                            ("descriptions", &desc),
+                            ("descriptions", &st.desc),
                             ("plan", &numbered(&plan)),
                             ("code", base),
                             ("previous", &(plan.len() - 1).to_string()),
@@ -254,14 +343,13 @@ impl Loop<'_> {
                         round,
                         Role::Coder,
                         Template::CoderFirst,
-                        &[("descriptions", &desc), ("step", &step)],
+                        &[("descriptions", &st.desc), ("step", &step)],
                     )
                     .await?
                 }
             };
-            ran = self
-                .execute(round, &mut execs, self.code(&reply)?, &desc)
-                .await?;
+            let code = self.code(&reply)?;
+            ran = self.execute(round, &mut st, code, &plan).await?;
             scripts.push(ran.code.clone());
             debug_assert_eq!(scripts.len(), plan.len());
         }
@@ -272,51 +360,11 @@ impl Loop<'_> {
             ))?;
         }
 
-        self.finalize(rounds, &mut execs, &desc, status, verdicts, plan, ran)
-            .await
-    }
-
-    /// The finalyzer formats the answer from the latest plan and its result.
-    #[allow(clippy::too_many_arguments)]
-    pub(super) async fn finalize(
-        &self,
-        rounds: usize,
-        execs: &mut usize,
-        desc: &str,
-        status: Status,
-        verdicts: Vec<Verdict>,
-        plan: Vec<String>,
-        ran: Ran,
-    ) -> Result<LoopOutcome, AgentError> {
-        let result = observation(&ran.exec);
-        let guidelines = self.guidelines();
-        let reply = self
-            .ask(
-                rounds,
-                Role::Finalyzer,
-                Template::Finalyzer,
-                &[
-                    ("question", self.question),
-                    ("guidelines", guidelines),
-                    ("descriptions", desc),
-                    ("plan", &numbered(&plan)),
-                    ("code", &ran.code),
-                    ("result", &result),
-                ],
-            )
-            .await?;
         let fin = self
-            .execute_as(rounds, execs, self.code(&reply)?, desc, "final")
+            .finalize(rounds, &mut st, &plan, &ran, &quantities)
             .await?;
-        let answer = fin
-            .ok()
-            .then(|| fin.exec.stdout.trim().to_string())
-            .filter(|a| !a.is_empty());
-        if answer.is_none() {
-            self.note("the final script printed no answer (it failed or printed nothing)".into())?;
-        }
         Ok(LoopOutcome {
-            status: if answer.is_some() {
+            status: if fin.answer.is_some() {
                 status
             } else {
                 Status::NoAnswer
@@ -324,25 +372,54 @@ impl Loop<'_> {
             rounds,
             verdicts,
             plan,
-            solution: (ran.code.clone(), result),
-            final_script: Some((fin.code.clone(), fin.exec.stdout.clone())),
-            answer,
+            solution: (ran.code.clone(), observation(&ran.exec)),
+            final_script: Some(fin.script),
+            answer: fin.answer,
+            answer_source: fin.source,
+            files: st.paths(),
+            unknown_names: st.unknown,
         })
     }
 
+    /// The user's guidelines, when given.
+    pub(in crate::agent) fn guidelines_given(&self) -> Option<&str> {
+        self.options
+            .guidelines
+            .as_deref()
+            .filter(|g| !g.trim().is_empty())
+    }
+
+    /// The guidelines a prompt shows.
+    pub(in crate::agent) fn guidelines(&self) -> &str {
+        self.guidelines_given().unwrap_or(DEFAULT_GUIDELINES)
+    }
+
     /// One LLM call through a template, recorded.
-    pub(super) async fn ask(
+    pub(in crate::agent) async fn ask(
         &self,
         round: usize,
         role: Role,
         template: Template,
         values: &[(&str, &str)],
     ) -> Result<String, AgentError> {
+        self.ask_with(round, role, template, values, &CallOptions::default())
+            .await
+    }
+
+    /// [`Loop::ask`] with per-call settings.
+    async fn ask_with(
+        &self,
+        round: usize,
+        role: Role,
+        template: Template,
+        values: &[(&str, &str)],
+        call: &CallOptions,
+    ) -> Result<String, AgentError> {
         (self.progress)(Progress::Call { round, role });
         let prompt = self.prompts.render(template, values);
         let reply = self
             .llm
-            .chat(role, &[Message::user(prompt.clone())])
+            .chat_with(role, &[Message::user(prompt.clone())], call)
             .await?;
         self.record.event(&Event::Llm {
             round,
@@ -362,20 +439,24 @@ impl Loop<'_> {
     }
 
     /// The code of a reply; a reply without a fenced block is run as it is (noted).
-    pub(super) fn code(&self, reply: &str) -> Result<String, AgentError> {
+    pub(in crate::agent) fn code(&self, reply: &str) -> Result<String, AgentError> {
         let c = parse::code(reply);
         if c.fallback {
-            self.note("a reply had no fenced code block; running the whole reply as code".into())?;
+            self.note("a reply had no fenced code block; running its code-like lines".into())?;
         }
         Ok(c.code)
     }
 
-    pub(super) fn note(&self, message: String) -> Result<(), AgentError> {
+    pub(in crate::agent) fn note(&self, message: String) -> Result<(), AgentError> {
         tracing::info!("{message}");
         self.record.event(&Event::Note { message })
     }
 
-    pub(super) fn plan_changed(&self, round: usize, plan: &[String]) -> Result<(), AgentError> {
+    pub(in crate::agent) fn plan_changed(
+        &self,
+        round: usize,
+        plan: &[String],
+    ) -> Result<(), AgentError> {
         self.record.event(&Event::Plan {
             round,
             steps: plan.to_vec(),
@@ -386,108 +467,37 @@ impl Loop<'_> {
         });
         Ok(())
     }
+}
 
-    pub(super) async fn execute(
-        &self,
-        round: usize,
-        execs: &mut usize,
-        code: String,
-        desc: &str,
-    ) -> Result<Ran, AgentError> {
-        self.execute_as(round, execs, code, desc, "solution").await
+/// The `{{quantities}}` block: what the question asks for, one per line.
+pub(in crate::agent) fn quantities_text(quantities: &[Quantity]) -> String {
+    if quantities.is_empty() {
+        return "(none named explicitly: read them from the question)".into();
     }
-
-    /// Run `code`; while it fails and attempts remain, have the debugger fix the latest
-    /// attempt (not the original) from its summarized error and the descriptions.
-    pub(super) async fn execute_as(
-        &self,
-        round: usize,
-        execs: &mut usize,
-        mut code: String,
-        desc: &str,
-        purpose: &str,
-    ) -> Result<Ran, AgentError> {
-        let mut exec = self.run_script(round, execs, &code, purpose).await?;
-        for attempt in 1..=self.options.debug_attempts {
-            if exec.success() {
-                break;
+    quantities
+        .iter()
+        .map(|q| {
+            if q.formatted {
+                format!("- {} (to be given as @{}[value])", q.name, q.name)
+            } else {
+                format!("- the {}", q.name)
             }
-            let error = self.error_report(round, &exec).await?;
-            let reply = self
-                .ask(
-                    round,
-                    Role::Debugger,
-                    Template::DebuggerSolution,
-                    &[("descriptions", desc), ("code", &code), ("error", &error)],
-                )
-                .await?;
-            code = self.code(&reply)?;
-            exec = self
-                .run_script(round, execs, &code, &format!("{purpose} debug {attempt}"))
-                .await?;
-        }
-        Ok(Ran { code, exec })
-    }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
 
-    pub(super) async fn run_script(
-        &self,
-        round: usize,
-        execs: &mut usize,
-        code: &str,
-        purpose: &str,
-    ) -> Result<Execution, AgentError> {
-        *execs += 1;
-        let dir = self.record.exec_dir(*execs, purpose);
-        (self.progress)(Progress::Exec {
-            round,
-            purpose: purpose.to_string(),
-        });
-        let exec = self.sandbox.run(&dir, "script", code).await?;
-        self.record.event(&Event::Exec {
-            round,
-            purpose: purpose.to_string(),
-            script: exec.script.display().to_string(),
-            code: code.to_string(),
-            exit_code: exec.exit_code,
-            signal: exec.signal,
-            timed_out: exec.timed_out,
-            limit_hit: exec.limit_hit.clone(),
-            stdout: exec.stdout.clone(),
-            stderr: exec.stderr.clone(),
-            duration_ms: exec.duration.as_millis() as u64,
-        })?;
-        (self.progress)(Progress::Executed {
-            round,
-            ok: exec.success(),
-        });
-        Ok(exec)
-    }
-
-    /// What the debugger is told about a failure: the traceback, through the summarizer
-    /// when it is long; a limit or timeout in words.
-    async fn error_report(&self, round: usize, exec: &Execution) -> Result<String, AgentError> {
-        let mut error = exec.stderr.trim().to_string();
-        if let Some(limit) = &exec.limit_hit {
-            error = format!("The script was stopped: {limit}.\n{error}");
-        }
-        if error.len() > SUMMARIZE_ABOVE {
-            error = self
-                .ask(
-                    round,
-                    Role::Summarizer,
-                    Template::Summarizer,
-                    &[("error", &error)],
-                )
-                .await?;
-        }
-        if error.is_empty() {
-            error = format!(
-                "The script exited with status {} and printed nothing on stderr.",
-                exec.exit_code
-                    .map_or("(killed)".to_string(), |c| c.to_string())
-            );
-        }
-        Ok(error)
+/// The `{{missing}}` block of the router and the next-step planner.
+fn missing_text(lacking: &[String], ran_ok: bool) -> String {
+    if !lacking.is_empty() {
+        format!(
+            "The output gives no labelled value for: {}. The plan must compute each and print it with its name as a label (`name: value`).",
+            lacking.join(", ")
+        )
+    } else if !ran_ok {
+        "The script failed (its error is in the output above).".into()
+    } else {
+        "The verifier judged the output not yet sufficient to answer the question.".into()
     }
 }
 

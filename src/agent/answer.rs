@@ -1,0 +1,575 @@
+//! Deterministic reading of what a question asks for and of what an output holds: the
+//! check that keeps a verifier from rubber-stamping, the dump detector that keeps a raw
+//! repr out of an answer, and the reader that answers from a verified output when the
+//! finalyzer fails.
+//!
+//! Written by hand: no crate reads "a labelled value near these words" in free-form
+//! script output; the rules are small and each is tested below. They are conservative:
+//! a quantity is only required when the format names it (`@name[...]`) or the question
+//! names a statistic outright, so a question they cannot read is left to the verifier.
+
+use serde::Serialize;
+
+/// Lines above which an answer to a question that wants a short answer is a dump.
+pub const SHORT_ANSWER_LINES: usize = 12;
+
+/// Characters above which such an answer is a dump.
+pub const SHORT_ANSWER_CHARS: usize = 800;
+
+/// Characters of a value read after a label (`label: value`) at most.
+const VALUE_CHARS: usize = 80;
+
+/// Numbers in a bracketed run from which a line is a printed array (`[ 797171 500223 …`).
+const ARRAY_RUN: usize = 4;
+
+/// Words that name no particular quantity (`@p_value[...]` → `p`).
+const GENERIC: &[&str] = &[
+    "value",
+    "values",
+    "coefficient",
+    "result",
+    "the",
+    "of",
+    "in",
+    "for",
+    "and",
+    "a",
+    "an",
+    "is",
+    "to",
+    "by",
+    "per",
+    "with",
+    "on",
+    "answer",
+    "type",
+    "kind",
+];
+
+/// Words that stand for each other in labels.
+const SYNONYMS: &[&[&str]] = &[
+    &["mean", "average", "avg", "averages", "averaged"],
+    &["std", "stdev", "sd", "standard", "deviation", "dev"],
+    &["corr", "correlation", "pearson", "spearman", "kendall", "r"],
+    &["num", "number", "count", "cnt", "n", "how", "many"],
+    &[
+        "pct",
+        "percent",
+        "percentage",
+        "proportion",
+        "share",
+        "ratio",
+    ],
+    &["max", "maximum", "highest", "largest", "most", "top"],
+    &["min", "minimum", "lowest", "smallest", "least"],
+    &["total", "sum"],
+    &["var", "variance"],
+    &["p", "pvalue"],
+];
+
+/// Statistics a question without an `@name[...]` format is read for: (what it is called,
+/// the phrases that ask for it, the words that label it in an output).
+const STATISTICS: &[(&str, &[&str], &[&str])] = &[
+    ("mean", &["mean", "average"], &["mean", "average", "avg"]),
+    ("median", &["median"], &["median"]),
+    (
+        "standard deviation",
+        &["standard deviation"],
+        &["std", "standard", "stdev", "sd"],
+    ),
+    ("variance", &["variance"], &["variance", "var"]),
+    (
+        "correlation",
+        &["correlation", "correlated", "correlate"],
+        &["corr", "correlation", "pearson", "spearman", "kendall", "r"],
+    ),
+    ("skewness", &["skewness", "skew"], &["skew", "skewness"]),
+    ("kurtosis", &["kurtosis"], &["kurt", "kurtosis"]),
+    ("p-value", &["p-value", "p value"], &["p", "pvalue"]),
+];
+
+/// A quantity the question asks for.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Quantity {
+    /// `mean_fare` for `@mean_fare[...]`, or the statistic (`median`).
+    pub name: String,
+    /// Named by an `@name[value]` format: the answer must use that form.
+    pub formatted: bool,
+    /// The words that label it in an output (each may be matched by a synonym).
+    words: Vec<String>,
+}
+
+impl Quantity {
+    /// Whether the words `w` of a line label this quantity: all its words (each by
+    /// itself or a synonym), or all but one of a name of three words or more.
+    fn labels(&self, w: &[String]) -> bool {
+        let found = self
+            .words
+            .iter()
+            .filter(|qw| w.iter().any(|x| matches(x, qw)))
+            .count();
+        let n = self.words.len();
+        found == n || (n >= 3 && found + 1 == n)
+    }
+}
+
+/// The quantities `question` and its `guidelines` ask for: every `@name[...]` of either;
+/// when there is none, the statistics the question names.
+pub fn requested(question: &str, guidelines: Option<&str>) -> Vec<Quantity> {
+    let mut out: Vec<Quantity> = Vec::new();
+    for text in [question, guidelines.unwrap_or("")] {
+        for name in format_names(text) {
+            if out.iter().all(|q| q.name != name) {
+                let mut words: Vec<String> = words(&name)
+                    .into_iter()
+                    .filter(|w| !GENERIC.contains(&w.as_str()))
+                    .collect();
+                if words.is_empty() {
+                    words = vec![name.to_lowercase()];
+                }
+                out.push(Quantity {
+                    name,
+                    formatted: true,
+                    words,
+                });
+            }
+        }
+    }
+    if !out.is_empty() {
+        return out;
+    }
+    let q = format!(" {} ", words(question).join(" "));
+    for (name, asked, labels) in STATISTICS {
+        let hit = asked
+            .iter()
+            .any(|a| q.contains(&format!(" {} ", words(a).join(" "))));
+        if hit {
+            out.push(Quantity {
+                name: name.to_string(),
+                formatted: false,
+                // Any one label word will do: joined into one synonym set.
+                words: vec![labels.join("|")],
+            });
+        }
+    }
+    out
+}
+
+/// The names of `@name[` in `text`, in order.
+fn format_names(text: &str) -> Vec<String> {
+    let mut names = Vec::new();
+    let mut rest = text;
+    while let Some(at) = rest.find('@') {
+        let after = &rest[at + 1..];
+        let len = after
+            .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .unwrap_or(after.len());
+        // `@name[...]` is how instructions write the form itself, not a quantity.
+        let generic = ["[...]", "[…]"].iter().any(|g| after[len..].starts_with(g));
+        if len > 0 && after[len..].starts_with('[') && !generic {
+            names.push(after[..len].to_string());
+        }
+        rest = &after[len..];
+    }
+    names
+}
+
+/// Lowercased words: letters and digits; `_` and everything else separate.
+fn words(text: &str) -> Vec<String> {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect()
+}
+
+/// Whether output word `w` can stand for quantity word `q` (`q` may be a `|`-joined set).
+fn matches(w: &str, q: &str) -> bool {
+    if q.contains('|') {
+        return q.split('|').any(|q| matches(w, q));
+    }
+    if w == q {
+        return true;
+    }
+    let (short, long) = if w.len() <= q.len() { (w, q) } else { (q, w) };
+    if short.len() >= 4 && long.starts_with(short) {
+        return true;
+    }
+    SYNONYMS
+        .iter()
+        .any(|set| set.contains(&w) && set.contains(&q))
+}
+
+/// Whether `line` is part of a printed pandas/numpy object rather than a labelled value.
+pub fn is_dump_line(line: &str) -> bool {
+    const MARKS: &[&str] = &[
+        "dtype:",
+        "dtype=",
+        "ArrowStringArray",
+        "ArrowExtensionArray",
+        "<PandasArray>",
+        "<NumpyExtensionArray>",
+        "<IntegerArray>",
+        "<FloatingArray>",
+        "<StringArray>",
+        "array([",
+        "Index([",
+        "[... rows x",
+    ];
+    if MARKS.iter().any(|m| line.contains(m)) {
+        return true;
+    }
+    if line.trim_start().starts_with("Length: ") {
+        return true;
+    }
+    // A numpy array's run of numbers: `[ 797171  500223  ...` or `[1.5 2.5 3.5 4.5]`
+    // (no commas: a Python list `[1, 2, 3, 4]` is an answer).
+    let mut rest = line;
+    while let Some(open) = rest.find('[') {
+        let inner = &rest[open + 1..];
+        let end = inner.find(']').unwrap_or(inner.len());
+        let run = &inner[..end];
+        let numbers = run
+            .split(char::is_whitespace)
+            .filter(|t| !t.is_empty())
+            .take_while(|t| is_number(t) || *t == "..." || *t == "…")
+            .count();
+        if numbers >= ARRAY_RUN && !run.contains(',') {
+            return true;
+        }
+        rest = &inner[end.min(inner.len())..];
+    }
+    false
+}
+
+/// A number as scripts print them: `-1,234.5`, `3e-4`, `45%`, `nan`.
+fn is_number(t: &str) -> bool {
+    let t = t.trim_end_matches('%').replace(',', "");
+    !t.is_empty() && (t.parse::<f64>().is_ok() || t.eq_ignore_ascii_case("nan"))
+}
+
+/// Whether `line` looks like a row of a printed table: an integer index then two or
+/// more cells.
+fn is_table_row(line: &str) -> bool {
+    let cells: Vec<&str> = line.split_whitespace().collect();
+    cells.len() >= 3
+        && cells[0].chars().all(|c| c.is_ascii_digit())
+        && !line.contains(':')
+        && !line.contains('=')
+}
+
+/// The value a line gives after its label: the text after the last `:` or `=`, else its
+/// last number. `None` when the line holds no value.
+fn value_of(line: &str) -> Option<String> {
+    if let Some(v) = bracket_value(line) {
+        return Some(v);
+    }
+    let cut = line.rfind([':', '=']);
+    if let Some(i) = cut {
+        let v = line[i + 1..].trim().trim_end_matches('.').trim();
+        if !v.is_empty() && v.chars().count() <= VALUE_CHARS {
+            return Some(v.to_string());
+        }
+    }
+    line.split_whitespace()
+        .rev()
+        .map(|t| t.trim_matches(|c: char| matches!(c, ',' | ';' | '(' | ')' | '.')))
+        .find(|t| is_number(t))
+        .map(str::to_string)
+}
+
+/// `v` of a line holding `@name[v]`.
+fn bracket_value(line: &str) -> Option<String> {
+    let at = line.find('@')?;
+    let open = line[at..].find('[')? + at;
+    let close = line[open..].find(']')? + open;
+    let v = line[open + 1..close].trim();
+    (!v.is_empty()).then(|| v.to_string())
+}
+
+/// The value `output` gives for `q`, if any: `@name[v]` written out, or a line (not a
+/// dump) whose words label `q` and that holds a value, or a label line followed by a
+/// line holding the value alone.
+pub fn value_for(output: &str, q: &Quantity) -> Option<String> {
+    let tag = format!("@{}[", q.name);
+    for line in output.lines() {
+        if let Some(i) = line.find(&tag) {
+            if let Some(v) = bracket_value(&line[i..]) {
+                return Some(v);
+            }
+        }
+    }
+    let lines: Vec<&str> = output.lines().collect();
+    for (i, line) in lines.iter().enumerate() {
+        if is_dump_line(line) {
+            continue;
+        }
+        let w = words(line);
+        if !q.labels(&w) {
+            continue;
+        }
+        if let Some(v) = value_of(line) {
+            return Some(v);
+        }
+        // `Mean fare:` then `32.2` on the next line.
+        let next = lines[i + 1..].iter().find(|l| !l.trim().is_empty());
+        if let Some(n) = next {
+            let n = n.trim();
+            if !is_dump_line(n) && n.chars().count() <= VALUE_CHARS && !n.contains(':') {
+                return Some(n.to_string());
+            }
+        }
+    }
+    None
+}
+
+/// What a verified output lacks: the requested quantities it gives no value for, or,
+/// when nothing in particular was requested, a note that it holds no answer at all (only
+/// dumps or tables, or nothing).
+pub fn missing(output: &str, quantities: &[Quantity]) -> Vec<String> {
+    // One statistic asked in words, and the output is that one value.
+    if let [q] = quantities {
+        if !q.formatted && single_value(output).is_some() {
+            return Vec::new();
+        }
+    }
+    let mut out: Vec<String> = quantities
+        .iter()
+        .filter(|q| value_for(output, q).is_none())
+        .map(|q| q.name.clone())
+        .collect();
+    if quantities.is_empty() && answer_lines(output).is_empty() {
+        out.push("an answer (the output holds no labelled value, only data)".into());
+    }
+    out
+}
+
+/// The whole of `output` when it is one short line, not a dump.
+fn single_value(output: &str) -> Option<&str> {
+    let lines: Vec<&str> = output.lines().filter(|l| !l.trim().is_empty()).collect();
+    match lines.as_slice() {
+        [only] if !is_dump_line(only) && only.trim().chars().count() <= VALUE_CHARS => {
+            Some(only.trim())
+        }
+        _ => None,
+    }
+}
+
+/// Lines of `output` that read as answers: a label with a value, not part of a dump or
+/// a table; or the whole output when it is one short line.
+fn answer_lines(output: &str) -> Vec<&str> {
+    if let Some(only) = single_value(output) {
+        return vec![only];
+    }
+    let lines: Vec<&str> = output.lines().filter(|l| !l.trim().is_empty()).collect();
+    lines
+        .into_iter()
+        .filter(|l| !is_dump_line(l) && !is_table_row(l))
+        .filter(|l| words(l).iter().any(|w| w.chars().any(char::is_alphabetic)))
+        .filter(|l| value_of(l).is_some())
+        .map(str::trim)
+        .collect()
+}
+
+/// Why `answer` is a dump rather than an answer, if it is: a printed pandas/numpy
+/// object, or (when a short answer was asked) too many lines or characters.
+pub fn dump_reason(answer: &str, short: bool) -> Option<String> {
+    if let Some(l) = answer.lines().find(|l| is_dump_line(l)) {
+        return Some(format!("it prints a pandas/numpy object ({})", l.trim()));
+    }
+    if short {
+        let n = answer.lines().count();
+        if n > SHORT_ANSWER_LINES {
+            return Some(format!(
+                "it is {n} lines long where a short answer was asked"
+            ));
+        }
+        if answer.chars().count() > SHORT_ANSWER_CHARS {
+            return Some("it is too long for the short answer asked".into());
+        }
+    }
+    None
+}
+
+/// `answer` in the `@name[value]` form of the formatted quantities, when it gives them
+/// all (already in that form, or as labelled values); `None` when one is missing. An
+/// answer without formatted quantities is returned as it is.
+pub fn in_format(answer: &str, quantities: &[Quantity]) -> Option<String> {
+    let formatted: Vec<&Quantity> = quantities.iter().filter(|q| q.formatted).collect();
+    if formatted.is_empty() {
+        return Some(answer.trim().to_string());
+    }
+    if formatted
+        .iter()
+        .all(|q| answer.contains(&format!("@{}[", q.name)) && value_for(answer, q).is_some())
+    {
+        return Some(answer.trim().to_string());
+    }
+    let values: Option<Vec<String>> = formatted
+        .iter()
+        .map(|q| value_for(answer, q).map(|v| format!("@{}[{v}]", q.name)))
+        .collect();
+    values.map(|v| v.join(", "))
+}
+
+/// An answer read from a verified output: the formatted quantities as `@name[value]`
+/// when the format names some (those the output gives); else the lines giving the
+/// requested statistics (`median: 28`); else the output's last labelled lines.
+pub fn from_output(output: &str, quantities: &[Quantity]) -> Option<String> {
+    if quantities.iter().any(|q| q.formatted) {
+        let found: Vec<String> = quantities
+            .iter()
+            .filter_map(|q| value_for(output, q).map(|v| format!("@{}[{v}]", q.name)))
+            .collect();
+        return (!found.is_empty()).then(|| found.join(", "));
+    }
+    if let (false, Some(v)) = (quantities.iter().any(|q| q.formatted), single_value(output)) {
+        return Some(v.to_string());
+    }
+    if !quantities.is_empty() {
+        let found: Vec<String> = quantities
+            .iter()
+            .filter_map(|q| value_for(output, q).map(|v| format!("{}: {v}", q.name)))
+            .collect();
+        if !found.is_empty() {
+            return Some(found.join("\n"));
+        }
+    }
+    // The newest step prints last.
+    let lines = answer_lines(output);
+    let last = lines[lines.len().saturating_sub(3)..].join("\n");
+    (!last.is_empty()).then_some(last)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(qs: &[Quantity]) -> Vec<&str> {
+        qs.iter().map(|q| q.name.as_str()).collect()
+    }
+
+    #[test]
+    fn quantities_come_from_the_format_or_the_named_statistics() {
+        let q = requested(
+            "What is the mean fare? Drop outliers by the IQR rule.",
+            Some("@mean_fare[mean], @p_value[p] where mean_fare is rounded to 2 decimals. Also @mean_fare[x]."),
+        );
+        assert_eq!(names(&q), ["mean_fare", "p_value"]);
+        assert!(q.iter().all(|q| q.formatted));
+        let q = requested(
+            "What is the median and the standard deviation of age?",
+            None,
+        );
+        assert_eq!(names(&q), ["median", "standard deviation"]);
+        // Nothing the reader can name: nothing required.
+        assert!(requested("How much did the north region sell?", None).is_empty());
+        // An e-mail address is not a format.
+        assert!(requested("Mail me at a@b.c", None).is_empty());
+        // Instructions that write the form itself name no quantity.
+        let q = requested("", Some("Answer as @name[...] pairs:\n@mean_fare[m]"));
+        assert_eq!(names(&q), ["mean_fare"]);
+    }
+
+    #[test]
+    fn a_value_must_be_labelled_and_not_a_dump() {
+        let q = &requested("", Some("@mean_fare[m] @p_value[p]"));
+        assert_eq!(
+            value_for("Average fare: 32.20", &q[0]).as_deref(),
+            Some("32.20")
+        );
+        assert_eq!(
+            value_for("mean_fare = 32.2\n", &q[0]).as_deref(),
+            Some("32.2")
+        );
+        assert_eq!(
+            value_for("@mean_fare[32.2]", &q[0]).as_deref(),
+            Some("32.2")
+        );
+        assert_eq!(
+            value_for("Mean of Fare:\n32.2", &q[0]).as_deref(),
+            Some("32.2")
+        );
+        assert_eq!(value_for("P-value: 0.03", &q[1]).as_deref(), Some("0.03"));
+        // Loading the data and printing the column names no mean.
+        let load = "Fare column loaded: 891 rows\n0    7.25\n1   71.28\nName: Fare, dtype: float64";
+        assert_eq!(value_for(load, &q[0]), None);
+        assert_eq!(missing(load, q), ["mean_fare", "p_value"]);
+        let stats = requested("What is the mean close price?", None);
+        assert_eq!(missing("mean close: 12.5", &stats), Vec::<String>::new());
+        assert_eq!(missing("[ 797171  500223  1 2 ]", &stats), ["mean"]);
+        assert!(missing("12.5", &stats).is_empty());
+        let q = &requested(
+            "",
+            Some("@relationship_type[type] @mean_sepal_petal_ratio[r]"),
+        );
+        assert_eq!(
+            value_for("Relationship: linear", &q[0]).as_deref(),
+            Some("linear")
+        );
+        assert_eq!(
+            value_for("sepal/petal ratio: 1.9", &q[1]).as_deref(),
+            Some("1.9")
+        );
+        assert_eq!(value_for("mean sepal length: 5.8", &q[1]), None);
+    }
+
+    #[test]
+    fn without_named_quantities_an_output_needs_one_labelled_value() {
+        assert!(missing("north total 15", &[]).is_empty());
+        assert!(missing("35", &[]).is_empty());
+        let head = "   region  amount\n0   north      10\n1   south      20\n2   north       5";
+        assert_eq!(missing(head, &[]).len(), 1);
+        assert_eq!(missing("", &[]).len(), 1);
+    }
+
+    #[test]
+    fn dumps_are_recognized() {
+        for d in [
+            "[ 797171  500223  133124 ... 12 ]",
+            "0    a\n1    b\nName: city, dtype: object",
+            "<ArrowStringArray>\n['a', 'b']\nLength: 2, dtype: string",
+            "array([1, 2, 3])",
+            "[1.5 2.5 3.5 4.5]",
+        ] {
+            assert!(dump_reason(d, false).is_some(), "{d}");
+        }
+        let long = (0..30)
+            .map(|i| format!("row {i}"))
+            .collect::<Vec<_>>()
+            .join("\n");
+        assert!(dump_reason(&long, true).is_some());
+        assert!(dump_reason(&long, false).is_none());
+        for ok in ["15", "@mean[3.2], @max[7]", "[1, 2, 3, 4, 5]", "north: 15"] {
+            assert_eq!(dump_reason(ok, true), None, "{ok}");
+        }
+    }
+
+    #[test]
+    fn answers_are_put_in_the_format_and_read_from_outputs() {
+        let q = requested("", Some("@mean_fare[m], @max_age[a]"));
+        assert_eq!(
+            in_format("Mean fare: 32.2\nMax age: 80", &q).as_deref(),
+            Some("@mean_fare[32.2], @max_age[80]")
+        );
+        assert_eq!(
+            in_format("@mean_fare[32.2] @max_age[80]", &q).as_deref(),
+            Some("@mean_fare[32.2] @max_age[80]")
+        );
+        assert_eq!(in_format("32.2", &q), None);
+        let out = "rows 891\nmean fare 32.2\nName: Age, dtype: float64\nmaximum age: 80";
+        assert_eq!(
+            from_output(out, &q).as_deref(),
+            Some("@mean_fare[32.2], @max_age[80]")
+        );
+        let stats = requested("What is the median age?", None);
+        assert_eq!(
+            from_output("rows 891\nmedian age: 28\nmean age: 29.7", &stats).as_deref(),
+            Some("median: 28")
+        );
+        assert_eq!(
+            from_output("rows 3\nnorth total 15", &[]).as_deref(),
+            Some("rows 3\nnorth total 15")
+        );
+        assert_eq!(from_output("", &[]), None);
+    }
+}

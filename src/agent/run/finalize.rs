@@ -1,0 +1,129 @@
+//! The finalyzer formats the verified output; it does not solve the task again. Its
+//! script's output is the answer when it runs, prints something that is not a dump, and
+//! (when the guidelines ask for `@name[value]`) gives every value in that form — repaired
+//! deterministically when it printed the values without the form. Otherwise the answer
+//! is read from the verified solution's output, so a sufficient run never ends without
+//! one.
+
+use super::{numbered, observation, Loop, Ran, State};
+use crate::agent::answer::{self, Quantity};
+use crate::agent::llm::Role;
+use crate::agent::prompts::Template;
+use crate::agent::{AgentError, AnswerSource};
+
+/// What the finalization produced.
+pub(in crate::agent) struct Finalized {
+    /// The finalyzer's script and its stdout.
+    pub script: (String, String),
+    /// The answer, if any could be given.
+    pub answer: Option<String>,
+    /// Where it comes from.
+    pub source: Option<AnswerSource>,
+}
+
+impl Loop<'_> {
+    /// Ask the finalyzer for the script that prints the answer from `ran` (the verified
+    /// solution, or the latest one when the rounds ran out), run it, and choose the
+    /// answer.
+    pub(in crate::agent) async fn finalize(
+        &self,
+        round: usize,
+        st: &mut State,
+        plan: &[String],
+        ran: &Ran,
+        quantities: &[Quantity],
+    ) -> Result<Finalized, AgentError> {
+        let result = observation(&ran.exec);
+        let reply = self
+            .ask(
+                round,
+                Role::Finalyzer,
+                Template::Finalyzer,
+                &[
+                    ("question", self.question),
+                    ("guidelines", self.guidelines()),
+                    ("quantities", &super::quantities_text(quantities)),
+                    ("descriptions", &st.desc),
+                    ("plan", &numbered(plan)),
+                    ("code", &ran.code),
+                    ("result", &result),
+                ],
+            )
+            .await?;
+        let code = self.code(&reply)?;
+        let fin = self.execute_as(round, st, code, "final", plan).await?;
+        let printed = fin.exec.stdout.trim();
+        // A short answer is asked unless the user's guidelines say otherwise.
+        let short = quantities.iter().any(|q| q.formatted) || self.guidelines_given().is_none();
+        let mut refused = None;
+        if !fin.ok() {
+            refused = Some("the final script failed".to_string());
+        } else if printed.is_empty() {
+            refused = Some("the final script printed nothing".to_string());
+        } else if let Some(why) = answer::dump_reason(printed, short) {
+            refused = Some(format!("the final script's answer is refused: {why}"));
+        }
+        let mut answer = None;
+        if refused.is_none() {
+            match answer::in_format(printed, quantities) {
+                Some(a) => {
+                    if a != printed {
+                        self.note(
+                            "the final script printed the values without the @name[value] form; put in that form".into(),
+                        )?;
+                    }
+                    answer = Some((a, AnswerSource::FinalScript));
+                }
+                None => {
+                    refused = Some(
+                        "the final script's answer lacks a value asked in the @name[value] form"
+                            .into(),
+                    );
+                }
+            }
+        }
+        if let Some(why) = &refused {
+            match answer::from_output(&ran.exec.stdout, quantities) {
+                Some(a) => {
+                    self.note(format!(
+                        "{why}: answering from the verified solution's output"
+                    ))?;
+                    answer = Some((a, AnswerSource::SolutionOutput));
+                }
+                None if fin.ok()
+                    && !printed.is_empty()
+                    && answer::dump_reason(printed, short).is_none() =>
+                {
+                    self.note(format!(
+                        "{why}, and the solution's output gives none either: keeping the final script's output"
+                    ))?;
+                    answer = Some((printed.to_string(), AnswerSource::FinalScript));
+                }
+                None => self.note(format!(
+                    "{why}, and the solution's output gives no answer either"
+                ))?,
+            }
+        }
+        let (answer, source) = match answer {
+            Some((mut a, source)) => {
+                if !st.unknown.is_empty() {
+                    a.push_str(&format!(
+                        "\n(Note: no given file has a column or key named {}; the answer does not use it.)",
+                        st.unknown
+                            .iter()
+                            .map(|n| format!("{n:?}"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ));
+                }
+                (Some(a), Some(source))
+            }
+            None => (None, None),
+        };
+        Ok(Finalized {
+            script: (fin.code.clone(), fin.exec.stdout.clone()),
+            answer,
+            source,
+        })
+    }
+}
