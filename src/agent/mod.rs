@@ -6,6 +6,7 @@
 //! - [`context`]: which files a run sees (retrieved by budget, or pinned) and how their
 //!   descriptions read in a prompt.
 //! - [`prompts`] and [`parse`]: the role prompts, and reading the replies.
+//! - [`budget`]: fitting every prompt into the model's context window.
 //! - [`run`]: the loop itself, with the debugger and the finalyzer.
 //! - [`record`] and [`notebook`]: the run directory.
 //! - [`llm`]: an OpenAI-compatible chat client (retries, role header, usage and cost,
@@ -13,6 +14,7 @@
 //! - [`sandbox`]: running generated Python under limits, in its own directory.
 
 pub mod analyzer;
+pub mod budget;
 pub mod build;
 pub mod context;
 pub mod llm;
@@ -66,6 +68,20 @@ pub enum AgentError {
         /// The cause.
         source: std::io::Error,
     },
+    /// A prompt does not fit the model's context even with every part cut to its minimum.
+    #[error("the {role} prompt does not fit the model's context even cut to its minimum: it needs {needed} tokens, {available} are available ({context}-token context minus {reserve} kept for the reply), {} over; raise context_tokens under [llm] in lakestar.toml (or LAKESTAR_CONTEXT_TOKENS) if the model allows, or lower --budget so that fewer files are described", needed - available)]
+    PromptTooLarge {
+        /// The role whose prompt it is.
+        role: Role,
+        /// Tokens the smallest prompt takes.
+        needed: usize,
+        /// Tokens a prompt may take.
+        available: usize,
+        /// The model's context window.
+        context: usize,
+        /// Tokens kept for the reply.
+        reserve: usize,
+    },
     /// A concurrent task died (a bug: it panicked).
     #[error("an agent task failed: {0}")]
     Task(String),
@@ -78,9 +94,10 @@ impl AgentError {
             AgentError::Llm(e) => e.is_user_error(),
             AgentError::Sandbox(e) => e.is_user_error(),
             AgentError::Index(e) => e.is_user_error(),
-            AgentError::Prompts { .. } | AgentError::NoFiles(_) | AgentError::NotConfigured(_) => {
-                true
-            }
+            AgentError::Prompts { .. }
+            | AgentError::NoFiles(_)
+            | AgentError::NotConfigured(_)
+            | AgentError::PromptTooLarge { .. } => true,
             AgentError::RunDir { .. } | AgentError::Task(_) => false,
         }
     }
@@ -244,6 +261,7 @@ impl Agent {
             question,
             files,
             options,
+            prefix: Default::default(),
         }
         .run()
         .await;

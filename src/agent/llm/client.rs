@@ -5,8 +5,11 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
 use super::cassette::{Entry, Player, RecordedReply, Tape};
+use super::config::DEFAULT_CONTEXT_TOKENS;
 use super::error::{LlmError, LlmInternalError, LlmUserError};
 use super::price::cost_of;
+use super::tokens;
+use super::window::{self, Window};
 use super::wire::{
     backoff, error_chain, error_message, parse_completion, parse_retry_after, request_body,
     retryable, scrub, status_hint, Completion,
@@ -29,6 +32,9 @@ struct Inner {
     http: reqwest::Client,
     tape: Tape,
     totals: Mutex<Totals>,
+    window: Window,
+    /// The previous call's prompt, for the prefix-reuse estimate.
+    last_prompt: Mutex<String>,
 }
 
 /// One try's failure, and whether another try may succeed.
@@ -58,6 +64,8 @@ impl LlmClient {
                 http,
                 tape,
                 totals: Mutex::new(Totals::default()),
+                window: Window::default(),
+                last_prompt: Mutex::new(String::new()),
             }),
         })
     }
@@ -88,6 +96,73 @@ impl LlmClient {
         self.lock_totals().clone()
     }
 
+    /// Tokens kept for a reply (sent as `max_tokens`).
+    pub fn max_output_tokens(&self) -> usize {
+        self.inner.config.max_output_tokens
+    }
+
+    /// The context window of `role`'s model: learned from a refusal, configured, said
+    /// by the server (probed once), else [`DEFAULT_CONTEXT_TOKENS`]. A replay asks no
+    /// server.
+    pub async fn context_tokens(&self, role: Role) -> usize {
+        let model = self.model_for(role);
+        let learned = model
+            .as_ref()
+            .and_then(|m| lock(&self.inner.window.learned).get(m).copied());
+        if let Some(n) = learned {
+            return n;
+        }
+        if let Some(n) = self.inner.config.context_for(model.as_deref()) {
+            return n;
+        }
+        self.probe(role)
+            .await
+            .and_then(|p| p.context)
+            .unwrap_or(DEFAULT_CONTEXT_TOKENS)
+    }
+
+    /// Tokens of `text`: the server's tokenizer where it has one, else the estimate of
+    /// [`tokens::estimate`], scaled up when a refusal showed it undercounting.
+    pub async fn count_tokens(&self, role: Role, text: &str) -> usize {
+        if let Some(t) = self.probe(role).await.and_then(|p| p.tokenizer.as_ref()) {
+            let model = self.model_for(role);
+            let key = self.inner.config.api_key.as_deref();
+            if let Some(n) = window::count(&self.inner.http, t, key, model.as_deref(), text).await {
+                return n;
+            }
+        }
+        let scale = *lock(&self.inner.window.scale);
+        let est = tokens::estimate(text);
+        if scale > 1.0 {
+            (est as f64 * scale).ceil() as usize
+        } else {
+            est
+        }
+    }
+
+    /// The server's answers about itself, asked once; `None` when replaying.
+    async fn probe(&self, role: Role) -> Option<&window::Probe> {
+        if self.is_replaying() {
+            return None;
+        }
+        let inner = &self.inner;
+        let model = self.model_for(role);
+        Some(
+            inner
+                .window
+                .probe
+                .get_or_init(|| {
+                    window::probe(
+                        &inner.http,
+                        &inner.config.base_url,
+                        inner.config.api_key.as_deref(),
+                        model.as_deref(),
+                    )
+                })
+                .await,
+        )
+    }
+
     /// Sends `messages` as `role` with the role's model and returns the answer, retrying
     /// 429, 408, 5xx, timeouts and failed connections up to `max_retries` times. When
     /// replaying, answers from the cassette instead.
@@ -95,6 +170,13 @@ impl LlmClient {
         let result = match &self.inner.tape {
             Tape::Replay(player) => self.replay(player, role, messages),
             _ => self.call(role, messages).await,
+        };
+        let result = match result {
+            Ok(mut reply) => {
+                reply.prefix_reused_estimate = self.prefix_reused(role, messages).await as u64;
+                Ok(reply)
+            }
+            Err(e) => Err(e),
         };
         let mut totals = self.lock_totals();
         match result {
@@ -115,18 +197,48 @@ impl LlmClient {
         }
     }
 
+    /// Leading tokens `messages` share with the previous call's, by [`Self::count_tokens`].
+    async fn prefix_reused(&self, role: Role, messages: &[Message]) -> usize {
+        let text: String = messages
+            .iter()
+            .map(|m| format!("<{}>\n{}\n", m.role, m.content))
+            .collect();
+        let shared = {
+            let mut last = lock(&self.inner.last_prompt);
+            let common: usize = last
+                .char_indices()
+                .zip(text.chars())
+                .take_while(|((_, a), b)| a == b)
+                .map(|((_, a), _)| a.len_utf8())
+                .sum();
+            let shared = text[..common].to_string();
+            *last = text;
+            shared
+        };
+        if shared.is_empty() {
+            0
+        } else {
+            self.count_tokens(role, &shared).await
+        }
+    }
+
     /// A call to the server; on failure, the error and the tries made.
     async fn call(&self, role: Role, messages: &[Message]) -> Result<ChatReply, (LlmError, u32)> {
         let config = &self.inner.config;
         let model = config
             .model_for(role)
             .ok_or((LlmUserError::NoModel { role }.into(), 0))?;
-        let body = request_body(model, messages, config.temperature);
+        let body = request_body(
+            model,
+            messages,
+            config.temperature,
+            config.max_output_tokens,
+        );
         let start = Instant::now();
         let mut attempts = 0;
         let completion = loop {
             attempts += 1;
-            match self.try_once(role, &body).await {
+            match self.try_once(role, model, messages, &body).await {
                 Ok(c) => break c,
                 Err(Failure::Final(e)) => return Err((e, attempts)),
                 Err(Failure::Retryable {
@@ -161,10 +273,17 @@ impl LlmClient {
             latency: start.elapsed(),
             attempts,
             replayed: false,
+            prefix_reused_estimate: 0,
         })
     }
 
-    async fn try_once(&self, role: Role, body: &serde_json::Value) -> Result<Completion, Failure> {
+    async fn try_once(
+        &self,
+        role: Role,
+        model: &str,
+        messages: &[Message],
+        body: &serde_json::Value,
+    ) -> Result<Completion, Failure> {
         let inner = &self.inner;
         let key = inner.config.api_key.as_deref();
         let mut req = inner
@@ -195,6 +314,20 @@ impl LlmClient {
             });
         }
         let message = scrub(error_message(&text), key);
+        if matches!(status, 400 | 413 | 422) {
+            if let Some(o) = window::overflow(&text) {
+                self.learn(model, messages, o);
+                return Err(Failure::Final(
+                    LlmUserError::ContextExceeded {
+                        url: inner.url.clone(),
+                        role,
+                        context: o.context,
+                        message,
+                    }
+                    .into(),
+                ));
+            }
+        }
         if retryable(status) {
             Err(Failure::Retryable {
                 status: Some(status),
@@ -214,6 +347,27 @@ impl LlmClient {
                 .into(),
             ))
         }
+    }
+
+    /// Keeps what a refusal for size said: the model's window, and how far the estimate
+    /// fell short of the server's count of the same prompt.
+    fn learn(&self, model: &str, messages: &[Message], o: window::Overflow) {
+        let w = &self.inner.window;
+        if let Some(n) = o.context {
+            lock(&w.learned).insert(model.to_string(), n);
+        }
+        if let Some(requested) = o.requested {
+            let est: usize = messages.iter().map(|m| tokens::estimate(&m.content)).sum();
+            if est > 0 && requested > est {
+                let mut scale = lock(&w.scale);
+                *scale = scale.max(requested as f64 / est as f64);
+            }
+        }
+        tracing::info!(
+            model,
+            ?o,
+            "the LLM server refused a prompt as larger than its context"
+        );
     }
 
     fn transport_failure(&self, e: &reqwest::Error) -> Failure {
@@ -273,6 +427,7 @@ impl LlmClient {
             latency: Duration::from_millis(r.latency_ms),
             attempts: r.attempts.max(1),
             replayed: true,
+            prefix_reused_estimate: 0,
         })
     }
 
@@ -296,10 +451,14 @@ impl LlmClient {
     }
 
     fn lock_totals(&self) -> std::sync::MutexGuard<'_, Totals> {
-        // Totals are plain counters: a panic elsewhere cannot leave them inconsistent
-        // enough to matter, so a poisoned lock is used as is.
-        self.inner.totals.lock().unwrap_or_else(|p| p.into_inner())
+        lock(&self.inner.totals)
     }
+}
+
+/// Locks a mutex of plain counters or caches: a panic elsewhere cannot leave them
+/// inconsistent enough to matter, so a poisoned lock is used as is.
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 #[cfg(test)]
