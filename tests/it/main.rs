@@ -13,6 +13,7 @@ mod crash;
 mod dabstep;
 mod describe;
 mod fixtures;
+mod fit;
 mod formats;
 mod honest_figures;
 mod incremental;
