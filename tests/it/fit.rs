@@ -20,7 +20,13 @@ fn lake() -> (tempfile::TempDir, String) {
     (dir, csv)
 }
 
-fn ask(llm: &ScriptedLlm, dir: &Path, csv: &str, env: &[(&str, &str)], question: &str) -> (Output, PathBuf) {
+fn ask(
+    llm: &ScriptedLlm,
+    dir: &Path,
+    csv: &str,
+    env: &[(&str, &str)],
+    question: &str,
+) -> (Output, PathBuf) {
     let run = dir.join("run");
     let mut cmd = lakestar();
     cmd.env("OPENAI_BASE_URL", llm.base_url())
@@ -29,7 +35,15 @@ fn ask(llm: &ScriptedLlm, dir: &Path, csv: &str, env: &[(&str, &str)], question:
         cmd.env(k, v);
     }
     let out = cmd
-        .args(["ask", question, "--files", csv, "--python", &python3(), "--out"])
+        .args([
+            "ask",
+            question,
+            "--files",
+            csv,
+            "--python",
+            &python3(),
+            "--out",
+        ])
         .arg(&run)
         .current_dir(dir)
         .output()
@@ -86,12 +100,20 @@ fn a_prompt_larger_than_the_context_is_cut_to_fit_and_the_run_goes_on() {
     let requests = llm.requests();
     assert_eq!(requests.len(), 4);
     for r in &requests {
-        assert!(!r.refused && within(r, 4096), "{} took {}", r.role, r.prompt_tokens);
+        assert!(
+            !r.refused && within(r, 4096),
+            "{} took {}",
+            r.role,
+            r.prompt_tokens
+        );
     }
     // The output was too large: cut head + tail with a marker, first and last lines kept.
     for role in ["verifier", "finalyzer"] {
         let prompt = &llm.prompts(role)[0];
-        assert!(prompt.contains("left out here to fit the model's context"), "{role}");
+        assert!(
+            prompt.contains("left out here to fit the model's context"),
+            "{role}"
+        );
         assert!(prompt.contains("\n0 0 0\n"), "{role}: head kept");
         assert!(prompt.contains("2999 "), "{role}: tail kept");
     }
@@ -131,7 +153,10 @@ fn a_refusal_stating_the_window_is_learned_and_the_call_retried_within_it() {
         .filter(|l| l.contains("\"kind\":\"note\""))
         .map(str::to_string)
         .collect();
-    assert!(notes.iter().any(|n| n.contains("2600-token context")), "{notes:?}");
+    assert!(
+        notes.iter().any(|n| n.contains("2600-token context")),
+        "{notes:?}"
+    );
     let events = llm_events(&run);
     assert_eq!(events.last().unwrap()["context_tokens"], 2600);
 }
@@ -146,9 +171,15 @@ fn a_prompt_whose_minimum_cannot_fit_names_the_role_and_the_overflow() {
     assert_eq!(out.status.code(), Some(2), "a user error");
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("the planner prompt does not fit"), "{err}");
-    assert!(err.contains("476 are available") && err.contains("over"), "{err}");
+    assert!(
+        err.contains("476 are available") && err.contains("over"),
+        "{err}"
+    );
     assert!(err.contains("context_tokens"), "{err}");
-    assert!(llm.requests().is_empty(), "nothing larger than the context is sent");
+    assert!(
+        llm.requests().is_empty(),
+        "nothing larger than the context is sent"
+    );
     assert!(json(&run.join("summary.json"))["error"]
         .as_str()
         .unwrap()
@@ -163,7 +194,10 @@ fn every_role_shares_one_system_prefix_and_cached_tokens_are_reported() {
     let load = format!("import csv\nrows = list(csv.DictReader(open({csv:?})))");
     llm.say("planner", "Load the file.")
         .say("planner", "Sum the north amounts.")
-        .say("coder", &fenced(&format!("{load}\nprint(rows[0]['amout'])")))
+        .say(
+            "coder",
+            &fenced(&format!("{load}\nprint(rows[0]['amout'])")),
+        )
         .say("debugger", &fenced(&format!("{load}\nprint(len(rows))")))
         .say(
             "coder",
@@ -183,7 +217,17 @@ fn every_role_shares_one_system_prefix_and_cached_tokens_are_reported() {
     let mut roles: Vec<&str> = requests.iter().map(|r| r.role.as_str()).collect();
     roles.sort();
     roles.dedup();
-    assert_eq!(roles, ["coder", "debugger", "finalyzer", "planner", "router", "verifier"]);
+    assert_eq!(
+        roles,
+        [
+            "coder",
+            "debugger",
+            "finalyzer",
+            "planner",
+            "router",
+            "verifier"
+        ]
+    );
     let system = &requests[0].body["messages"][0];
     assert_eq!(system["role"], "system");
     let text = system["content"].as_str().unwrap();
@@ -194,18 +238,32 @@ fn every_role_shares_one_system_prefix_and_cached_tokens_are_reported() {
         assert_eq!(&m[0], system, "{}: the prefix is byte-identical", r.role);
         assert_eq!(m[1]["role"], "user");
         // What changes comes after the prefix, and the descriptions are not repeated.
-        assert!(!m[1]["content"].as_str().unwrap().contains(&format!("## {csv}")));
+        assert!(!m[1]["content"]
+            .as_str()
+            .unwrap()
+            .contains(&format!("## {csv}")));
     }
 
     let summary = json(&run.join("summary.json"));
     let cached = summary["llm"]["usage"]["cached_tokens"].as_u64().unwrap();
     let events = llm_events(&run);
-    let traced: u64 = events.iter().map(|e| e["cached_tokens"].as_u64().unwrap()).sum();
+    let traced: u64 = events
+        .iter()
+        .map(|e| e["cached_tokens"].as_u64().unwrap())
+        .sum();
     assert_eq!(cached, traced);
     // Every call after the first found at least the prefix cached.
     let prefix_tokens = crate::llm_server::server_tokens(text) as u64;
-    assert!(cached >= prefix_tokens * (events.len() as u64 - 1), "{cached}");
-    assert!(summary["llm"]["by_role"]["planner"]["usage"]["cached_tokens"].as_u64().unwrap() > 0);
+    assert!(
+        cached >= prefix_tokens * (events.len() as u64 - 1),
+        "{cached}"
+    );
+    assert!(
+        summary["llm"]["by_role"]["planner"]["usage"]["cached_tokens"]
+            .as_u64()
+            .unwrap()
+            > 0
+    );
     // The client's own estimate of the reused prefix, labelled as such.
     assert!(summary["llm"]["prefix_reused_estimate"].as_u64().unwrap() >= prefix_tokens);
     assert_eq!(events[0]["prefix_reused_estimate"], 0);

@@ -103,7 +103,11 @@ pub fn server_tokens(text: &str) -> usize {
             let merges = run == [' '] && i < c.len() && !c[i].is_numeric();
             if !merges {
                 n += 1;
-                if run.iter().rposition(|&x| x == '\n').is_some_and(|p| p + 1 < run.len()) {
+                if run
+                    .iter()
+                    .rposition(|&x| x == '\n')
+                    .is_some_and(|p| p + 1 < run.len())
+                {
                     n += 1;
                 }
             }
@@ -118,7 +122,13 @@ fn joined(body: &Value) -> String {
         .as_array()
         .map(|m| {
             m.iter()
-                .map(|m| format!("<{}>{}", m["role"].as_str().unwrap_or(""), m["content"].as_str().unwrap_or("")))
+                .map(|m| {
+                    format!(
+                        "<{}>{}",
+                        m["role"].as_str().unwrap_or(""),
+                        m["content"].as_str().unwrap_or("")
+                    )
+                })
                 .collect()
         })
         .unwrap_or_default()
@@ -246,7 +256,9 @@ impl Drop for ScriptedLlm {
 async fn props(State(script): State<Arc<Mutex<Script>>>) -> Response {
     let s = script.lock().unwrap();
     match (s.llama_endpoints, s.context) {
-        (true, Some(n)) => Json(json!({"default_generation_settings": {"n_ctx": n}})).into_response(),
+        (true, Some(n)) => {
+            Json(json!({"default_generation_settings": {"n_ctx": n}})).into_response()
+        }
         _ => StatusCode::NOT_FOUND.into_response(),
     }
 }
@@ -290,7 +302,8 @@ async fn chat(
             recorded.refused = true;
             s.requests.push(recorded);
             // llama-cpp-python's answer, status and wording.
-            let message = format!("Requested tokens ({prompt_tokens}) exceed context window of {n}");
+            let message =
+                format!("Requested tokens ({prompt_tokens}) exceed context window of {n}");
             return (
                 StatusCode::BAD_REQUEST,
                 Json(json!({"error": {"message": message, "type": "internal_server_error"}})),
@@ -308,7 +321,10 @@ async fn chat(
             .collect();
         let cached = if s.cache { server_tokens(&common) } else { 0 };
         s.last_prompt = text;
-        (s.replies.get_mut(&role).and_then(VecDeque::pop_front), cached)
+        (
+            s.replies.get_mut(&role).and_then(VecDeque::pop_front),
+            cached,
+        )
     };
     match reply {
         None => (
