@@ -478,4 +478,35 @@ mod tests {
         let msgs = [Message::user("q")];
         assert_send(c.chat(Role::Coder, &msgs));
     }
+
+    #[tokio::test]
+    async fn a_refusal_teaches_the_window_and_how_far_the_estimate_fell_short() {
+        let config = LlmConfig {
+            // Nothing listens there: the probe finds no tokenizer and no window.
+            base_url: "http://127.0.0.1:9/v1".into(),
+            model: Some("m".into()),
+            context_tokens: Some(100_000),
+            ..LlmConfig::default()
+        };
+        let c = LlmClient::new(config, Cassette::Off).unwrap();
+        let text = "1234567890".repeat(10);
+        assert_eq!(c.context_tokens(Role::Coder).await, 100_000);
+        assert_eq!(c.count_tokens(Role::Coder, &text).await, 100);
+        let messages = [Message::user(text.clone())];
+        let o = window::Overflow {
+            context: Some(4096),
+            requested: Some(250),
+        };
+        c.learn("m", &messages, o);
+        assert_eq!(c.context_tokens(Role::Verifier).await, 4096);
+        assert_eq!(c.count_tokens(Role::Coder, &text).await, 250);
+        // A count below the estimate never lowers it.
+        let o = window::Overflow {
+            context: None,
+            requested: Some(10),
+        };
+        c.learn("m", &messages, o);
+        assert_eq!(c.count_tokens(Role::Coder, &text).await, 250);
+        assert_eq!(c.context_tokens(Role::Coder).await, 4096);
+    }
 }
