@@ -171,8 +171,11 @@ pub async fn prefix(
                 left -= n;
                 continue;
             }
-            let target = fair.max(BUDGET.min_description);
-            let cut = cut(llm, role, &blocks[i].0, target, Keep::Head).await;
+            // The path line stays whole: code must use it exactly.
+            let (path, body) = blocks[i].0.split_once('\n').unwrap_or((&blocks[i].0, ""));
+            let path_tokens = llm.count_tokens(role, path).await + 1;
+            let target = fair.max(BUDGET.min_description).saturating_sub(path_tokens);
+            let cut = format!("{path}\n{}", cut(llm, role, body, target, Keep::Head).await);
             let n = llm.count_tokens(role, &cut).await;
             left = left.saturating_sub(n);
             blocks[i] = (cut, n);
@@ -409,6 +412,36 @@ mod tests {
         let out = cut(&llm, Role::Verifier, &line, 300, Keep::HeadTail("# ")).await;
         assert!(out.contains("\n# [… 0 lines ("), "{out}");
         assert!(out.len() < line.len());
+    }
+
+    #[tokio::test]
+    async fn descriptions_are_cut_once_per_run_keeping_paths_and_short_ones_whole() {
+        let llm = client(4096);
+        let file = |name: &str, description: String| FileContext {
+            path: format!("/lake/{name}").into(),
+            rel: name.into(),
+            description,
+        };
+        let files = [
+            file("big.csv", numbers(800)),
+            file("small.csv", "small.csv — CSV, 2 columns: a, b\n".into()),
+            file("other.csv", numbers(600)),
+        ];
+        let prompts = Prompts::builtin();
+        let shared = SharedPrefix::default();
+        let p = shared.get(&llm, &prompts, "q?", &files).await;
+        assert!(p.tokens < (p.room.available() as f64 * (1.0 - BUDGET.variable_share)) as usize);
+        assert!(p.text.contains("## /lake/big.csv\n    0  0\n"));
+        assert!(p
+            .text
+            .contains("## /lake/small.csv\nsmall.csv — CSV, 2 columns: a, b"));
+        assert!(p.text.contains("## /lake/other.csv\n"));
+        let at = |name: &str| p.text.find(&format!("## /lake/{name}")).unwrap();
+        assert!(at("big.csv") < at("small.csv") && at("small.csv") < at("other.csv"));
+        assert_eq!(p.text.matches("of this description left out").count(), 2);
+        // Built once: the same text on every later call.
+        let again = shared.get(&llm, &prompts, "q?", &files).await;
+        assert_eq!(again.text, p.text);
     }
 
     #[tokio::test]
