@@ -269,3 +269,23 @@ fn every_role_shares_one_system_prefix_and_cached_tokens_are_reported() {
     assert_eq!(events[0]["prefix_reused_estimate"], 0);
     assert!(events[1]["prefix_reused_estimate"].as_u64().unwrap() > 0);
 }
+
+#[test]
+fn a_server_that_wants_max_completion_tokens_gets_it_from_then_on() {
+    let (dir, csv) = lake();
+    let llm = ScriptedLlm::start();
+    llm.wants_max_completion_tokens();
+    llm.say("planner", "Sum the north amounts.")
+        .say("coder", &fenced("print(15)"))
+        .say("verifier", "sufficient")
+        .say("finalyzer", &fenced("print(15)"));
+    let (out, _) = ask(&llm, dir.path(), &csv, &[], "North sales?");
+    assert_eq!(succeeded(&out), "15");
+    let requests = llm.requests();
+    assert_eq!(requests.len(), 5, "one refusal, then each role once");
+    assert!(requests[0].body.get("max_tokens").is_some());
+    for r in &requests[1..] {
+        assert!(r.body.get("max_tokens").is_none(), "{}", r.role);
+        assert_eq!(r.body["max_completion_tokens"], 1024);
+    }
+}

@@ -73,6 +73,8 @@ struct Script {
     cache: bool,
     /// The previous request's messages, for the cache.
     last_prompt: String,
+    /// Whether `max_tokens` is refused, as OpenAI's reasoning models do.
+    wants_max_completion_tokens: bool,
 }
 
 /// Tokens a chat template adds around one message.
@@ -202,6 +204,12 @@ impl ScriptedLlm {
         self
     }
 
+    /// Refuse `max_tokens` with OpenAI's 400, asking for `max_completion_tokens`.
+    pub fn wants_max_completion_tokens(&self) -> &Self {
+        self.script.lock().unwrap().wants_max_completion_tokens = true;
+        self
+    }
+
     /// Queue a text reply for `role`.
     pub fn say(&self, role: &str, text: &str) -> &Self {
         self.push(role, Reply::Text(text.to_string()))
@@ -298,6 +306,15 @@ async fn chat(
     };
     let (reply, cached) = {
         let mut s = script.lock().unwrap();
+        if s.wants_max_completion_tokens && body.get("max_tokens").is_some() {
+            s.requests.push(recorded);
+            let message = "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.";
+            return (
+                StatusCode::BAD_REQUEST,
+                Json(json!({"error": {"message": message, "type": "invalid_request_error", "param": "max_tokens"}})),
+            )
+                .into_response();
+        }
         if let Some(n) = s.context.filter(|&n| prompt_tokens + max_tokens > n) {
             recorded.refused = true;
             s.requests.push(recorded);

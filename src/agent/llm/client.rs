@@ -35,11 +35,16 @@ struct Inner {
     window: Window,
     /// The previous call's prompt, for the prefix-reuse estimate.
     last_prompt: Mutex<String>,
+    /// Set once the server asked for `max_completion_tokens` instead of `max_tokens`.
+    completion_limit: std::sync::atomic::AtomicBool,
 }
 
 /// One try's failure, and whether another try may succeed.
 enum Failure {
     Final(LlmError),
+    /// The server wants the reply limit as `max_completion_tokens` (OpenAI's reasoning
+    /// models refuse `max_tokens`).
+    CompletionLimit,
     Retryable {
         status: Option<u16>,
         last: String,
@@ -66,6 +71,7 @@ impl LlmClient {
                 totals: Mutex::new(Totals::default()),
                 window: Window::default(),
                 last_prompt: Mutex::new(String::new()),
+                completion_limit: Default::default(),
             }),
         })
     }
@@ -206,10 +212,10 @@ impl LlmClient {
         let shared = {
             let mut last = lock(&self.inner.last_prompt);
             let common: usize = last
-                .char_indices()
+                .chars()
                 .zip(text.chars())
-                .take_while(|((_, a), b)| a == b)
-                .map(|((_, a), _)| a.len_utf8())
+                .take_while(|(a, b)| a == b)
+                .map(|(a, _)| a.len_utf8())
                 .sum();
             let shared = text[..common].to_string();
             *last = text;
@@ -228,19 +234,34 @@ impl LlmClient {
         let model = config
             .model_for(role)
             .ok_or((LlmUserError::NoModel { role }.into(), 0))?;
-        let body = request_body(
-            model,
-            messages,
-            config.temperature,
-            config.max_output_tokens,
-        );
+        let body = |renamed: bool| {
+            let mut b = request_body(
+                model,
+                messages,
+                config.temperature,
+                config.max_output_tokens,
+            );
+            if let (true, Some(o)) = (renamed, b.as_object_mut()) {
+                if let Some(n) = o.remove("max_tokens") {
+                    o.insert("max_completion_tokens".into(), n);
+                }
+            }
+            b
+        };
+        let limit = &self.inner.completion_limit;
         let start = Instant::now();
         let mut attempts = 0;
         let completion = loop {
             attempts += 1;
-            match self.try_once(role, model, messages, &body).await {
+            let renamed = limit.load(std::sync::atomic::Ordering::Relaxed);
+            match self.try_once(role, model, messages, &body(renamed)).await {
                 Ok(c) => break c,
                 Err(Failure::Final(e)) => return Err((e, attempts)),
+                // Asked again at once with the other name, remembered for later calls; a
+                // body without `max_tokens` never gets this answer again.
+                Err(Failure::CompletionLimit) => {
+                    limit.store(true, std::sync::atomic::Ordering::Relaxed);
+                }
                 Err(Failure::Retryable {
                     status,
                     last,
@@ -314,6 +335,12 @@ impl LlmClient {
             });
         }
         let message = scrub(error_message(&text), key);
+        if status == 400
+            && body.get("max_tokens").is_some()
+            && message.contains("max_completion_tokens")
+        {
+            return Err(Failure::CompletionLimit);
+        }
         if matches!(status, 400 | 413 | 422) {
             if let Some(o) = window::overflow(&text) {
                 self.learn(model, messages, o);
