@@ -289,3 +289,60 @@ fn a_server_that_wants_max_completion_tokens_gets_it_from_then_on() {
         assert_eq!(r.body["max_completion_tokens"], 1024);
     }
 }
+
+#[test]
+fn a_run_cut_by_the_servers_tokenizer_replays_without_a_server() {
+    let (dir, csv) = lake();
+    let cassette = dir.path().join("calls.jsonl");
+    let llm = ScriptedLlm::start();
+    llm.context(4096).llama_endpoints();
+    llm.say("planner", "Print every amount.")
+        .say("coder", &fenced(DUMP))
+        .say("verifier", "sufficient")
+        .say("finalyzer", &fenced("print(15)"));
+    let run = |extra: &[&str], out: &str, server: Option<&str>| {
+        let mut cmd = lakestar();
+        if let Some(url) = server {
+            cmd.env("OPENAI_BASE_URL", url)
+                .env("LAKESTAR_MODEL", "scripted-model");
+        }
+        cmd.args([
+            "ask",
+            "North sales?",
+            "--files",
+            &csv,
+            "--python",
+            &python3(),
+        ])
+        .args(extra)
+        .arg("--out")
+        .arg(dir.path().join(out))
+        .current_dir(dir.path())
+        .output()
+        .unwrap()
+    };
+    let c = cassette.to_str().unwrap();
+    let url = llm.base_url();
+    assert_eq!(
+        succeeded(&run(&["--record", c], "recorded", Some(&url))),
+        "15"
+    );
+    assert!(llm_events(&dir.path().join("recorded"))
+        .iter()
+        .any(|e| e["prompt"]
+            .as_str()
+            .unwrap()
+            .contains("left out here to fit")));
+    // No server, no model: the recorded windows and counts cut the prompts the same way
+    // (the estimate alone would cut them elsewhere, and the replay would diverge).
+    drop(llm);
+    let out = run(&["--replay", c], "replayed", None);
+    assert_eq!(succeeded(&out), "15");
+    let prompts = |name: &str| -> Vec<Value> {
+        llm_events(&dir.path().join(name))
+            .into_iter()
+            .map(|e| e["prompt"].clone())
+            .collect()
+    };
+    assert_eq!(prompts("recorded"), prompts("replayed"));
+}

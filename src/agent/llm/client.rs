@@ -4,7 +4,7 @@ use reqwest::header::RETRY_AFTER;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
-use super::cassette::{Entry, Player, RecordedReply, Tape};
+use super::cassette::{text_key, Entry, Player, RecordedReply, Tape};
 use super::config::DEFAULT_CONTEXT_TOKENS;
 use super::error::{LlmError, LlmInternalError, LlmUserError};
 use super::price::cost_of;
@@ -15,6 +15,7 @@ use super::wire::{
     retryable, scrub, status_hint, Completion,
 };
 use super::{Cassette, ChatReply, LlmConfig, Message, Role, Totals};
+use std::collections::BTreeMap;
 
 /// The header that tells proxies and logs which role a request plays.
 const ROLE_HEADER: &str = "X-Lakestar-Role";
@@ -35,6 +36,8 @@ struct Inner {
     window: Window,
     /// The previous call's prompt, for the prefix-reuse estimate.
     last_prompt: Mutex<String>,
+    /// Counts made since the last recorded call (recording only): text key → tokens.
+    counted: Mutex<BTreeMap<String, usize>>,
     /// Set once the server asked for `max_completion_tokens` instead of `max_tokens`.
     completion_limit: std::sync::atomic::AtomicBool,
 }
@@ -71,6 +74,7 @@ impl LlmClient {
                 totals: Mutex::new(Totals::default()),
                 window: Window::default(),
                 last_prompt: Mutex::new(String::new()),
+                counted: Mutex::default(),
                 completion_limit: Default::default(),
             }),
         })
@@ -109,8 +113,11 @@ impl LlmClient {
 
     /// The context window of `role`'s model: learned from a refusal, configured, said
     /// by the server (probed once), else [`DEFAULT_CONTEXT_TOKENS`]. A replay asks no
-    /// server.
+    /// server: it takes the window the recorded call was fitted into.
     pub async fn context_tokens(&self, role: Role) -> usize {
+        if let Some(n) = self.player().and_then(|p| p.context_for(role)) {
+            return n;
+        }
         let model = self.model_for(role);
         let learned = model
             .as_ref()
@@ -128,8 +135,20 @@ impl LlmClient {
     }
 
     /// Tokens of `text`: the server's tokenizer where it has one, else the estimate of
-    /// [`tokens::estimate`], scaled up when a refusal showed it undercounting.
+    /// [`tokens::estimate`], scaled up when a refusal showed it undercounting. A replay
+    /// gives the recorded count of the same text, so it cuts prompts as the recording did.
     pub async fn count_tokens(&self, role: Role, text: &str) -> usize {
+        if let Some(n) = self.player().and_then(|p| p.count(text)) {
+            return n;
+        }
+        let n = self.count_now(role, text).await;
+        if matches!(self.inner.tape, Tape::Record(_)) {
+            lock(&self.inner.counted).insert(text_key(text), n);
+        }
+        n
+    }
+
+    async fn count_now(&self, role: Role, text: &str) -> usize {
         if let Some(t) = self.probe(role).await.and_then(|p| p.tokenizer.as_ref()) {
             let model = self.model_for(role);
             let key = self.inner.config.api_key.as_deref();
@@ -143,6 +162,13 @@ impl LlmClient {
             (est as f64 * scale).ceil() as usize
         } else {
             est
+        }
+    }
+
+    fn player(&self) -> Option<&Player> {
+        match &self.inner.tape {
+            Tape::Replay(p) => Some(p),
+            _ => None,
         }
     }
 
@@ -184,19 +210,20 @@ impl LlmClient {
             }
             Err(e) => Err(e),
         };
-        let mut totals = self.lock_totals();
         match result {
             Ok(reply) => {
-                totals.add_reply(role, &reply);
-                drop(totals);
+                self.lock_totals().add_reply(role, &reply);
                 if let Tape::Record(rec) = &self.inner.tape {
-                    rec.append(&self.entry(role, messages, &reply))?;
+                    let mut entry = self.entry(role, messages, &reply);
+                    entry.context_tokens = Some(self.context_tokens(role).await);
+                    entry.counts = std::mem::take(&mut *lock(&self.inner.counted));
+                    rec.append(&entry)?;
                 }
                 Ok(reply)
             }
             Err((err, attempts)) => {
                 if attempts > 0 {
-                    totals.add_failure(attempts);
+                    self.lock_totals().add_failure(attempts);
                 }
                 Err(err)
             }
@@ -474,6 +501,8 @@ impl LlmClient {
                 latency_ms: u64::try_from(reply.latency.as_millis()).unwrap_or(u64::MAX),
                 attempts: reply.attempts,
             },
+            context_tokens: None,
+            counts: BTreeMap::new(),
         }
     }
 
