@@ -78,6 +78,14 @@ fn llm_events(run: &Path) -> Vec<Value> {
 /// windows below.
 const DUMP: &str = "for i in range(3000):\n    print(i, i * 7919 % 100003, i * 31337 % 99991)";
 
+/// Queue the replies of a run whose script prints [`DUMP`] and whose answer is 15.
+fn queue_dump_run(llm: &ScriptedLlm) {
+    llm.say("planner", "Print every amount.")
+        .say("coder", &fenced(DUMP))
+        .say("verifier", "sufficient")
+        .say("finalyzer", &fenced("print(15)"));
+}
+
 /// Tokens a request may take by the server's count: its prompt and its reply reserve.
 fn within(r: &Recorded, context: usize) -> bool {
     r.prompt_tokens + r.body["max_tokens"].as_u64().unwrap() as usize <= context
@@ -89,10 +97,7 @@ fn a_prompt_larger_than_the_context_is_cut_to_fit_and_the_run_goes_on() {
     let llm = ScriptedLlm::start();
     // The window comes from the server's /props, the counts from its /tokenize.
     llm.context(4096).llama_endpoints();
-    llm.say("planner", "Print every amount.")
-        .say("coder", &fenced(DUMP))
-        .say("verifier", "sufficient")
-        .say("finalyzer", &fenced("print(15)"));
+    queue_dump_run(&llm);
     let (out, run) = ask(&llm, dir.path(), &csv, &[], "North sales?");
     assert_eq!(succeeded(&out), "15");
     assert!(llm.left().is_empty(), "{:?}", llm.left());
@@ -129,10 +134,7 @@ fn a_refusal_stating_the_window_is_learned_and_the_call_retried_within_it() {
     // A window configured far too large, a server that refuses beyond 2,600 tokens and
     // offers neither /props nor /tokenize.
     llm.context(2600);
-    llm.say("planner", "Print every amount.")
-        .say("coder", &fenced(DUMP))
-        .say("verifier", "sufficient")
-        .say("finalyzer", &fenced("print(15)"));
+    queue_dump_run(&llm);
     let env = [("LAKESTAR_CONTEXT_TOKENS", "100000")];
     let (out, run) = ask(&llm, dir.path(), &csv, &env, "North sales?");
     assert_eq!(succeeded(&out), "15");
@@ -296,10 +298,7 @@ fn a_run_cut_by_the_servers_tokenizer_replays_without_a_server() {
     let cassette = dir.path().join("calls.jsonl");
     let llm = ScriptedLlm::start();
     llm.context(4096).llama_endpoints();
-    llm.say("planner", "Print every amount.")
-        .say("coder", &fenced(DUMP))
-        .say("verifier", "sufficient")
-        .say("finalyzer", &fenced("print(15)"));
+    queue_dump_run(&llm);
     let run = |extra: &[&str], out: &str, server: Option<&str>| {
         let mut cmd = lakestar();
         if let Some(url) = server {

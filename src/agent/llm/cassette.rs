@@ -184,7 +184,7 @@ impl Player {
         let of_role = || entries.iter().filter(|(e, _)| e.role == role);
         of_role()
             .find(|(_, used)| !used)
-            .or_else(|| of_role().last())
+            .or_else(|| of_role().next_back())
             .and_then(|(e, _)| e.context_tokens)
     }
 
