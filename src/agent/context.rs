@@ -1,15 +1,12 @@
 //! The files a run works on and how they are shown to the LLM: retrieved from the index
 //! for the question (as many as fit a token budget), or pinned by the user.
 
+use super::llm::tokens;
 use super::AgentError;
 use lakestar_index::analyze::{Content, Description, RenderOptions};
 use lakestar_index::search::engine::{SearchOptions, Searcher};
 use lakestar_index::{crawl, render, Catalog};
 use std::path::{Path, PathBuf};
-
-/// Bytes per token assumed when budgeting descriptions (English text and code average
-/// about four).
-pub const BYTES_PER_TOKEN: usize = 4;
 
 /// Bytes of one file's description in a prompt.
 pub const DESCRIPTION_BYTES: usize = 4096;
@@ -191,7 +188,9 @@ pub fn retrieve_with(
             ));
         }
         if let FileCount::Budget(tokens) = count {
-            let cost = file.description.len().div_ceil(BYTES_PER_TOKEN);
+            // The estimate, not the server's tokenizer: retrieval runs before any LLM
+            // call and must give the same files with or without a server.
+            let cost = tokens::estimate(&file.description);
             if !files.is_empty() && used + cost > tokens {
                 break;
             }
@@ -327,14 +326,15 @@ pub fn pinned(
 
 /// The `{{descriptions}}` block: each file under its absolute path.
 pub fn descriptions(files: &[FileContext]) -> String {
-    let mut s = String::new();
-    for f in files {
-        s.push_str(&format!(
-            "## {}\n{}\n",
-            f.path.display(),
-            f.description.trim_end()
-        ));
-        s.push('\n');
-    }
-    s.trim_end().to_string()
+    files
+        .iter()
+        .map(description_block)
+        .collect::<Vec<_>>()
+        .join("\n\n")
+}
+
+/// One file of the `{{descriptions}}` block: its absolute path as a heading, then its
+/// description.
+pub fn description_block(f: &FileContext) -> String {
+    format!("## {}\n{}", f.path.display(), f.description.trim_end())
 }

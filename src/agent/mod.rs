@@ -8,6 +8,7 @@
 //! - [`context`]: which files a run sees (retrieved by budget, or pinned) and how their
 //!   descriptions read in a prompt.
 //! - [`prompts`] and [`parse`]: the role prompts, and reading the replies.
+//! - [`budget`]: fitting every prompt into the model's context window.
 //! - [`run`]: the loop itself, with the debugger and the finalyzer; [`ablation`]: the
 //!   single-shot and no-verifier variants measured against it.
 //! - [`record`] and [`notebook`]: the run directory.
@@ -18,6 +19,7 @@
 pub mod ablation;
 pub mod analyzer;
 pub mod answer;
+pub mod budget;
 pub mod build;
 pub mod context;
 pub mod llm;
@@ -71,6 +73,20 @@ pub enum AgentError {
         /// The cause.
         source: std::io::Error,
     },
+    /// A prompt does not fit the model's context even with every part cut to its minimum.
+    #[error("the {role} prompt does not fit the model's context even cut to its minimum: it needs {needed} tokens, {available} are available ({context}-token context minus {reserve} kept for the reply), {} over; raise context_tokens under [llm] in lakestar.toml (or LAKESTAR_CONTEXT_TOKENS) if the model allows, or lower --budget so that fewer files are described", needed - available)]
+    PromptTooLarge {
+        /// The role whose prompt it is.
+        role: Role,
+        /// Tokens the smallest prompt takes.
+        needed: usize,
+        /// Tokens a prompt may take.
+        available: usize,
+        /// The model's context window.
+        context: usize,
+        /// Tokens kept for the reply.
+        reserve: usize,
+    },
     /// A concurrent task died (a bug: it panicked).
     #[error("an agent task failed: {0}")]
     Task(String),
@@ -83,9 +99,10 @@ impl AgentError {
             AgentError::Llm(e) => e.is_user_error(),
             AgentError::Sandbox(e) => e.is_user_error(),
             AgentError::Index(e) => e.is_user_error(),
-            AgentError::Prompts { .. } | AgentError::NoFiles(_) | AgentError::NotConfigured(_) => {
-                true
-            }
+            AgentError::Prompts { .. }
+            | AgentError::NoFiles(_)
+            | AgentError::NotConfigured(_)
+            | AgentError::PromptTooLarge { .. } => true,
             AgentError::RunDir { .. } | AgentError::Task(_) => false,
         }
     }
@@ -292,6 +309,7 @@ impl Agent {
             files,
             retriever,
             options,
+            prefix: Default::default(),
         }
         .run()
         .await;

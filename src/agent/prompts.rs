@@ -1,6 +1,13 @@
 //! The role prompts: built in from `prompts/`, overridable from a directory, rendered by
 //! `{{name}}` substitution.
 //!
+//! The loop's roles share one prefix, [`Template::Common`] (instructions common to all
+//! roles, the question, the descriptions), sent as the system message and byte-identical
+//! for every call of a run, so that a server's prefix cache is reused; each role's
+//! template holds only what is its own and what changes (plan, code, output, error),
+//! sent last as the user message. The analyzer, its debugger and the summarizer have no
+//! question and keep a single prompt.
+//!
 //! Substitution is written by hand: a template engine (minijinja, tera) would bring loops,
 //! filters and escaping that prompts do not need, and its syntax errors would surface only
 //! at render time. Here every placeholder of an override is checked against what its role
@@ -13,6 +20,8 @@ use std::path::Path;
 /// One prompt template: which file it comes from and which placeholders it may use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Template {
+    /// The prefix shared by the loop's roles: instructions, question, descriptions.
+    Common,
     /// Analyzer: a describer script for one file (`index --llm-analyzer`).
     Analyzer,
     /// Planner, first step.
@@ -41,7 +50,8 @@ pub enum Template {
 
 impl Template {
     /// Every template.
-    pub const ALL: [Template; 12] = [
+    pub const ALL: [Template; 13] = [
+        Template::Common,
         Template::Analyzer,
         Template::PlannerFirst,
         Template::PlannerNext,
@@ -59,6 +69,7 @@ impl Template {
     /// The file name in `prompts/`.
     pub fn file_name(self) -> &'static str {
         match self {
+            Template::Common => "common.md",
             Template::Analyzer => "analyzer.md",
             Template::PlannerFirst => "planner_first.md",
             Template::PlannerNext => "planner_next.md",
@@ -77,45 +88,36 @@ impl Template {
     /// The placeholders the agent fills for this template.
     pub fn placeholders(self) -> &'static [&'static str] {
         match self {
+            Template::Common => &["question", "descriptions"],
             Template::Analyzer => &["file"],
-            Template::PlannerFirst => &["question", "descriptions"],
-            Template::PlannerNext => &["question", "descriptions", "plan", "result", "missing"],
-            Template::CoderFirst => &["descriptions", "step"],
-            Template::CoderNext => &["descriptions", "plan", "code", "previous", "number", "step"],
-            Template::Verifier => &[
-                "question",
-                "guidelines",
-                "quantities",
-                "plan",
-                "code",
-                "result",
-            ],
-            Template::Router => &[
-                "question",
-                "descriptions",
-                "plan",
-                "count",
-                "result",
-                "missing",
-            ],
+            Template::PlannerFirst => &[],
+            Template::PlannerNext => &["plan", "result", "missing"],
+            Template::CoderFirst => &["step"],
+            Template::CoderNext => &["plan", "code", "previous", "number", "step"],
+            Template::Verifier => &["guidelines", "quantities", "plan", "code", "result"],
+            Template::Router => &["plan", "count", "result", "missing"],
             Template::DebuggerAnalyzer => &["code", "error"],
-            Template::DebuggerSolution => &["descriptions", "code", "error", "attempts"],
+            Template::DebuggerSolution => &["code", "error", "attempts"],
             Template::Summarizer => &["error"],
-            Template::Finalyzer => &[
-                "question",
-                "guidelines",
-                "quantities",
-                "descriptions",
-                "plan",
-                "code",
-                "result",
-            ],
-            Template::SingleShot => &["question", "guidelines", "descriptions"],
+            Template::Finalyzer => &["guidelines", "quantities", "plan", "code", "result"],
+            Template::SingleShot => &["guidelines"],
         }
+    }
+
+    /// Whether the prompt comes after the shared prefix of [`Template::Common`].
+    pub fn after_common(self) -> bool {
+        !matches!(
+            self,
+            Template::Common
+                | Template::Analyzer
+                | Template::DebuggerAnalyzer
+                | Template::Summarizer
+        )
     }
 
     fn builtin(self) -> &'static str {
         match self {
+            Template::Common => include_str!("../../prompts/common.md"),
             Template::Analyzer => include_str!("../../prompts/analyzer.md"),
             Template::PlannerFirst => include_str!("../../prompts/planner_first.md"),
             Template::PlannerNext => include_str!("../../prompts/planner_next.md"),
@@ -187,11 +189,20 @@ impl Prompts {
             })?;
             for p in placeholders(&text) {
                 if !t.placeholders().contains(&p) {
+                    let gets = match t.placeholders() {
+                        [] => "nothing".to_string(),
+                        names => names.join(", "),
+                    };
+                    let moved = if t.after_common() && Template::Common.placeholders().contains(&p)
+                    {
+                        " ({{question}} and {{descriptions}} are shown once, in common.md, before every role's prompt)"
+                    } else {
+                        ""
+                    };
                     return Err(AgentError::Prompts {
                         path,
                         message: format!(
-                            "uses {{{{{p}}}}}, which this prompt does not get; it gets {}",
-                            t.placeholders().join(", ")
+                            "uses {{{{{p}}}}}, which this prompt does not get; it gets {gets}{moved}"
                         ),
                     });
                 }
@@ -289,20 +300,27 @@ mod tests {
     #[test]
     fn overrides_replace_by_name_and_refuse_typos() {
         let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join("verifier.md"), "V {{question}} {{result}}").unwrap();
+        std::fs::write(dir.path().join("verifier.md"), "V {{plan}} {{result}}").unwrap();
+        std::fs::write(dir.path().join("common.md"), "C {{question}}").unwrap();
         let p = Prompts::load(dir.path()).unwrap();
         assert_eq!(
-            p.render(Template::Verifier, &[("question", "q"), ("result", "r")]),
+            p.render(Template::Verifier, &[("plan", "q"), ("result", "r")]),
             "V q r"
         );
+        assert_eq!(p.render(Template::Common, &[("question", "q")]), "C q");
+
+        std::fs::write(dir.path().join("verifier.md"), "V {{question}}").unwrap();
+        let e = Prompts::load(dir.path()).unwrap_err().to_string();
+        assert!(e.contains("common.md"), "{e}");
+        std::fs::write(dir.path().join("verifier.md"), "V {{plan}} {{result}}").unwrap();
         assert_eq!(
             p.render(Template::Router, &[]),
             Prompts::builtin().render(Template::Router, &[])
         );
 
-        std::fs::write(dir.path().join("verifier.md"), "V {{questoin}}").unwrap();
+        std::fs::write(dir.path().join("verifier.md"), "V {{reslut}}").unwrap();
         let e = Prompts::load(dir.path()).unwrap_err().to_string();
-        assert!(e.contains("questoin") && e.contains("question"), "{e}");
+        assert!(e.contains("reslut") && e.contains("result"), "{e}");
 
         std::fs::remove_file(dir.path().join("verifier.md")).unwrap();
         std::fs::write(dir.path().join("verfier.md"), "x").unwrap();

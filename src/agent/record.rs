@@ -44,12 +44,23 @@ pub enum Event {
         prompt_name: String,
         /// The model that answered.
         model: String,
-        /// The prompt sent.
+        /// The system message: the prefix shared by the roles of the run (none for the
+        /// summarizer).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        system: Option<String>,
+        /// The user message: the role's own prompt.
         prompt: String,
         /// The reply text.
         reply: String,
+        /// The context window the prompt was fitted into.
+        context_tokens: usize,
         /// Prompt tokens.
         prompt_tokens: u64,
+        /// Prompt tokens the server took from its prefix cache (0 when it does not say).
+        cached_tokens: u64,
+        /// Leading tokens identical to the previous call's prompt: an estimate by the
+        /// client's token counter, not a server figure.
+        prefix_reused_estimate: u64,
         /// Completion tokens.
         completion_tokens: u64,
         /// Cost in USD, when a price is known.

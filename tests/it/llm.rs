@@ -36,6 +36,7 @@ fn scripted_usage(messages: &[Message], answer: &str) -> Usage {
     Usage {
         prompt_tokens: (prompt.join("\n\n").len() / 4 + 1) as u64,
         completion_tokens: (answer.len() / 4 + 1) as u64,
+        cached_tokens: 0,
     }
 }
 

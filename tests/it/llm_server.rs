@@ -6,11 +6,16 @@
 //! prompts the agent wrote. A request for a role with nothing left in its queue gets a
 //! 400 (not retried by the client), so a test whose script runs out fails at once with
 //! the role named.
+//!
+//! Like a local llama.cpp server it can also be given a context window
+//! ([`ScriptedLlm::context`]: a request whose prompt and `max_tokens` exceed it gets
+//! llama-cpp-python's 400), report it at `GET /props`, count tokens at `POST /tokenize`,
+//! and report a prefix cache in `usage`; its tokenizer is [`server_tokens`].
 
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
-use axum::routing::post;
+use axum::routing::{get, post};
 use axum::{Json, Router};
 use serde_json::{json, Value};
 use std::collections::{HashMap, VecDeque};
@@ -34,6 +39,11 @@ pub struct Recorded {
     pub authorization: Option<String>,
     /// The JSON body.
     pub body: Value,
+    /// The prompt's tokens by the server's own count ([`server_tokens`] of each message,
+    /// plus [`MESSAGE_TOKENS`] each).
+    pub prompt_tokens: usize,
+    /// Refused as larger than the context window.
+    pub refused: bool,
 }
 
 impl Recorded {
@@ -55,6 +65,75 @@ impl Recorded {
 struct Script {
     replies: HashMap<String, VecDeque<Reply>>,
     requests: Vec<Recorded>,
+    /// The window enforced, if any.
+    context: Option<usize>,
+    /// Whether `/props` and `/tokenize` answer (else 404, like a server without them).
+    llama_endpoints: bool,
+    /// Whether `usage` reports cached prompt tokens (a prefix cache of one slot).
+    cache: bool,
+    /// The previous request's messages, for the cache.
+    last_prompt: String,
+    /// Whether `max_tokens` is refused, as OpenAI's reasoning models do.
+    wants_max_completion_tokens: bool,
+}
+
+/// Tokens a chat template adds around one message.
+pub const MESSAGE_TOKENS: usize = 4;
+
+/// The scripted server's tokenizer, after Qwen2's pre-tokenizer: every digit a token,
+/// every punctuation character a token (a single space before it or before a word
+/// merges in), a word one token, whitespace runs one token (two when a line break is
+/// followed by indentation).
+pub fn server_tokens(text: &str) -> usize {
+    let c: Vec<char> = text.chars().collect();
+    let (mut n, mut i) = (0, 0);
+    while i < c.len() {
+        if c[i].is_alphabetic() {
+            while i < c.len() && c[i].is_alphabetic() {
+                i += 1;
+            }
+            n += 1;
+        } else if !c[i].is_whitespace() {
+            n += 1;
+            i += 1;
+        } else {
+            let start = i;
+            while i < c.len() && c[i].is_whitespace() {
+                i += 1;
+            }
+            let run = &c[start..i];
+            let merges = run == [' '] && i < c.len() && !c[i].is_numeric();
+            if !merges {
+                n += 1;
+                if run
+                    .iter()
+                    .rposition(|&x| x == '\n')
+                    .is_some_and(|p| p + 1 < run.len())
+                {
+                    n += 1;
+                }
+            }
+        }
+    }
+    n
+}
+
+/// The joined messages of a request body, as the cache compares them.
+fn joined(body: &Value) -> String {
+    body["messages"]
+        .as_array()
+        .map(|m| {
+            m.iter()
+                .map(|m| {
+                    format!(
+                        "<{}>{}",
+                        m["role"].as_str().unwrap_or(""),
+                        m["content"].as_str().unwrap_or("")
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 /// A running scripted server; it stops when dropped.
@@ -82,6 +161,8 @@ impl ScriptedLlm {
                 port_tx.send(listener.local_addr().unwrap().port()).unwrap();
                 let app = Router::new()
                     .route("/v1/chat/completions", post(chat))
+                    .route("/props", get(props))
+                    .route("/tokenize", post(tokenize))
                     .with_state(shared);
                 axum::serve(listener, app)
                     .with_graceful_shutdown(async {
@@ -103,6 +184,30 @@ impl ScriptedLlm {
     /// The base URL to give a client (`OPENAI_BASE_URL`).
     pub fn base_url(&self) -> String {
         format!("http://127.0.0.1:{}/v1", self.port)
+    }
+
+    /// Enforce a context window of `tokens`, counted by [`server_tokens`].
+    pub fn context(&self, tokens: usize) -> &Self {
+        self.script.lock().unwrap().context = Some(tokens);
+        self
+    }
+
+    /// Answer `GET /props` (with the window) and `POST /tokenize`, as llama.cpp does.
+    pub fn llama_endpoints(&self) -> &Self {
+        self.script.lock().unwrap().llama_endpoints = true;
+        self
+    }
+
+    /// Report the prompt tokens shared with the previous request as cached.
+    pub fn prefix_cache(&self) -> &Self {
+        self.script.lock().unwrap().cache = true;
+        self
+    }
+
+    /// Refuse `max_tokens` with OpenAI's 400, asking for `max_completion_tokens`.
+    pub fn wants_max_completion_tokens(&self) -> &Self {
+        self.script.lock().unwrap().wants_max_completion_tokens = true;
+        self
     }
 
     /// Queue a text reply for `role`.
@@ -156,6 +261,24 @@ impl Drop for ScriptedLlm {
     }
 }
 
+async fn props(State(script): State<Arc<Mutex<Script>>>) -> Response {
+    let s = script.lock().unwrap();
+    match (s.llama_endpoints, s.context) {
+        (true, Some(n)) => {
+            Json(json!({"default_generation_settings": {"n_ctx": n}})).into_response()
+        }
+        _ => StatusCode::NOT_FOUND.into_response(),
+    }
+}
+
+async fn tokenize(State(script): State<Arc<Mutex<Script>>>, Json(body): Json<Value>) -> Response {
+    if !script.lock().unwrap().llama_endpoints {
+        return StatusCode::NOT_FOUND.into_response();
+    }
+    let n = server_tokens(body["content"].as_str().unwrap_or(""));
+    Json(json!({"tokens": vec![1; n]})).into_response()
+}
+
 async fn chat(
     State(script): State<Arc<Mutex<Script>>>,
     headers: HeaderMap,
@@ -168,15 +291,57 @@ async fn chat(
             .map(str::to_string)
     };
     let role = header("x-lakestar-role").unwrap_or_default();
-    let recorded = Recorded {
+    let messages = body["messages"].as_array().cloned().unwrap_or_default();
+    let prompt_tokens: usize = messages
+        .iter()
+        .map(|m| server_tokens(m["content"].as_str().unwrap_or("")) + MESSAGE_TOKENS)
+        .sum();
+    let max_tokens = body["max_tokens"].as_u64().unwrap_or(0) as usize;
+    let mut recorded = Recorded {
         role: role.clone(),
         authorization: header("authorization"),
         body: body.clone(),
+        prompt_tokens,
+        refused: false,
     };
-    let reply = {
+    let (reply, cached) = {
         let mut s = script.lock().unwrap();
+        if s.wants_max_completion_tokens && body.get("max_tokens").is_some() {
+            s.requests.push(recorded);
+            let message = "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.";
+            return (
+                StatusCode::BAD_REQUEST,
+                Json(json!({"error": {"message": message, "type": "invalid_request_error", "param": "max_tokens"}})),
+            )
+                .into_response();
+        }
+        if let Some(n) = s.context.filter(|&n| prompt_tokens + max_tokens > n) {
+            recorded.refused = true;
+            s.requests.push(recorded);
+            // llama-cpp-python's answer, status and wording.
+            let message =
+                format!("Requested tokens ({prompt_tokens}) exceed context window of {n}");
+            return (
+                StatusCode::BAD_REQUEST,
+                Json(json!({"error": {"message": message, "type": "internal_server_error"}})),
+            )
+                .into_response();
+        }
         s.requests.push(recorded.clone());
-        s.replies.get_mut(&role).and_then(VecDeque::pop_front)
+        let text = joined(&body);
+        let common: String = s
+            .last_prompt
+            .chars()
+            .zip(text.chars())
+            .take_while(|(a, b)| a == b)
+            .map(|(a, _)| a)
+            .collect();
+        let cached = if s.cache { server_tokens(&common) } else { 0 };
+        s.last_prompt = text;
+        (
+            s.replies.get_mut(&role).and_then(VecDeque::pop_front),
+            cached,
+        )
     };
     match reply {
         None => (
@@ -212,7 +377,8 @@ async fn chat(
                 "usage": {
                     "prompt_tokens": prompt_tokens,
                     "completion_tokens": completion_tokens,
-                    "total_tokens": prompt_tokens + completion_tokens
+                    "total_tokens": prompt_tokens + completion_tokens,
+                    "prompt_tokens_details": {"cached_tokens": cached}
                 }
             }))
             .into_response()

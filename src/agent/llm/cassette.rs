@@ -10,6 +10,11 @@
 //!  "latency_ms":812,"attempts":1}}
 //! ```
 //!
+//! Two optional fields make a replay fit prompts as the recorded run did without asking a
+//! server: `context_tokens`, the window the call was fitted into, and `counts`, the token
+//! counts the client made since the previous call (by a short hash of the text), which
+//! the server's tokenizer may have given.
+//!
 //! Recording truncates the file, then appends each call's line as soon as the call
 //! succeeds (one unbuffered write, so a killed run keeps every call it finished).
 //! Failed calls are not recorded: a replay never needs them.
@@ -22,6 +27,7 @@
 //! entry is a user error showing where it differs from the nearest recorded one.
 
 use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, HashMap};
 use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -53,6 +59,18 @@ pub(crate) struct Entry {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub temperature: Option<f32>,
     pub reply: RecordedReply,
+    /// The context window the call was fitted into.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context_tokens: Option<usize>,
+    /// Token counts made since the previous call: [`text_key`] → tokens.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub counts: BTreeMap<String, usize>,
+}
+
+/// The key of a counted text in a cassette: a short content hash (the texts themselves
+/// are in the messages, or were parts of them).
+pub(crate) fn text_key(text: &str) -> String {
+    blake3::hash(text.as_bytes()).to_hex()[..16].to_string()
 }
 
 /// The answer of a recorded call.
@@ -128,6 +146,8 @@ pub(crate) struct Player {
     path: PathBuf,
     /// Entries in recorded order, and whether each was replayed.
     entries: Mutex<Vec<(Entry, bool)>>,
+    /// Every recorded token count.
+    counts: HashMap<String, usize>,
 }
 
 impl Player {
@@ -137,10 +157,35 @@ impl Player {
             Err(source) => return Err(LlmUserError::CassetteOpen { path, source }),
         };
         let entries = Self::parse(&text, &path)?;
-        Ok(Player {
+        Ok(Self::new(path, entries))
+    }
+
+    fn new(path: PathBuf, entries: Vec<Entry>) -> Self {
+        let counts = entries
+            .iter()
+            .flat_map(|e| e.counts.iter().map(|(k, n)| (k.clone(), *n)))
+            .collect();
+        Player {
             path,
             entries: Mutex::new(entries.into_iter().map(|e| (e, false)).collect()),
-        })
+            counts,
+        }
+    }
+
+    /// The recorded count of `text`, if the recording counted it.
+    pub fn count(&self, text: &str) -> Option<usize> {
+        self.counts.get(&text_key(text)).copied()
+    }
+
+    /// The window of the next `role` call: the one its next unreplayed entry was fitted
+    /// into, else the last one of that role.
+    pub fn context_for(&self, role: Role) -> Option<usize> {
+        let entries = self.entries.lock().unwrap_or_else(|p| p.into_inner());
+        let of_role = || entries.iter().filter(|(e, _)| e.role == role);
+        of_role()
+            .find(|(_, used)| !used)
+            .or_else(|| of_role().next_back())
+            .and_then(|(e, _)| e.context_tokens)
     }
 
     fn parse(text: &str, path: &Path) -> Result<Vec<Entry>, LlmUserError> {
@@ -252,14 +297,36 @@ mod tests {
                 latency_ms: 0,
                 attempts: 1,
             },
+            context_tokens: None,
+            counts: BTreeMap::new(),
         }
     }
 
     fn player(entries: Vec<Entry>) -> Player {
-        Player {
-            path: "c.jsonl".into(),
-            entries: Mutex::new(entries.into_iter().map(|e| (e, false)).collect()),
-        }
+        Player::new("c.jsonl".into(), entries)
+    }
+
+    #[test]
+    fn recorded_windows_and_counts_are_served() {
+        let mut a = entry(Role::Coder, "q", "a");
+        a.context_tokens = Some(100_000);
+        a.counts.insert(text_key("some text"), 7);
+        let mut b = entry(Role::Coder, "q", "b");
+        b.context_tokens = Some(4096);
+        let p = player(vec![a, b]);
+        assert_eq!(p.count("some text"), Some(7));
+        assert_eq!(p.count("other text"), None);
+        assert_eq!(p.context_for(Role::Coder), Some(100_000));
+        let msgs = entry(Role::Coder, "q", "").messages;
+        p.take(Role::Coder, &msgs).unwrap();
+        assert_eq!(p.context_for(Role::Coder), Some(4096));
+        p.take(Role::Coder, &msgs).unwrap();
+        assert_eq!(p.context_for(Role::Coder), Some(4096));
+        assert_eq!(p.context_for(Role::Planner), None);
+        // Old cassettes, without the fields, still read.
+        let line = r#"{"role":"coder","model":"m","messages":[],"reply":{"text":"x","model":"m","usage":{"prompt_tokens":1,"completion_tokens":1}}}"#;
+        let e = &Player::parse(line, Path::new("c")).unwrap()[0];
+        assert_eq!((e.context_tokens, e.counts.len()), (None, 0));
     }
 
     #[test]

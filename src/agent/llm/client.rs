@@ -4,14 +4,18 @@ use reqwest::header::RETRY_AFTER;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
-use super::cassette::{Entry, Player, RecordedReply, Tape};
+use super::cassette::{text_key, Entry, Player, RecordedReply, Tape};
+use super::config::DEFAULT_CONTEXT_TOKENS;
 use super::error::{LlmError, LlmInternalError, LlmUserError};
 use super::price::cost_of;
+use super::tokens;
+use super::window::{self, Window};
 use super::wire::{
     backoff, error_chain, error_message, parse_completion, parse_retry_after, request_body,
     retryable, scrub, status_hint, Completion,
 };
 use super::{CallOptions, Cassette, ChatReply, LlmConfig, Message, Role, Totals};
+use std::collections::BTreeMap;
 
 /// The header that tells proxies and logs which role a request plays.
 const ROLE_HEADER: &str = "X-Lakestar-Role";
@@ -29,11 +33,21 @@ struct Inner {
     http: reqwest::Client,
     tape: Tape,
     totals: Mutex<Totals>,
+    window: Window,
+    /// The previous call's prompt, for the prefix-reuse estimate.
+    last_prompt: Mutex<String>,
+    /// Counts made since the last recorded call (recording only): text key → tokens.
+    counted: Mutex<BTreeMap<String, usize>>,
+    /// Set once the server asked for `max_completion_tokens` instead of `max_tokens`.
+    completion_limit: std::sync::atomic::AtomicBool,
 }
 
 /// One try's failure, and whether another try may succeed.
 enum Failure {
     Final(LlmError),
+    /// The server wants the reply limit as `max_completion_tokens` (OpenAI's reasoning
+    /// models refuse `max_tokens`).
+    CompletionLimit,
     Retryable {
         status: Option<u16>,
         last: String,
@@ -58,6 +72,10 @@ impl LlmClient {
                 http,
                 tape,
                 totals: Mutex::new(Totals::default()),
+                window: Window::default(),
+                last_prompt: Mutex::new(String::new()),
+                counted: Mutex::default(),
+                completion_limit: Default::default(),
             }),
         })
     }
@@ -88,6 +106,95 @@ impl LlmClient {
         self.lock_totals().clone()
     }
 
+    /// Tokens kept for a reply (sent as `max_tokens`).
+    pub fn max_output_tokens(&self) -> usize {
+        self.inner.config.max_output_tokens
+    }
+
+    /// The context window of `role`'s model: learned from a refusal, configured, said
+    /// by the server (probed once), else [`DEFAULT_CONTEXT_TOKENS`]. A replay asks no
+    /// server: it takes the window the recorded call was fitted into.
+    pub async fn context_tokens(&self, role: Role) -> usize {
+        if let Some(n) = self.player().and_then(|p| p.context_for(role)) {
+            return n;
+        }
+        let model = self.model_for(role);
+        let learned = model
+            .as_ref()
+            .and_then(|m| lock(&self.inner.window.learned).get(m).copied());
+        if let Some(n) = learned {
+            return n;
+        }
+        if let Some(n) = self.inner.config.context_for(model.as_deref()) {
+            return n;
+        }
+        self.probe(role)
+            .await
+            .and_then(|p| p.context)
+            .unwrap_or(DEFAULT_CONTEXT_TOKENS)
+    }
+
+    /// Tokens of `text`: the server's tokenizer where it has one, else the estimate of
+    /// [`tokens::estimate`], scaled up when a refusal showed it undercounting. A replay
+    /// gives the recorded count of the same text, so it cuts prompts as the recording did.
+    pub async fn count_tokens(&self, role: Role, text: &str) -> usize {
+        if let Some(n) = self.player().and_then(|p| p.count(text)) {
+            return n;
+        }
+        let n = self.count_now(role, text).await;
+        if matches!(self.inner.tape, Tape::Record(_)) {
+            lock(&self.inner.counted).insert(text_key(text), n);
+        }
+        n
+    }
+
+    async fn count_now(&self, role: Role, text: &str) -> usize {
+        if let Some(t) = self.probe(role).await.and_then(|p| p.tokenizer.as_ref()) {
+            let model = self.model_for(role);
+            let key = self.inner.config.api_key.as_deref();
+            if let Some(n) = window::count(&self.inner.http, t, key, model.as_deref(), text).await {
+                return n;
+            }
+        }
+        let scale = *lock(&self.inner.window.scale);
+        let est = tokens::estimate(text);
+        if scale > 1.0 {
+            (est as f64 * scale).ceil() as usize
+        } else {
+            est
+        }
+    }
+
+    fn player(&self) -> Option<&Player> {
+        match &self.inner.tape {
+            Tape::Replay(p) => Some(p),
+            _ => None,
+        }
+    }
+
+    /// The server's answers about itself, asked once; `None` when replaying.
+    async fn probe(&self, role: Role) -> Option<&window::Probe> {
+        if self.is_replaying() {
+            return None;
+        }
+        let inner = &self.inner;
+        let model = self.model_for(role);
+        Some(
+            inner
+                .window
+                .probe
+                .get_or_init(|| {
+                    window::probe(
+                        &inner.http,
+                        &inner.config.base_url,
+                        inner.config.api_key.as_deref(),
+                        model.as_deref(),
+                    )
+                })
+                .await,
+        )
+    }
+
     /// Sends `messages` as `role` with the role's model and returns the answer, retrying
     /// 429, 408, 5xx, timeouts and failed connections up to `max_retries` times. When
     /// replaying, answers from the cassette instead.
@@ -109,22 +216,55 @@ impl LlmClient {
             Tape::Replay(player) => self.replay(player, role, messages),
             _ => self.call(role, messages, temperature).await,
         };
-        let mut totals = self.lock_totals();
+        let result = match result {
+            Ok(mut reply) => {
+                reply.prefix_reused_estimate = self.prefix_reused(role, messages).await as u64;
+                Ok(reply)
+            }
+            Err(e) => Err(e),
+        };
         match result {
             Ok(reply) => {
-                totals.add_reply(role, &reply);
-                drop(totals);
+                self.lock_totals().add_reply(role, &reply);
                 if let Tape::Record(rec) = &self.inner.tape {
-                    rec.append(&self.entry(role, messages, temperature, &reply))?;
+                    let mut entry = self.entry(role, messages, temperature, &reply);
+                    entry.context_tokens = Some(self.context_tokens(role).await);
+                    entry.counts = std::mem::take(&mut *lock(&self.inner.counted));
+                    rec.append(&entry)?;
                 }
                 Ok(reply)
             }
             Err((err, attempts)) => {
                 if attempts > 0 {
-                    totals.add_failure(attempts);
+                    self.lock_totals().add_failure(attempts);
                 }
                 Err(err)
             }
+        }
+    }
+
+    /// Leading tokens `messages` share with the previous call's, by [`Self::count_tokens`].
+    async fn prefix_reused(&self, role: Role, messages: &[Message]) -> usize {
+        let text: String = messages
+            .iter()
+            .map(|m| format!("<{}>\n{}\n", m.role, m.content))
+            .collect();
+        let shared = {
+            let mut last = lock(&self.inner.last_prompt);
+            let common: usize = last
+                .chars()
+                .zip(text.chars())
+                .take_while(|(a, b)| a == b)
+                .map(|(a, _)| a.len_utf8())
+                .sum();
+            let shared = text[..common].to_string();
+            *last = text;
+            shared
+        };
+        if shared.is_empty() {
+            0
+        } else {
+            self.count_tokens(role, &shared).await
         }
     }
 
@@ -139,14 +279,29 @@ impl LlmClient {
         let model = config
             .model_for(role)
             .ok_or((LlmUserError::NoModel { role }.into(), 0))?;
-        let body = request_body(model, messages, temperature);
+        let body = |renamed: bool| {
+            let mut b = request_body(model, messages, temperature, config.max_output_tokens);
+            if let (true, Some(o)) = (renamed, b.as_object_mut()) {
+                if let Some(n) = o.remove("max_tokens") {
+                    o.insert("max_completion_tokens".into(), n);
+                }
+            }
+            b
+        };
+        let limit = &self.inner.completion_limit;
         let start = Instant::now();
         let mut attempts = 0;
         let completion = loop {
             attempts += 1;
-            match self.try_once(role, &body).await {
+            let renamed = limit.load(std::sync::atomic::Ordering::Relaxed);
+            match self.try_once(role, model, messages, &body(renamed)).await {
                 Ok(c) => break c,
                 Err(Failure::Final(e)) => return Err((e, attempts)),
+                // Asked again at once with the other name, remembered for later calls; a
+                // body without `max_tokens` never gets this answer again.
+                Err(Failure::CompletionLimit) => {
+                    limit.store(true, std::sync::atomic::Ordering::Relaxed);
+                }
                 Err(Failure::Retryable {
                     status,
                     last,
@@ -179,10 +334,17 @@ impl LlmClient {
             latency: start.elapsed(),
             attempts,
             replayed: false,
+            prefix_reused_estimate: 0,
         })
     }
 
-    async fn try_once(&self, role: Role, body: &serde_json::Value) -> Result<Completion, Failure> {
+    async fn try_once(
+        &self,
+        role: Role,
+        model: &str,
+        messages: &[Message],
+        body: &serde_json::Value,
+    ) -> Result<Completion, Failure> {
         let inner = &self.inner;
         let key = inner.config.api_key.as_deref();
         let mut req = inner
@@ -213,6 +375,26 @@ impl LlmClient {
             });
         }
         let message = scrub(error_message(&text), key);
+        if status == 400
+            && body.get("max_tokens").is_some()
+            && message.contains("max_completion_tokens")
+        {
+            return Err(Failure::CompletionLimit);
+        }
+        if matches!(status, 400 | 413 | 422) {
+            if let Some(o) = window::overflow(&text) {
+                self.learn(model, messages, o);
+                return Err(Failure::Final(
+                    LlmUserError::ContextExceeded {
+                        url: inner.url.clone(),
+                        role,
+                        context: o.context,
+                        message,
+                    }
+                    .into(),
+                ));
+            }
+        }
         if retryable(status) {
             Err(Failure::Retryable {
                 status: Some(status),
@@ -232,6 +414,27 @@ impl LlmClient {
                 .into(),
             ))
         }
+    }
+
+    /// Keeps what a refusal for size said: the model's window, and how far the estimate
+    /// fell short of the server's count of the same prompt.
+    fn learn(&self, model: &str, messages: &[Message], o: window::Overflow) {
+        let w = &self.inner.window;
+        if let Some(n) = o.context {
+            lock(&w.learned).insert(model.to_string(), n);
+        }
+        if let Some(requested) = o.requested {
+            let est: usize = messages.iter().map(|m| tokens::estimate(&m.content)).sum();
+            if est > 0 && requested > est {
+                let mut scale = lock(&w.scale);
+                *scale = scale.max(requested as f64 / est as f64);
+            }
+        }
+        tracing::info!(
+            model,
+            ?o,
+            "the LLM server refused a prompt as larger than its context"
+        );
     }
 
     fn transport_failure(&self, e: &reqwest::Error) -> Failure {
@@ -291,6 +494,7 @@ impl LlmClient {
             latency: Duration::from_millis(r.latency_ms),
             attempts: r.attempts.max(1),
             replayed: true,
+            prefix_reused_estimate: 0,
         })
     }
 
@@ -316,14 +520,20 @@ impl LlmClient {
                 latency_ms: u64::try_from(reply.latency.as_millis()).unwrap_or(u64::MAX),
                 attempts: reply.attempts,
             },
+            context_tokens: None,
+            counts: BTreeMap::new(),
         }
     }
 
     fn lock_totals(&self) -> std::sync::MutexGuard<'_, Totals> {
-        // Totals are plain counters: a panic elsewhere cannot leave them inconsistent
-        // enough to matter, so a poisoned lock is used as is.
-        self.inner.totals.lock().unwrap_or_else(|p| p.into_inner())
+        lock(&self.inner.totals)
     }
+}
+
+/// Locks a mutex of plain counters or caches: a panic elsewhere cannot leave them
+/// inconsistent enough to matter, so a poisoned lock is used as is.
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 #[cfg(test)]
@@ -342,5 +552,36 @@ mod tests {
         assert_send_sync(&c);
         let msgs = [Message::user("q")];
         assert_send(c.chat(Role::Coder, &msgs));
+    }
+
+    #[tokio::test]
+    async fn a_refusal_teaches_the_window_and_how_far_the_estimate_fell_short() {
+        let config = LlmConfig {
+            // Nothing listens there: the probe finds no tokenizer and no window.
+            base_url: "http://127.0.0.1:9/v1".into(),
+            model: Some("m".into()),
+            context_tokens: Some(100_000),
+            ..LlmConfig::default()
+        };
+        let c = LlmClient::new(config, Cassette::Off).unwrap();
+        let text = "1234567890".repeat(10);
+        assert_eq!(c.context_tokens(Role::Coder).await, 100_000);
+        assert_eq!(c.count_tokens(Role::Coder, &text).await, 100);
+        let messages = [Message::user(text.clone())];
+        let o = window::Overflow {
+            context: Some(4096),
+            requested: Some(250),
+        };
+        c.learn("m", &messages, o);
+        assert_eq!(c.context_tokens(Role::Verifier).await, 4096);
+        assert_eq!(c.count_tokens(Role::Coder, &text).await, 250);
+        // A count below the estimate never lowers it.
+        let o = window::Overflow {
+            context: None,
+            requested: Some(10),
+        };
+        c.learn("m", &messages, o);
+        assert_eq!(c.count_tokens(Role::Coder, &text).await, 250);
+        assert_eq!(c.context_tokens(Role::Coder).await, 4096);
     }
 }

@@ -13,6 +13,10 @@
 //! timeout_secs = 120                      # per try
 //! max_retries = 5                         # on 429, 408, 5xx, timeouts, failed connections
 //! backoff_secs = 1                        # first wait; doubles per retry, at most 60 s
+//! context_tokens = 8192                   # the model's context window (see below)
+//! max_output_tokens = 1024                # reply reserve, sent as `max_tokens`
+//! [llm.context_tokens_by_model]           # a context window per model
+//! "qwen2.5-coder-1.5b" = 16384
 //! [llm.models]                            # a model per role
 //! coder = "qwen2.5-coder:14b"
 //! [llm.prices."gpt-4o-mini"]              # USD per million tokens, for the cost
@@ -20,8 +24,13 @@
 //! output_per_mtok = 0.60
 //! ```
 //!
-//! Then the environment overrides the file: `OPENAI_API_KEY`, `OPENAI_BASE_URL` and
-//! `LAKESTAR_MODEL` (the default model; `[llm.models]` still wins for its roles).
+//! Then the environment overrides the file: `OPENAI_API_KEY`, `OPENAI_BASE_URL`,
+//! `LAKESTAR_MODEL` (the default model; `[llm.models]` still wins for its roles) and
+//! `LAKESTAR_CONTEXT_TOKENS` (the context window of every model).
+//!
+//! A model's context window is, in order: learned from a server's "exceeds the context"
+//! answer, `[llm.context_tokens_by_model]`, `context_tokens`, what the server says
+//! (`/props`, `/models`), else [`DEFAULT_CONTEXT_TOKENS`].
 //! Unknown keys under `[llm]` are errors (a typo must not silently fall back to a
 //! default); other top-level tables are left to the parts of lakestar that own them.
 
@@ -36,6 +45,16 @@ use super::{Price, Role};
 
 /// The name of the configuration file, in the index directory or the XDG config dir.
 pub const CONFIG_FILE: &str = "lakestar.toml";
+
+/// The context window assumed when neither the configuration nor the server says it:
+/// 8,192 tokens, the smallest window of the models people commonly serve locally
+/// (llama.cpp's and Ollama's usual `n_ctx`, Qwen2.5 and Llama 3 at their defaults). A
+/// larger model only loses room; a larger guess would make a small one refuse prompts.
+pub const DEFAULT_CONTEXT_TOKENS: usize = 8192;
+
+/// The reply reserve by default: enough for the longest script a role writes, short
+/// enough that a rambling small model cannot use up its window.
+pub const DEFAULT_MAX_OUTPUT_TOKENS: usize = 1024;
 
 /// OpenAI's API, the default base URL.
 const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
@@ -61,6 +80,12 @@ pub struct LlmConfig {
     pub backoff_base: Duration,
     /// Model name → price, for the cost of calls.
     pub prices: HashMap<String, Price>,
+    /// The context window of every model without its own, when configured.
+    pub context_tokens: Option<usize>,
+    /// A context window per model name.
+    pub context_tokens_by_model: HashMap<String, usize>,
+    /// Tokens kept for the reply; sent as `max_tokens`.
+    pub max_output_tokens: usize,
     /// The file the settings were read from, if any.
     pub file: Option<PathBuf>,
 }
@@ -78,6 +103,9 @@ impl Default for LlmConfig {
             max_retries: 5,
             backoff_base: Duration::from_secs(1),
             prices: HashMap::new(),
+            context_tokens: None,
+            context_tokens_by_model: HashMap::new(),
+            max_output_tokens: DEFAULT_MAX_OUTPUT_TOKENS,
             file: None,
         }
     }
@@ -96,6 +124,9 @@ impl fmt::Debug for LlmConfig {
             .field("max_retries", &self.max_retries)
             .field("backoff_base", &self.backoff_base)
             .field("prices", &self.prices)
+            .field("context_tokens", &self.context_tokens)
+            .field("context_tokens_by_model", &self.context_tokens_by_model)
+            .field("max_output_tokens", &self.max_output_tokens)
             .field("file", &self.file)
             .finish()
     }
@@ -122,6 +153,10 @@ struct FileLlm {
     models: HashMap<String, String>,
     #[serde(default)]
     prices: HashMap<String, Price>,
+    context_tokens: Option<i64>,
+    max_output_tokens: Option<i64>,
+    #[serde(default)]
+    context_tokens_by_model: HashMap<String, i64>,
 }
 
 impl LlmConfig {
@@ -168,6 +203,28 @@ impl LlmConfig {
         }
         if let Some(model) = var("LAKESTAR_MODEL") {
             config.model = Some(model);
+        }
+        if let Some(n) = var("LAKESTAR_CONTEXT_TOKENS") {
+            let n = n.trim().parse::<i64>().map_err(|e| e.to_string());
+            config.context_tokens =
+                Some(
+                    n.and_then(window_size)
+                        .map_err(|detail| LlmUserError::Env {
+                            var: "LAKESTAR_CONTEXT_TOKENS",
+                            detail,
+                        })?,
+                );
+        }
+        if config.context_for_config_check() <= config.max_output_tokens {
+            return Err(LlmUserError::Config {
+                file: config.file.clone().unwrap_or_else(|| PathBuf::from(CONFIG_FILE)),
+                detail: format!(
+                    "llm.max_output_tokens ({}) leaves no room for a prompt in a context of {} tokens; lower it or raise context_tokens",
+                    config.max_output_tokens,
+                    config.context_for_config_check()
+                ),
+            }
+            .into());
         }
         Ok(config)
     }
@@ -218,6 +275,21 @@ impl LlmConfig {
             let model = check_model(model).map_err(|d| bad(format!("llm.models.{key}: {d}")))?;
             c.role_models.insert(role, model);
         }
+        if let Some(n) = llm.context_tokens {
+            c.context_tokens =
+                Some(window_size(n).map_err(|d| bad(format!("llm.context_tokens {d}")))?);
+        }
+        if let Some(n) = llm.max_output_tokens {
+            c.max_output_tokens = usize::try_from(n)
+                .ok()
+                .filter(|&n| n > 0)
+                .ok_or_else(|| bad(format!("llm.max_output_tokens must be positive, not {n}")))?;
+        }
+        for (model, n) in llm.context_tokens_by_model {
+            let n = window_size(n)
+                .map_err(|d| bad(format!("llm.context_tokens_by_model.\"{model}\" {d}")))?;
+            c.context_tokens_by_model.insert(model, n);
+        }
         for (model, price) in llm.prices {
             price
                 .check()
@@ -233,6 +305,23 @@ impl LlmConfig {
             .get(&role)
             .or(self.model.as_ref())
             .map(String::as_str)
+    }
+
+    /// The configured context window of `model`: its own, else the one of all models.
+    pub fn context_for(&self, model: Option<&str>) -> Option<usize> {
+        model
+            .and_then(|m| self.context_tokens_by_model.get(m).copied())
+            .or(self.context_tokens)
+    }
+
+    /// The smallest window configured or assumed, to check the reply reserve against.
+    fn context_for_config_check(&self) -> usize {
+        self.context_tokens_by_model
+            .values()
+            .copied()
+            .chain(self.context_tokens)
+            .min()
+            .unwrap_or(DEFAULT_CONTEXT_TOKENS)
     }
 
     /// True when every role has a model (the agent refuses to start otherwise).
@@ -272,6 +361,19 @@ fn check_url(url: &str) -> Result<String, String> {
     Ok(url.trim_end_matches('/').to_string())
 }
 
+/// A context window in tokens: at least [`MIN_CONTEXT_TOKENS`].
+fn window_size(n: i64) -> Result<usize, String> {
+    usize::try_from(n)
+        .ok()
+        .filter(|&n| n >= MIN_CONTEXT_TOKENS)
+        .ok_or_else(|| {
+            format!("must be a number of tokens of at least {MIN_CONTEXT_TOKENS}, not {n}")
+        })
+}
+
+/// No model worth running has a smaller window; a smaller value is a typo.
+const MIN_CONTEXT_TOKENS: usize = 512;
+
 fn check_model(model: String) -> Result<String, String> {
     if model.trim().is_empty() {
         Err("the model name is empty".into())
@@ -307,8 +409,12 @@ mod tests {
             timeout_secs = 1.5
             max_retries = 2
             backoff_secs = 0.01
+            context_tokens = 32768
+            max_output_tokens = 2048
             [llm.models]
             coder = "qwen2.5-coder:14b"
+            [llm.context_tokens_by_model]
+            "qwen2.5-coder:14b" = 16384
             [llm.prices."gpt-4o-mini"]
             input_per_mtok = 0.15
             output_per_mtok = 0.6
@@ -328,6 +434,9 @@ mod tests {
         assert_eq!(c.model_for(Role::Planner), Some("gpt-4o-mini"));
         assert_eq!(c.prices["gpt-4o-mini"].output_per_mtok, 0.6);
         assert!(c.is_configured());
+        assert_eq!(c.context_for(Some("qwen2.5-coder:14b")), Some(16384));
+        assert_eq!(c.context_for(Some("gpt-4o-mini")), Some(32768));
+        assert_eq!(c.max_output_tokens, 2048);
     }
 
     #[test]
@@ -358,6 +467,12 @@ mod tests {
             ),
             ("[llm.prices.m]\ninput_per_mtok = 1", "output_per_mtok"),
             ("[llm\n", "TOML"),
+            ("[llm]\ncontext_tokens = 100", "llm.context_tokens"),
+            ("[llm]\nmax_output_tokens = 0", "llm.max_output_tokens"),
+            (
+                "[llm.context_tokens_by_model]\nm = -5",
+                "llm.context_tokens_by_model.\"m\"",
+            ),
         ];
         for (text, key) in cases {
             let err = parse(text).unwrap_err();
@@ -387,6 +502,18 @@ mod tests {
         .unwrap_err();
         assert!(err.is_user_error());
         assert!(err.to_string().contains("OPENAI_BASE_URL"), "{err}");
+
+        let ctx = |v: &str| {
+            let v = v.to_string();
+            LlmConfig::load_with_env(None, move |k| {
+                (k == "LAKESTAR_CONTEXT_TOKENS").then(|| v.clone())
+            })
+        };
+        assert_eq!(ctx("4096").unwrap().context_for(None), Some(4096));
+        let err = ctx("lots").unwrap_err().to_string();
+        assert!(err.contains("LAKESTAR_CONTEXT_TOKENS"), "{err}");
+        let err = ctx("1024").unwrap_err().to_string();
+        assert!(err.contains("max_output_tokens"), "{err}");
     }
 
     #[test]

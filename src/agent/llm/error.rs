@@ -25,6 +25,14 @@ impl LlmError {
     pub fn is_user_error(&self) -> bool {
         matches!(self, LlmError::User(_))
     }
+
+    /// When the server refused a prompt as too large: the window it stated, if any.
+    pub fn context_exceeded(&self) -> Option<Option<usize>> {
+        match self {
+            LlmError::User(LlmUserError::ContextExceeded { context, .. }) => Some(*context),
+            _ => None,
+        }
+    }
 }
 
 /// Errors the person running lakestar can fix.
@@ -68,6 +76,18 @@ pub enum LlmUserError {
         message: String,
         /// What to check.
         hint: &'static str,
+    },
+    /// The server refused the prompt as larger than the model's context window.
+    #[error("the LLM server at {url} refused the {role} prompt as larger than the model's context{}: {message}; set context_tokens under [llm] (or the model under [llm.context_tokens_by_model]) in lakestar.toml, or LAKESTAR_CONTEXT_TOKENS, to the model's window", context.map(|n| format!(" ({n} tokens)")).unwrap_or_default())]
+    ContextExceeded {
+        /// The URL posted to.
+        url: String,
+        /// The role of the request.
+        role: Role,
+        /// The window, when the server stated it (then learned by the client).
+        context: Option<usize>,
+        /// The server's error message, shortened.
+        message: String,
     },
     /// The server cannot be reached at all (bad URL, unknown host).
     #[error("cannot send a request to {url}: {detail}; check the base URL (base_url in lakestar.toml or OPENAI_BASE_URL)")]

@@ -26,11 +26,13 @@ mod client;
 mod config;
 mod error;
 mod price;
+pub mod tokens;
+mod window;
 mod wire;
 
 pub use cassette::Cassette;
 pub use client::LlmClient;
-pub use config::{LlmConfig, CONFIG_FILE};
+pub use config::{LlmConfig, CONFIG_FILE, DEFAULT_CONTEXT_TOKENS, DEFAULT_MAX_OUTPUT_TOKENS};
 pub use error::{LlmError, LlmInternalError, LlmUserError};
 pub use price::Price;
 
@@ -155,6 +157,10 @@ pub struct Usage {
     pub prompt_tokens: u64,
     /// Tokens of the answer.
     pub completion_tokens: u64,
+    /// Prompt tokens the server took from its prefix cache, where it says
+    /// (`usage.prompt_tokens_details.cached_tokens`, llama.cpp's `timings.cache_n`).
+    #[serde(default)]
+    pub cached_tokens: u64,
 }
 
 impl Usage {
@@ -162,6 +168,7 @@ impl Usage {
     pub fn add(&mut self, other: &Usage) {
         self.prompt_tokens += other.prompt_tokens;
         self.completion_tokens += other.completion_tokens;
+        self.cached_tokens += other.cached_tokens;
     }
 }
 
@@ -184,6 +191,10 @@ pub struct ChatReply {
     pub attempts: u32,
     /// True when the reply came from a replayed cassette, not from a server.
     pub replayed: bool,
+    /// Leading tokens of the prompt identical to the previous call's, by the client's
+    /// token counter: an estimate of what a single-slot prefix cache (llama-cpp-python's)
+    /// can reuse; such servers report no cache figures.
+    pub prefix_reused_estimate: u64,
 }
 
 /// Running totals of a client's calls.
@@ -202,6 +213,8 @@ pub struct Totals {
     pub cost: Option<f64>,
     /// Successful calls whose model had no price (their cost is missing from `cost`).
     pub unpriced_calls: u64,
+    /// Sum of [`ChatReply::prefix_reused_estimate`]: an estimate, not a server figure.
+    pub prefix_reused_estimate: u64,
     /// The same per role, keyed by [`Role::as_str`].
     pub by_role: BTreeMap<String, RoleTotals>,
 }
@@ -215,6 +228,8 @@ pub struct RoleTotals {
     pub usage: Usage,
     /// Their cost in USD, as in [`Totals::cost`].
     pub cost: Option<f64>,
+    /// As [`Totals::prefix_reused_estimate`].
+    pub prefix_reused_estimate: u64,
 }
 
 impl Totals {
@@ -223,6 +238,7 @@ impl Totals {
         self.calls += 1;
         self.retries += u64::from(reply.attempts.saturating_sub(1));
         self.usage.add(&reply.usage);
+        self.prefix_reused_estimate += reply.prefix_reused_estimate;
         match reply.cost {
             Some(c) => *self.cost.get_or_insert(0.0) += c,
             None => self.unpriced_calls += 1,
@@ -230,6 +246,7 @@ impl Totals {
         let r = self.by_role.entry(role.as_str().to_string()).or_default();
         r.calls += 1;
         r.usage.add(&reply.usage);
+        r.prefix_reused_estimate += reply.prefix_reused_estimate;
         if let Some(c) = reply.cost {
             *r.cost.get_or_insert(0.0) += c;
         }
@@ -266,11 +283,13 @@ mod tests {
             usage: Usage {
                 prompt_tokens: 10,
                 completion_tokens: 2,
+                cached_tokens: 4,
             },
             cost,
             latency: Duration::ZERO,
             attempts,
             replayed: false,
+            prefix_reused_estimate: 3,
         };
         let mut t = Totals::default();
         t.add_reply(Role::Coder, &reply(3, Some(0.5)));
@@ -283,5 +302,8 @@ mod tests {
         assert_eq!(t.by_role["coder"].cost, Some(0.5));
         assert_eq!(t.by_role["planner"].cost, None);
         assert_eq!(t.by_role["planner"].usage.completion_tokens, 2);
+        assert_eq!(t.usage.cached_tokens, 8);
+        assert_eq!(t.by_role["coder"].usage.cached_tokens, 4);
+        assert_eq!(t.prefix_reused_estimate, 6);
     }
 }

@@ -68,6 +68,7 @@ mod tests {
         let usage = Usage {
             prompt_tokens: 2_000_000,
             completion_tokens: 500_000,
+            cached_tokens: 0,
         };
         let c = cost_of(&prices, "gpt-4o-mini-2024-07-18", "gpt-4o-mini", &usage).unwrap();
         assert!((c - 0.6).abs() < 1e-12, "{c}");

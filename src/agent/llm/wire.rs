@@ -11,9 +11,14 @@ use super::{Message, Usage};
 /// that asks for more is better reported than waited out.
 pub(crate) const MAX_BACKOFF: Duration = Duration::from_secs(60);
 
-/// The JSON body of a request.
-pub(crate) fn request_body(model: &str, messages: &[Message], temperature: Option<f32>) -> Value {
-    let mut body = json!({"model": model, "messages": messages});
+/// The JSON body of a request; `max_tokens` bounds the reply.
+pub(crate) fn request_body(
+    model: &str,
+    messages: &[Message],
+    temperature: Option<f32>,
+    max_tokens: usize,
+) -> Value {
+    let mut body = json!({"model": model, "messages": messages, "max_tokens": max_tokens});
     if let Some(t) = temperature {
         body["temperature"] = json!(t);
     }
@@ -34,6 +39,20 @@ struct RawCompletion {
     choices: Vec<RawChoice>,
     model: Option<String>,
     usage: Option<RawUsage>,
+    /// llama.cpp's server: `timings.cache_n`, prompt tokens taken from its cache.
+    timings: Option<RawTimings>,
+    /// llama.cpp's older field for the same.
+    tokens_cached: Option<u64>,
+}
+
+#[derive(Deserialize)]
+struct RawTimings {
+    cache_n: Option<u64>,
+}
+
+#[derive(Deserialize)]
+struct RawDetails {
+    cached_tokens: Option<u64>,
 }
 
 #[derive(Deserialize)]
@@ -55,6 +74,9 @@ struct RawUsage {
     prompt_tokens: Option<u64>,
     #[serde(default)]
     completion_tokens: Option<u64>,
+    /// OpenAI and vLLM: `prompt_tokens_details.cached_tokens`.
+    #[serde(default)]
+    prompt_tokens_details: Option<RawDetails>,
 }
 
 /// Reads a chat completion: the first choice's content, as a string or as an array of
@@ -84,10 +106,23 @@ pub(crate) fn parse_completion(body: &str) -> Result<Completion, String> {
         }
         Some(other) => return Err(format!("message content is {other}, not text")),
     };
+    let cached = raw
+        .usage
+        .as_ref()
+        .and_then(|u| u.prompt_tokens_details.as_ref())
+        .and_then(|d| d.cached_tokens)
+        .or(raw.timings.and_then(|t| t.cache_n))
+        .or(raw.tokens_cached)
+        .unwrap_or(0);
     let usage = raw.usage.map_or_else(Usage::default, |u| Usage {
         prompt_tokens: u.prompt_tokens.unwrap_or(0),
         completion_tokens: u.completion_tokens.unwrap_or(0),
+        cached_tokens: 0,
     });
+    let usage = Usage {
+        cached_tokens: cached,
+        ..usage
+    };
     Ok(Completion {
         text,
         model: raw.model.filter(|m| !m.is_empty()),
@@ -207,8 +242,26 @@ mod tests {
             c.usage,
             Usage {
                 prompt_tokens: 5,
-                completion_tokens: 1
+                completion_tokens: 1,
+                cached_tokens: 0
             }
+        );
+        let cached = |body: &str| parse_completion(body).unwrap().usage.cached_tokens;
+        assert_eq!(
+            cached(
+                r#"{"choices":[{"message":{"content":"x"}}],"usage":{"prompt_tokens":9,"prompt_tokens_details":{"cached_tokens":7}}}"#
+            ),
+            7
+        );
+        assert_eq!(
+            cached(
+                r#"{"choices":[{"message":{"content":"x"}}],"usage":{"prompt_tokens":9},"timings":{"cache_n":6,"prompt_n":3}}"#
+            ),
+            6
+        );
+        assert_eq!(
+            cached(r#"{"choices":[{"message":{"content":"x"}}],"tokens_cached":5}"#),
+            5
         );
 
         let c = parse_completion(
@@ -305,10 +358,11 @@ mod tests {
     #[test]
     fn request_body_has_temperature_only_when_set() {
         let m = [Message::user("q")];
-        let b = request_body("m", &m, None);
+        let b = request_body("m", &m, None, 100);
         assert!(b.get("temperature").is_none());
         assert_eq!(b["messages"][0]["content"], "q");
-        let b = request_body("m", &m, Some(0.5));
+        assert_eq!(b["max_tokens"], 100);
+        let b = request_body("m", &m, Some(0.5), 100);
         assert_eq!(b["temperature"], 0.5);
     }
 }

@@ -19,6 +19,7 @@ mod names;
 pub use super::ablation::Mode;
 
 use super::answer::{self, Quantity};
+use super::budget::{self, Room, SharedPrefix};
 use super::context::{descriptions, FileContext, Retriever};
 use super::llm::{CallOptions, LlmClient, Message, Role};
 use super::parse::{self, Route, Verdict};
@@ -101,6 +102,9 @@ pub struct Loop<'a> {
     pub retriever: Option<&'a dyn Retriever>,
     /// Settings.
     pub options: &'a LoopOptions,
+    /// The system message every role's prompt starts with, built once per run
+    /// (`Default::default()` when constructing).
+    pub prefix: SharedPrefix,
 }
 
 /// A script after execution (and debugging): its final code and what it showed.
@@ -394,7 +398,10 @@ impl Loop<'_> {
         self.guidelines_given().unwrap_or(DEFAULT_GUIDELINES)
     }
 
-    /// One LLM call through a template, recorded.
+    /// One LLM call through a template, recorded: the run's shared prefix as the system
+    /// message (for the roles that have one), the template with `values` as the user
+    /// message, both fitted into the model's context. A refusal that states the window
+    /// is learned from and the call, fitted again, made once more.
     pub(in crate::agent) async fn ask(
         &self,
         round: usize,
@@ -416,19 +423,45 @@ impl Loop<'_> {
         call: &CallOptions,
     ) -> Result<String, AgentError> {
         (self.progress)(Progress::Call { round, role });
-        let prompt = self.prompts.render(template, values);
-        let reply = self
-            .llm
-            .chat_with(role, &[Message::user(prompt.clone())], call)
-            .await?;
+        let mut refused = false;
+        let (messages, context, reply) = loop {
+            let (messages, context) = self.messages(role, template, values).await?;
+            match self.llm.chat_with(role, &messages, call).await {
+                Ok(reply) => break (messages, context, reply),
+                Err(e) => match e.context_exceeded() {
+                    Some(Some(n)) if !refused => {
+                        refused = true;
+                        self.note(format!(
+                            "the server refused the {role} prompt as larger than its {n}-token context: fitted to that and asked again"
+                        ))?;
+                    }
+                    _ => return Err(e.into()),
+                },
+            }
+        };
+        let (user, system) = match messages.as_slice() {
+            [system, user] => (user.content.clone(), Some(system.content.clone())),
+            _ => (
+                messages
+                    .iter()
+                    .map(|m| m.content.as_str())
+                    .collect::<Vec<_>>()
+                    .join("\n\n"),
+                None,
+            ),
+        };
         self.record.event(&Event::Llm {
             round,
             role: role.as_str().to_string(),
             prompt_name: template.file_name().to_string(),
             model: reply.model.clone(),
-            prompt,
+            system,
+            prompt: user,
             reply: reply.text.clone(),
+            context_tokens: context,
             prompt_tokens: reply.usage.prompt_tokens,
+            cached_tokens: reply.usage.cached_tokens,
+            prefix_reused_estimate: reply.prefix_reused_estimate,
             completion_tokens: reply.usage.completion_tokens,
             cost: reply.cost,
             latency_ms: reply.latency.as_millis() as u64,
@@ -436,6 +469,41 @@ impl Loop<'_> {
             replayed: reply.replayed,
         })?;
         Ok(reply.text)
+    }
+
+    /// The messages of one call, fitted into `role`'s context window (also returned).
+    async fn messages(
+        &self,
+        role: Role,
+        template: Template,
+        values: &[(&str, &str)],
+    ) -> Result<(Vec<Message>, usize), AgentError> {
+        let room = Room::of(self.llm, role).await;
+        let prefix = if template.after_common() {
+            Some(
+                self.prefix
+                    .get(self.llm, self.prompts, self.question, self.files)
+                    .await,
+            )
+        } else {
+            None
+        };
+        let user = budget::fit(
+            self.llm,
+            role,
+            self.prompts,
+            template,
+            values,
+            prefix.as_ref(),
+            room,
+        )
+        .await?;
+        let mut messages: Vec<Message> = prefix
+            .map(|p| Message::system(p.text))
+            .into_iter()
+            .collect();
+        messages.push(Message::user(user));
+        Ok((messages, room.context))
     }
 
     /// The code of a reply; a reply without a fenced block is run as it is (noted).

@@ -107,6 +107,7 @@ impl Loop<'_> {
         if !added.is_empty() {
             st.files.extend(added.iter().cloned());
             st.desc = descriptions(&st.files);
+            self.prefix.set_files(&st.files).await;
         }
         let still: Vec<String> = unknown
             .into_iter()
