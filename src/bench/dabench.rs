@@ -233,6 +233,17 @@ pub struct Record {
     pub prompt_tokens: u64,
     /// Completion tokens.
     pub completion_tokens: u64,
+    /// Prompt tokens the server said it took from its prefix cache.
+    #[serde(default)]
+    pub cached_tokens: u64,
+    /// Leading prompt tokens identical to the previous call's, summed: an estimate of
+    /// what a single-slot prefix cache can reuse (the local llama-cpp-python server
+    /// reports no cache figures).
+    #[serde(default)]
+    pub prefix_reused_estimate: u64,
+    /// Where the answer came from (`final_script`, `solution_output`).
+    #[serde(default)]
+    pub answer_source: Option<String>,
     /// Rounds run.
     pub rounds: usize,
     /// Whether the loop iterated: more than one round, or a route taken.
@@ -278,6 +289,10 @@ pub struct Line {
     pub prompt_tokens: u64,
     /// Completion tokens in all.
     pub completion_tokens: u64,
+    /// Cached prompt tokens in all, as servers report them.
+    pub cached_tokens: u64,
+    /// Estimated reusable prefix tokens in all (see [`Record::prefix_reused_estimate`]).
+    pub prefix_reused_estimate: u64,
     /// Mean rounds per question.
     pub rounds: f64,
     /// Percent of runs whose loop iterated.
@@ -313,6 +328,8 @@ pub fn line<'a>(records: impl IntoIterator<Item = &'a Record>) -> Line {
         l.llm_calls += r.llm_calls;
         l.prompt_tokens += r.prompt_tokens;
         l.completion_tokens += r.completion_tokens;
+        l.cached_tokens += r.cached_tokens;
+        l.prefix_reused_estimate += r.prefix_reused_estimate;
         rounds += r.rounds;
         iterated += usize::from(r.iterated);
         ms += r.duration_ms;
@@ -360,7 +377,7 @@ pub fn summarize(records: &[Record]) -> BenchSummary {
 /// The summary as a table for a terminal.
 pub fn table(s: &BenchSummary) -> String {
     let mut out = format!(
-        "{:<8} {:>4} {:>7} {:>7} {:>7} {:>9} {:>6} {:>7} {:>9} {:>11} {:>10} {:>7}\n",
+        "{:<8} {:>4} {:>7} {:>7} {:>7} {:>9} {:>6} {:>7} {:>9} {:>11} {:>10} {:>10} {:>7}\n",
         "level",
         "n",
         "PASQ",
@@ -371,6 +388,7 @@ pub fn table(s: &BenchSummary) -> String {
         "rounds",
         "iterated",
         "prompt_tok",
+        "cached_tok",
         "compl_tok",
         "s/q"
     );
@@ -381,7 +399,7 @@ pub fn table(s: &BenchSummary) -> String {
         .chain(std::iter::once(("all", &s.overall)));
     for (name, l) in rows {
         out.push_str(&format!(
-            "{:<8} {:>4} {:>7.2} {:>7.2} {:>7.2} {:>9} {:>6} {:>7.2} {:>8.1}% {:>11} {:>10} {:>7.1}\n",
+            "{:<8} {:>4} {:>7.2} {:>7.2} {:>7.2} {:>9} {:>6} {:>7.2} {:>8.1}% {:>11} {:>10} {:>10} {:>7.1}\n",
             name,
             l.questions,
             l.pasq,
@@ -392,6 +410,12 @@ pub fn table(s: &BenchSummary) -> String {
             l.rounds,
             l.iterated,
             l.prompt_tokens,
+            // The server's figure where it gives one, else lakestar's estimate (marked ~).
+            if l.cached_tokens > 0 {
+                l.cached_tokens.to_string()
+            } else {
+                format!("~{}", l.prefix_reused_estimate)
+            },
             l.completion_tokens,
             l.seconds_per_question
         ));
@@ -421,6 +445,9 @@ mod tests {
             llm_calls: 4,
             prompt_tokens: 100,
             completion_tokens: 10,
+            cached_tokens: 0,
+            prefix_reused_estimate: 60,
+            answer_source: answer.map(|_| "final_script".into()),
             rounds: id as usize % 2 + 1,
             iterated: id % 2 == 1,
             duration_ms: 2000,
@@ -529,6 +556,8 @@ mod tests {
         assert!(close(hard.abq, 33.33) && close(hard.pasq, 55.56) && close(hard.uasq, 50.0));
         // Costs: 6 runs of 4 calls and 2 s; q1, q3, q5 iterated (2 rounds), the rest 1.
         assert_eq!((o.llm_calls, o.prompt_tokens), (24, 600));
+        assert_eq!((o.cached_tokens, o.prefix_reused_estimate), (0, 360));
+        assert!(table(&s).contains("~360"), "{}", table(&s));
         assert!(
             close(o.rounds, 1.5) && close(o.iterated, 50.0) && close(o.seconds_per_question, 2.0)
         );

@@ -214,6 +214,12 @@ pub(crate) fn run(a: DabenchArgs) -> Result<()> {
             llm_calls: summary.llm.calls,
             prompt_tokens: summary.llm.usage.prompt_tokens,
             completion_tokens: summary.llm.usage.completion_tokens,
+            cached_tokens: summary.llm.usage.cached_tokens,
+            prefix_reused_estimate: summary.llm.prefix_reused_estimate,
+            answer_source: summary
+                .answer_source
+                .and_then(|s| serde_json::to_value(s).ok())
+                .and_then(|v| v.as_str().map(str::to_string)),
             rounds: summary.rounds,
             iterated: summary.rounds > 1 || summary.verdicts.contains(&Verdict::Insufficient),
             duration_ms: summary.duration_ms,
