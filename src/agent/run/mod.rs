@@ -15,10 +15,15 @@
 mod debug;
 mod finalize;
 mod names;
+mod text;
+
+use text::missing_text;
+pub(in crate::agent) use text::quantities_text;
+pub use text::{numbered, observation};
 
 pub use super::ablation::Mode;
 
-use super::answer::{self, Quantity};
+use super::answer;
 use super::budget::{self, Room, SharedPrefix};
 use super::context::{descriptions, FileContext, Retriever};
 use super::llm::{CallOptions, LlmClient, Message, Role};
@@ -534,81 +539,5 @@ impl Loop<'_> {
             steps: plan.len(),
         });
         Ok(())
-    }
-}
-
-/// The `{{quantities}}` block: what the question asks for, one per line.
-pub(in crate::agent) fn quantities_text(quantities: &[Quantity]) -> String {
-    if quantities.is_empty() {
-        return "(none named explicitly: read them from the question)".into();
-    }
-    quantities
-        .iter()
-        .map(|q| {
-            if q.formatted {
-                format!("- {} (to be given as @{}[value])", q.name, q.name)
-            } else {
-                format!("- the {}", q.name)
-            }
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
-/// The `{{missing}}` block of the router and the next-step planner.
-fn missing_text(lacking: &[String], ran_ok: bool) -> String {
-    if !lacking.is_empty() {
-        format!(
-            "The output gives no labelled value for: {}. The plan must compute each and print it with its name as a label (`name: value`).",
-            lacking.join(", ")
-        )
-    } else if !ran_ok {
-        "The script failed (its error is in the output above).".into()
-    } else {
-        "The verifier judged the output not yet sufficient to answer the question.".into()
-    }
-}
-
-/// Steps numbered from 1, one per line.
-pub fn numbered(plan: &[String]) -> String {
-    plan.iter()
-        .enumerate()
-        .map(|(i, s)| format!("{}. {}", i + 1, s))
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
-/// What a script showed, as the LLM reads it: stdout, then stderr when it holds anything
-/// (warnings of a successful run, the traceback of a failed one).
-pub fn observation(exec: &Execution) -> String {
-    let mut s = exec.stdout.trim_end().to_string();
-    let err = exec.stderr.trim_end();
-    if !err.is_empty() {
-        if !s.is_empty() {
-            s.push_str("\n\n");
-        }
-        if exec.success() {
-            s.push_str("[stderr]\n");
-        } else {
-            s.push_str("[the script failed]\n");
-        }
-        s.push_str(err);
-    }
-    if let Some(limit) = &exec.limit_hit {
-        s.push_str(&format!("\n[stopped: {limit}]"));
-    }
-    if s.is_empty() {
-        s = "(no output)".into();
-    }
-    s
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn steps_are_numbered_from_one() {
-        assert_eq!(numbered(&["a".into(), "b".into()]), "1. a\n2. b");
     }
 }
