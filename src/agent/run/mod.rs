@@ -133,6 +133,8 @@ pub(in crate::agent) struct State {
     checked: Vec<String>,
     /// Names no file has, even after retrieval.
     unknown: Vec<String>,
+    /// Normalized names the question or a step says the analysis creates.
+    created: Vec<String>,
     execs: usize,
 }
 
@@ -144,6 +146,7 @@ impl State {
             desc: descriptions(files),
             checked: Vec::new(),
             unknown: Vec::new(),
+            created: Vec::new(),
             execs: 0,
         }
     }

@@ -41,7 +41,15 @@ impl Loop<'_> {
         st: &mut State,
         texts: &[&str],
     ) -> Result<(), AgentError> {
-        let names: Vec<String> = texts.iter().flat_map(|t| marked_names(t)).collect();
+        for t in texts {
+            st.created
+                .extend(created_names(t).iter().map(|n| normalize_name(n)));
+        }
+        let names: Vec<String> = texts
+            .iter()
+            .flat_map(|t| marked_names(t))
+            .filter(|n| !st.created.contains(&normalize_name(n)))
+            .collect();
         self.resolve(round, st, names).await
     }
 
@@ -56,6 +64,10 @@ impl Loop<'_> {
         let Some(key) = key_error(stderr) else {
             return Ok(());
         };
+        if st.created.contains(&normalize_name(&key)) {
+            // A column the analysis makes itself: the script's bug, not a missing file.
+            return Ok(());
+        }
         let asked = std::iter::once(self.question)
             .chain(plan.iter().map(String::as_str))
             .any(|t| normalize_name(t).contains(&normalize_name(&key)));
@@ -237,6 +249,52 @@ fn has_marker(lower: &str, start: usize, end: usize) -> bool {
         .any(|w| MARKERS.contains(&w))
 }
 
+/// Words that, just before a quoted name, say the analysis makes it (`a new feature
+/// called "FamilySize"`, `create a column 'AgeGroup'`): no file is expected to have it.
+const CREATING: &[&str] = &[
+    "called", "named", "new", "create", "creates", "creating", "generate", "add", "adds", "derive",
+    "define", "as",
+];
+
+/// Characters before a quoted name searched for a [`CREATING`] word.
+const CREATING_WINDOW: usize = 32;
+
+/// The quoted names `text` says the analysis creates.
+pub fn created_names(text: &str) -> Vec<String> {
+    let lower = text.to_lowercase();
+    let mut out = Vec::new();
+    let mut rest = 0;
+    while let Some(off) = text[rest..].find(['\'', '"', '`', '“']) {
+        let start = rest + off;
+        let q = text[start..].chars().next().expect("found a char");
+        let close = if q == '“' { '”' } else { q };
+        let inner_start = start + q.len_utf8();
+        let Some(len) = text[inner_start..].find(close) else {
+            break;
+        };
+        let inner = &text[inner_start..inner_start + len];
+        // Only the text since the previous quoted name: `create 'X' from 'Y'` creates X.
+        let mut from = start.saturating_sub(CREATING_WINDOW).max(rest);
+        while !lower.is_char_boundary(from) {
+            from -= 1;
+        }
+        let before: Vec<&str> = lower[from..start]
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .collect();
+        // The word right before the name, or "new"/"create" a little earlier.
+        let creates = before.last().is_some_and(|w| CREATING.contains(w))
+            || before
+                .iter()
+                .any(|w| matches!(*w, "new" | "create" | "creates" | "generate"));
+        if creates && plausible(inner) {
+            out.push(inner.trim().to_string());
+        }
+        rest = inner_start + len + close.len_utf8();
+    }
+    out
+}
+
 /// The key of the last `KeyError: 'x'` in a traceback.
 pub fn key_error(stderr: &str) -> Option<String> {
     let line = stderr.lines().rev().find(|l| l.contains("KeyError: "))?;
@@ -271,6 +329,14 @@ mod tests {
         );
         assert!(marked_names("Load 'sales.csv' and use the IQR method 'iqr'.").is_empty());
         assert!(marked_names("Column sums are needed.").is_empty());
+    }
+
+    #[test]
+    fn names_the_analysis_creates_are_read() {
+        let q = "Generate a new feature called \"FamilySize\" by summing the \"SibSp\" and \"Parch\" columns. Create a column 'AgeGroup' from the 'Age' column.";
+        assert_eq!(created_names(q), ["FamilySize", "AgeGroup"]);
+        assert!(created_names("What is the mean of the \"Close Price\" column?").is_empty());
+        assert_eq!(created_names("Create a new column 'X' from 'Y'."), ["X"]);
     }
 
     #[test]
