@@ -34,6 +34,8 @@ pub enum Template {
     CoderNext,
     /// Verifier: sufficient or insufficient.
     Verifier,
+    /// Verifier asked again, for the verdict line alone, after a reply without one.
+    VerifierVerdict,
     /// Router: `Add Step` or `Step N`.
     Router,
     /// Debugger of a failing describer script (traceback only).
@@ -50,7 +52,7 @@ pub enum Template {
 
 impl Template {
     /// Every template.
-    pub const ALL: [Template; 13] = [
+    pub const ALL: [Template; 14] = [
         Template::Common,
         Template::Analyzer,
         Template::PlannerFirst,
@@ -58,6 +60,7 @@ impl Template {
         Template::CoderFirst,
         Template::CoderNext,
         Template::Verifier,
+        Template::VerifierVerdict,
         Template::Router,
         Template::DebuggerAnalyzer,
         Template::DebuggerSolution,
@@ -76,6 +79,7 @@ impl Template {
             Template::CoderFirst => "coder_first.md",
             Template::CoderNext => "coder_next.md",
             Template::Verifier => "verifier.md",
+            Template::VerifierVerdict => "verifier_verdict.md",
             Template::Router => "router.md",
             Template::DebuggerAnalyzer => "debugger_analyzer.md",
             Template::DebuggerSolution => "debugger_solution.md",
@@ -94,7 +98,9 @@ impl Template {
             Template::PlannerNext => &["plan", "result", "missing"],
             Template::CoderFirst => &["step"],
             Template::CoderNext => &["plan", "code", "previous", "number", "step"],
-            Template::Verifier => &["guidelines", "quantities", "plan", "code", "result"],
+            Template::Verifier | Template::VerifierVerdict => {
+                &["guidelines", "quantities", "plan", "code", "result"]
+            }
             Template::Router => &["plan", "count", "result", "missing"],
             Template::DebuggerAnalyzer => &["code", "error"],
             Template::DebuggerSolution => &["code", "error", "attempts"],
@@ -124,6 +130,7 @@ impl Template {
             Template::CoderFirst => include_str!("../../prompts/coder_first.md"),
             Template::CoderNext => include_str!("../../prompts/coder_next.md"),
             Template::Verifier => include_str!("../../prompts/verifier.md"),
+            Template::VerifierVerdict => include_str!("../../prompts/verifier_verdict.md"),
             Template::Router => include_str!("../../prompts/router.md"),
             Template::DebuggerAnalyzer => include_str!("../../prompts/debugger_analyzer.md"),
             Template::DebuggerSolution => include_str!("../../prompts/debugger_solution.md"),

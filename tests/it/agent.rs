@@ -461,6 +461,8 @@ fn unreadable_verifier_and_router_replies_take_the_documented_fallback() {
     llm.say("planner", "Load.")
         .say("coder", &fenced("print('loaded')"))
         .say("verifier", "Hard to say, it depends.")
+        // Asked again for the verdict alone, it still gives none.
+        .say("verifier", "Maybe.")
         .say("router", "I would rather rethink things.")
         .say("planner", "Count.")
         .say("coder", &fenced("print('loaded')\nprint('count 3')"))
@@ -497,6 +499,9 @@ fn unreadable_verifier_and_router_replies_take_the_documented_fallback() {
     assert!(notes
         .iter()
         .any(|n| n.contains("verifier reply not readable")));
+    assert!(notes
+        .iter()
+        .any(|n| n.contains("verifier reply still not readable")));
     assert!(notes
         .iter()
         .any(|n| n.contains("router reply not readable")));

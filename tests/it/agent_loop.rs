@@ -247,6 +247,47 @@ fn a_sufficient_over_an_output_lacking_a_requested_quantity_does_not_end_the_loo
     assert!(err.contains("round 1 · output lacks north_total"), "{err}");
 }
 
+/// The local model's verifier answered with the answer itself (`@mean_fare[34.65]`) and
+/// no verdict: asked once more for the verdict line, it ends the loop in round 1 instead
+/// of spending rounds on an unread verdict.
+#[test]
+fn a_verifier_reply_without_a_verdict_is_asked_again_for_it() {
+    let (lake, csv) = sales_lake();
+    let csv = csv.display().to_string();
+    let llm = ScriptedLlm::start();
+    llm.say(
+        "planner",
+        "Sum the amount of the north region and print it.",
+    )
+    .say(
+        "coder",
+        &fenced(&format!("open({csv:?}).read()\nprint('north total:', 15)")),
+    )
+    .say("verifier", "@north_total[15]")
+    .say("verifier", "Verdict: sufficient")
+    .say("finalyzer", &fenced("print('@north_total[15]')"));
+    let (out, run) = ask_pinned(
+        &llm,
+        lake.path(),
+        &csv,
+        &python3(),
+        "How much did the north region sell?",
+        &["--guidelines", "@north_total[value]"],
+    );
+    assert_eq!(ok(&out).trim(), "@north_total[15]");
+    assert!(llm.left().is_empty(), "unused replies: {:?}", llm.left());
+    assert_eq!(
+        roles(&llm),
+        ["planner", "coder", "verifier", "verifier", "finalyzer"]
+    );
+    let again = &llm.prompts("verifier")[1];
+    assert!(again.contains("gave no verdict"), "{again}");
+    assert!(section(again, "# Its output").contains("north total: 15"));
+    let summary = read_json(&run.join("summary.json"));
+    assert_eq!(summary["verdicts"], serde_json::json!(["sufficient"]));
+    assert!(notes(&run).iter().any(|n| n.contains("asked again")));
+}
+
 #[test]
 fn a_debugger_that_repeats_a_script_changes_course_and_the_repeat_is_not_run() {
     let (lake, csv) = sales_lake();

@@ -210,26 +210,33 @@ impl Loop<'_> {
                 Vec::new()
             };
             let verdict = if ran.ok() {
-                let reply = self
-                    .ask(
-                        round,
-                        Role::Verifier,
-                        Template::Verifier,
-                        &[
-                            ("question", self.question),
-                            ("guidelines", self.guidelines()),
-                            ("quantities", &wanted),
-                            ("plan", &steps),
-                            ("code", &ran.code),
-                            ("result", &result),
-                        ],
-                    )
+                let values = [
+                    ("guidelines", self.guidelines()),
+                    ("quantities", wanted.as_str()),
+                    ("plan", steps.as_str()),
+                    ("code", ran.code.as_str()),
+                    ("result", result.as_str()),
+                ];
+                let mut reply = self
+                    .ask(round, Role::Verifier, Template::Verifier, &values)
                     .await?;
-                let v = parse::verdict(&reply);
+                let mut v = parse::verdict(&reply);
                 if v.fallback {
+                    // Small models often answer with the answer itself; one short ask for
+                    // the verdict line (its system prefix is cached) costs less than a
+                    // round spent on an unread verdict.
                     self.note(format!(
-                        "round {round}: verifier reply not readable as sufficient/insufficient; counted as insufficient"
+                        "round {round}: verifier reply not readable as sufficient/insufficient; asked again for the verdict alone"
                     ))?;
+                    reply = self
+                        .ask(round, Role::Verifier, Template::VerifierVerdict, &values)
+                        .await?;
+                    v = parse::verdict(&reply);
+                    if v.fallback {
+                        self.note(format!(
+                            "round {round}: verifier reply still not readable; counted as insufficient"
+                        ))?;
+                    }
                 }
                 // The deterministic check has the last word over a "sufficient".
                 let value = if lacking.is_empty() {
