@@ -52,6 +52,22 @@ fn ask_pinned(
 }
 
 /// The purposes of the executions, in order.
+/// The north-region question over the pinned sales file, answered `@north_total[15]`
+/// with every scripted reply used; the CLI's output and the run directory.
+fn ask_north_total(llm: &ScriptedLlm, lake: &Path, csv: &str) -> (Output, PathBuf) {
+    let (out, run) = ask_pinned(
+        llm,
+        lake,
+        csv,
+        &python3(),
+        "How much did the north region sell?",
+        &["--guidelines", "@north_total[value]"],
+    );
+    assert_eq!(ok(&out).trim(), "@north_total[15]");
+    assert!(llm.left().is_empty(), "unused replies: {:?}", llm.left());
+    (out, run)
+}
+
 fn purposes(run: &Path) -> Vec<String> {
     events(run, "exec")
         .iter()
@@ -198,16 +214,7 @@ fn a_sufficient_over_an_output_lacking_a_requested_quantity_does_not_end_the_loo
             "- north_total: printed, 15\n- constraints: none\nVerdict: sufficient",
         )
         .say("finalyzer", &fenced("print('@north_total[15]')"));
-    let (out, run) = ask_pinned(
-        &llm,
-        lake.path(),
-        &csv,
-        &python3(),
-        "How much did the north region sell?",
-        &["--guidelines", "@north_total[value]"],
-    );
-    assert_eq!(ok(&out).trim(), "@north_total[15]");
-    assert!(llm.left().is_empty(), "unused replies: {:?}", llm.left());
+    let (out, run) = ask_north_total(&llm, lake.path(), &csv);
     assert_eq!(
         roles(&llm),
         [
@@ -266,16 +273,7 @@ fn a_verifier_reply_without_a_verdict_is_asked_again_for_it() {
     .say("verifier", "@north_total[15]")
     .say("verifier", "Verdict: sufficient")
     .say("finalyzer", &fenced("print('@north_total[15]')"));
-    let (out, run) = ask_pinned(
-        &llm,
-        lake.path(),
-        &csv,
-        &python3(),
-        "How much did the north region sell?",
-        &["--guidelines", "@north_total[value]"],
-    );
-    assert_eq!(ok(&out).trim(), "@north_total[15]");
-    assert!(llm.left().is_empty(), "unused replies: {:?}", llm.left());
+    let (_, run) = ask_north_total(&llm, lake.path(), &csv);
     assert_eq!(
         roles(&llm),
         ["planner", "coder", "verifier", "verifier", "finalyzer"]
