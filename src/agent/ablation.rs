@@ -109,26 +109,7 @@ impl Loop<'_> {
         let mut st = State::new(self.files);
         let steps = NO_VERIFIER_STEPS.min(self.options.max_rounds.max(1));
         let quantities = answer::requested(self.question, self.guidelines_given());
-        let first = self
-            .ask(
-                0,
-                Role::Planner,
-                Template::PlannerFirst,
-                &[("question", self.question), ("descriptions", &st.desc)],
-            )
-            .await?;
-        let mut plan = vec![parse::step(&first)];
-        self.plan_changed(0, &plan)?;
-        let reply = self
-            .ask(
-                0,
-                Role::Coder,
-                Template::CoderFirst,
-                &[("descriptions", &st.desc), ("step", &plan[0])],
-            )
-            .await?;
-        let code = self.code(&reply)?;
-        let mut ran = self.execute(0, &mut st, code, &plan).await?;
+        let (mut plan, mut ran) = self.first_step(&mut st).await?;
         for round in 1..steps {
             let result = observation(&ran.exec);
             let next = self

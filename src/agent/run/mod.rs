@@ -173,28 +173,7 @@ impl Loop<'_> {
         let wanted = quantities_text(&quantities);
 
         // Round 0: the first step, its script and its result.
-        let first = self
-            .ask(
-                0,
-                Role::Planner,
-                Template::PlannerFirst,
-                &[("question", self.question), ("descriptions", &st.desc)],
-            )
-            .await?;
-        let mut plan = vec![parse::step(&first)];
-        self.plan_changed(0, &plan)?;
-        self.check_step(0, &mut st, &[self.question, &plan[0]])
-            .await?;
-        let reply = self
-            .ask(
-                0,
-                Role::Coder,
-                Template::CoderFirst,
-                &[("descriptions", &st.desc), ("step", &plan[0])],
-            )
-            .await?;
-        let code = self.code(&reply)?;
-        let mut ran = self.execute(0, &mut st, code, &plan).await?;
+        let (mut plan, mut ran) = self.first_step(&mut st).await?;
         let mut scripts = vec![ran.code.clone()];
         let mut verdicts = Vec::new();
         let mut status = Status::MaxRounds;
@@ -398,6 +377,35 @@ impl Loop<'_> {
             files: st.paths(),
             unknown_names: st.unknown,
         })
+    }
+
+    /// Round 0: the planner's first step (its names checked), coded and run.
+    pub(in crate::agent) async fn first_step(
+        &self,
+        st: &mut State,
+    ) -> Result<(Vec<String>, Ran), AgentError> {
+        let first = self
+            .ask(
+                0,
+                Role::Planner,
+                Template::PlannerFirst,
+                &[("question", self.question), ("descriptions", &st.desc)],
+            )
+            .await?;
+        let plan = vec![parse::step(&first)];
+        self.plan_changed(0, &plan)?;
+        self.check_step(0, st, &[self.question, &plan[0]]).await?;
+        let reply = self
+            .ask(
+                0,
+                Role::Coder,
+                Template::CoderFirst,
+                &[("descriptions", &st.desc), ("step", &plan[0])],
+            )
+            .await?;
+        let code = self.code(&reply)?;
+        let ran = self.execute(0, st, code, &plan).await?;
+        Ok((plan, ran))
     }
 
     /// The user's guidelines, when given.
