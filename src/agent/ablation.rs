@@ -12,9 +12,8 @@
 
 use super::answer;
 use super::llm::Role;
-use super::parse;
 use super::prompts::Template;
-use super::run::{numbered, observation, Loop, LoopOutcome, State};
+use super::run::{observation, Loop, LoopOutcome, State};
 use super::{AgentError, AnswerSource, Status};
 use serde::Serialize;
 
@@ -112,40 +111,10 @@ impl Loop<'_> {
         let (mut plan, mut ran) = self.first_step(&mut st).await?;
         for round in 1..steps {
             let result = observation(&ran.exec);
-            let next = self
-                .ask(
-                    round,
-                    Role::Planner,
-                    Template::PlannerNext,
-                    &[
-                        ("question", self.question),
-                        ("descriptions", &st.desc),
-                        ("plan", &numbered(&plan)),
-                        ("result", &result),
-                        ("missing", NOT_CHECKED),
-                    ],
-                )
+            let base = ran.code.clone();
+            ran = self
+                .next_step(round, &mut st, &mut plan, Some(&base), &result, NOT_CHECKED)
                 .await?;
-            plan.push(parse::step(&next));
-            self.plan_changed(round, &plan)?;
-            let step = plan.last().expect("a step was just pushed").clone();
-            let reply = self
-                .ask(
-                    round,
-                    Role::Coder,
-                    Template::CoderNext,
-                    &[
-                        ("descriptions", &st.desc),
-                        ("plan", &numbered(&plan)),
-                        ("code", &ran.code),
-                        ("previous", &(plan.len() - 1).to_string()),
-                        ("number", &plan.len().to_string()),
-                        ("step", &step),
-                    ],
-                )
-                .await?;
-            let code = self.code(&reply)?;
-            ran = self.execute(round, &mut st, code, &plan).await?;
         }
         let fin = self
             .finalize(steps, &mut st, &plan, &ran, &quantities)

@@ -295,59 +295,17 @@ impl Loop<'_> {
                 route: route.value,
             });
 
-            let kept = if plan.is_empty() {
-                "(no steps: the plan starts over)".to_string()
-            } else {
-                numbered(&plan)
-            };
-            let next = self
-                .ask(
+            let base = scripts.last().cloned();
+            ran = self
+                .next_step(
                     round,
-                    Role::Planner,
-                    Template::PlannerNext,
-                    &[
-                        ("question", self.question),
-                        ("descriptions", &st.desc),
-                        ("plan", &kept),
-                        ("result", &result),
-                        ("missing", &missing),
-                    ],
+                    &mut st,
+                    &mut plan,
+                    base.as_deref(),
+                    &result,
+                    &missing,
                 )
                 .await?;
-            plan.push(parse::step(&next));
-            self.plan_changed(round, &plan)?;
-
-            let step = plan.last().expect("a step was just pushed").clone();
-            self.check_step(round, &mut st, &[&step]).await?;
-            let reply = match scripts.last() {
-                Some(base) => {
-                    self.ask(
-                        round,
-                        Role::Coder,
-                        Template::CoderNext,
-                        &[
-                            ("descriptions", &st.desc),
-                            ("plan", &numbered(&plan)),
-                            ("code", base),
-                            ("previous", &(plan.len() - 1).to_string()),
-                            ("number", &plan.len().to_string()),
-                            ("step", &step),
-                        ],
-                    )
-                    .await?
-                }
-                None => {
-                    self.ask(
-                        round,
-                        Role::Coder,
-                        Template::CoderFirst,
-                        &[("descriptions", &st.desc), ("step", &step)],
-                    )
-                    .await?
-                }
-            };
-            let code = self.code(&reply)?;
-            ran = self.execute(round, &mut st, code, &plan).await?;
             scripts.push(ran.code.clone());
             debug_assert_eq!(scripts.len(), plan.len());
         }
@@ -406,6 +364,59 @@ impl Loop<'_> {
         let code = self.code(&reply)?;
         let ran = self.execute(0, st, code, &plan).await?;
         Ok((plan, ran))
+    }
+
+    /// A later round: the planner's next step after `plan` (its names checked), coded on
+    /// `base` (the script of the kept steps; none when the plan starts over) and run.
+    pub(in crate::agent) async fn next_step(
+        &self,
+        round: usize,
+        st: &mut State,
+        plan: &mut Vec<String>,
+        base: Option<&str>,
+        result: &str,
+        missing: &str,
+    ) -> Result<Ran, AgentError> {
+        let kept = if plan.is_empty() {
+            "(no steps: the plan starts over)".to_string()
+        } else {
+            numbered(plan)
+        };
+        let next = self
+            .ask(
+                round,
+                Role::Planner,
+                Template::PlannerNext,
+                &[("plan", &kept), ("result", result), ("missing", missing)],
+            )
+            .await?;
+        plan.push(parse::step(&next));
+        self.plan_changed(round, plan)?;
+        let step = plan.last().expect("a step was just pushed").clone();
+        self.check_step(round, st, &[&step]).await?;
+        let reply = match base {
+            Some(base) => {
+                self.ask(
+                    round,
+                    Role::Coder,
+                    Template::CoderNext,
+                    &[
+                        ("plan", &numbered(plan)),
+                        ("code", base),
+                        ("previous", &(plan.len() - 1).to_string()),
+                        ("number", &plan.len().to_string()),
+                        ("step", &step),
+                    ],
+                )
+                .await?
+            }
+            None => {
+                self.ask(round, Role::Coder, Template::CoderFirst, &[("step", &step)])
+                    .await?
+            }
+        };
+        let code = self.code(&reply)?;
+        self.execute(round, st, code, plan).await
     }
 
     /// The user's guidelines, when given.
