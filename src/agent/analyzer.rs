@@ -61,7 +61,11 @@ pub async fn describe_file(
         .chat(Role::Analyzer, &[Message::user(prompt)])
         .await?;
     let mut code = parse::code(&reply.text).code;
-    let mut exec = agent.sandbox.run(work_dir, "describe", &code).await?;
+    let data = [path.to_path_buf()];
+    let mut exec = agent
+        .sandbox
+        .run(work_dir, "describe", &code, &data)
+        .await?;
     let mut attempts = 1;
     for attempt in 1..=debug_attempts {
         let Err(error) = result(&exec) else { break };
@@ -79,7 +83,7 @@ pub async fn describe_file(
         code = parse::code(&reply.text).code;
         exec = agent
             .sandbox
-            .run(work_dir, &format!("describe-debug-{attempt}"), &code)
+            .run(work_dir, &format!("describe-debug-{attempt}"), &code, &data)
             .await?;
         attempts += 1;
     }

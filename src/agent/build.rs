@@ -3,7 +3,7 @@
 
 use super::llm::{Cassette, LlmClient, LlmConfig};
 use super::prompts::Prompts;
-use super::sandbox::{default_venv_dir, Limits, Python, Sandbox};
+use super::sandbox::{default_venv_dir, Limits, Policy, Python, Sandbox};
 use super::{Agent, AgentError};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -23,6 +23,9 @@ pub struct AgentSetup {
     pub timeout: Duration,
     /// Record or replay the LLM calls.
     pub cassette: Cassette,
+    /// The jail, or the explicit unsafe opt-out [default: from
+    /// `LAKESTAR_UNSAFE_NO_ISOLATION`].
+    pub policy: Policy,
 }
 
 impl Default for AgentSetup {
@@ -32,6 +35,7 @@ impl Default for AgentSetup {
             prompts: None,
             timeout: Limits::default().timeout,
             cassette: Cassette::Off,
+            policy: Policy::from_env(),
         }
     }
 }
@@ -58,7 +62,7 @@ impl Agent {
         };
         Ok(Agent {
             llm,
-            sandbox: Sandbox::new(python, limits),
+            sandbox: Sandbox::new(python, limits).with_policy(setup.policy),
             prompts,
         })
     }

@@ -275,28 +275,19 @@ impl Agent {
             max_rounds: options.max_rounds,
             mode: options.mode,
         })?;
-        let network = match self.sandbox.network_isolation() {
-            sandbox::Isolation::Isolated => "isolated (user + network namespace)".to_string(),
+        // A machine that cannot jail generated code refuses here, before any LLM call.
+        let (network, filesystem) = match self.sandbox.check()? {
+            sandbox::Isolation::Isolated => (
+                "isolated (own network namespace, no interface up)".to_string(),
+                "jailed: a minimal read-only root with the data files; writes go to a quota tmpfs"
+                    .to_string(),
+            ),
             sandbox::Isolation::Unavailable(why) => {
-                let message = format!("generated code runs WITH network access: {why}");
+                let message = format!("generated code runs WITHOUT isolation: {why}");
                 record.event(&Event::Note {
                     message: message.clone(),
                 })?;
-                message
-            }
-        };
-        let filesystem = match self.sandbox.filesystem_isolation() {
-            sandbox::Isolation::Isolated => {
-                "read-only outside each script's working directory".to_string()
-            }
-            sandbox::Isolation::Unavailable(why) => {
-                let message = format!(
-                    "generated code could write outside its working directory (the data files included): {why}"
-                );
-                record.event(&Event::Note {
-                    message: message.clone(),
-                })?;
-                message
+                (message.clone(), message)
             }
         };
         let looped = Loop {

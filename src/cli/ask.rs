@@ -112,6 +112,7 @@ impl AgentArgs {
                 prompts: self.prompts.clone(),
                 timeout: Duration::from_secs(self.timeout),
                 cassette,
+                ..AgentSetup::default()
             },
         )?;
         if let Some(w) = agent.python_warning() {

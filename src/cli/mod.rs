@@ -27,6 +27,12 @@ pub struct Cli {
     /// More logging (-v info, -vv debug); LAKESTAR_LOG=... overrides.
     #[arg(short, long, action = clap::ArgAction::Count, global = true)]
     verbose: u8,
+    /// Run generated code WITHOUT the jail (only rlimits and the timeout): it can then
+    /// read your files, use your network and signal your processes. For machines whose
+    /// kernel refuses namespaces, at your own risk. LAKESTAR_UNSAFE_NO_ISOLATION=1 does
+    /// the same.
+    #[arg(long, global = true)]
+    unsafe_no_isolation: bool,
     #[command(subcommand)]
     command: Command,
 }
@@ -109,6 +115,12 @@ fn init_logging(verbose: u8) {
 pub fn main() -> i32 {
     let cli = Cli::parse();
     init_logging(cli.verbose);
+    if cli.unsafe_no_isolation {
+        // Read by `Policy::from_env` wherever an agent is built (ask, bench, serve,
+        // mcp, sandbox-run): one switch for every surface. Set before any thread starts.
+        std::env::set_var("LAKESTAR_UNSAFE_NO_ISOLATION", "1");
+        eprintln!("warning: --unsafe-no-isolation: generated code runs without the jail, as you");
+    }
     let result = match cli.command {
         Command::Index(a) => index::run(a),
         Command::Watch(a) => watch::run(a),

@@ -5,7 +5,7 @@
 use super::output::print_json;
 use super::setup::cli_error;
 use crate::agent::sandbox::{
-    default_venv_dir, parse_duration, parse_size, Limits, Python, Sandbox, SandboxError,
+    default_venv_dir, parse_duration, parse_size, Limits, Policy, Python, Sandbox, SandboxError,
 };
 use anyhow::{bail, Context, Result};
 use std::path::PathBuf;
@@ -40,6 +40,13 @@ pub(crate) struct SandboxRunArgs {
     /// Processes and threads [default: 256]
     #[arg(long, value_name = "N")]
     processes: Option<u64>,
+    /// Bytes the script may write in all: working directory, /tmp, /dev/shm [default: 2GiB]
+    #[arg(long, value_name = "SIZE", value_parser = size("quota"))]
+    quota: Option<u64>,
+    /// A data file (or directory) the script may read, at its absolute path; repeat
+    /// for more. Nothing else of the host is visible in the jail.
+    #[arg(long = "data", value_name = "PATH")]
+    data: Vec<PathBuf>,
     /// Bytes kept of stdout and of stderr each [default: 20000]
     #[arg(long, value_name = "BYTES")]
     output_budget: Option<usize>,
@@ -68,6 +75,7 @@ pub(crate) fn run(a: SandboxRunArgs) -> Result<()> {
         cpu_seconds: a.cpu.map_or(d.cpu_seconds, |c| c.as_secs().max(1)),
         file_size: a.file_size.unwrap_or(d.file_size),
         processes: a.processes.unwrap_or(d.processes),
+        quota: a.quota.unwrap_or(d.quota),
         output_budget: a.output_budget.unwrap_or(d.output_budget),
     };
     // The script keeps its name where it is a plain one.
@@ -79,13 +87,18 @@ pub(crate) fn run(a: SandboxRunArgs) -> Result<()> {
                     .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-'))
         })
         .unwrap_or_else(|| "script".into());
-    let sandbox = Sandbox::new(python, limits);
+    let sandbox = Sandbox::new(python, limits).with_policy(Policy::from_env());
+    let data: Vec<PathBuf> = a
+        .data
+        .iter()
+        .map(|p| std::path::absolute(p).unwrap_or_else(|_| p.clone()))
+        .collect();
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
     let ex = rt
-        .block_on(sandbox.run(&a.workdir, &name, &code))
+        .block_on(sandbox.run(&a.workdir, &name, &code, &data))
         .map_err(cli_error)?;
     if a.json {
         print_json(&ex)?;

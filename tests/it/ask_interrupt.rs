@@ -19,15 +19,11 @@ fn sigint_stops_the_run_and_kills_its_script() {
     let csv = dir.path().join("a.csv");
     std::fs::write(&csv, "x\n1\n").unwrap();
     let llm = ScriptedLlm::start();
-    llm.say("planner", "Wait.").say(
-        "coder",
-        // The working directory is the only place a script may write.
-        &fenced(
-            "import os, time\nopen('script.pid', 'w').write(str(os.getpid()))\ntime.sleep(3600)",
-        ),
-    );
+    llm.say("planner", "Wait.")
+        .say("coder", &fenced("import time\ntime.sleep(3600)"));
     let run = dir.path().join("run");
-    let pidfile = run.join("exec/001-solution/script.pid");
+    let script = run.join("exec/001-solution/script.py");
+    let script = script.to_str().unwrap();
     let child = lakestar()
         .env("OPENAI_BASE_URL", llm.base_url())
         .env("LAKESTAR_MODEL", "scripted-model")
@@ -41,10 +37,7 @@ fn sigint_stops_the_run_and_kills_its_script() {
         .unwrap();
     let start = Instant::now();
     let pid: i32 = loop {
-        if let Some(p) = std::fs::read_to_string(&pidfile)
-            .ok()
-            .and_then(|s| s.trim().parse().ok())
-        {
+        if let Some(p) = crate::common::process_with(&[script]) {
             break p;
         }
         assert!(

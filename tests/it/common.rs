@@ -233,3 +233,17 @@ pub fn check_catalog(dir: &Path) -> lakestar::index::Catalog {
     assert!(problems.is_empty(), "catalog problems: {problems:?}");
     cat
 }
+
+/// The host pid of a live process whose command line contains every one of `needles`
+/// (a jailed script's pid inside its PID namespace is not the host's, but its command
+/// line names its script's path).
+pub fn process_with(needles: &[&str]) -> Option<i32> {
+    std::fs::read_dir("/proc").ok()?.flatten().find_map(|e| {
+        let pid: i32 = e.file_name().to_str()?.parse().ok()?;
+        let cmd = String::from_utf8_lossy(&std::fs::read(e.path().join("cmdline")).ok()?)
+            .replace('\0', " ");
+        let stat = std::fs::read_to_string(e.path().join("stat")).ok()?;
+        let zombie = stat.contains(") Z ");
+        (!zombie && needles.iter().all(|n| cmd.contains(n))).then_some(pid)
+    })
+}

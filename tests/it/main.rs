@@ -15,6 +15,7 @@ mod crash;
 mod dabench;
 mod dabstep;
 mod describe;
+mod escape;
 mod fit;
 mod fixtures;
 mod formats;

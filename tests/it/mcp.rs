@@ -452,13 +452,8 @@ fn a_cancelled_ask_kills_its_script_and_the_server_goes_on() {
     std::fs::write(lake.join("a.csv"), "x\n1\n").unwrap();
     let idx = index_into(tmp.path(), &lake);
     let llm = ScriptedLlm::start();
-    llm.say("planner", "Wait.").say(
-        "coder",
-        // The working directory is the only place a script may write.
-        &fenced(
-            "import os, time\nopen('script.pid', 'w').write(str(os.getpid()))\ntime.sleep(3600)",
-        ),
-    );
+    llm.say("planner", "Wait.")
+        .say("coder", &fenced("import time\ntime.sleep(3600)"));
     let base = llm.base_url();
     let mut s = Session::start(
         &idx,
@@ -474,14 +469,9 @@ fn a_cancelled_ask_kills_its_script_and_the_server_goes_on() {
     );
     let start = Instant::now();
     let pid: i32 = loop {
-        let found = std::fs::read_dir(idx.join("runs"))
-            .into_iter()
-            .flatten()
-            .filter_map(|e| {
-                let f = e.ok()?.path().join("exec/001-solution/script.pid");
-                std::fs::read_to_string(f).ok()?.trim().parse().ok()
-            })
-            .next();
+        let runs = idx.join("runs");
+        let found =
+            crate::common::process_with(&[runs.to_str().unwrap(), "exec/001-solution/script.py"]);
         if let Some(p) = found {
             break p;
         }

@@ -166,7 +166,8 @@ impl Loop<'_> {
             round,
             purpose: purpose.to_string(),
         });
-        let exec = self.sandbox.run(&dir, "script", code).await?;
+        let data: Vec<std::path::PathBuf> = st.paths().into_iter().map(Into::into).collect();
+        let exec = self.sandbox.run(&dir, "script", code, &data).await?;
         self.record.event(&Event::Exec {
             round,
             purpose: purpose.to_string(),

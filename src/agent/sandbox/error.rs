@@ -93,6 +93,12 @@ pub enum UserError {
         /// How pip ended.
         status: String,
     },
+    /// The kernel refuses what the jail needs (namespaces, mounts).
+    #[error("generated code cannot be isolated here: {why}. The jail needs unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1, user.max_user_namespaces > 0, no AppArmor or seccomp policy forbidding them) with mount, PID, network, IPC and UTS namespaces; enable them, or run generated code without isolation at your own risk with --unsafe-no-isolation (LAKESTAR_UNSAFE_NO_ISOLATION=1)")]
+    IsolationUnavailable {
+        /// The step that failed and its errno.
+        why: String,
+    },
     /// A limit that does not parse.
     #[error("bad {what} {value:?}: {reason}; {example}")]
     BadLimit {
@@ -117,6 +123,12 @@ pub enum InternalError {
         what: String,
         /// The I/O error.
         source: std::io::Error,
+    },
+    /// The jail of one run could not be built although the probe's could.
+    #[error("the sandbox for this run could not be built: {why}")]
+    Jail {
+        /// The step that failed and its errno.
+        why: String,
     },
     /// A script name that is not a plain file name.
     #[error("bad script name {0:?}: use letters, digits, `_`, `-` and `.` only")]

@@ -1,13 +1,16 @@
-//! Running one script: the child's environment, namespaces and rlimits, the wall-clock
-//! timeout that kills its whole process group, and the bounded capture of its output.
+//! Running one script: its environment and rlimits, in the jail (or, opted out,
+//! unconfined), the wall-clock timeout that kills everything it started, the bounded
+//! capture of its output.
 
-use super::error::SandboxError;
-use super::isolation::{self, Enter, Isolation, Level};
+use super::error::{InternalError, SandboxError};
+use super::isolation::{Isolation, Policy, UNCONFINED};
+use super::jail;
 use super::limits::{self, Limits, Rlimits};
 use super::output::Capture;
 use super::python::{script_file_name, Python};
 use serde::Serialize;
-use std::ffi::OsString;
+use std::ffi::{CString, OsString};
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -39,9 +42,9 @@ pub struct Execution {
     /// Wall-clock time until the script's process ended (seconds in JSON).
     #[serde(serialize_with = "seconds")]
     pub duration: Duration,
-    /// Whether the network was cut off, or why not.
+    /// Whether the network was cut off (the jail), or why not.
     pub network: Isolation,
-    /// Whether everything outside the working directory was read-only, or why not.
+    /// Whether the file system was the jail's minimal root, or why not.
     pub filesystem: Isolation,
     /// The script that ran (in the working directory).
     pub script: PathBuf,
@@ -102,10 +105,20 @@ pub(crate) fn sandbox_env(python: &Python, workdir: &Path) -> Vec<(OsString, OsS
     env
 }
 
-/// Write `code` to `workdir/NAME.py` and run it under `limits`.
+/// What one run is given besides its code.
+pub(crate) struct RunSpec<'a> {
+    pub(crate) python: &'a Python,
+    pub(crate) limits: &'a Limits,
+    pub(crate) policy: Policy,
+    /// Directories of the Python runtime, visible read-only in the jail.
+    pub(crate) runtime: &'a [PathBuf],
+    /// The data files, visible read-only in the jail.
+    pub(crate) data: &'a [PathBuf],
+}
+
+/// Write `code` to `workdir/NAME.py` and run it per `spec`.
 pub(crate) async fn run(
-    python: &Python,
-    limits: &Limits,
+    spec: &RunSpec<'_>,
     workdir: &Path,
     name: &str,
     code: &str,
@@ -115,10 +128,14 @@ pub(crate) async fn run(
         let what = format!("{what} {}", p.display());
         move |e| SandboxError::io(what, e)
     };
+    if spec.policy == Policy::Jail {
+        // Before anything is written: a machine that cannot jail refuses at once.
+        jail::probe().map_err(jail::unavailable)?;
+    }
     tokio::fs::create_dir_all(workdir)
         .await
         .map_err(io("creating", workdir))?;
-    // Absolute and free of symlinks: it is bind-mounted onto itself.
+    // Absolute and free of symlinks: the jail mounts it at this path.
     let workdir = tokio::fs::canonicalize(workdir)
         .await
         .map_err(io("resolving", workdir))?;
@@ -130,54 +147,266 @@ pub(crate) async fn run(
     tokio::fs::write(&script, code)
         .await
         .map_err(io("writing", &script))?;
+    match spec.policy {
+        Policy::Jail => run_jailed(spec, &workdir, script).await,
+        Policy::Unconfined => run_unconfined(spec, &workdir, script).await,
+    }
+}
 
-    let probe = isolation::probe();
-    let env = sandbox_env(python, &workdir);
-    let mut level = probe.level;
-    let mut fallback: Option<String> = None;
-    let mut child = loop {
-        let enter =
-            Enter::new(level, &workdir).map_err(io("preparing namespaces for", &workdir))?;
-        let rlimits = Rlimits::new(limits, level != Level::Off);
-        let mut cmd = Command::new(&python.path);
-        cmd.arg(&script)
-            .current_dir(&workdir)
-            .env_clear()
-            .envs(env.iter().map(|(k, v)| (k, v)))
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .process_group(0);
-        // SAFETY: the hook runs between fork and exec and makes system calls only, on
-        // data prepared before the fork (see Enter::enter and Rlimits::apply).
-        unsafe {
-            cmd.pre_exec(move || {
-                enter.enter_io()?;
-                rlimits.apply()
-            });
-        }
-        match cmd.spawn() {
-            Ok(child) => break child,
-            Err(e) => match level.weaker() {
-                // The probe said this level works, yet it failed here (a working
-                // directory on a file system that refuses bind mounts…): try with less.
-                // Not for ENOENT: that is the interpreter missing, not the namespaces.
-                Some(weaker) if e.raw_os_error() != Some(libc::ENOENT) => {
-                    tracing::warn!(
-                        "sandbox: {level:?} isolation failed for this run ({e}), trying {weaker:?}"
-                    );
-                    fallback = Some(format!("{level:?} isolation failed for this run: {e}"));
-                    level = weaker;
-                }
-                _ => {
-                    let what = format!("starting {}", python.path.display());
-                    return Err(SandboxError::io(what, e));
-                }
-            },
-        }
+/// The parts of an [`Execution`] both runners compute alike.
+struct Ended {
+    status: Option<std::process::ExitStatus>,
+    timed_out: bool,
+    duration: Duration,
+    stdout: Capture,
+    stderr: Capture,
+    notes: Vec<String>,
+}
+
+fn execution(spec: &RunSpec<'_>, e: Ended, script: PathBuf) -> Execution {
+    let (stdout, stdout_bytes) = e.stdout.finish();
+    let (mut stderr, stderr_bytes) = e.stderr.finish();
+    for note in e.notes {
+        stderr.push_str(&format!("\n[lakestar: {note}]\n"));
+    }
+    let exit_code = e.status.and_then(|s| s.code());
+    let signal = e.status.and_then(|s| s.signal());
+    let limit_hit = limits::limit_hit(spec.limits, e.timed_out, exit_code, signal, &stderr);
+    let isolation = match spec.policy {
+        Policy::Jail => Isolation::Isolated,
+        Policy::Unconfined => Isolation::Unavailable(UNCONFINED.into()),
+    };
+    Execution {
+        exit_code,
+        signal,
+        timed_out: e.timed_out,
+        limit_hit,
+        stdout,
+        stderr,
+        stdout_bytes,
+        stderr_bytes,
+        duration: e.duration,
+        network: isolation.clone(),
+        filesystem: isolation,
+        script,
+    }
+}
+
+/// In the jail ([`jail`]): set up, copy in, run, copy out.
+async fn run_jailed(
+    spec: &RunSpec<'_>,
+    workdir: &Path,
+    script: PathBuf,
+) -> Result<Execution, SandboxError> {
+    let (uid, gid, _) = jail::sandbox_ids();
+    let env = sandbox_env(spec.python, workdir)
+        .into_iter()
+        .map(|(k, v)| {
+            let mut kv = k.into_vec();
+            kv.push(b'=');
+            kv.extend(v.into_vec());
+            CString::new(kv).unwrap_or_default()
+        })
+        .collect();
+    let jail_spec = jail::Spec {
+        layout: jail::Layout {
+            runtime: spec.runtime,
+            data: spec.data,
+            workdir,
+            quota: spec.limits.quota,
+            uid,
+            gid,
+        },
+        program: Some((
+            &spec.python.path,
+            vec![CString::new(script.as_os_str().as_bytes()).unwrap_or_default()],
+        )),
+        env,
+        rlimits: Some(Rlimits::new(spec.limits, true)),
     };
     let start = Instant::now();
-    let deadline = tokio::time::Instant::now() + limits.timeout;
+    let deadline = tokio::time::Instant::now() + spec.limits.timeout;
+    let mut started = jail::start(&jail_spec)?;
+    let mut guard = JailGuard(Some(started.pid));
+    let (Some(out), Some(err)) = (started.stdout.take(), started.stderr.take()) else {
+        let e = std::io::Error::other("the jail has no output pipes");
+        return Err(SandboxError::io("capturing output", e));
+    };
+    let pipe = |fd| tokio::net::unix::pipe::Receiver::from_owned_fd(fd);
+    let stdout = pipe(out).map_err(|e| SandboxError::io("reading output", e))?;
+    let stderr = pipe(err).map_err(|e| SandboxError::io("reading output", e))?;
+    let (done_tx, done_rx) = watch::channel(false);
+    let wd = workdir.to_path_buf();
+    let waiter = async {
+        let r = jailed_wait(started, &wd, deadline, &guard).await;
+        let _ = done_tx.send(true);
+        r
+    };
+    let budget = spec.limits.output_budget;
+    let (waited, (out, out_left), (err, err_left)) = tokio::join!(
+        waiter,
+        read_capped(stdout, budget, done_rx.clone()),
+        read_capped(stderr, budget, done_rx),
+    );
+    let (status, timed_out, mut notes) = match waited {
+        Ok(w) => {
+            guard.disarm();
+            w
+        }
+        Err(e) => return Err(e),
+    };
+    if out_left || err_left {
+        notes.push("stopped reading output held open after the run".into());
+    }
+    let ended = Ended {
+        status,
+        timed_out,
+        duration: start.elapsed(),
+        stdout: out,
+        stderr: err,
+        notes,
+    };
+    Ok(execution(spec, ended, script))
+}
+
+/// Set the jail up, wait for the script, copy the files out. The script's wait status
+/// (`None` when it never ran to an end), whether it timed out, notes for its stderr.
+async fn jailed_wait(
+    mut started: jail::Started,
+    workdir: &Path,
+    deadline: tokio::time::Instant,
+    guard: &JailGuard,
+) -> Result<(Option<std::process::ExitStatus>, bool, Vec<String>), SandboxError> {
+    use std::process::ExitStatus;
+    let failed = |why: String| -> SandboxError { InternalError::Jail { why }.into() };
+    let joined =
+        |e: tokio::task::JoinError| SandboxError::io("the jail's setup", std::io::Error::other(e));
+    let wd = workdir.to_path_buf();
+    let mut notes: Vec<String> = started
+        .left_out
+        .iter()
+        .map(|l| format!("not visible in the jail: {l}"))
+        .collect();
+    let setup = tokio::task::spawn_blocking(move || {
+        let r = started.setup(&wd);
+        (started, r)
+    });
+    // A timed-out run was killed (its whole PID namespace) by SIGKILL.
+    let killed = || Some(ExitStatus::from_raw(libc::SIGKILL));
+    let mut started = match tokio::time::timeout_at(deadline, setup).await {
+        Err(_) => {
+            guard.kill();
+            return Ok((killed(), true, notes));
+        }
+        Ok(joined_setup) => match joined_setup.map_err(joined)? {
+            (s, Ok(())) => s,
+            (_, Err(why)) => {
+                guard.kill();
+                return Err(failed(why));
+            }
+        },
+    };
+    let wait = tokio::task::spawn_blocking(move || {
+        let m = started.read_msg();
+        (started, m)
+    });
+    let (started, msg) = match tokio::time::timeout_at(deadline, wait).await {
+        Err(_) => {
+            guard.kill();
+            return Ok((killed(), true, notes));
+        }
+        Ok(j) => j.map_err(joined)?,
+    };
+    let status = match msg.map_err(failed)? {
+        Some(jail::Msg::Exited(raw)) => ExitStatus::from_raw(raw),
+        Some(jail::Msg::InitDied(raw)) => ExitStatus::from_raw(raw),
+        Some(jail::Msg::Failed(step, errno)) => {
+            guard.kill();
+            let e = std::io::Error::from_raw_os_error(errno);
+            return Err(match step {
+                jail::Step::Exec => SandboxError::io("starting the interpreter in the jail", e),
+                _ => failed(started.describe_failure(step, errno)),
+            });
+        }
+        other => {
+            guard.kill();
+            return Err(failed(format!(
+                "the jail ended without a status ({other:?})"
+            )));
+        }
+    };
+    let wd = workdir.to_path_buf();
+    let copied = tokio::task::spawn_blocking(move || {
+        let r = started.copy_out(&wd);
+        started.finish();
+        r
+    })
+    .await
+    .map_err(joined)?;
+    match copied {
+        Ok(skipped) if !skipped.is_empty() => notes.push(format!(
+            "not copied back from the jail (links, sockets, FIFOs): {}",
+            skipped.join(", ")
+        )),
+        Ok(_) => {}
+        Err(e) => notes.push(format!("copying the working directory back failed: {e}")),
+    }
+    Ok((Some(status), false, notes))
+}
+
+/// Kills the jail (its outer process's group; init's death ends the rest) unless
+/// disarmed; reaps the outer process in the background.
+struct JailGuard(Option<libc::pid_t>);
+
+impl JailGuard {
+    fn kill(&self) {
+        if let Some(pid) = self.0 {
+            // SAFETY: our child's group; the child is reaped only by `Drop`/`finish`
+            // after the last kill, so the id is still ours.
+            unsafe { libc::killpg(pid, libc::SIGKILL) };
+        }
+    }
+
+    fn disarm(&mut self) {
+        self.0 = None;
+    }
+}
+
+impl Drop for JailGuard {
+    fn drop(&mut self) {
+        if let Some(pid) = self.0 {
+            self.kill();
+            std::thread::spawn(move || jail::reap(pid));
+        }
+    }
+}
+
+/// Without isolation: a process group under the rlimits, killed at the timeout.
+async fn run_unconfined(
+    spec: &RunSpec<'_>,
+    workdir: &Path,
+    script: PathBuf,
+) -> Result<Execution, SandboxError> {
+    let python = spec.python;
+    let env = sandbox_env(python, workdir);
+    let rlimits = Rlimits::new(spec.limits, false);
+    let mut cmd = Command::new(&python.path);
+    cmd.arg(&script)
+        .current_dir(workdir)
+        .env_clear()
+        .envs(env.iter().map(|(k, v)| (k, v)))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0);
+    // SAFETY: the hook runs between fork and exec and makes system calls only.
+    unsafe {
+        cmd.pre_exec(move || rlimits.apply());
+    }
+    let what = || format!("starting {}", python.path.display());
+    let mut child = cmd.spawn().map_err(|e| SandboxError::io(what(), e))?;
+    let start = Instant::now();
+    let deadline = tokio::time::Instant::now() + spec.limits.timeout;
     let mut group = GroupKill(child.id().map(|pid| pid as libc::pid_t));
     let (Some(stdout), Some(stderr)) = (child.stdout.take(), child.stderr.take()) else {
         let e = std::io::Error::other("the child has no stdout or stderr pipe");
@@ -199,38 +428,29 @@ pub(crate) async fn run(
         let _ = done_tx.send(true);
         (status, timed_out, duration)
     };
-    let budget = limits.output_budget;
+    let budget = spec.limits.output_budget;
     let ((status, timed_out, duration), (out, out_left), (err, err_left)) = tokio::join!(
         waiter,
         read_capped(stdout, budget, done_rx.clone()),
         read_capped(stderr, budget, done_rx),
     );
-    let status = status.map_err(io("waiting for", &python.path))?;
-    let (stdout, stdout_bytes) = out.finish();
-    let (mut stderr, stderr_bytes) = err.finish();
+    let status = status
+        .map_err(|e| SandboxError::io(format!("waiting for {}", python.path.display()), e))?;
+    let mut notes = Vec::new();
     if out_left || err_left {
-        stderr.push_str("\n[lakestar: stopped reading output held open by processes that left the process group]\n");
+        notes.push(
+            "stopped reading output held open by processes that left the process group".into(),
+        );
     }
-    let (exit_code, signal) = (status.code(), status.signal());
-    let limit_hit = limits::limit_hit(limits, timed_out, exit_code, signal, &stderr);
-    let unavailable = |iso: Isolation| match (&fallback, iso) {
-        (Some(why), Isolation::Unavailable(_)) => Isolation::Unavailable(why.clone()),
-        (_, iso) => iso,
-    };
-    Ok(Execution {
-        exit_code,
-        signal,
+    let ended = Ended {
+        status: Some(status),
         timed_out,
-        limit_hit,
-        stdout,
-        stderr,
-        stdout_bytes,
-        stderr_bytes,
         duration,
-        network: unavailable(probe.network(level)),
-        filesystem: unavailable(probe.filesystem(level)),
-        script,
-    })
+        stdout: out,
+        stderr: err,
+        notes,
+    };
+    Ok(execution(spec, ended, script))
 }
 
 /// Kills the process group when told to and when dropped (a cancelled run leaves no
@@ -246,9 +466,7 @@ impl GroupKill {
             unsafe { libc::killpg(pgid, libc::SIGKILL) };
         }
     }
-}
 
-impl GroupKill {
     /// Kill no more: from here on the group id may be reused.
     fn disarm(&mut self) {
         self.0 = None;

@@ -21,9 +21,13 @@ pub struct Limits {
     pub cpu_seconds: u64,
     /// Largest file a run may write (RLIMIT_FSIZE), bytes.
     pub file_size: u64,
-    /// Processes and threads (RLIMIT_NPROC). Counted per user by the kernel, so it is
-    /// only a per-run bound inside the run's own user namespace; not enforced for root.
+    /// Processes and threads (RLIMIT_NPROC). In the jail the script runs as an
+    /// unprivileged uid of its own user namespace, where the kernel counts only the
+    /// run's tasks, so it holds whoever runs lakestar (root included).
     pub processes: u64,
+    /// Bytes a run may write in all: its working directory, `/tmp` and `/dev/shm` are
+    /// one tmpfs of this size in the jail (the files it starts with count too).
+    pub quota: u64,
     /// Bytes kept of stdout and of stderr each: the head and the tail, with a
     /// "[… N bytes cut …]" marker between them.
     pub output_budget: usize,
@@ -37,6 +41,7 @@ impl Default for Limits {
             cpu_seconds: 600,
             file_size: 1 << 30,
             processes: 256,
+            quota: 2 << 30,
             output_budget: 20_000,
         }
     }
@@ -213,6 +218,11 @@ pub(crate) fn limit_hit(
         Some(memory())
     } else if has("File too large") {
         Some(file_size())
+    } else if has("No space left on device") || has("Disk quota exceeded") {
+        Some(format!(
+            "disk quota ({} written in all)",
+            bytesize::ByteSize::b(limits.quota).display().iec()
+        ))
     } else if has("can't start new thread") || has("Resource temporarily unavailable") {
         Some(format!("processes/threads ({})", limits.processes))
     } else {

@@ -162,6 +162,35 @@ impl Python {
             .then(|| root.to_path_buf())
     }
 
+    /// The directories the interpreter runs from: its prefixes, every existing entry
+    /// of `sys.path` (a .pth may add any), the venv and the interpreter's directory;
+    /// what the jail shows read-only. A Python that cannot say gets its directory only.
+    pub(crate) fn runtime_dirs(&self) -> Vec<PathBuf> {
+        const SCRIPT: &str = "import sys\n\
+            for p in [sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix, *sys.path]:\n    \
+                print(p)\n";
+        let mut dirs: Vec<PathBuf> = self
+            .query(SCRIPT, &[])
+            .map(|out| {
+                out.lines()
+                    .filter(|l| !l.is_empty())
+                    .map(PathBuf::from)
+                    .collect()
+            })
+            .unwrap_or_default();
+        dirs.extend(self.venv());
+        dirs.extend(self.path.parent().map(Path::to_path_buf));
+        if let Ok(real) = self.path.canonicalize() {
+            dirs.extend(real.parent().map(Path::to_path_buf));
+        }
+        // A zip on sys.path (python311.zip) that does not exist is dropped; files and
+        // directories that exist are kept, each once.
+        dirs.retain(|d| d.is_absolute() && d.exists());
+        dirs.sort();
+        dirs.dedup();
+        dirs
+    }
+
     /// Run `script` with `args` in isolated mode (`-I`: no PYTHON* variables, no user
     /// site, no cwd on sys.path); its stdout.
     fn query(&self, script: &str, args: &[&str]) -> Result<String, SandboxError> {

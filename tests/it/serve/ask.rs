@@ -169,12 +169,8 @@ fn alive(pid: i32) -> bool {
 fn runs_beyond_the_limit_are_refused_and_shutdown_stops_the_running_one() {
     let (_tmp, _lake, idx) = sales_lake();
     let llm = ScriptedLlm::start();
-    llm.say("planner", "Wait.").say(
-        "coder",
-        &fenced(
-            "import os, time\nopen('script.pid', 'w').write(str(os.getpid()))\ntime.sleep(3600)",
-        ),
-    );
+    llm.say("planner", "Wait.")
+        .say("coder", &fenced("import time\ntime.sleep(3600)"));
     let server = serve_with(&llm, &idx, &["--max-runs", "1", "--timeout", "3600"]);
     let http = Http::new(&server);
     let (st, started) = http.post_json(
@@ -190,16 +186,14 @@ fn runs_beyond_the_limit_are_refused_and_shutdown_stops_the_running_one() {
     );
     let (_, run) = http.get(&format!("/runs/{id}"));
     assert_eq!(run["status"], "running", "{run}");
-    let pidfile = idx
+    let script = idx
         .join("runs")
         .join(id)
-        .join("exec/001-solution/script.pid");
+        .join("exec/001-solution/script.py");
+    let script = script.to_str().unwrap();
     let start = Instant::now();
     let pid: i32 = loop {
-        if let Some(p) = std::fs::read_to_string(&pidfile)
-            .ok()
-            .and_then(|s| s.trim().parse().ok())
-        {
+        if let Some(p) = crate::common::process_with(&[script]) {
             break p;
         }
         assert!(start.elapsed() < Duration::from_secs(60), "no script ran");
