@@ -128,7 +128,7 @@ fn fail(fd: libc::c_int, step: Step) -> ! {
 
 /// Fork a child that runs `child`; in the parent, close stdio (only the script keeps
 /// the output pipes open, so that the parent reads them to EOF) and return its pid.
-fn fork_then(report: libc::c_int, child: impl FnOnce() -> std::convert::Infallible) -> libc::pid_t {
+fn fork_then(report: libc::c_int, child: impl FnOnce()) -> libc::pid_t {
     // SAFETY: fork, close: system calls; the child runs code of this module only.
     unsafe {
         let pid = libc::fork();
@@ -136,7 +136,8 @@ fn fork_then(report: libc::c_int, child: impl FnOnce() -> std::convert::Infallib
             fail(report, Step::Fork);
         }
         if pid == 0 {
-            match child() {}
+            child();
+            libc::_exit(120); // `child` never returns
         }
         for fd in 0..3 {
             libc::close(fd);
