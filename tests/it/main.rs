@@ -17,6 +17,7 @@ mod dabstep;
 mod describe;
 mod fit;
 mod fixtures;
+mod follow;
 mod formats;
 mod honest_figures;
 mod incremental;
