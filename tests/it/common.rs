@@ -233,3 +233,16 @@ pub fn check_catalog(dir: &Path) -> lakestar::index::Catalog {
     assert!(problems.is_empty(), "catalog problems: {problems:?}");
     cat
 }
+
+/// `lakestar ask` about `csv` by `cmd` (the binary, with what environment a test gives
+/// it), which configures no model: it must stop with a user error; returns its stderr.
+pub fn ask_without_a_model(mut cmd: Command, cwd: &Path, csv: &Path) -> String {
+    let out = cmd
+        .args(["ask", "Rows?", "--files"])
+        .arg(csv)
+        .current_dir(cwd)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
