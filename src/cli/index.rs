@@ -54,18 +54,8 @@ pub(super) struct LakeArgs {
         hide_default_value = true
     )]
     pub jobs: usize,
-    /// Follow symbolic links (loop-safe) [default: as the index records]
-    #[arg(long, overrides_with = "no_follow")]
-    pub follow: bool,
-    /// Do not follow symbolic links, whatever the index records.
-    #[arg(long)]
-    pub no_follow: bool,
-    /// Include hidden files and directories [default: as the index records]
-    #[arg(long, overrides_with = "no_hidden")]
-    pub hidden: bool,
-    /// Leave hidden files and directories out, whatever the index records.
-    #[arg(long)]
-    pub no_hidden: bool,
+    #[command(flatten)]
+    pub walk: WalkArgs,
     /// Embedder of the search index: hash (built in), model2vec:DIR, bert:DIR,
     /// openai:MODEL[@URL], ollama:MODEL[@URL], or an installed model's name (minilm)
     /// [default: the index's own; for a new index the preferred installed model, else hash]
@@ -85,16 +75,11 @@ impl LakeArgs {
             Some(e) => e.clone(),
             None => default_embedder(&index_dir)?,
         };
-        let walk = walk_options(
-            &index_dir,
-            self.follow,
-            self.no_follow,
-            self.hidden,
-            self.no_hidden,
-        );
+        let walk = self.walk.resolve(&index_dir);
         let opts = IndexOptions {
             jobs: self.jobs,
             follow_links: walk.follow_links,
+            follow_outside: walk.follow_outside,
             hidden: walk.hidden,
             embedder,
             ..Default::default()
@@ -103,33 +88,85 @@ impl LakeArgs {
     }
 }
 
-/// How to walk the lake: as asked (`--hidden`/`--no-hidden`, `--follow`/`--no-follow`),
-/// else as the index records, so that a run without the flags does not drop what an
-/// earlier `index --hidden` found. Says so on stderr when the record adds files.
-pub(super) fn walk_options(
-    index_dir: &std::path::Path,
-    follow: bool,
-    no_follow: bool,
-    hidden: bool,
-    no_hidden: bool,
-) -> WalkOptions {
-    // An unreadable record is the run's business to report (it opens the catalog too).
-    let recorded = lakestar_index::indexer::recorded_walk(index_dir)
-        .ok()
-        .flatten()
-        .unwrap_or_default();
-    let pick = |yes: bool, no: bool, rec: bool, flag: &str| {
-        if yes || no {
-            return yes;
-        }
-        if rec {
+/// How to walk the lake; each option defaults to what the index records.
+#[derive(Debug, Default, clap::Args)]
+pub(super) struct WalkArgs {
+    /// Follow symbolic links (loop-safe) to targets inside the lake; links leading out
+    /// of it are reported and left out [default: as the index records]
+    #[arg(long, overrides_with = "no_follow")]
+    pub follow: bool,
+    /// Do not follow symbolic links, whatever the index records.
+    #[arg(long)]
+    pub no_follow: bool,
+    /// Follow symbolic links to targets outside the lake too (implies --follow; never
+    /// into an index directory) [default: as the index records]
+    #[arg(
+        long,
+        overrides_with = "no_follow_outside",
+        conflicts_with = "no_follow"
+    )]
+    pub follow_outside: bool,
+    /// Follow links only to targets inside the lake, whatever the index records.
+    #[arg(long)]
+    pub no_follow_outside: bool,
+    /// Include hidden files and directories [default: as the index records]
+    #[arg(long, overrides_with = "no_hidden")]
+    pub hidden: bool,
+    /// Leave hidden files and directories out, whatever the index records.
+    #[arg(long)]
+    pub no_hidden: bool,
+}
+
+impl WalkArgs {
+    /// How to walk the lake: as asked, else as the index at `index_dir` records, so that
+    /// a run without the flags does not drop what an earlier `index --hidden` found.
+    /// Says so on stderr when the record adds files.
+    pub fn resolve(&self, index_dir: &std::path::Path) -> WalkOptions {
+        // An unreadable record is the run's business to report (it opens the catalog too).
+        let recorded = lakestar_index::indexer::recorded_walk(index_dir)
+            .ok()
+            .flatten()
+            .unwrap_or_default();
+        let (walk, taken) = self.pick(recorded);
+        for flag in taken {
             eprintln!("as the index records: --{flag} (--no-{flag} to change it)");
         }
-        rec
-    };
-    WalkOptions {
-        follow_links: pick(follow, no_follow, recorded.follow_links, "follow"),
-        hidden: pick(hidden, no_hidden, recorded.hidden, "hidden"),
+        walk
+    }
+
+    /// The walk, and the flags taken from `recorded` rather than asked for.
+    fn pick(&self, recorded: WalkOptions) -> (WalkOptions, Vec<&'static str>) {
+        let mut taken = Vec::new();
+        let mut pick = |yes: bool, no: bool, rec: bool, flag: &'static str| {
+            if yes || no {
+                return yes;
+            }
+            if rec {
+                taken.push(flag);
+            }
+            rec
+        };
+        let follow_links = pick(
+            self.follow || self.follow_outside,
+            self.no_follow,
+            recorded.follow_links,
+            "follow",
+        );
+        // Links not followed lead nowhere: --no-follow forgets --follow-outside too.
+        let follow_outside = follow_links
+            && pick(
+                self.follow_outside,
+                self.no_follow_outside,
+                recorded.follow_outside,
+                "follow-outside",
+            );
+        let hidden = pick(self.hidden, self.no_hidden, recorded.hidden, "hidden");
+        let walk = WalkOptions {
+            follow_links,
+            follow_outside,
+            hidden,
+        };
+        (walk, taken)
     }
 }
 
@@ -255,5 +292,66 @@ fn print_summary(report: &lakestar_index::IndexReport, llm: Option<&LlmSummary>)
     }
     if l.problems.len() > SHOWN {
         eprintln!("  … {} more failed describers", l.problems.len() - SHOWN);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        walk: WalkArgs,
+    }
+
+    fn pick(args: &[&str], recorded: WalkOptions) -> (WalkOptions, Vec<&'static str>) {
+        let cli = Cli::try_parse_from(std::iter::once("x").chain(args.iter().copied())).unwrap();
+        cli.walk.pick(recorded)
+    }
+
+    fn walk(follow_links: bool, follow_outside: bool) -> WalkOptions {
+        WalkOptions {
+            follow_links,
+            follow_outside,
+            hidden: false,
+        }
+    }
+
+    #[test]
+    fn follow_outside_implies_follow_and_is_taken_from_the_record_until_turned_off() {
+        let none = WalkOptions::default();
+        let outside = walk(true, true);
+        assert_eq!(pick(&[], none), (none, vec![]));
+        assert_eq!(pick(&["--follow"], none), (walk(true, false), vec![]));
+        assert_eq!(pick(&["--follow-outside"], none), (outside, vec![]));
+        // Recorded: kept, and said.
+        assert_eq!(
+            pick(&[], outside),
+            (outside, vec!["follow", "follow-outside"])
+        );
+        assert_eq!(
+            pick(&["--follow"], outside),
+            (outside, vec!["follow-outside"])
+        );
+        // Turned off: inside only, or no links at all.
+        assert_eq!(
+            pick(&["--no-follow-outside"], outside),
+            (walk(true, false), vec!["follow"])
+        );
+        assert_eq!(pick(&["--no-follow"], outside), (none, vec![]));
+        // The last of a pair wins (--no-follow-outside alone asks for no following);
+        // --no-follow contradicts --follow-outside.
+        assert_eq!(
+            pick(&["--follow-outside", "--no-follow-outside"], none).0,
+            none
+        );
+        assert_eq!(
+            pick(&["--no-follow-outside", "--follow-outside"], none).0,
+            outside
+        );
+        let err = Cli::try_parse_from(["x", "--no-follow", "--follow-outside"]).err();
+        assert!(err.is_some_and(|e| e.to_string().contains("cannot be used with")));
     }
 }

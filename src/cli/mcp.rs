@@ -16,7 +16,8 @@ use std::time::Duration;
 pub(crate) struct McpArgs {
     #[command(flatten)]
     index: IndexDirArg,
-    /// `reindex` follows symbolic links [default: as the index records]
+    /// `reindex` follows symbolic links (to targets inside the lake, or anywhere when the
+    /// index records `--follow-outside`) [default: as the index records]
     #[arg(long)]
     follow: bool,
     /// `reindex` includes hidden files [default: as the index records]

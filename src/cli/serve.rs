@@ -1,6 +1,6 @@
 //! `lakestar serve`: the HTTP API over one index (see `crate::serve`).
 
-use super::index::{default_embedder, walk_options};
+use super::index::{default_embedder, WalkArgs};
 use super::watch::print_line;
 use super::{IndexDirArg, UsageError};
 use crate::agent::build::AgentSetup;
@@ -69,10 +69,11 @@ impl Watcher {
             index: {
                 // The index's own walk: a watcher must not drop what `index --hidden`
                 // or `--follow` found.
-                let walk = walk_options(&dir, false, false, false, false);
+                let walk = WalkArgs::default().resolve(&dir);
                 IndexOptions {
                     embedder: default_embedder(&dir)?,
                     follow_links: walk.follow_links,
+                    follow_outside: walk.follow_outside,
                     hidden: walk.hidden,
                     ..Default::default()
                 }

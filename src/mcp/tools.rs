@@ -260,6 +260,8 @@ watch`; a watcher keeps the index fresh already, so there is nothing to do).",
             let opts = IndexOptions {
                 embedder,
                 follow_links: follow_links || walk.follow_links,
+                // Out of the lake only as the index records: `--follow` alone means inside.
+                follow_outside: walk.follow_outside,
                 hidden: hidden || walk.hidden,
                 ..IndexOptions::default()
             };

@@ -599,14 +599,7 @@ fn a_recorded_run_replays_without_the_server() {
 #[test]
 fn without_a_configured_llm_ask_says_how_to_configure_one() {
     let (lake, csv) = sales_lake();
-    let out = lakestar()
-        .args(["ask", "Rows?", "--files"])
-        .arg(&csv)
-        .current_dir(lake.path())
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = crate::common::ask_without_a_model(lakestar(), lake.path(), &csv);
     assert!(
         err.contains("LAKESTAR_MODEL") && err.contains("lakestar.toml"),
         "{err}"

@@ -247,3 +247,16 @@ pub fn process_with(needles: &[&str]) -> Option<i32> {
         (!zombie && needles.iter().all(|n| cmd.contains(n))).then_some(pid)
     })
 }
+
+/// `lakestar ask` about `csv` by `cmd` (the binary, with what environment a test gives
+/// it), which configures no model: it must stop with a user error; returns its stderr.
+pub fn ask_without_a_model(mut cmd: Command, cwd: &Path, csv: &Path) -> String {
+    let out = cmd
+        .args(["ask", "Rows?", "--files"])
+        .arg(csv)
+        .current_dir(cwd)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}

@@ -472,3 +472,34 @@ async fn the_key_never_shows_in_errors() {
     assert!(!format!("{err:?}").contains(key));
     assert!(!format!("{:?}", c.config()).contains(key));
 }
+
+#[cfg(unix)]
+#[test]
+fn a_config_file_with_a_key_others_can_read_is_warned_about() {
+    use std::os::unix::fs::PermissionsExt;
+    let (lake, csv) = crate::agent::sales_lake();
+    let xdg = lake.path().join("xdg");
+    let file = xdg.join("lakestar").join(CONFIG_FILE);
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    // A key but no model: `ask` reads the file, then stops for want of a model.
+    std::fs::write(&file, "[llm]\napi_key = \"sk-in-a-file\"\n").unwrap();
+    let ask = || {
+        let mut cmd = crate::common::lakestar();
+        cmd.env("XDG_CONFIG_HOME", &xdg);
+        crate::common::ask_without_a_model(cmd, lake.path(), &csv)
+    };
+    let fix = format!("chmod 600 {}", file.display());
+    for (mode, warned) in [(0o644, true), (0o640, true), (0o600, false)] {
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(mode)).unwrap();
+        let err = ask();
+        assert_eq!(
+            err.matches(&fix).count(),
+            usize::from(warned),
+            "{mode:o}: {err}"
+        );
+        assert!(
+            !err.contains("sk-in-a-file"),
+            "the key is never shown: {err}"
+        );
+    }
+}

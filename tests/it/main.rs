@@ -18,6 +18,7 @@ mod describe;
 mod escape;
 mod fit;
 mod fixtures;
+mod follow;
 mod formats;
 mod honest_figures;
 mod incremental;

@@ -504,3 +504,50 @@ fn a_second_watcher_is_refused_and_sigint_stops_cleanly() {
     // The lock went with it.
     run_ok(&lake, &["index", lake.to_str().unwrap()]);
 }
+
+#[cfg(unix)]
+#[test]
+fn watch_follows_links_as_the_index_records_and_not_out_of_the_lake() {
+    let (tmp, lake, idx) = setup();
+    let outside = tmp.path().join("outside");
+    write(&outside, "old.csv", &csv("saffron", 5));
+    std::os::unix::fs::symlink(&outside, lake.join("ext")).unwrap();
+    let (lake_s, idx_s) = (lake.to_str().unwrap(), idx.to_str().unwrap());
+    run_ok(&lake, &["index", lake_s, "--index", idx_s, "--follow"]);
+    let w = Watcher::start(&lake, &idx);
+    let first = w.next_batch(DEADLINE);
+    assert_eq!(
+        (&first["kind"], n(&first, "errors")),
+        (&"reconcile".into(), 1)
+    );
+    until("the recorded walk said on stderr", DEADLINE, &w, || {
+        w.stderr().contains("as the index records: --follow")
+    });
+    // A file appearing behind the link makes no batch (its event is dropped, and a run
+    // would refuse the link); one in the lake, written after it, does.
+    write(&outside, "new.csv", &csv("vermilion", 5));
+    std::thread::sleep(Duration::from_secs(1));
+    write(&lake, "base/gamma.csv", &csv("cobalt", 5));
+    let b = w.batch_where("the new lake file", DEADLINE, |b| n(b, "added") > 0);
+    assert_eq!((n(&b, "added"), n(&b, "errors")), (1, 0), "{b}");
+    let p = catalog_paths(&idx);
+    assert!(
+        p.contains(&"base/gamma.csv".into()) && !p.iter().any(|p| p.starts_with("ext/")),
+        "{p:?}"
+    );
+    drop(w);
+
+    // Recorded `--follow-outside`: the watcher takes what appears behind the link.
+    run_ok(
+        &lake,
+        &["index", lake_s, "--index", idx_s, "--follow-outside"],
+    );
+    let w = Watcher::start(&lake, &idx);
+    assert_eq!(w.next_batch(DEADLINE)["kind"], "reconcile");
+    write(&outside, "later.csv", &csv("umber", 5));
+    until("a file behind the link indexed", DEADLINE, &w, || {
+        catalog_paths(&idx).contains(&"ext/later.csv".into())
+    });
+    let p = catalog_paths(&idx);
+    assert!(p.contains(&"ext/new.csv".into()), "{p:?}");
+}

@@ -38,8 +38,10 @@ pub const IN_MEMORY_LIMIT: u64 = 8 * 1024 * 1024;
 pub struct IndexOptions {
     /// Worker threads for hashing and analysis (0: one per core).
     pub jobs: usize,
-    /// Follow symbolic links (loop-safe).
+    /// Follow symbolic links (loop-safe) to targets inside the lake.
     pub follow_links: bool,
+    /// With `follow_links`, follow links to targets outside the lake too.
+    pub follow_outside: bool,
     /// Include hidden files and directories.
     pub hidden: bool,
     /// Delete the catalog first and index from scratch.
@@ -59,6 +61,7 @@ impl Default for IndexOptions {
         IndexOptions {
             jobs: 0,
             follow_links: false,
+            follow_outside: false,
             hidden: false,
             rebuild: false,
             batch_size: 512,
@@ -71,11 +74,15 @@ impl Default for IndexOptions {
 
 /// How a lake was walked, recorded in the catalog by every run so that later runs
 /// (`watch`, `serve --watch`, the MCP `reindex`, a plain `index`) walk it the same way
-/// rather than drop the hidden or linked files the index holds.
+/// rather than drop the hidden or linked files the index holds. Fields missing from an
+/// older record are false.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(default)]
 pub struct WalkOptions {
     /// Symbolic links were followed (`index --follow`).
     pub follow_links: bool,
+    /// Links were followed out of the lake too (`index --follow-outside`).
+    pub follow_outside: bool,
     /// Hidden files and directories were included (`index --hidden`).
     pub hidden: bool,
 }
@@ -237,6 +244,7 @@ impl Indexer {
     fn crawl_options(&self, scope: Option<Scope>) -> CrawlOptions {
         CrawlOptions {
             follow_links: self.opts.follow_links,
+            follow_outside: self.opts.follow_outside,
             hidden: self.opts.hidden,
             threads: self.jobs,
             exclude: vec![self.index_dir.clone()],

@@ -4,6 +4,7 @@
 use super::IN_MEMORY_LIMIT;
 use crate::analyze::{self, current_key, describe_as, detect, Source};
 use crate::catalog::{Catalog, Change, FileRow, FileState, Hash};
+use crate::crawl::links::{refuse_read, Containment};
 use crate::crawl::Entry;
 use std::collections::HashMap;
 use std::io::Read;
@@ -82,6 +83,8 @@ fn hash_source(src: &Source) -> std::io::Result<Hash> {
 pub(super) struct Ctx<'a> {
     pub(super) lake: &'a Path,
     pub(super) index_dir: &'a Path,
+    /// Where followed links may lead; `None` when links are not followed.
+    pub(super) links: Option<&'a Containment>,
     /// Hashes of paths that disappeared, claimable by a new path with the same content.
     pub(super) gone: Mutex<HashMap<Hash, Vec<FileRow>>>,
     /// Read budget per file; `None` in `--full` mode.
@@ -98,6 +101,20 @@ pub(super) fn process(ctx: &Ctx<'_>, cache: Option<&Catalog>, w: &Work<'_>) -> O
         cache_hit: false,
         problem: Some((e.path.clone(), msg)),
     };
+    // The crawl judged the path when it listed it; it may have become a link since (the
+    // reads of a large lake come long after its walk). Refused now, it is gone from the
+    // index as a vanished file is.
+    if let Some(why) = refuse_read(&abs, ctx.links) {
+        let change = w.old.as_ref().map(|_| Change::Delete {
+            path: e.path.clone(),
+        });
+        let kind = if change.is_some() {
+            Kind::Deleted
+        } else {
+            Kind::None
+        };
+        return fail(kind, change, why);
+    }
     let src = match Source::open(&abs, IN_MEMORY_LIMIT) {
         Ok(s) => s.with_budget(ctx.budget),
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
@@ -284,6 +301,7 @@ mod tests {
         let ctx = Ctx {
             lake: &lake,
             index_dir: &lake,
+            links: None,
             gone: Mutex::new(HashMap::new()),
             budget: None,
         };
@@ -312,6 +330,56 @@ mod tests {
         assert!(matches!(known.change, Some(Change::Delete { ref path }) if path == "gone.csv"));
     }
 
+    #[cfg(unix)]
+    #[test]
+    fn a_file_swapped_for_a_link_out_of_the_lake_is_not_read_and_its_row_goes() {
+        let d = tempfile::tempdir().unwrap();
+        let base = d.path().canonicalize().unwrap();
+        let (lake, out) = (base.join("lake"), base.join("out"));
+        std::fs::create_dir_all(&lake).unwrap();
+        std::fs::create_dir_all(&out).unwrap();
+        std::fs::write(out.join("secret.csv"), "token\nhunter2\n").unwrap();
+        std::os::unix::fs::symlink(out.join("secret.csv"), lake.join("x.csv")).unwrap();
+        let inside = Containment::new(&lake, false, &[]);
+        let entry = Entry {
+            path: "x.csv".into(),
+            size: 4,
+            mtime_ns: 1,
+        };
+        for links in [None, Some(&inside)] {
+            let ctx = Ctx {
+                lake: &lake,
+                index_dir: &lake,
+                links,
+                gone: Mutex::new(HashMap::new()),
+                budget: None,
+            };
+            let known = Work {
+                entry: &entry,
+                known: true,
+                old: Some(row("x.csv", [0; 32])),
+                reanalyze: false,
+            };
+            let o = process(&ctx, None, &known);
+            assert_eq!(o.kind, Kind::Deleted);
+            assert!(matches!(o.change, Some(Change::Delete { ref path }) if path == "x.csv"));
+            assert!(o.problem.unwrap().1.contains("secret.csv"));
+            let new = process(&ctx, None, &Work::new(&entry, false));
+            assert_eq!((new.kind, new.change.is_none()), (Kind::None, true));
+        }
+        // Allowed out, it is read like any file.
+        let anywhere = Containment::new(&lake, true, &[]);
+        let ctx = Ctx {
+            lake: &lake,
+            index_dir: &lake,
+            links: Some(&anywhere),
+            gone: Mutex::new(HashMap::new()),
+            budget: None,
+        };
+        let o = process(&ctx, None, &Work::new(&entry, false));
+        assert_eq!(o.kind, Kind::Added);
+    }
+
     #[test]
     fn same_content_under_a_new_name_claims_the_gone_row() {
         let d = tempfile::tempdir().unwrap();
@@ -322,6 +390,7 @@ mod tests {
         let ctx = Ctx {
             lake: &lake,
             index_dir: &lake,
+            links: None,
             gone: Mutex::new(HashMap::from([(hash, vec![old.clone()])])),
             budget: None,
         };

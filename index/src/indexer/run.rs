@@ -5,6 +5,7 @@
 use super::process::{process, Ctx, Kind, Outcome, Work};
 use super::{IndexReport, Indexer, Progress};
 use crate::catalog::{Catalog, Change, FileRow, Hash, Known};
+use crate::crawl::links::Containment;
 use crate::crawl::Crawl;
 use crate::error::{InternalError, Result};
 use crate::search::sync::SyncReport;
@@ -106,9 +107,17 @@ impl Indexer {
 
         tracing::debug!(elapsed = ?started.elapsed(), to_read = work.len(), "classified");
         progress.start(work.len() as u64);
+        let links = self.opts.follow_links.then(|| {
+            Containment::new(
+                &self.lake,
+                self.opts.follow_outside,
+                std::slice::from_ref(&self.index_dir),
+            )
+        });
         let ctx = Ctx {
             lake: &self.lake,
             index_dir: &self.index_dir,
+            links: links.as_ref(),
             gone: Mutex::new(gone),
             budget: (!self.opts.full).then_some(self.opts.read_budget),
         };
@@ -212,6 +221,9 @@ impl Indexer {
         }
         let walk = super::WalkOptions {
             follow_links: self.opts.follow_links,
+            // Only meaningful with links followed: a later `--follow` alone must not
+            // find an old `--follow-outside` it never saw in effect.
+            follow_outside: self.opts.follow_links && self.opts.follow_outside,
             hidden: self.opts.hidden,
         };
         self.catalog.set_meta(

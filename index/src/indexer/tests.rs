@@ -172,12 +172,40 @@ fn runs_record_how_they_walked_the_lake() {
     };
     index(&lake, &idx, &hidden, &NoProgress).unwrap();
     let want = WalkOptions {
-        follow_links: false,
         hidden: true,
+        ..Default::default()
     };
     assert_eq!(recorded_walk(&idx).unwrap(), Some(want));
-    index(&lake, &idx, &opts(), &NoProgress).unwrap();
+    let outside = IndexOptions {
+        follow_links: true,
+        follow_outside: true,
+        ..opts()
+    };
+    index(&lake, &idx, &outside, &NoProgress).unwrap();
+    let want = WalkOptions {
+        follow_links: true,
+        follow_outside: true,
+        hidden: false,
+    };
+    assert_eq!(recorded_walk(&idx).unwrap(), Some(want));
+    // Outside without following is no walk at all: not recorded as one.
+    let confused = IndexOptions {
+        follow_outside: true,
+        ..opts()
+    };
+    index(&lake, &idx, &confused, &NoProgress).unwrap();
     assert_eq!(recorded_walk(&idx).unwrap(), Some(WalkOptions::default()));
+    // A record made before `follow_outside` existed reads as inside only.
+    let old = r#"{"follow_links":true,"hidden":false}"#;
+    Catalog::open_writer(&idx, &lake.canonicalize().unwrap())
+        .unwrap()
+        .set_meta(WALK_META, old)
+        .unwrap();
+    let want = WalkOptions {
+        follow_links: true,
+        ..Default::default()
+    };
+    assert_eq!(recorded_walk(&idx).unwrap(), Some(want));
 }
 
 #[test]

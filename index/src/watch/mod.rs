@@ -14,9 +14,16 @@
 //! the index usually lives in the lake, and its own writes must not feed the watch.
 //! Reads (open, close without writing) are ignored too — the indexer's own reads make
 //! them.
+//!
+//! Symbolic links: without `follow_links` the OS watch does not go through them (a link
+//! to `/` would otherwise put a watch on every directory of the machine). With it, the
+//! OS watch follows every link — it has no rule for where they lead — so events below a
+//! link the walk may not take ([`Containment`]) are dropped here, and a scoped run
+//! would refuse the link again anyway.
 
 mod pending;
 
+use crate::crawl::links::Containment;
 use crate::error::{InternalError, Result, UserError};
 use crate::indexer::{IndexOptions, IndexReport, Indexer, NoProgress};
 use notify::event::{AccessKind, AccessMode, EventKind};
@@ -108,7 +115,8 @@ pub fn watch(
         path: lake.to_path_buf(),
         reason: e.to_string(),
     };
-    let mut watcher = notify::recommended_watcher(tx).map_err(watch_error)?;
+    let config = notify::Config::default().with_follow_symlinks(opts.index.follow_links);
+    let mut watcher = notify::RecommendedWatcher::new(tx, config).map_err(watch_error)?;
     watcher
         .watch(ix.lake(), RecursiveMode::Recursive)
         .map_err(watch_error)?;
@@ -138,9 +146,17 @@ fn follow(
     stop: &AtomicBool,
     on_batch: &mut dyn FnMut(&WatchBatch),
 ) -> Result<()> {
+    let links = opts.index.follow_links.then(|| {
+        Containment::new(
+            ix.lake(),
+            opts.index.follow_outside,
+            &[ix.index_dir().to_path_buf()],
+        )
+    });
     let filter = Filter {
         lake: ix.lake().to_path_buf(),
         index_dir: ix.index_dir().to_path_buf(),
+        links,
     };
     let mut intake = Intake::default();
     while !stop.load(Ordering::Relaxed) {
@@ -218,6 +234,8 @@ fn stable(p: &Path, debounce: Duration) -> bool {
 struct Filter {
     lake: PathBuf,
     index_dir: PathBuf,
+    /// Where followed links may lead; `None` when links are not followed.
+    links: Option<Containment>,
 }
 
 impl Filter {
@@ -257,7 +275,7 @@ impl Filter {
     }
 
     /// A path inside the lake (not the root itself), outside the index directory and
-    /// any `.lakestar` directory.
+    /// any `.lakestar` directory, and not below a link the walk may not take.
     fn counts(&self, p: &Path) -> bool {
         let Ok(rel) = p.strip_prefix(&self.lake) else {
             return false;
@@ -267,6 +285,19 @@ impl Filter {
             && !rel
                 .components()
                 .any(|c| c == Component::Normal(".lakestar".as_ref()))
+            && !self.below_refused_link(p)
+    }
+
+    /// `p`'s directory resolves where links may not lead. The path itself is not
+    /// judged: an event naming a new link goes to the scoped run, which reports it.
+    /// A directory that cannot be resolved (just removed) keeps the event: deletions
+    /// must reach the catalog.
+    fn below_refused_link(&self, p: &Path) -> bool {
+        let (Some(links), Some(dir)) = (&self.links, p.parent()) else {
+            return false;
+        };
+        dir.canonicalize()
+            .is_ok_and(|t| links.refuse_target(&t).is_some())
     }
 }
 

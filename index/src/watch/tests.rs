@@ -43,11 +43,21 @@ fn follow_for(
     batches: usize,
     send: impl FnOnce(&Sender<notify::Result<Event>>),
 ) -> Vec<WatchBatch> {
+    follow_with(ix, &opts(), batches, send)
+}
+
+/// [`follow_for`] with other options.
+fn follow_with(
+    ix: &mut Indexer,
+    opts: &WatchOptions,
+    batches: usize,
+    send: impl FnOnce(&Sender<notify::Result<Event>>),
+) -> Vec<WatchBatch> {
     let (tx, rx) = mpsc::channel();
     send(&tx);
     let stop = AtomicBool::new(false);
     let mut got = Vec::new();
-    follow(ix, &rx, &opts(), &stop, &mut |b| {
+    follow(ix, &rx, opts, &stop, &mut |b| {
         got.push(b.clone());
         if got.len() == batches {
             stop.store(true, Ordering::Relaxed);
@@ -90,6 +100,58 @@ fn events_name_the_paths_of_a_batch_and_reads_do_not() {
     assert_eq!((b.report.added, b.report.deleted), (1, 1), "{:?}", b.report);
     assert!(b.latency.is_some());
     assert_eq!(paths(ix.index_dir()), ["new/b.csv"]);
+}
+
+#[cfg(unix)]
+#[test]
+fn events_below_links_out_of_the_lake_are_dropped_unless_allowed() {
+    let d = tempfile::tempdir().unwrap();
+    let (lake, out) = (d.path().join("lake"), d.path().join("out"));
+    write(&lake, "data/x.csv", "x,y\n1,2\n");
+    write(&out, "y.csv", "x,y\n3,4\n");
+    std::os::unix::fs::symlink("data", lake.join("in")).unwrap();
+    std::os::unix::fs::symlink("../out", lake.join("out")).unwrap();
+    std::os::unix::fs::symlink("/etc", lake.join("etc")).unwrap();
+    let mut o = opts();
+    o.index.follow_links = true;
+    let mut ix = Indexer::open(&lake, &d.path().join("idx"), &o.index).unwrap();
+    let r = ix.run(&NoProgress).unwrap();
+    let refused: Vec<&str> = r.problems.iter().map(|(p, _)| p.as_str()).collect();
+    assert_eq!(refused, ["etc", "out"], "{:?}", r.problems);
+    assert_eq!(paths(ix.index_dir()), ["data/x.csv", "in/x.csv"]);
+    let root = ix.lake().to_path_buf();
+    write(&out, "new.csv", "x,y\n5,6\n");
+    write(&lake, "data/new.csv", "x,y\n7,8\n");
+    std::thread::sleep(o.debounce * 2);
+    // What the OS watch, following every link, reports: the events through `out` and
+    // `etc` never make a batch.
+    let send = |tx: &Sender<notify::Result<Event>>| {
+        for p in ["out/new.csv", "etc/passwd", "in/new.csv", "data/new.csv"] {
+            let ev = Event::new(EventKind::Create(CreateKind::File)).add_path(root.join(p));
+            tx.send(Ok(ev)).unwrap();
+        }
+    };
+    let batches = follow_with(&mut ix, &o, 1, send);
+    let mut scope = batches[0].scope.clone();
+    scope.sort();
+    assert_eq!(scope, [root.join("data/new.csv"), root.join("in/new.csv")]);
+    assert_eq!(batches[0].report.errors, 0, "{:?}", batches[0].report);
+    assert_eq!(
+        paths(ix.index_dir()),
+        ["data/new.csv", "data/x.csv", "in/new.csv", "in/x.csv"]
+    );
+    drop(ix);
+
+    // Allowed out, the same event is indexed.
+    o.index.follow_outside = true;
+    let mut ix = Indexer::open(&lake, &d.path().join("idx"), &o.index).unwrap();
+    let send = |tx: &Sender<notify::Result<Event>>| {
+        let ev = Event::new(EventKind::Create(CreateKind::File)).add_path(root.join("out/new.csv"));
+        tx.send(Ok(ev)).unwrap();
+    };
+    let batches = follow_with(&mut ix, &o, 1, send);
+    assert_eq!(batches[0].scope, [root.join("out/new.csv")]);
+    assert!(paths(ix.index_dir()).contains(&"out/new.csv".to_string()));
 }
 
 #[test]

@@ -24,6 +24,9 @@
 //! output_per_mtok = 0.60
 //! ```
 //!
+//! A file that holds a key and that other users can read is used, with a warning that
+//! says to `chmod 600` it ([`secrets`](super::secrets)).
+//!
 //! Then the environment overrides the file: `OPENAI_API_KEY`, `OPENAI_BASE_URL`,
 //! `LAKESTAR_MODEL` (the default model; `[llm.models]` still wins for its roles) and
 //! `LAKESTAR_CONTEXT_TOKENS` (the context window of every model).
@@ -180,6 +183,7 @@ impl LlmConfig {
             match std::fs::read_to_string(&file) {
                 Ok(text) => {
                     config = Self::from_toml(&text, &file)?;
+                    super::secrets::warn_if_exposed(&file, &text);
                     break;
                 }
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,

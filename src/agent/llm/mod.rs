@@ -26,6 +26,7 @@ mod client;
 mod config;
 mod error;
 mod price;
+pub mod secrets;
 pub mod tokens;
 mod window;
 mod wire;

@@ -5,13 +5,20 @@
 //! followed. `.gitignore` is *not* honoured: data files are routinely git-ignored, and a
 //! data lake is not a source tree.
 //!
+//! Links are followed only when asked, and then only to targets inside the lake unless
+//! asked otherwise ([`links`]): a link that may not be followed is reported like a path
+//! that could not be read, and neither indexed nor entered.
+//!
 //! A crawl may be *scoped* ([`Scope`]): the same walk from the root, with the same
 //! ignore files and exclusions, that enters only the directories leading to or inside
 //! the scope's paths — what `watch` uses to re-index the paths its events named.
 
+pub mod links;
+
+use links::{Containment, INDEX_DIR_NAME};
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
-use std::sync::mpsc;
+use std::sync::{mpsc, Arc, Mutex};
 use std::time::UNIX_EPOCH;
 
 /// Name of the per-directory ignore file (gitignore syntax).
@@ -20,8 +27,10 @@ pub const IGNORE_FILE: &str = ".lakestarignore";
 /// How to crawl.
 #[derive(Debug, Clone, Default)]
 pub struct CrawlOptions {
-    /// Follow symbolic links (loop-safe).
+    /// Follow symbolic links (loop-safe), to targets inside the lake.
     pub follow_links: bool,
+    /// With `follow_links`, follow links to targets outside the lake too.
+    pub follow_outside: bool,
     /// Include hidden files and directories (names starting with `.`).
     pub hidden: bool,
     /// Walker threads.
@@ -192,6 +201,13 @@ pub fn crawl(root: &Path, opts: &CrawlOptions) -> Crawl {
             scope.covers(&rel)
         }
     };
+    // Links the walk may not take, reported after it (the filter cannot send them: it
+    // only says yes or no).
+    let refused: Arc<Mutex<Vec<CrawlError>>> = Arc::default();
+    let contain = opts
+        .follow_links
+        .then(|| Containment::new(root, opts.follow_outside, &opts.exclude));
+    let (refused_in, root_in) = (Arc::clone(&refused), root.to_path_buf());
     let walker = ignore::WalkBuilder::new(root)
         .standard_filters(false)
         .hidden(!opts.hidden)
@@ -201,8 +217,29 @@ pub fn crawl(root: &Path, opts: &CrawlOptions) -> Crawl {
         .threads(opts.threads)
         .filter_entry(move |e| {
             let is_dir = e.file_type().is_some_and(|t| t.is_dir());
-            !(is_dir && (e.file_name() == ".lakestar" || exclude.iter().any(|x| x == e.path())))
-                && in_scope(e, is_dir)
+            if is_dir && (e.file_name() == INDEX_DIR_NAME || exclude.iter().any(|x| x == e.path()))
+            {
+                return false;
+            }
+            // The scope first: links outside it are not this crawl's to judge.
+            if !in_scope(e, is_dir) {
+                return false;
+            }
+            let Some(contain) = &contain else {
+                return true;
+            };
+            if e.path_is_symlink() {
+                if let Some(error) = contain.refuse_link(e.path()) {
+                    let path = relative(&root_in, e.path())
+                        .unwrap_or_else(|| e.path().to_string_lossy().into_owned());
+                    let mut refused = refused_in.lock().unwrap_or_else(|p| p.into_inner());
+                    refused.push(CrawlError { path, error });
+                    return false;
+                }
+            }
+            // The index met again below a followed link is left out as silently as
+            // the index itself.
+            !(is_dir && contain.is_excluded_dir(e.path()))
         })
         .build_parallel();
 
@@ -279,6 +316,11 @@ pub fn crawl(root: &Path, opts: &CrawlOptions) -> Crawl {
             }
         }
     }
+    // Not failed directories: what the catalog holds below a refused link (an index
+    // made before the rule) is gone from the lake as far as the index is concerned.
+    out.errors.extend(std::mem::take(
+        &mut *refused.lock().unwrap_or_else(|p| p.into_inner()),
+    ));
     out.files.sort_unstable_by(|a, b| a.path.cmp(&b.path));
     out.errors.sort_by(|a, b| a.path.cmp(&b.path));
     out
@@ -374,5 +416,48 @@ mod tests {
             "{:?}",
             follow.errors
         );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn links_out_of_the_lake_are_reported_not_walked_unless_allowed() {
+        let d = tempfile::tempdir().unwrap();
+        let base = d.path().canonicalize().unwrap();
+        let (root, out) = (base.join("lake"), base.join("out"));
+        std::fs::create_dir_all(root.join("data")).unwrap();
+        std::fs::create_dir_all(out.join("deep")).unwrap();
+        std::fs::write(root.join("data/x.csv"), "1").unwrap();
+        std::fs::write(out.join("deep/y.csv"), "1").unwrap();
+        std::os::unix::fs::symlink("data", root.join("in")).unwrap();
+        std::os::unix::fs::symlink("../out", root.join("out")).unwrap();
+        std::os::unix::fs::symlink("/etc", root.join("etc")).unwrap();
+        // A link that resolves inside through another outside it.
+        std::os::unix::fs::symlink(root.join("data"), out.join("back")).unwrap();
+        std::os::unix::fs::symlink("../out/back", root.join("round")).unwrap();
+        let walk = |follow_outside: bool| {
+            let opts = CrawlOptions {
+                follow_links: true,
+                follow_outside,
+                ..Default::default()
+            };
+            crawl(&root, &opts)
+        };
+        let c = walk(false);
+        let paths: Vec<&str> = c.files.iter().map(|e| e.path.as_str()).collect();
+        assert_eq!(paths, ["data/x.csv", "in/x.csv", "round/x.csv"]);
+        let errors: Vec<(&str, bool)> = c
+            .errors
+            .iter()
+            .map(|e| (e.path.as_str(), e.error.contains("outside the lake")))
+            .collect();
+        assert_eq!(errors, [("etc", true), ("out", true)]);
+        // Refused links are not failed directories: rows below them may go.
+        assert!(c.failed_dirs.is_empty());
+
+        let c = walk(true);
+        let paths: Vec<&str> = c.files.iter().map(|e| e.path.as_str()).collect();
+        assert!(paths.contains(&"out/deep/y.csv") && paths.contains(&"out/back/x.csv"));
+        assert!(paths.iter().any(|p| p.starts_with("etc/")), "{paths:?}");
+        assert!(c.errors.iter().all(|e| !e.error.contains("outside")));
     }
 }
