@@ -240,6 +240,17 @@ async fn the_network_is_unreachable() {
     assert!(!ex.stdout.contains("CONNECTED"), "{ex:?}");
 }
 
+/// The tests of the suite that attack the jail (run again as nobody).
+const ATTACKS: &[&str] = &[
+    "escape::secrets_of_the_host_are_not_visible",
+    "escape::unix_sockets_of_the_host_are_out_of_reach",
+    "escape::signals_reach_nothing_outside_the_jail",
+    "escape::a_setsid_grandchild_does_not_outlive_the_run",
+    "escape::a_thousand_forks_stop_at_the_process_limit",
+    "escape::writing_3_gib_across_files_stops_at_the_quota_and_nothing_stays_in_shm",
+    "escape::the_network_is_unreachable",
+];
+
 /// The suite again, as `nobody`, when the tests run as root.
 #[test]
 fn the_escape_suite_holds_for_an_unprivileged_user_too() {
@@ -270,7 +281,10 @@ fn the_escape_suite_holds_for_an_unprivileged_user_too() {
     let out = std::process::Command::new("setpriv")
         .args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"])
         .arg(&exe)
-        .args(["escape::", "--test-threads=2"])
+        // The attacks (not the CLI test below, whose binary may sit where nobody
+        // cannot enter).
+        .args(ATTACKS)
+        .arg("--test-threads=2")
         .env_clear()
         .env(INNER, "1")
         .env("PATH", "/usr/local/bin:/usr/bin:/bin")
@@ -285,7 +299,69 @@ fn the_escape_suite_holds_for_an_unprivileged_user_too() {
     );
     assert!(out.status.success(), "as nobody:\n{text}");
     assert!(
-        text.contains("test result: ok. 8 passed"),
+        text.contains("test result: ok. 9 passed"),
         "as nobody:\n{text}"
     );
+}
+
+/// `lakestar ARGS` where the kernel refuses new user namespaces (a user namespace whose
+/// `user.max_user_namespaces` is 0, as a hardened host would set it).
+fn without_user_namespaces(args: &[&str], envs: &[(&str, &str)]) -> std::process::Output {
+    let mut cmd = std::process::Command::new("unshare");
+    cmd.args(["--user", "--map-root-user", "sh", "-c"])
+        .arg("echo 0 > /proc/sys/user/max_user_namespaces && exec \"$@\"")
+        .arg("sh")
+        .arg(env!("CARGO_BIN_EXE_lakestar"))
+        .args(args);
+    for (k, v) in envs {
+        cmd.env(k, v);
+    }
+    cmd.output().expect("unshare (util-linux)")
+}
+
+#[test]
+fn a_kernel_without_user_namespaces_is_refused_and_the_opt_out_is_explicit() {
+    let tmp = tempfile::tempdir().unwrap();
+    let script = tmp.path().join("s.py");
+    std::fs::write(&script, "print('ran')\n").unwrap();
+    let csv = tmp.path().join("a.csv");
+    std::fs::write(&csv, "x\n1\n").unwrap();
+    let work = tmp.path().join("w");
+    let (s, w) = (script.to_str().unwrap(), work.to_str().unwrap());
+    let python = python().path.display().to_string();
+    let run = ["sandbox-run", s, "--workdir", w, "--python", &python];
+    let out = without_user_namespaces(&run, &[]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("cannot be isolated here: unshare("), "{err}");
+    assert!(err.contains("--unsafe-no-isolation"), "{err}");
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("ran"));
+    // `ask` refuses before its first LLM call: the model's address is a closed port,
+    // and the error is the jail's, not the connection's.
+    let out = without_user_namespaces(
+        &[
+            "ask",
+            "Rows?",
+            "--files",
+            csv.to_str().unwrap(),
+            "--python",
+            &python,
+        ],
+        &[
+            ("LAKESTAR_MODEL", "m"),
+            ("OPENAI_BASE_URL", "http://127.0.0.1:9/v1"),
+        ],
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("cannot be isolated here"), "{err}");
+    // The opt-out runs the code, unconfined, and says so.
+    let mut opted = vec!["--unsafe-no-isolation"];
+    opted.extend(run);
+    let out = without_user_namespaces(&opted, &[]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "ran\n");
+    assert!(err.contains("without the jail"), "{err}");
+    assert!(err.contains("network unavailable"), "{err}");
 }
