@@ -298,10 +298,8 @@ fn the_escape_suite_holds_for_an_unprivileged_user_too() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(out.status.success(), "as nobody:\n{text}");
-    assert!(
-        text.contains("test result: ok. 9 passed"),
-        "as nobody:\n{text}"
-    );
+    let passed = format!("test result: ok. {} passed", ATTACKS.len());
+    assert!(text.contains(&passed), "as nobody:\n{text}");
 }
 
 /// `lakestar ARGS` where the kernel refuses new user namespaces (a user namespace whose
