@@ -8,6 +8,7 @@ use axum::extract::rejection::{JsonRejection, PathRejection, QueryRejection};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
+use lakestar_index::search::glob::GlobError;
 use serde_json::json;
 
 /// An error answer.
@@ -124,6 +125,13 @@ impl From<JsonRejection> for ApiError {
             _ => ("bad_request", r.body_text()),
         };
         ApiError::new(r.status(), code, message)
+    }
+}
+
+/// A bad `glob=`: the client's to fix.
+impl From<GlobError> for ApiError {
+    fn from(e: GlobError) -> Self {
+        ApiError::bad_request(e.to_string())
     }
 }
 

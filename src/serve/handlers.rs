@@ -7,6 +7,7 @@ use axum::extract::rejection::{PathRejection, QueryRejection};
 use axum::extract::{Path, Query, State};
 use axum::Json;
 use lakestar_index::search::engine::{Hit, SearchOptions};
+use lakestar_index::search::glob::PathGlob;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
@@ -44,7 +45,7 @@ pub struct SearchParams {
     k: Option<usize>,
     /// Only this format.
     format: Option<String>,
-    /// Only paths matching this glob.
+    /// Only paths matching this glob (blank: no filter).
     glob: Option<String>,
     /// List collection members on their own.
     #[serde(default)]
@@ -71,7 +72,7 @@ pub async fn search(
     let opts = SearchOptions {
         k: p.k.unwrap_or(DEFAULT_K),
         format: p.format,
-        glob: p.glob,
+        glob: PathGlob::filter(p.glob.as_deref())?,
         expand: p.expand,
     };
     let lake = s.lake.clone();

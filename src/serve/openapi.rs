@@ -11,6 +11,7 @@ use super::runs::{DEFAULT_BUDGET, DEFAULT_ROUNDS, MAX_FILES, MAX_ROUNDS};
 use super::MAX_BODY_BYTES;
 use crate::service::{MAX_K, MAX_QUERY_BYTES};
 use axum::Json;
+use lakestar_index::search::glob::MAX_GLOB_BYTES;
 use serde_json::{json, Value};
 
 /// The handler.
@@ -146,14 +147,14 @@ pub fn spec() -> Value {
                     query("q", true, &format!("The question or keywords (at most {MAX_QUERY_BYTES} bytes)."), json!({"type": "string"})),
                     query("k", false, "Results wanted.", json!({"type": "integer", "minimum": 1, "maximum": MAX_K, "default": DEFAULT_K})),
                     query("format", false, "Only files of this format (csv, json, parquet, …).", json!({"type": "string"})),
-                    query("glob", false, "Only paths matching this glob (sales/**/*.csv).", json!({"type": "string"})),
+                    query("glob", false, "Only paths matching this glob (sales/**/*.csv): `*` and `?` match within one directory, `**` spans directories, [abc] and {a,b} choose. Blank: no filter.", json!({"type": "string", "maxLength": MAX_GLOB_BYTES})),
                     query("expand", false, "List collection members on their own instead of folding them into the best one.", json!({"type": "boolean", "default": false}))
                 ],
                 "responses": {
                     "200": ok_json("The hits, best first.", json!({"type": "object", "required": ["query", "hits"], "properties": {
                         "query": {"type": "string"},
                         "hits": {"type": "array", "items": {"$ref": "#/components/schemas/Hit"}}}})),
-                    "400": error_response("No q, an empty or too long query, k out of range."),
+                    "400": error_response(&format!("No q, an empty or too long query, k out of range, a glob longer than {MAX_GLOB_BYTES} bytes or malformed.")),
                     "401": unauthorized
                 }
             }},
