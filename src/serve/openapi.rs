@@ -52,7 +52,7 @@ pub fn spec() -> Value {
         "info": {
             "title": "lakestar",
             "version": env!("CARGO_PKG_VERSION"),
-            "description": "Search and describe the files of one indexed data lake, and ask questions answered by the DS-STAR agent. Every route but /health needs `Authorization: Bearer TOKEN` when the server was started with --token. Errors are {\"error\": {\"code\", \"message\"}}."
+            "description": format!("Search and describe the files of one indexed data lake, and ask questions answered by the DS-STAR agent. Every route but /health needs `Authorization: Bearer TOKEN` when the server was started with --token. Errors are {{\"error\": {{\"code\", \"message\"}}}}. On every route, a body declared larger than {MAX_BODY_BYTES} bytes is answered 413 (too_large) before it is read, and a body not received within the server's --body-timeout 408 (body_timeout); both close the connection. A connection whose request headers do not arrive within --header-timeout is closed without an answer.")
         },
         "components": {
             "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
@@ -62,8 +62,8 @@ pub fn spec() -> Value {
                     "properties": {"error": {"type": "object", "required": ["code", "message"], "properties": {
                         "code": {"type": "string", "enum": [
                             "bad_request", "unauthorized", "forbidden_path", "not_found", "no_route",
-                            "method_not_allowed", "too_large", "invalid_body", "unsupported_media_type", "no_files",
-                            "too_many_runs", "index_unavailable", "llm_not_configured",
+                            "method_not_allowed", "too_large", "body_timeout", "invalid_body", "unsupported_media_type", "no_files",
+                            "too_many_runs", "index_unavailable", "search_timeout", "llm_not_configured",
                             "agent_unavailable", "internal"]},
                         "message": {"type": "string", "description": "What went wrong and what to do."}
                     }}}
@@ -155,7 +155,8 @@ pub fn spec() -> Value {
                         "query": {"type": "string"},
                         "hits": {"type": "array", "items": {"$ref": "#/components/schemas/Hit"}}}})),
                     "400": error_response(&format!("No q, an empty or too long query, k out of range, a glob longer than {MAX_GLOB_BYTES} bytes or malformed.")),
-                    "401": unauthorized
+                    "401": unauthorized,
+                    "503": error_response("No usable index (index_unavailable), or the search took longer than the server's --search-timeout (search_timeout).")
                 }
             }},
             "/files/{path}": {"get": {
@@ -195,6 +196,7 @@ pub fn spec() -> Value {
                     "401": unauthorized,
                     "403": error_response("A pinned file leaves the lake."),
                     "404": error_response("A pinned file does not exist."),
+                    "408": error_response("The body did not arrive within the server's --body-timeout."),
                     "413": error_response("The body is too large."),
                     "415": error_response("The body is not sent as application/json."),
                     "422": error_response("A missing or unknown field (invalid_body), or no file found for the question (no_files)."),
