@@ -91,6 +91,9 @@ pub enum UserError {
         /// What the watcher said.
         reason: String,
     },
+    /// A search's path glob is too long or malformed.
+    #[error(transparent)]
+    BadGlob(#[from] crate::search::glob::GlobError),
     /// A file asked about cannot be read.
     #[error("cannot read {}: {source}", path.display())]
     Unreadable {

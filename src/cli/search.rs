@@ -6,6 +6,8 @@ use anyhow::{Context, Result};
 use lakestar_index::locate;
 use lakestar_index::search::engine::{SearchOptions, Searcher};
 use lakestar_index::search::eval;
+use lakestar_index::search::glob::PathGlob;
+use lakestar_index::UserError;
 use std::path::{Path, PathBuf};
 
 /// Arguments of `lakestar search`.
@@ -24,7 +26,8 @@ pub(crate) struct SearchArgs {
     /// Only files of this format (csv, json, parquet, ...).
     #[arg(long)]
     format: Option<String>,
-    /// Only paths matching this glob (`sales/**/*.csv`).
+    /// Only paths matching this glob (`sales/**/*.csv`; `*` and `?` stay within one
+    /// directory, `**` spans directories; at most 512 bytes).
     #[arg(long)]
     glob: Option<String>,
     /// List every member of a collection on its own (by default, same-schema siblings
@@ -74,13 +77,16 @@ pub(crate) fn run_search(a: SearchArgs) -> Result<()> {
     if a.k == 0 || a.k > 10_000 {
         return Err(UsageError("-k must be between 1 and 10000".into()).into());
     }
+    // Compiled before the index is opened: a bad glob is refused at once.
+    let glob = PathGlob::filter(a.glob.as_deref())
+        .map_err(|e| lakestar_index::Error::from(UserError::from(e)))?;
     let s = searcher(a.index.index.as_deref())?;
     let hits = s.search(
         &a.query,
         &SearchOptions {
             k: a.k,
             format: a.format,
-            glob: a.glob,
+            glob,
             expand: a.expand,
         },
     )?;

@@ -6,6 +6,7 @@ use super::{IndexDirArg, UsageError};
 use crate::agent::build::AgentSetup;
 use crate::agent::{Agent, AgentError};
 use crate::serve::errors::without_replay_hint;
+use crate::serve::limits::{self, HttpLimits};
 use crate::serve::{self, AppState, ServeError};
 use crate::service::{Lake, ServiceError};
 use anyhow::{Context, Result};
@@ -43,6 +44,17 @@ pub(crate) struct ServeArgs {
     /// Wall-clock limit of one generated script, in seconds.
     #[arg(long, value_name = "SECS", default_value_t = 120)]
     timeout: u64,
+    /// Seconds a client has to send a request's headers (also how long a kept-alive
+    /// connection may sit idle); then the connection is closed.
+    #[arg(long, value_name = "SECS", default_value_t = limits::DEFAULT_HEADER_TIMEOUT.as_secs(), value_parser = secs_limit())]
+    header_timeout: u64,
+    /// Seconds a client has to send a request's whole body; then 408 and the connection
+    /// is closed.
+    #[arg(long, value_name = "SECS", default_value_t = limits::DEFAULT_BODY_TIMEOUT.as_secs(), value_parser = secs_limit())]
+    body_timeout: u64,
+    /// Seconds one GET /search may take; then 503 `search_timeout`.
+    #[arg(long, value_name = "SECS", default_value_t = limits::DEFAULT_SEARCH_TIMEOUT.as_secs(), value_parser = secs_limit())]
+    search_timeout: u64,
     /// Also keep the index up to date: run `lakestar watch` on the lake in this process
     /// (it takes the index's writer lock; without it, a separate `index` or `watch` may
     /// update the index and the server follows).
@@ -108,6 +120,21 @@ impl Watcher {
     }
 }
 
+/// A time limit's flag: 1 s to a day. None can be turned off (that would bring back the
+/// client that holds a connection forever), and a bound keeps deadlines representable.
+fn secs_limit() -> clap::builder::RangedU64ValueParser {
+    clap::value_parser!(u64).range(1..=86_400)
+}
+
+/// The time limits the flags give.
+fn http_limits(a: &ServeArgs) -> HttpLimits {
+    HttpLimits {
+        header_timeout: Duration::from_secs(a.header_timeout),
+        body_timeout: Duration::from_secs(a.body_timeout),
+        search_timeout: Duration::from_secs(a.search_timeout),
+    }
+}
+
 fn user(e: ServeError) -> anyhow::Error {
     UsageError(e.to_string()).into()
 }
@@ -121,6 +148,7 @@ pub(crate) fn run(a: ServeArgs) -> Result<()> {
     if a.max_runs == 0 {
         return Err(UsageError("--max-runs must be at least 1".into()).into());
     }
+    let limits = http_limits(&a);
     let cwd = std::env::current_dir()?;
     let dir = locate::find_index(a.index.index.as_deref(), &cwd)?;
     // Absolute, so that what /status and run summaries show means something to a client.
@@ -176,7 +204,8 @@ pub(crate) fn run(a: ServeArgs) -> Result<()> {
         let listener = serve::bind(a.addr).await.map_err(user)?;
         let local = listener.local_addr()?;
         let (tx, rx) = tokio::sync::watch::channel(false);
-        let state = AppState::new(lake, token.as_deref(), setup, a.max_runs, rx);
+        let state =
+            AppState::new(lake, token.as_deref(), setup, a.max_runs, rx).with_limits(limits);
         // Tests and scripts bind port 0 and read the port from this line.
         eprintln!(
             "listening on http://{local} (index {}{})",

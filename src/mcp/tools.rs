@@ -6,6 +6,7 @@ use crate::agent::context::DESCRIPTION_BYTES;
 use crate::service::MAX_K;
 use lakestar_index::search::embedder::default_for;
 use lakestar_index::search::engine::SearchOptions;
+use lakestar_index::search::glob::PathGlob;
 use lakestar_index::{Format, IndexOptions};
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::service::RequestContext;
@@ -38,8 +39,10 @@ pub struct SearchFilesParams {
     /// sqlite, yaml, xml, html, markdown, text, fixed-width, npy, scientific, archive, pdf.
     #[serde(default)]
     pub format: Option<String>,
-    /// Only paths matching this glob, relative to the lake root (e.g. "sales/**/*.csv").
+    /// Only paths matching this glob, relative to the lake root (e.g. "sales/**/*.csv"):
+    /// `*` and `?` match within one directory, `**` spans directories. At most 512 bytes.
     #[serde(default)]
+    #[schemars(length(max = 512))]
     pub glob: Option<String>,
     /// List every member of a collection (same-schema files such as daily exports) on
     /// its own; by default they fold into the best-matching member, which names the others.
@@ -142,7 +145,7 @@ matched. Scores compare within one query only. Use `format` or `glob` to narrow.
         let opts = SearchOptions {
             k,
             format,
-            glob: p.glob.filter(|g| !g.trim().is_empty()),
+            glob: PathGlob::filter(p.glob.as_deref()).map_err(tool_error)?,
             expand: p.expand.unwrap_or(false),
         };
         let lake = self.lake.clone();
@@ -315,6 +318,17 @@ mod tests {
         assert_eq!(format_filter("fixed-width").unwrap(), "fixed-width");
         let e = format_filter("spreadsheet-ish").unwrap_err();
         assert!(e.contains("csv") && e.contains("parquet"), "{e}");
+    }
+
+    #[test]
+    fn the_glob_bound_the_schema_states_is_the_one_enforced() {
+        let schema = serde_json::to_value(schemars::schema_for!(SearchFilesParams)).unwrap();
+        let max = &schema["properties"]["glob"]["maxLength"];
+        assert_eq!(
+            max.as_u64(),
+            Some(lakestar_index::search::glob::MAX_GLOB_BYTES as u64),
+            "{schema}"
+        );
     }
 
     #[test]

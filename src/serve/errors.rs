@@ -8,7 +8,9 @@ use axum::extract::rejection::{JsonRejection, PathRejection, QueryRejection};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
+use lakestar_index::search::glob::GlobError;
 use serde_json::json;
+use std::time::Duration;
 
 /// An error answer.
 #[derive(Debug, Clone)]
@@ -39,6 +41,39 @@ impl ApiError {
     /// 404 `not_found`.
     pub fn not_found(message: impl Into<String>) -> Self {
         Self::new(StatusCode::NOT_FOUND, "not_found", message)
+    }
+
+    /// 413 `too_large`: a body over [`MAX_BODY_BYTES`].
+    pub fn too_large() -> Self {
+        Self::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "too_large",
+            format!("the request body is larger than {MAX_BODY_BYTES} bytes, the most this server accepts"),
+        )
+    }
+
+    /// 408 `body_timeout`: the body did not arrive within `limit`.
+    pub fn body_timeout(limit: Duration) -> Self {
+        Self::new(
+            StatusCode::REQUEST_TIMEOUT,
+            "body_timeout",
+            format!(
+                "the request body did not arrive within {} s (the server's --body-timeout); send it at once, with a Content-Length it matches",
+                limit.as_secs_f64()
+            ),
+        )
+    }
+
+    /// 503 `search_timeout`: the search took longer than `limit`.
+    pub fn search_timeout(limit: Duration) -> Self {
+        Self::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "search_timeout",
+            format!(
+                "the search took longer than {} s (the server's --search-timeout); try again, or narrow it with format, glob or a smaller k",
+                limit.as_secs_f64()
+            ),
+        )
     }
 
     /// 500 `internal`: the cause goes to the server's log, not to the client (it may
@@ -111,10 +146,7 @@ pub fn without_replay_hint(message: &str) -> &str {
 impl From<JsonRejection> for ApiError {
     fn from(r: JsonRejection) -> Self {
         let (code, message) = match r.status() {
-            StatusCode::PAYLOAD_TOO_LARGE => (
-                "too_large",
-                format!("the request body is larger than {MAX_BODY_BYTES} bytes, the most this server accepts"),
-            ),
+            StatusCode::PAYLOAD_TOO_LARGE => return ApiError::too_large(),
             StatusCode::UNSUPPORTED_MEDIA_TYPE => (
                 "unsupported_media_type",
                 "send the body as JSON with `Content-Type: application/json`".to_string(),
@@ -124,6 +156,13 @@ impl From<JsonRejection> for ApiError {
             _ => ("bad_request", r.body_text()),
         };
         ApiError::new(r.status(), code, message)
+    }
+}
+
+/// A bad `glob=`: the client's to fix.
+impl From<GlobError> for ApiError {
+    fn from(e: GlobError) -> Self {
+        ApiError::bad_request(e.to_string())
     }
 }
 

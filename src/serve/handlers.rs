@@ -7,8 +7,10 @@ use axum::extract::rejection::{PathRejection, QueryRejection};
 use axum::extract::{Path, Query, State};
 use axum::Json;
 use lakestar_index::search::engine::{Hit, SearchOptions};
+use lakestar_index::search::glob::PathGlob;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
+use std::time::Duration;
 
 /// Results of a search when `k` is not given.
 pub const DEFAULT_K: usize = 10;
@@ -22,6 +24,19 @@ async fn blocking<T: Send + 'static>(
     f: impl FnOnce() -> Result<T, ServiceError> + Send + 'static,
 ) -> Result<T, ApiError> {
     Ok(tokio::task::spawn_blocking(f).await??)
+}
+
+/// [`blocking`], answering 503 `search_timeout` when `f` takes longer than `limit`. The
+/// client gets that answer at once, but a blocking thread cannot be stopped: `f`
+/// finishes in the background and its result is dropped.
+async fn blocking_within<T: Send + 'static>(
+    limit: Duration,
+    f: impl FnOnce() -> Result<T, ServiceError> + Send + 'static,
+) -> Result<T, ApiError> {
+    match tokio::time::timeout(limit, tokio::task::spawn_blocking(f)).await {
+        Ok(joined) => Ok(joined??),
+        Err(_) => Err(ApiError::search_timeout(limit)),
+    }
 }
 
 /// `GET /health`: the process answers (no token needed, no index read).
@@ -44,7 +59,7 @@ pub struct SearchParams {
     k: Option<usize>,
     /// Only this format.
     format: Option<String>,
-    /// Only paths matching this glob.
+    /// Only paths matching this glob (blank: no filter).
     glob: Option<String>,
     /// List collection members on their own.
     #[serde(default)]
@@ -71,12 +86,12 @@ pub async fn search(
     let opts = SearchOptions {
         k: p.k.unwrap_or(DEFAULT_K),
         format: p.format,
-        glob: p.glob,
+        glob: PathGlob::filter(p.glob.as_deref())?,
         expand: p.expand,
     };
     let lake = s.lake.clone();
     let q = query.clone();
-    let hits = blocking(move || lake.search(&q, &opts)).await?;
+    let hits = blocking_within(s.limits.search_timeout, move || lake.search(&q, &opts)).await?;
     Ok(Json(SearchAnswer { query, hits }))
 }
 
@@ -110,4 +125,40 @@ pub async fn file(
     Ok(Json(
         blocking(move || lake.describe(&path, max_bytes, p.llm)).await?,
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Instant;
+
+    #[tokio::test]
+    async fn a_search_over_its_time_is_answered_at_once_and_one_within_it_is_not() {
+        let start = Instant::now();
+        let late = blocking_within(Duration::from_millis(100), || {
+            std::thread::sleep(Duration::from_secs(3));
+            Ok(())
+        })
+        .await
+        .unwrap_err();
+        assert!(
+            start.elapsed() < Duration::from_secs(2),
+            "{:?}",
+            start.elapsed()
+        );
+        assert_eq!((late.status.as_u16(), late.code), (503, "search_timeout"));
+        assert!(
+            late.message.contains("--search-timeout"),
+            "{}",
+            late.message
+        );
+        let on_time = blocking_within(Duration::from_secs(10), || Ok(7)).await;
+        assert_eq!(on_time.unwrap(), 7);
+        let refused = blocking_within(Duration::from_secs(10), || -> Result<(), _> {
+            Err(ServiceError::BadRequest("no".into()))
+        })
+        .await
+        .unwrap_err();
+        assert_eq!(refused.status.as_u16(), 400);
+    }
 }

@@ -5,6 +5,7 @@
 //! - [`handlers`]: `/health`, `/status`, `/search`, `/files/{path}`.
 //! - [`runs`]: `POST /ask`, `/runs/{id}`, `/runs/{id}/events`, and the registry of runs.
 //! - [`openapi`]: the OpenAPI document of [`ROUTES`].
+//! - [`limits`]: the header, body and search time limits, and the body size limit.
 //!
 //! Every call into the index is blocking (SQLite, tantivy, the embedder) and goes through
 //! `spawn_blocking`; the [`Lake`] shares one searcher that reopens itself when an index
@@ -12,6 +13,7 @@
 
 pub mod errors;
 pub mod handlers;
+pub mod limits;
 pub mod openapi;
 pub mod runs;
 
@@ -24,6 +26,10 @@ use axum::response::Response;
 use axum::routing::{get, post};
 use axum::Router;
 use errors::ApiError;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::server::graceful::GracefulShutdown;
+use hyper_util::service::TowerToHyperService;
+pub use limits::HttpLimits;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use tokio::sync::watch;
@@ -58,6 +64,8 @@ pub struct AppState {
     pub agent: Arc<AgentSetup>,
     /// Turns true when the server shuts down: event streams end, runs are stopped.
     pub shutdown: watch::Receiver<bool>,
+    /// What a client may take of the server's time.
+    pub limits: HttpLimits,
 }
 
 impl AppState {
@@ -76,7 +84,13 @@ impl AppState {
             runs: Arc::new(runs::Runs::new(runs_dir, max_runs)),
             agent: Arc::new(agent),
             shutdown,
+            limits: HttpLimits::default(),
         }
+    }
+
+    /// The same state with these time limits instead of the defaults.
+    pub fn with_limits(self, limits: HttpLimits) -> Self {
+        AppState { limits, ..self }
     }
 }
 
@@ -107,7 +121,13 @@ pub fn router(state: AppState) -> Router {
                 "this route does not take that method; GET /openapi.json lists the API",
             )
         })
+        // Kept behind `bounded_body` as a second guard: an extractor never reads more.
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+        // Outermost: a body is refused or read (within its time) before anything else.
+        .layer(middleware::from_fn_with_state(
+            state.clone(),
+            limits::bounded_body,
+        ))
         .with_state(state)
 }
 
@@ -184,6 +204,11 @@ pub async fn bind(addr: SocketAddr) -> Result<tokio::net::TcpListener, ServeErro
 
 /// Serve `state` on `listener` until `stop` resolves; then stop the runs in progress
 /// (their scripts are killed; their traces stay) and wait for the open requests.
+///
+/// The accept loop is written here rather than taken from `axum::serve`, which sets no
+/// timer on hyper and so no header timeout: a client sending half a header held its
+/// connection forever. Each connection is HTTP/1.1 (all axum's default features speak)
+/// with the header timeout of `state.limits`.
 pub async fn serve(
     listener: tokio::net::TcpListener,
     state: AppState,
@@ -191,16 +216,57 @@ pub async fn serve(
     stop: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
     let runs = state.runs.clone();
+    let mut http = hyper::server::conn::http1::Builder::new();
+    http.timer(TokioTimer::new())
+        .header_read_timeout(state.limits.header_timeout);
     let app = router(state);
-    axum::serve(listener, app)
-        .with_graceful_shutdown(async move {
-            stop.await;
-            // Event streams watch this and end, so open connections do not hold the
-            // shutdown; runs are stopped so that none outlives the server.
-            let _ = shutdown.send(true);
-            runs.stop_all();
-        })
-        .await
+    let graceful = GracefulShutdown::new();
+    let mut stop = std::pin::pin!(stop);
+    loop {
+        let stream = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _)) => stream,
+                Err(e) => {
+                    accept_failed(e).await;
+                    continue;
+                }
+            },
+            () = &mut stop => break,
+        };
+        let conn =
+            http.serve_connection(TokioIo::new(stream), TowerToHyperService::new(app.clone()));
+        let conn = graceful.watch(conn);
+        tokio::spawn(async move {
+            // A header timeout, a client hanging up, a malformed request: that
+            // connection's end, nothing to do for the server.
+            if let Err(e) = conn.await {
+                tracing::debug!("connection closed: {e}");
+            }
+        });
+    }
+    drop(listener);
+    // Event streams watch this and end, so open connections do not hold the shutdown;
+    // runs are stopped so that none outlives the server.
+    let _ = shutdown.send(true);
+    runs.stop_all();
+    // Idle connections close at once, busy ones after their response.
+    graceful.shutdown().await;
+    Ok(())
+}
+
+/// After a failed `accept`: a connection that failed before it was taken is nothing to
+/// the server; anything else (out of file descriptors) is waited out, as `axum::serve`
+/// does, rather than retried in a busy loop.
+async fn accept_failed(e: std::io::Error) {
+    use std::io::ErrorKind::{ConnectionAborted, ConnectionRefused, ConnectionReset};
+    if matches!(
+        e.kind(),
+        ConnectionAborted | ConnectionRefused | ConnectionReset
+    ) {
+        return;
+    }
+    tracing::error!("accepting a connection failed: {e}; retrying in 1 s");
+    tokio::time::sleep(std::time::Duration::from_secs(1)).await;
 }
 
 #[cfg(test)]

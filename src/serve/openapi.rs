@@ -11,6 +11,7 @@ use super::runs::{DEFAULT_BUDGET, DEFAULT_ROUNDS, MAX_FILES, MAX_ROUNDS};
 use super::MAX_BODY_BYTES;
 use crate::service::{MAX_K, MAX_QUERY_BYTES};
 use axum::Json;
+use lakestar_index::search::glob::MAX_GLOB_BYTES;
 use serde_json::{json, Value};
 
 /// The handler.
@@ -51,7 +52,7 @@ pub fn spec() -> Value {
         "info": {
             "title": "lakestar",
             "version": env!("CARGO_PKG_VERSION"),
-            "description": "Search and describe the files of one indexed data lake, and ask questions answered by the DS-STAR agent. Every route but /health needs `Authorization: Bearer TOKEN` when the server was started with --token. Errors are {\"error\": {\"code\", \"message\"}}."
+            "description": format!("Search and describe the files of one indexed data lake, and ask questions answered by the DS-STAR agent. Every route but /health needs `Authorization: Bearer TOKEN` when the server was started with --token. Errors are {{\"error\": {{\"code\", \"message\"}}}}. On every route, a body declared larger than {MAX_BODY_BYTES} bytes is answered 413 (too_large) before it is read, and a body not received within the server's --body-timeout 408 (body_timeout); both close the connection. A connection whose request headers do not arrive within --header-timeout is closed without an answer.")
         },
         "components": {
             "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
@@ -61,8 +62,8 @@ pub fn spec() -> Value {
                     "properties": {"error": {"type": "object", "required": ["code", "message"], "properties": {
                         "code": {"type": "string", "enum": [
                             "bad_request", "unauthorized", "forbidden_path", "not_found", "no_route",
-                            "method_not_allowed", "too_large", "invalid_body", "unsupported_media_type", "no_files",
-                            "too_many_runs", "index_unavailable", "llm_not_configured",
+                            "method_not_allowed", "too_large", "body_timeout", "invalid_body", "unsupported_media_type", "no_files",
+                            "too_many_runs", "index_unavailable", "search_timeout", "llm_not_configured",
                             "agent_unavailable", "internal"]},
                         "message": {"type": "string", "description": "What went wrong and what to do."}
                     }}}
@@ -146,15 +147,16 @@ pub fn spec() -> Value {
                     query("q", true, &format!("The question or keywords (at most {MAX_QUERY_BYTES} bytes)."), json!({"type": "string"})),
                     query("k", false, "Results wanted.", json!({"type": "integer", "minimum": 1, "maximum": MAX_K, "default": DEFAULT_K})),
                     query("format", false, "Only files of this format (csv, json, parquet, …).", json!({"type": "string"})),
-                    query("glob", false, "Only paths matching this glob (sales/**/*.csv).", json!({"type": "string"})),
+                    query("glob", false, "Only paths matching this glob (sales/**/*.csv): `*` and `?` match within one directory, `**` spans directories, [abc] and {a,b} choose. Blank: no filter.", json!({"type": "string", "maxLength": MAX_GLOB_BYTES})),
                     query("expand", false, "List collection members on their own instead of folding them into the best one.", json!({"type": "boolean", "default": false}))
                 ],
                 "responses": {
                     "200": ok_json("The hits, best first.", json!({"type": "object", "required": ["query", "hits"], "properties": {
                         "query": {"type": "string"},
                         "hits": {"type": "array", "items": {"$ref": "#/components/schemas/Hit"}}}})),
-                    "400": error_response("No q, an empty or too long query, k out of range."),
-                    "401": unauthorized
+                    "400": error_response(&format!("No q, an empty or too long query, k out of range, a glob longer than {MAX_GLOB_BYTES} bytes or malformed.")),
+                    "401": unauthorized,
+                    "503": error_response("No usable index (index_unavailable), or the search took longer than the server's --search-timeout (search_timeout).")
                 }
             }},
             "/files/{path}": {"get": {
@@ -194,6 +196,7 @@ pub fn spec() -> Value {
                     "401": unauthorized,
                     "403": error_response("A pinned file leaves the lake."),
                     "404": error_response("A pinned file does not exist."),
+                    "408": error_response("The body did not arrive within the server's --body-timeout."),
                     "413": error_response("The body is too large."),
                     "415": error_response("The body is not sent as application/json."),
                     "422": error_response("A missing or unknown field (invalid_body), or no file found for the question (no_files)."),

@@ -6,6 +6,7 @@ mod common;
 mod bad_input;
 mod collections;
 mod companion;
+mod containment;
 
 mod agent;
 mod agent_loop;

@@ -129,7 +129,7 @@ impl Session {
     }
 
     /// A successful call's structured content (checked against its text content).
-    fn ok(&mut self, name: &str, args: Value) -> Value {
+    pub(crate) fn ok(&mut self, name: &str, args: Value) -> Value {
         let r = self.call(name, args.clone());
         assert_eq!(r["isError"], false, "{name} {args}: {r}");
         let structured = r["structuredContent"].clone();
@@ -154,7 +154,7 @@ impl Session {
     }
 }
 
-fn hit_paths(search: &Value) -> Vec<String> {
+pub(crate) fn hit_paths(search: &Value) -> Vec<String> {
     search["hits"]
         .as_array()
         .unwrap()

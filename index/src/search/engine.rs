@@ -3,6 +3,7 @@
 //! retrievers lack: the time span a question names against each file's time coverage.
 
 use super::ann::VectorIndex;
+use super::glob::PathGlob;
 use super::names::NameMatcher;
 use super::sync::{EMBEDDER_META, TEXT_DIR};
 use super::text::TextIndex;
@@ -97,8 +98,9 @@ pub struct SearchOptions {
     pub k: usize,
     /// Only this format (`csv`, `parquet`, ...).
     pub format: Option<String>,
-    /// Only paths matching this glob.
-    pub glob: Option<String>,
+    /// Only paths matching this glob, compiled once (by whoever builds the options, so
+    /// that a bad one is refused before any search work) and matched in linear time.
+    pub glob: Option<PathGlob>,
     /// List every member of a collection on its own; by default the members of a
     /// collection (same-schema siblings) fold into the best one, which names the others
     /// that matched.
@@ -298,10 +300,7 @@ impl Searcher {
                 .format
                 .as_deref()
                 .is_some_and(|f| f != row.format.as_str())
-                || opts
-                    .glob
-                    .as_deref()
-                    .is_some_and(|g| !super::eval::glob_match(g, &path))
+                || opts.glob.as_ref().is_some_and(|g| !g.is_match(&path))
             {
                 continue;
             }

@@ -1,6 +1,7 @@
 //! Retrieval evaluation: capped recall@K and MRR over a task file of
 //! `{"query": …, "relevant": [paths or globs]}` lines.
 
+use super::glob::PathGlob;
 use serde::{Deserialize, Serialize};
 
 /// One evaluation task.
@@ -8,8 +9,9 @@ use serde::{Deserialize, Serialize};
 pub struct Task {
     /// The question.
     pub query: String,
-    /// Relevant files: relative paths or glob patterns (`*`, `?`, `**`).
-    pub relevant: Vec<String>,
+    /// Relevant files: relative paths or glob patterns (`*`, `?`, `**`), compiled as
+    /// the task file is read (a bad one is an error naming its line).
+    pub relevant: Vec<PathGlob>,
 }
 
 /// Read a JSONL task file; blank lines are skipped, a bad line is an error naming it.
@@ -26,26 +28,6 @@ pub fn read_tasks(text: &str) -> Result<Vec<Task>, String> {
             })
         })
         .collect()
-}
-
-/// `pattern` matches `path`: `**` spans directories, `*` and `?` do not cross `/`.
-pub fn glob_match(pattern: &str, path: &str) -> bool {
-    fn go(p: &[u8], s: &[u8]) -> bool {
-        match (p.first(), s.first()) {
-            (None, None) => true,
-            (Some(b'*'), _) if p.get(1) == Some(&b'*') => {
-                let rest = p[2..].strip_prefix(b"/").unwrap_or(&p[2..]);
-                (0..=s.len()).any(|i| go(rest, &s[i..]))
-            }
-            (Some(b'*'), _) => (0..=s.len())
-                .take_while(|&i| i == 0 || s[i - 1] != b'/')
-                .any(|i| go(&p[1..], &s[i..])),
-            (Some(b'?'), Some(c)) if *c != b'/' => go(&p[1..], &s[1..]),
-            (Some(a), Some(b)) if a == b => go(&p[1..], &s[1..]),
-            _ => false,
-        }
-    }
-    go(pattern.as_bytes(), path.as_bytes())
 }
 
 /// The outcome of one task.
@@ -86,7 +68,7 @@ pub fn evaluate(
     let mut results = Vec::new();
     for t in tasks {
         let ranked = search(&t.query, kmax);
-        let is_rel = |p: &str| t.relevant.iter().any(|r| glob_match(r, p));
+        let is_rel = |p: &str| t.relevant.iter().any(|r| r.is_match(p));
         let first_hit = ranked.iter().position(|p| is_rel(p)).map(|i| i + 1);
         if let Some(r) = first_hit {
             mrr += 1.0 / r as f64;
@@ -99,8 +81,8 @@ pub fn evaluate(
         let missed = t
             .relevant
             .iter()
-            .filter(|r| !ranked.iter().any(|p| glob_match(r, p)))
-            .cloned()
+            .filter(|r| !ranked.iter().any(|p| r.is_match(p)))
+            .map(|r| r.as_str().to_string())
             .collect();
         results.push(TaskResult {
             query: t.query.clone(),
@@ -123,16 +105,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn globs() {
-        assert!(glob_match("a/*.csv", "a/x.csv"));
-        assert!(!glob_match("a/*.csv", "a/b/x.csv"));
-        assert!(glob_match("a/**/x.csv", "a/b/c/x.csv"));
-        assert!(glob_match("**/x.csv", "x.csv"));
-        assert!(glob_match("x?.csv", "x1.csv"));
-        assert!(!glob_match("x.csv", "y.csv"));
-    }
-
-    #[test]
     fn capped_recall_and_mrr() {
         let tasks = read_tasks(
             "{\"query\":\"a\",\"relevant\":[\"a.csv\"]}\n\n{\"query\":\"b\",\"relevant\":[\"b1.csv\",\"b2.csv\",\"b3.csv\"]}\n",
@@ -147,5 +119,11 @@ mod tests {
         assert!((r.mrr - 0.75).abs() < 1e-9);
         assert_eq!(r.results[1].missed, ["b1.csv", "b3.csv"]);
         assert!(read_tasks("{bad").unwrap_err().starts_with("line 1"));
+        let e = read_tasks("{\"query\":\"a\",\"relevant\":[\"a.csv\"]}\n{\"query\":\"b\",\"relevant\":[\"b/[x.csv\"]}")
+            .unwrap_err();
+        assert!(
+            e.starts_with("line 2") && e.contains("not a valid glob"),
+            "{e}"
+        );
     }
 }

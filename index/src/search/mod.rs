@@ -5,13 +5,15 @@
 //! [`text`] is the full-text index over file paths, column names, values and rendered
 //! descriptions, kept in `.lakestar/text/`; [`doc`] says what of a description it reads;
 //! [`ann`] finds the nearest description embeddings (an HNSW graph on disk, or exact
-//! search for small indexes); [`eval`] measures retrieval against a task file.
+//! search for small indexes); [`eval`] measures retrieval against a task file; [`glob`]
+//! compiles the path globs that filter a search and name an evaluation's relevant files.
 
 pub mod ann;
 pub mod doc;
 pub mod embedder;
 pub mod engine;
 pub mod eval;
+pub mod glob;
 mod names;
 pub mod sync;
 pub mod text;

@@ -3,6 +3,7 @@
 
 mod api;
 mod ask;
+mod limits;
 
 use crate::common::lakestar;
 use serde_json::Value;
