@@ -5,9 +5,11 @@
 //! [`text`] is the full-text index over file paths, column names, values and rendered
 //! descriptions, kept in `.lakestar/text/`; [`doc`] says what of a description it reads;
 //! [`ann`] finds the nearest description embeddings (an HNSW graph on disk, or exact
-//! search for small indexes); [`eval`] measures retrieval against a task file.
+//! search for small indexes); [`eval`] measures retrieval against a task file; `dates`
+//! reads the days a question asks about.
 
 pub mod ann;
+mod dates;
 pub mod doc;
 pub mod embedder;
 pub mod engine;
