@@ -382,3 +382,108 @@ fn collections_fold_into_their_best_member_unless_expanded() {
         "{text}"
     );
 }
+
+/// Search with members of collections listed one by one, as paths.
+fn expanded(lake: &Path, q: &str, k: usize) -> Vec<String> {
+    let k = k.to_string();
+    paths(&json_lines(&run_ok(
+        lake,
+        &["search", q, "-k", &k, "--json", "--expand"],
+    )))
+}
+
+/// Dates to the day: among daily files of one schema, those whose days a question asks
+/// for rank above those that only share its year or month, each asked range on its own;
+/// and the same holds for files whose contents cover the days.
+#[test]
+fn asked_days_rank_the_files_covering_them_first() {
+    let tmp = tempfile::tempdir().unwrap();
+    let lake = tmp.path().join("lake");
+    let daily = lake.join("readings");
+    fs::create_dir_all(&daily).unwrap();
+    let mut days: Vec<String> = (1..=10).map(|d| format!("2012-05-{d:02}")).collect();
+    days.extend((5..=15).map(|d| format!("2016-08-{d:02}")));
+    days.extend(["2012-08-10", "2016-05-04"].map(String::from));
+    for (i, day) in days.iter().enumerate() {
+        fs::write(
+            daily.join(format!("readings_{day}.csv")),
+            format!("station,temperature_c\nnorth,{i}.5\nsouth,{i}.25\n"),
+        )
+        .unwrap();
+    }
+    // Weekly logs dated only by their contents.
+    let logs = lake.join("logs");
+    fs::create_dir_all(&logs).unwrap();
+    for (name, first) in [("log_a", 1), ("log_b", 8), ("log_c", 15), ("log_d", 22)] {
+        let mut csv = String::from("date,event,count\n");
+        for d in first..first + 7 {
+            csv.push_str(&format!("2012-05-{d:02},restart,{d}\n"));
+        }
+        fs::write(logs.join(format!("{name}.csv")), csv).unwrap();
+    }
+    index_json(&lake, &[]);
+
+    let top = |q: &str, n: usize| {
+        let mut got = expanded(&lake, q, n);
+        got.sort();
+        got
+    };
+    let files = |days: &[&str]| -> Vec<String> {
+        let mut v: Vec<String> = days
+            .iter()
+            .map(|d| format!("readings/readings_{d}.csv"))
+            .collect();
+        v.sort();
+        v
+    };
+    let may = files(&["2012-05-03", "2012-05-04", "2012-05-05", "2012-05-06"]);
+    for q in [
+        "readings from May 3rd-6th 2012",
+        "readings from the 3rd–6th of May 2012",
+        "temperature readings 3–6 May 2012",
+    ] {
+        assert_eq!(top(q, 4), may, "{q}");
+    }
+    let aug = files(&["2016-08-09", "2016-08-10", "2016-08-11"]);
+    assert_eq!(top("readings for Aug 9–11, 2016", 3), aug);
+
+    // Two ranges: both ranges' files above the rest, not the years between them.
+    let both = top(
+        "readings from the 3rd–6th of May 2012 versus the 9th–11th of August 2016",
+        7,
+    );
+    let mut want = [may.clone(), aug].concat();
+    want.sort();
+    assert_eq!(both, want);
+
+    // The reason names the asked days.
+    let hits = json_lines(&run_ok(
+        &lake,
+        &[
+            "search",
+            "readings on May 4th, 2012",
+            "-k",
+            "1",
+            "--json",
+            "--expand",
+        ],
+    ));
+    assert_eq!(hits[0]["path"], "readings/readings_2012-05-04.csv");
+    let reasons = hits[0]["reasons"].to_string();
+    assert!(
+        reasons.contains("covers 2012-05-04 … 2012-05-04 (asked 2012-05-04 … 2012-05-04)"),
+        "{reasons}"
+    );
+
+    // Coverage read from the contents: the week holding the asked days comes first
+    // among the logs.
+    let logs_ranked: Vec<String> = expanded(&lake, "restart events on May 10th-12th 2012", 30)
+        .into_iter()
+        .filter(|p| p.starts_with("logs/"))
+        .collect();
+    assert_eq!(
+        logs_ranked.first().map(String::as_str),
+        Some("logs/log_b.csv"),
+        "{logs_ranked:?}"
+    );
+}

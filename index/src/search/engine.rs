@@ -24,7 +24,9 @@ const RRF_K: f64 = 60.0;
 const W_TEXT: f64 = 1.0;
 /// Weight of the vector ranking in the fusion.
 const W_VECTOR: f64 = 0.2;
-/// Bonus, in fused-score units, for a file whose time coverage overlaps the question's.
+/// Bonus, in fused-score units, for a file whose time coverage overlaps one of the
+/// intervals the question asks (to the day). A file sharing only the year gets none: the
+/// year token of the text index's time field is its (weaker) evidence.
 const W_TIME: f64 = 0.5 / (RRF_K + 1.0);
 /// Bonus per unit of inverse document frequency of a column (or key) the question names.
 const W_COLUMN: f64 = 0.5 / (RRF_K + 1.0);
@@ -352,19 +354,33 @@ impl Searcher {
                     .sum()
             })
             .collect();
-        let asked = time::from_text(query);
+        let asked = asked_days(query);
         for (c, bonus) in candidates.iter_mut().zip(bonuses) {
             if !c.named.is_empty() {
                 c.score += bonus * w.column;
                 let names: Vec<&str> = c.named.iter().map(|(n, _)| n.as_str()).collect();
                 c.reasons.push(format!("names {}", names.join(", ")));
             }
-            if let (Some(q), Some(t)) = (&asked, &c.row.time) {
-                if t.start <= q.end && q.start <= t.end {
+            if let Some(t) = &c.row.time {
+                // Compared to the day: a timestamp's time of day (`2012-05-06T23:00`)
+                // must not put it after the day it falls on.
+                let day = |s: &str| s.get(..10).unwrap_or(s).to_owned();
+                let (start, end) = (day(&t.start), day(&t.end));
+                // Each asked interval on its own: a file between two asked days, or
+                // sharing only their year, is not what was asked (the year token of the
+                // time field already credits the shared year, less strongly).
+                let overlapped: Vec<String> = asked
+                    .iter()
+                    .filter(|(a, b)| start <= *b && *a <= end)
+                    .map(|(a, b)| format!("{a} … {b}"))
+                    .collect();
+                if !overlapped.is_empty() {
                     c.score += w.time;
                     c.reasons.push(format!(
-                        "covers {} … {} (asked {} … {})",
-                        t.start, t.end, q.start, q.end
+                        "covers {} … {} (asked {})",
+                        t.start,
+                        t.end,
+                        overlapped.join(", ")
                     ));
                 }
             }
@@ -439,6 +455,22 @@ impl Searcher {
         }
         Ok(hits)
     }
+}
+
+/// The day intervals a question asks about (`YYYY-MM-DD` pairs), each kept apart (see
+/// [`dates`](super::dates)); a question they find none in is read like a file name, for
+/// the shapes only names use.
+fn asked_days(query: &str) -> Vec<(String, String)> {
+    let asked = super::dates::asked(query);
+    if asked.is_empty() {
+        return time::from_text(query)
+            .map(|t| vec![(t.start, t.end)])
+            .unwrap_or_default();
+    }
+    asked
+        .into_iter()
+        .map(|a| (a.start.iso(), a.end.iso()))
+        .collect()
 }
 
 /// A fused result with what ranking and output need of it.

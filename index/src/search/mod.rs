@@ -6,9 +6,11 @@
 //! descriptions, kept in `.lakestar/text/`; [`doc`] says what of a description it reads;
 //! [`ann`] finds the nearest description embeddings (an HNSW graph on disk, or exact
 //! search for small indexes); [`eval`] measures retrieval against a task file; [`glob`]
-//! compiles the path globs that filter a search and name an evaluation's relevant files.
+//! compiles the path globs that filter a search and name an evaluation's relevant files;
+//! `dates` reads the days a question asks about.
 
 pub mod ann;
+mod dates;
 pub mod doc;
 pub mod embedder;
 pub mod engine;
