@@ -1,10 +1,13 @@
 //! Collections: files that share a format and a schema and whose paths differ only in
 //! variable parts (ids, dates, sequence numbers), e.g.
-//! `sensors/station-{n}/readings-{date}_to_{date}.csv`. A prompt can then show hundreds
-//! of siblings as one schema plus a table of what varies.
+//! `sensors/station-{n}/readings-{date}_to_{date}.csv`, or, within one folder, in a name
+//! (`by_state/{word}.csv`, see [`siblings`]). A prompt can then show hundreds of siblings
+//! as one schema plus a table of what varies.
 
 use crate::analyze::{Content, Description};
 use serde::{Deserialize, Serialize};
+
+pub mod siblings;
 
 /// Fewest members that make a collection.
 pub const MIN_MEMBERS: usize = 3;
@@ -163,12 +166,16 @@ pub struct Collection {
     pub parts: Vec<PartRange>,
     /// The first members' paths.
     pub sample_members: Vec<String>,
+    /// A word collection's varying names, sorted (at most [`siblings::NAMES_KEPT`]; the
+    /// member count says how many there are): what a question naming members matches.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub names: Vec<String>,
 }
 
 /// How one placeholder of a collection's template varies.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PartRange {
-    /// `{n}`, `{date}`, `{year}` or `{hash}`.
+    /// `{n}`, `{date}`, `{year}`, `{hash}` or `{word}`.
     pub name: String,
     /// Smallest value (numeric order for digits).
     pub min: String,
@@ -201,8 +208,61 @@ fn numeric_key(s: &str) -> (usize, &str) {
 /// Files by (template, format, schema), each with its template.
 type Groups<'a> = std::collections::BTreeMap<(String, String, String), Vec<(&'a Entry, Template)>>;
 
+/// The collection of `members` (at least one) under `template`, with its totals.
+fn assemble(
+    template: String,
+    format: String,
+    schema: &str,
+    members: &[&Entry],
+    parts: Vec<PartRange>,
+    names: Vec<String>,
+) -> (Collection, Vec<String>) {
+    let time_start = members
+        .iter()
+        .filter_map(|e| e.time.as_ref().map(|t| t.0.clone()))
+        .min();
+    let time_end = members
+        .iter()
+        .filter_map(|e| e.time.as_ref().map(|t| t.1.clone()))
+        .max();
+    let paths: Vec<String> = members.iter().map(|e| e.path.clone()).collect();
+    let id = blake3::hash(format!("{template}\u{1f}{format}\u{1f}{schema}").as_bytes()).to_hex()
+        [..16]
+        .to_string();
+    (
+        Collection {
+            id,
+            template,
+            format,
+            members: members.len() as u64,
+            bytes: members.iter().map(|e| e.size).sum(),
+            time_start,
+            time_end,
+            representative: paths[0].clone(),
+            parts,
+            sample_members: paths.iter().take(5).cloned().collect(),
+            names,
+        },
+        paths,
+    )
+}
+
+/// The entries that no collection of `made` holds.
+fn entries_outside<'a>(entries: &'a [Entry], made: &[(Collection, Vec<String>)]) -> Vec<&'a Entry> {
+    let held: std::collections::HashSet<&str> = made
+        .iter()
+        .flat_map(|(_, paths)| paths.iter().map(String::as_str))
+        .collect();
+    entries
+        .iter()
+        .filter(|e| !held.contains(e.path.as_str()))
+        .collect()
+}
+
 /// Group files into collections; returns the collections and, per collection, its
-/// members' paths.
+/// members' paths. Paths that differ in numbers are grouped first; the files left over
+/// are grouped by name within their folder ([`siblings::group`]), so that adding word
+/// grouping leaves every numeric collection as it was.
 pub fn group(entries: &[Entry]) -> Vec<(Collection, Vec<String>)> {
     let mut groups: Groups<'_> = Default::default();
     for e in entries {
@@ -255,34 +315,10 @@ pub fn group(entries: &[Entry]) -> Vec<(Collection, Vec<String>)> {
                 }
             })
             .collect();
-        let time_start = members
-            .iter()
-            .filter_map(|(e, _)| e.time.as_ref().map(|t| t.0.clone()))
-            .min();
-        let time_end = members
-            .iter()
-            .filter_map(|(e, _)| e.time.as_ref().map(|t| t.1.clone()))
-            .max();
-        let paths: Vec<String> = members.iter().map(|(e, _)| e.path.clone()).collect();
-        let id = blake3::hash(format!("{text}\u{1f}{format}\u{1f}{schema}").as_bytes()).to_hex()
-            [..16]
-            .to_string();
-        out.push((
-            Collection {
-                id,
-                template: text,
-                format,
-                members: members.len() as u64,
-                bytes: members.iter().map(|(e, _)| e.size).sum(),
-                time_start,
-                time_end,
-                representative: paths[0].clone(),
-                parts,
-                sample_members: paths.iter().take(5).cloned().collect(),
-            },
-            paths,
-        ));
+        let members: Vec<&Entry> = members.iter().map(|(e, _)| *e).collect();
+        out.push(assemble(text, format, &schema, &members, parts, Vec::new()));
     }
+    out.extend(siblings::group(&entries_outside(entries, &out)));
     out
 }
 
@@ -302,6 +338,16 @@ pub fn render(c: &Collection, schema: Option<&str>) -> String {
     }
     s.push('\n');
     for p in &c.parts {
+        if p.name == siblings::WORD && !c.names.is_empty() {
+            // Names are not a range: list them, as many as a line can carry.
+            let shown = c.names.len().min(siblings::NAMES_SHOWN);
+            let _ = write!(s, "  {}: {}", p.name, c.names[..shown].join(", "));
+            if (shown as u64) < p.distinct {
+                let _ = write!(s, ", … ({} distinct)", p.distinct);
+            }
+            s.push('\n');
+            continue;
+        }
         let _ = writeln!(
             s,
             "  {}: {} … {} ({} distinct)",
@@ -338,7 +384,9 @@ mod tests {
         assert_eq!(template("manual.md").parts.len(), 0);
     }
 
-    fn entry(path: &str, schema: &str) -> Entry {
+    /// A csv file of `schema`, its time coverage from its path (shared with
+    /// [`super::siblings`]' tests).
+    pub(super) fn entry(path: &str, schema: &str) -> Entry {
         Entry {
             path: path.into(),
             format: "csv".into(),
@@ -385,5 +433,19 @@ mod tests {
             ),
             "{text}"
         );
+    }
+
+    #[test]
+    fn numbered_files_keep_their_collection_and_named_ones_get_theirs() {
+        let mut es: Vec<Entry> = (1..=3)
+            .map(|i| entry(&format!("d/part_{i}.csv"), "s1"))
+            .collect();
+        es.extend(["Ohio", "Utah", "Texas"].map(|s| entry(&format!("d/{s}.csv"), "s1")));
+        let g = group(&es);
+        let templates: Vec<&str> = g.iter().map(|(c, _)| c.template.as_str()).collect();
+        assert_eq!(templates, ["d/part_{n}.csv", "d/{word}.csv"]);
+        assert!(g[0].0.names.is_empty());
+        assert_eq!(g[1].0.names, ["Ohio", "Texas", "Utah"]);
+        assert_eq!(g[1].1, ["d/Ohio.csv", "d/Texas.csv", "d/Utah.csv"]);
     }
 }

@@ -25,7 +25,7 @@ pub(crate) fn run(a: CollectionsArgs) -> Result<()> {
     let all = cat.collections()?;
     let Some(wanted) = a.collection else {
         if all.is_empty() && !a.json {
-            println!("no collections: no group of at least {} same-schema files whose paths differ only in numbers", lakestar_index::collect::MIN_MEMBERS);
+            println!("no collections: no group of at least {} same-schema files whose paths differ only in numbers, or whose names in one folder differ in a word", lakestar_index::collect::MIN_MEMBERS);
         }
         for c in &all {
             if a.json {

@@ -129,6 +129,7 @@ pub(super) fn init_or_check(conn: &mut Connection, dir: &Path, lake: &Path) -> R
         conn.execute_batch(VECTOR_SCHEMA)?;
         conn.execute_batch(super::llm_descriptions::SCHEMA)?;
         super::companions::create_in_existing(conn)?;
+        super::collections::rederive_if_older(conn)?;
         return Ok(());
     }
     let tx = conn.transaction()?;
@@ -145,6 +146,8 @@ pub(super) fn init_or_check(conn: &mut Connection, dir: &Path, lake: &Path) -> R
         ],
     )?;
     tx.commit()?;
+    // Records the current grouping rule (there is nothing yet to regroup).
+    super::collections::rederive_if_older(conn)?;
     Ok(())
 }
 

@@ -12,7 +12,7 @@ use crate::catalog::{Catalog, FileRow, Hash};
 use crate::embed::Embedder;
 use crate::error::{InternalError, Result};
 use rayon::prelude::*;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 /// Name of the full-text index directory inside the index directory.
@@ -41,9 +41,16 @@ fn search_err(e: impl std::fmt::Display) -> crate::Error {
     InternalError::Search(e.to_string()).into()
 }
 
-/// The text-index document of a catalog row and its description.
-fn document(row: &FileRow, desc: Option<&Description>, semantic: Option<&str>) -> TextDoc {
-    let (columns, values, text) = match (desc, semantic) {
+/// The text-index document of a catalog row and its description, with the line its
+/// collection adds (`siblings`: the members' names; not embedded, since it says
+/// nothing of this file's content).
+fn document(
+    row: &FileRow,
+    desc: Option<&Description>,
+    semantic: Option<&str>,
+    siblings: Option<&str>,
+) -> TextDoc {
+    let (columns, values, mut text) = match (desc, semantic) {
         (Some(d), Some(t)) => (doc::names(d), doc::values(d), t.to_string()),
         _ => (
             Vec::new(),
@@ -55,6 +62,10 @@ fn document(row: &FileRow, desc: Option<&Description>, semantic: Option<&str>) -
             ),
         ),
     };
+    if let Some(s) = siblings {
+        text.push('\n');
+        text.push_str(s);
+    }
     TextDoc {
         path: row.path.clone(),
         format: row.format.as_str().to_string(),
@@ -146,6 +157,8 @@ pub fn sync_with(
         Some(t) => t,
         None => text.insert(TextIndex::open(&text_dir).map_err(search_err)?),
     };
+    // Collection id → the line its members' documents carry.
+    let mut sibling_text: HashMap<String, Option<String>> = HashMap::new();
     for chunk in dirty.chunks(CHUNK) {
         let mut upserts = Vec::new();
         let mut removed = Vec::new();
@@ -164,7 +177,25 @@ pub fn sync_with(
                     to_embed.push((k, t.clone()));
                 }
             }
-            upserts.push(document(&row, desc.as_ref(), semantic.as_deref()));
+            let siblings = match cat.collection_of(p)? {
+                Some(id) => match sibling_text.get(&id) {
+                    Some(t) => t.clone(),
+                    None => {
+                        let t = cat
+                            .collection(&id)?
+                            .and_then(|c| crate::collect::siblings::search_text(&c));
+                        sibling_text.insert(id, t.clone());
+                        t
+                    }
+                },
+                None => None,
+            };
+            upserts.push(document(
+                &row,
+                desc.as_ref(),
+                semantic.as_deref(),
+                siblings.as_deref(),
+            ));
         }
         report.embedded += embed_and_store(cat, embedder, &id, to_embed)?;
         text.update(&upserts, &removed).map_err(search_err)?;
