@@ -177,7 +177,7 @@ pub fn retrieve_with(
     )?;
     let mut files = Vec::new();
     let mut used = 0;
-    for hit in hits {
+    'hits: for hit in hits {
         let mut file = from_catalog(&catalog, &hit.path, &lake.join(&hit.path))?;
         if let Some(c) = &hit.collection {
             file.description.push_str(&format!(
@@ -187,16 +187,27 @@ pub fn retrieve_with(
                 lake.display()
             ));
         }
-        if let FileCount::Budget(tokens) = count {
-            // The estimate, not the server's tokenizer: retrieval runs before any LLM
-            // call and must give the same files with or without a server.
-            let cost = tokens::estimate(&file.description);
-            if !files.is_empty() && used + cost > tokens {
-                break;
-            }
-            used += cost;
+        // Its companions (documentation, lookup tables) right after it, within the
+        // same budget.
+        let mut group = vec![file];
+        for m in &hit.companions {
+            let mut f = from_catalog(&catalog, &m.path, &lake.join(&m.path))?;
+            f.description
+                .push_str(&format!("  Goes with {} ({}).\n", hit.path, m.why));
+            group.push(f);
         }
-        files.push(file);
+        for file in group {
+            if let FileCount::Budget(tokens) = count {
+                // The estimate, not the server's tokenizer: retrieval runs before any
+                // LLM call and must give the same files with or without a server.
+                let cost = tokens::estimate(&file.description);
+                if !files.is_empty() && used + cost > tokens {
+                    break 'hits;
+                }
+                used += cost;
+            }
+            files.push(file);
+        }
     }
     if files.is_empty() {
         return Err(AgentError::NoFiles(format!(

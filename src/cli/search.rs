@@ -121,6 +121,9 @@ pub(crate) fn run_search(a: SearchArgs) -> Result<()> {
             }
             println!();
         }
+        for m in &h.companions {
+            println!("    with: {} ({})", m.path, m.why);
+        }
     }
     Ok(())
 }
@@ -148,7 +151,13 @@ pub(crate) fn run_eval(a: EvalArgs) -> Result<()> {
                 ..Default::default()
             },
         ) {
-            Ok(hits) => hits.into_iter().map(|h| h.path).collect(),
+            // A hit's companions are returned with it, right after it.
+            Ok(hits) => hits
+                .into_iter()
+                .flat_map(|h| {
+                    std::iter::once(h.path).chain(h.companions.into_iter().map(|m| m.path))
+                })
+                .collect(),
             Err(e) => {
                 failure.get_or_insert(e);
                 Vec::new()

@@ -80,7 +80,10 @@ pub fn spec() -> Value {
                             "id": {"type": "string"}, "template": {"type": "string"},
                             "members": {"type": "integer"},
                             "matching": {"type": "array", "items": {"type": "string"}},
-                            "matched": {"type": "integer"}}}
+                            "matched": {"type": "integer"}}},
+                        "companions": {"type": "array", "description": "Files to open with it: its documentation, lookup tables of its codes (not repeated when returned above).",
+                            "items": {"type": "object", "required": ["path", "why"], "properties": {
+                                "path": {"type": "string"}, "why": {"type": "string"}}}}
                     }
                 },
                 "Status": {

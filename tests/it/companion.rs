@@ -205,3 +205,162 @@ fn documentation_beside_headerless_files_names_their_columns() {
     assert!(notes(&sv).is_empty(), "{:?}", notes(&sv));
     assert!(notes(&describe(&lake, "birds/readme.txt")).is_empty());
 }
+
+/// Twelve states: code and full name.
+const STATES: [(&str, &str); 12] = [
+    ("AL", "Alabama"),
+    ("AK", "Alaska"),
+    ("AZ", "Arizona"),
+    ("CA", "California"),
+    ("CO", "Colorado"),
+    ("FL", "Florida"),
+    ("GA", "Georgia"),
+    ("NY", "New York"),
+    ("OH", "Ohio"),
+    ("PA", "Pennsylvania"),
+    ("TX", "Texas"),
+    ("WA", "Washington"),
+];
+
+/// A lake where `labor/unemployment.csv` names states by two-letter code and
+/// `labor/state_codes.csv` maps the codes to full names, beside unrelated files (one of
+/// them a small table with a unique column of its own).
+fn lookup_lake() -> (tempfile::TempDir, std::path::PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let lake = tmp.path().join("lake");
+    let mut codes = String::from("abbrev,state_name\n");
+    let mut rates = String::from("year,state,unemployment_rate\n");
+    for (c, n) in STATES {
+        codes.push_str(&format!("{c},{n}\n"));
+    }
+    for y in 2001..=2020 {
+        for (i, (c, _)) in STATES.iter().enumerate() {
+            rates.push_str(&format!(
+                "{y},{c},{}.{}\n",
+                3 + (i + y as usize) % 6,
+                i % 10
+            ));
+        }
+    }
+    write(&lake, "labor/state_codes.csv", &codes);
+    write(&lake, "labor/unemployment.csv", &rates);
+    write(
+        &lake,
+        "labor/occupations.csv",
+        "occupation,median_wage\nnurse,77600\nwelder,47010\nbaker,31880\n",
+    );
+    write(
+        &lake,
+        "geo/volcanoes.csv",
+        "volcano,country,elevation_m\nEtna,Italy,3357\nFuji,Japan,3776\nRainier,USA,4392\n",
+    );
+    write(&lake, "notes.md", "# Notes\n\nLabor market figures.\n");
+    (tmp, lake)
+}
+
+#[test]
+fn a_lookup_table_is_returned_with_the_data_whose_codes_it_names() {
+    let (_tmp, lake) = lookup_lake();
+    index_json(&lake, &[]);
+    let q = "unemployment rate in California, Texas and New York";
+    let hits = json_lines(&run_ok(&lake, &["search", q, "--json"]));
+    assert_eq!(hits[0]["path"], "labor/unemployment.csv", "{hits:?}");
+    assert_eq!(
+        hits[0]["companions"],
+        serde_json::json!([{"path": "labor/state_codes.csv", "why": "lookup: state → state_name"}])
+    );
+    // Returned once: not again as a hit of its own; the others have no companions.
+    let all = paths(&hits);
+    assert!(
+        !all.contains(&"labor/state_codes.csv".to_string()),
+        "{all:?}"
+    );
+    for h in &hits[1..] {
+        assert!(h.get("companions").is_none(), "{h}");
+    }
+    let text = run_ok(&lake, &["search", q]);
+    assert!(
+        text.contains("labor/unemployment.csv  (")
+            && text.contains("    with: labor/state_codes.csv (lookup: state → state_name)\n"),
+        "{text}"
+    );
+
+    // The lookup as the best hit: named as a hit, not repeated as a companion below.
+    let hits = json_lines(&run_ok(
+        &lake,
+        &["search", "state_codes abbrev state_name", "--json"],
+    ));
+    assert_eq!(hits[0]["path"], "labor/state_codes.csv", "{hits:?}");
+    let data = hits
+        .iter()
+        .find(|h| h["path"] == "labor/unemployment.csv")
+        .expect("the data file matches too");
+    assert!(data.get("companions").is_none(), "{data}");
+
+    // Over HTTP, the same hits.
+    let server = crate::serve::Server::start(&lake.join(".lakestar"), &[]);
+    let http = crate::serve::Http::new(&server);
+    let (st, found) = http.get("/search?q=unemployment%20rate%20in%20California&k=3");
+    assert_eq!(st, 200, "{found}");
+    assert_eq!(
+        found["hits"][0]["companions"][0]["path"], "labor/state_codes.csv",
+        "{found}"
+    );
+    drop(http);
+    server.stop();
+
+    // An index made before lookups: the next run, with nothing changed, links them.
+    let db = rusqlite::Connection::open(lake.join(".lakestar/catalog.sqlite")).unwrap();
+    db.execute_batch("DROP TABLE lookups; DELETE FROM meta WHERE key = 'lookups_version';")
+        .unwrap();
+    drop(db);
+    let hits = json_lines(&run_ok(&lake, &["search", q, "--json"]));
+    assert!(hits[0].get("companions").is_none(), "{}", hits[0]);
+    index_json(&lake, &[]);
+    let hits = json_lines(&run_ok(&lake, &["search", q, "--json"]));
+    assert_eq!(
+        hits[0]["companions"][0]["path"], "labor/state_codes.csv",
+        "{}",
+        hits[0]
+    );
+
+    // The lookup gone (or no longer holding the codes), the link goes with it.
+    write(
+        &lake,
+        "labor/state_codes.csv",
+        "abbrev,state_name\nON,Ontario\nQC,Quebec\nBC,British Columbia\n",
+    );
+    index_json(&lake, &[]);
+    let hits = json_lines(&run_ok(&lake, &["search", q, "--json"]));
+    assert_eq!(hits[0]["path"], "labor/unemployment.csv", "{hits:?}");
+    assert!(hits[0].get("companions").is_none(), "{}", hits[0]);
+    std::fs::remove_file(lake.join("labor/state_codes.csv")).unwrap();
+    index_json(&lake, &[]);
+    let hits = json_lines(&run_ok(&lake, &["search", q, "--json"]));
+    assert!(hits[0].get("companions").is_none(), "{}", hits[0]);
+}
+
+/// A data file's documentation is its companion in search, and the documentation is not
+/// listed again on its own.
+#[test]
+fn documentation_is_returned_with_the_data_it_documents() {
+    let tmp = tempfile::tempdir().unwrap();
+    let lake = tmp.path().join("lake");
+    write(&lake, "birds/survey.csv", SURVEY_CSV);
+    write(&lake, "birds/survey_variabledescrip.csv", SURVEY_DOC);
+    write(&lake, "notes.md", "# Notes\n\nNothing about birds.\n");
+    index_json(&lake, &[]);
+    let hits = json_lines(&run_ok(&lake, &["search", "nest_count wingspan", "--json"]));
+    assert_eq!(hits[0]["path"], "birds/survey.csv", "{hits:?}");
+    assert_eq!(
+        hits[0]["companions"],
+        serde_json::json!([{"path": "birds/survey_variabledescrip.csv", "why": "documents it"}])
+    );
+    assert_eq!(
+        paths(&hits)
+            .iter()
+            .filter(|p| p.contains("variabledescrip"))
+            .count(),
+        0
+    );
+}

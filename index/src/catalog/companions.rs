@@ -5,7 +5,7 @@
 
 use super::{Catalog, FileRow, FILE_COLUMNS};
 use crate::analyze::Description;
-use crate::companion::{self, Link};
+use crate::companion::{self, lookup::LookupLink, Companion, Link};
 use crate::error::{InternalError, Result};
 use rusqlite::{params, OptionalExtension};
 use std::collections::{BTreeMap, HashSet};
@@ -21,11 +21,22 @@ CREATE TABLE IF NOT EXISTS companions (
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS companions_doc ON companions(doc);
 CREATE INDEX IF NOT EXISTS companions_folder ON companions(folder);
+CREATE TABLE IF NOT EXISTS lookups (
+    data    TEXT NOT NULL,
+    lookup  TEXT NOT NULL,
+    folder  TEXT NOT NULL,
+    link    TEXT NOT NULL,
+    PRIMARY KEY (data, lookup)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS lookups_folder ON lookups(folder);
 ";
 
-/// Create the table in a catalog made before it: every file is then marked stale for
-/// search, so that the next run links every folder (and rewrites the search documents
-/// once), rather than only those where something changes.
+/// Create the tables in a catalog made before them. Before `companions`, every file is
+/// then marked stale for search, so that the next run links every folder (and rewrites
+/// the search documents once), rather than only those where something changes. The
+/// `lookups` table changes no search document: a catalog without it records no lookup
+/// rule either, and the next run links every folder's lookups
+/// ([`crate::companion::relink`]).
 pub(super) fn create_in_existing(conn: &rusqlite::Connection) -> Result<()> {
     let had: bool = conn.query_row(
         "SELECT EXISTS(SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'companions')",
@@ -36,6 +47,8 @@ pub(super) fn create_in_existing(conn: &rusqlite::Connection) -> Result<()> {
         conn.execute_batch(&format!(
             "BEGIN; {SCHEMA} INSERT OR IGNORE INTO search_dirty(path) SELECT path FROM files; COMMIT;"
         ))?;
+    } else {
+        conn.execute_batch(SCHEMA)?;
     }
     Ok(())
 }
@@ -46,7 +59,8 @@ pub fn folder_of(path: &str) -> &str {
 }
 
 fn missing_table(e: &rusqlite::Error) -> bool {
-    matches!(e, rusqlite::Error::SqliteFailure(_, Some(msg)) if msg.contains("no such table: companions"))
+    matches!(e, rusqlite::Error::SqliteFailure(_, Some(msg))
+        if msg.contains("no such table: companions") || msg.contains("no such table: lookups"))
 }
 
 fn columns_from(json: &str) -> Result<Vec<companion::DocColumn>> {
@@ -111,20 +125,97 @@ impl Catalog {
             .transpose()
     }
 
-    /// The data files the documentation file `path` documents, by path.
-    pub fn documented_by(&self, path: &str) -> Result<Vec<String>> {
-        let found = self
-            .conn
-            .prepare_cached("SELECT data FROM companions WHERE doc = ?1 ORDER BY data")
-            .and_then(|mut s| {
-                s.query_map([path], |r| r.get::<_, String>(0))?
-                    .collect::<rusqlite::Result<Vec<_>>>()
-            });
+    /// The first column (text) of the rows `sql` selects for `path`; none when its
+    /// table is missing (an index made before it, read without a writer).
+    fn texts_for(&self, sql: &str, path: &str) -> Result<Vec<String>> {
+        let found = self.conn.prepare_cached(sql).and_then(|mut s| {
+            s.query_map([path], |r| r.get::<_, String>(0))?
+                .collect::<rusqlite::Result<Vec<_>>>()
+        });
         match found {
             Ok(f) => Ok(f),
             Err(e) if missing_table(&e) => Ok(Vec::new()),
             Err(e) => Err(e.into()),
         }
+    }
+
+    /// The data files the documentation file `path` documents, by path.
+    pub fn documented_by(&self, path: &str) -> Result<Vec<String>> {
+        self.texts_for(
+            "SELECT data FROM companions WHERE doc = ?1 ORDER BY data",
+            path,
+        )
+    }
+
+    /// Every folder holding a file (`""` for the root), in order.
+    pub fn folders(&self) -> Result<Vec<String>> {
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT path FROM files ORDER BY path")?;
+        let mut out = std::collections::BTreeSet::new();
+        for p in stmt.query_map([], |r| r.get::<_, String>(0))? {
+            out.insert(folder_of(&p?).to_string());
+        }
+        Ok(out.into_iter().collect())
+    }
+
+    /// The lookup links of the data file `path`, by lookup path.
+    pub fn lookups_of(&self, path: &str) -> Result<Vec<LookupLink>> {
+        self.texts_for(
+            "SELECT link FROM lookups WHERE data = ?1 ORDER BY lookup",
+            path,
+        )?
+        .iter()
+        .map(|j| {
+            serde_json::from_str(j).map_err(|e| InternalError::CorruptBlob(e.to_string()).into())
+        })
+        .collect()
+    }
+
+    /// The files a person opens with `path`: its documentation, the data files it
+    /// documents, its lookup tables — in that order.
+    pub fn companions(&self, path: &str) -> Result<Vec<Companion>> {
+        let mut out = Vec::new();
+        if let Some(l) = self.companion_of(path)? {
+            out.push(Companion {
+                path: l.doc,
+                why: "documents it".into(),
+            });
+        }
+        out.extend(self.documented_by(path)?.into_iter().map(|data| Companion {
+            path: data,
+            why: "documented by it".into(),
+        }));
+        out.extend(self.lookups_of(path)?.into_iter().map(|l| Companion {
+            why: l.why(),
+            path: l.lookup,
+        }));
+        Ok(out)
+    }
+
+    /// Replace the lookup links of the files of `folder` with `links`, in one
+    /// transaction. Search reads them at search time: nothing else is marked.
+    pub fn replace_lookups(&mut self, folder: &str, links: &[LookupLink]) -> Result<()> {
+        let tx = self.conn.transaction()?;
+        {
+            let had: bool = tx
+                .prepare_cached("SELECT EXISTS(SELECT 1 FROM lookups WHERE folder = ?1)")?
+                .query_row([folder], |r| r.get(0))?;
+            // The common case, a folder without lookups, writes nothing.
+            if had {
+                tx.execute("DELETE FROM lookups WHERE folder = ?1", [folder])?;
+            }
+            let mut insert = tx.prepare_cached(
+                "INSERT OR REPLACE INTO lookups(data, lookup, folder, link) VALUES (?1, ?2, ?3, ?4)",
+            )?;
+            for l in links {
+                let json = serde_json::to_string(l)
+                    .map_err(|e| InternalError::CorruptBlob(e.to_string()))?;
+                insert.execute(params![l.data, l.lookup, folder, json])?;
+            }
+        }
+        tx.commit()?;
+        Ok(())
     }
 
     /// A file's description as the lake shows it: the cached description of its content

@@ -12,8 +12,14 @@
 //!
 //! - [`parse`] reads a documentation file into its list of columns;
 //! - [`matcher`] pairs documentation files with the data files of one folder;
+//! - [`lookup`] links small lookup tables to the data files whose column values their key
+//!   holds;
 //! - [`relink`] is the indexer's step.
+//!
+//! Search returns a hit's companions with it ([`Companion`], read by
+//! [`crate::catalog::Catalog::companions`]).
 
+pub mod lookup;
 pub mod matcher;
 pub mod parse;
 mod relink;
@@ -54,6 +60,16 @@ pub struct Link {
     pub doc: String,
     /// The documented columns, in the data file's order.
     pub columns: Vec<DocColumn>,
+}
+
+/// A file a person opens together with a search hit: what documents it, a lookup table
+/// of its codes, the data a documentation hit documents.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Companion {
+    /// Lake-relative path.
+    pub path: String,
+    /// Why it goes with the hit: `documents it`, `documented by it`, `lookup: state → name`.
+    pub why: String,
 }
 
 /// The headerless table of a description whose columns documentation can name: its

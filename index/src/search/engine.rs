@@ -9,10 +9,11 @@ use super::sync::{EMBEDDER_META, TEXT_DIR};
 use super::text::TextIndex;
 use crate::analyze::time;
 use crate::catalog::Catalog;
+use crate::companion::Companion;
 use crate::embed::Embedder;
 use crate::error::{InternalError, Result, UserError};
 use serde::Serialize;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
 
@@ -125,7 +126,15 @@ pub struct Hit {
     /// The collection the file belongs to, if any.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub collection: Option<HitCollection>,
+    /// Files a person opens with it: its documentation, the data a documentation file
+    /// documents, lookup tables of its codes (at most [`COMPANIONS_NAMED`]). A file
+    /// returned above (as a hit or a companion) is not repeated.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub companions: Vec<Companion>,
 }
+
+/// Companions a hit names at most.
+pub const COMPANIONS_NAMED: usize = 5;
 
 /// A hit's collection: which one, and (folded) its other members that matched.
 #[derive(Debug, Clone, Serialize)]
@@ -394,15 +403,22 @@ impl Searcher {
     }
 
     /// The top `k` of the ranked candidates as hits, with their collections: folded
-    /// (one hit per collection, naming the other members that matched) unless `expand`.
+    /// (one hit per collection, naming the other members that matched) unless `expand`
+    /// — and with their companions. Every file is returned once: a companion of a hit
+    /// is not a hit of its own below it (the next candidate takes its place), and a hit
+    /// above is not named again as a companion.
     fn finish(&self, ranked: Vec<Candidate>, k: usize, expand: bool) -> Result<Vec<Hit>> {
         let mut hits: Vec<Hit> = Vec::with_capacity(k);
+        let mut returned: HashSet<String> = HashSet::new();
         // Collection id → index of its hit.
         let mut shown: HashMap<String, usize> = HashMap::new();
         let mut details: HashMap<String, Option<crate::collect::Collection>> = HashMap::new();
         for c in ranked {
             if hits.len() == k && (expand || shown.is_empty()) {
                 break;
+            }
+            if returned.contains(&c.path) {
+                continue;
             }
             let id = self.catalog().collection_of(&c.path)?;
             if let Some(id) = &id {
@@ -438,6 +454,11 @@ impl Searcher {
                 }
                 None => None,
             };
+            returned.insert(c.path.clone());
+            let mut companions = self.catalog().companions(&c.path)?;
+            companions.retain(|m| !returned.contains(&m.path));
+            companions.truncate(COMPANIONS_NAMED);
+            returned.extend(companions.iter().map(|m| m.path.clone()));
             // Summaries only for what is returned.
             hits.push(Hit {
                 summary: c
@@ -451,6 +472,7 @@ impl Searcher {
                 score: c.score,
                 reasons: c.reasons,
                 collection,
+                companions,
             });
         }
         Ok(hits)

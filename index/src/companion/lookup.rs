@@ -1,0 +1,366 @@
+//! Lookup tables: a small table beside a data file whose key column holds the values of
+//! one of the data file's columns (`states.csv`, `code,name`, beside a file whose `state`
+//! column holds `CA`, `TX`…). A person opens both: the data file's codes mean what the
+//! lookup says, and a question naming `California` needs the lookup to find `CA`.
+//!
+//! The lookup's key values are read whole from the file (it is small); the data file's
+//! values are only those its description keeps — the most frequent values (`top`) and
+//! the first distinct examples — so a link says that a *sample* of the column's values
+//! is covered by the key, not that every value is.
+
+use serde::{Deserialize, Serialize};
+use std::collections::HashSet;
+
+/// The catalog meta key recording the rule its lookup links were made by, and the
+/// rule: a catalog recording another (or none) has every folder's links made again.
+pub const LOOKUP_RULE_META: &str = "lookups_version";
+/// Bump when [`match_lookups`] or what it is given changes.
+pub const LOOKUP_RULE: &str = "1";
+
+/// Tables with more data rows than this are not lookups.
+pub const LOOKUP_MAX_ROWS: u64 = 1000;
+/// Files larger than this are not read as lookups.
+pub const LOOKUP_MAX_BYTES: u64 = 256 * 1024;
+/// Columns of the lookup a link names as what the key translates to.
+const VALUES_NAMED: usize = 3;
+/// Share of the data column's sampled values the key must hold.
+const COVERAGE: f64 = 0.8;
+
+/// A lookup table and the data file whose column it translates (lake-relative paths).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LookupLink {
+    /// The data file.
+    pub data: String,
+    /// The lookup table.
+    pub lookup: String,
+    /// The data file's column whose values the key holds.
+    pub column: String,
+    /// The lookup's key column.
+    pub key: String,
+    /// The lookup's other columns (the first few): what a key translates to.
+    pub values: Vec<String>,
+}
+
+impl LookupLink {
+    /// Why the lookup goes with the data file: `lookup: state → name`.
+    pub fn why(&self) -> String {
+        if self.values.is_empty() {
+            format!("lookup: {} → {}", self.column, self.key)
+        } else {
+            format!("lookup: {} → {}", self.column, self.values.join(", "))
+        }
+    }
+}
+
+/// A key column of a lookup table: every value distinct, all of them read.
+#[derive(Debug, Clone)]
+pub struct KeyColumn {
+    /// Column name.
+    pub name: String,
+    /// Its values, normalized ([`norm`]).
+    pub values: HashSet<String>,
+}
+
+/// A small table that may be a lookup.
+#[derive(Debug, Clone)]
+pub struct LookupTable {
+    /// Lake-relative path.
+    pub path: String,
+    /// All its column names, in order.
+    pub columns: Vec<String>,
+    /// Its key columns (unique values).
+    pub keys: Vec<KeyColumn>,
+}
+
+/// A column of a data file with the values its description keeps.
+#[derive(Debug, Clone)]
+pub struct SampledColumn {
+    /// Column name.
+    pub name: String,
+    /// Sampled distinct values: the most frequent and the first examples.
+    pub values: Vec<String>,
+    /// Distinct values in the column, when exactly known.
+    pub distinct: Option<u64>,
+}
+
+/// A data file's columns.
+#[derive(Debug, Clone)]
+pub struct DataFile {
+    /// Lake-relative path.
+    pub path: String,
+    /// Its columns (of every table it holds).
+    pub columns: Vec<SampledColumn>,
+}
+
+/// How a value is compared: trimmed, lowercased.
+pub fn norm(v: &str) -> String {
+    v.trim().to_lowercase()
+}
+
+/// A column name compared: lowercase letters and digits only.
+fn name_key(n: &str) -> String {
+    n.chars()
+        .filter(|c| c.is_alphanumeric())
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+/// Whether two column names say the same thing (`state_fips` and `FIPS`).
+fn related_names(a: &str, b: &str) -> bool {
+    let (a, b) = (name_key(a), name_key(b));
+    !a.is_empty() && !b.is_empty() && (a == b || a.contains(&b) || b.contains(&a))
+}
+
+/// How well `key` holds the sampled values of `col`: the number of values covered, or
+/// `None` when it is not a match. Numbers (codes like FIPS, but also any count) match
+/// only between columns of related names: small integers are in every numeric key.
+fn coverage(col: &SampledColumn, key: &KeyColumn) -> Option<usize> {
+    let values: HashSet<String> = col
+        .values
+        .iter()
+        .map(|v| norm(v))
+        .filter(|v| !v.is_empty())
+        .collect();
+    if values.len() < 2 {
+        return None;
+    }
+    // More distinct values than the key has cannot be mostly translated.
+    if col
+        .distinct
+        .is_some_and(|d| d as f64 * COVERAGE > key.values.len() as f64)
+    {
+        return None;
+    }
+    let covered = values.iter().filter(|v| key.values.contains(*v)).count();
+    if (covered as f64) < COVERAGE * values.len() as f64 || covered < 2 {
+        return None;
+    }
+    // Codes are whole numbers: fractions are measurements.
+    let numeric = values.iter().all(|v| v.parse::<f64>().is_ok());
+    if numeric && (values.iter().any(|v| v.contains('.')) || !related_names(&col.name, &key.name)) {
+        return None;
+    }
+    Some(covered)
+}
+
+/// The lookup links among the files of one folder: per (data file, lookup table), the
+/// data column and key whose match covers most sampled values (a name shared by both
+/// breaks ties). A file is never its own lookup, nor is a table whose columns the data
+/// file all has (a sibling of the same schema: daily files of two stations share their
+/// `station` values, and neither translates the other).
+pub fn match_lookups(lookups: &[LookupTable], data: &[DataFile]) -> Vec<LookupLink> {
+    let mut links = Vec::new();
+    for d in data {
+        for l in lookups {
+            let has = |c: &str| d.columns.iter().any(|dc| name_key(&dc.name) == name_key(c));
+            if l.path == d.path || l.columns.iter().all(|c| has(c)) {
+                continue;
+            }
+            let mut best: Option<((usize, bool), &SampledColumn, &KeyColumn)> = None;
+            for col in &d.columns {
+                for key in &l.keys {
+                    let Some(covered) = coverage(col, key) else {
+                        continue;
+                    };
+                    let rank = (covered, name_key(&col.name) == name_key(&key.name));
+                    if best.as_ref().is_none_or(|(r, _, _)| rank > *r) {
+                        best = Some((rank, col, key));
+                    }
+                }
+            }
+            if let Some((_, col, key)) = best {
+                links.push(LookupLink {
+                    data: d.path.clone(),
+                    lookup: l.path.clone(),
+                    column: col.name.clone(),
+                    key: key.name.clone(),
+                    values: l
+                        .columns
+                        .iter()
+                        .filter(|c| **c != key.name)
+                        .take(VALUES_NAMED)
+                        .cloned()
+                        .collect(),
+                });
+            }
+        }
+    }
+    links.sort_by(|a, b| (&a.data, &a.lookup).cmp(&(&b.data, &b.lookup)));
+    links
+}
+
+/// The columns of a small delimited table read whole: its header and per column every
+/// value, or `None` when it cannot be read as one table of at most
+/// [`LOOKUP_MAX_ROWS`] rows. `skip` lines above the header are skipped.
+pub fn read_columns(
+    text: &str,
+    delimiter: u8,
+    skip: usize,
+) -> Option<(Vec<String>, Vec<Vec<String>>)> {
+    let mut body = text;
+    for _ in 0..skip {
+        body = body.split_once('\n').map_or("", |(_, rest)| rest);
+    }
+    let mut r = csv::ReaderBuilder::new()
+        .delimiter(delimiter)
+        .flexible(true)
+        .from_reader(body.as_bytes());
+    let header: Vec<String> = r
+        .headers()
+        .ok()?
+        .iter()
+        .map(|h| h.trim().to_string())
+        .collect();
+    let mut cols = vec![Vec::new(); header.len()];
+    for (i, rec) in r.records().enumerate() {
+        if i as u64 >= LOOKUP_MAX_ROWS {
+            return None;
+        }
+        let rec = rec.ok()?;
+        for (c, v) in cols.iter_mut().zip(rec.iter()) {
+            c.push(v.to_string());
+        }
+    }
+    Some((header, cols))
+}
+
+/// The key columns of a read table: those whose values are all present and distinct
+/// (after [`norm`]), over at least two rows.
+pub fn key_columns(header: &[String], cols: &[Vec<String>]) -> Vec<KeyColumn> {
+    header
+        .iter()
+        .zip(cols)
+        .filter_map(|(name, vals)| {
+            let set: HashSet<String> = vals.iter().map(|v| norm(v)).collect();
+            let whole = vals.len() >= 2 && set.len() == vals.len() && !set.contains("");
+            whole.then(|| KeyColumn {
+                name: name.clone(),
+                values: set,
+            })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn states() -> LookupTable {
+        let text = "code,name,region\nCA,California,West\nTX,Texas,South\nNY,New York,Northeast\nWA,Washington,West\nFL,Florida,South\n";
+        let (header, cols) = read_columns(text, b',', 0).unwrap();
+        LookupTable {
+            path: "states.csv".into(),
+            keys: key_columns(&header, &cols),
+            columns: header,
+        }
+    }
+
+    fn col(name: &str, values: &[&str], distinct: Option<u64>) -> SampledColumn {
+        SampledColumn {
+            name: name.into(),
+            values: values.iter().map(|v| v.to_string()).collect(),
+            distinct,
+        }
+    }
+
+    #[test]
+    fn keys_are_the_unique_columns_read_whole() {
+        let l = states();
+        let names: Vec<&str> = l.keys.iter().map(|k| k.name.as_str()).collect();
+        // `region` repeats: not a key.
+        assert_eq!(names, ["code", "name"]);
+        assert!(l.keys[0].values.contains("ca"));
+        assert!(read_columns("k,v\n", b',', 0).is_some());
+        let big = format!("k,v\n{}", "a,b\n".repeat(LOOKUP_MAX_ROWS as usize + 1));
+        assert!(read_columns(&big, b',', 0).is_none());
+        let titled = "Table 1: states\ncode;name\nCA;California\nTX;Texas\n";
+        let (h, c) = read_columns(titled, b';', 1).unwrap();
+        assert_eq!(h, ["code", "name"]);
+        assert_eq!(key_columns(&h, &c).len(), 2);
+    }
+
+    #[test]
+    fn a_column_of_codes_links_to_the_lookup_that_names_them() {
+        let data = DataFile {
+            path: "sales.csv".into(),
+            columns: vec![
+                col("month", &["2020-01", "2020-02"], None),
+                col("state", &["CA", "TX", "ny", "WA"], Some(5)),
+                col("units", &["3", "5", "9"], None),
+            ],
+        };
+        let links = match_lookups(&[states()], &[data]);
+        assert_eq!(links.len(), 1);
+        let l = &links[0];
+        assert_eq!(
+            (l.data.as_str(), l.lookup.as_str()),
+            ("sales.csv", "states.csv")
+        );
+        assert_eq!((l.column.as_str(), l.key.as_str()), ("state", "code"));
+        assert_eq!(l.why(), "lookup: state → name, region");
+    }
+
+    #[test]
+    fn weak_or_wrong_matches_link_nothing() {
+        let lookups = [states()];
+        let none = |c: SampledColumn| {
+            match_lookups(
+                &lookups,
+                &[DataFile {
+                    path: "d.csv".into(),
+                    columns: vec![c],
+                }],
+            )
+            .is_empty()
+        };
+        // One value is no evidence.
+        assert!(none(col("state", &["CA"], None)));
+        // Mostly other values.
+        assert!(none(col("state", &["CA", "ON", "QC", "BC"], None)));
+        // Far more distinct values than the key holds.
+        assert!(none(col("state", &["CA", "TX", "NY"], Some(40))));
+        // A sibling of the same columns is not a lookup.
+        assert!(match_lookups(
+            &lookups,
+            &[DataFile {
+                path: "states_2.csv".into(),
+                columns: vec![
+                    col("code", &["CA", "TX"], Some(5)),
+                    col("name", &["California", "Texas"], Some(5)),
+                    col("region", &["West", "South"], Some(3)),
+                ],
+            }]
+        )
+        .is_empty());
+        // A file is not its own lookup.
+        assert!(match_lookups(
+            &lookups,
+            &[DataFile {
+                path: "states.csv".into(),
+                columns: vec![col("code", &["CA", "TX"], Some(5))],
+            }]
+        )
+        .is_empty());
+        // Numbers match only between related names.
+        let ids = {
+            let (h, c) =
+                read_columns("fips,county\n1,Autauga\n2,Baldwin\n3,Barbour\n", b',', 0).unwrap();
+            LookupTable {
+                path: "counties.csv".into(),
+                keys: key_columns(&h, &c),
+                columns: h,
+            }
+        };
+        let counts = DataFile {
+            path: "d.csv".into(),
+            columns: vec![col("children", &["1", "2", "3"], None)],
+        };
+        assert!(match_lookups(std::slice::from_ref(&ids), &[counts]).is_empty());
+        let coded = DataFile {
+            path: "d.csv".into(),
+            columns: vec![col("county_fips", &["1", "3"], None)],
+        };
+        let links = match_lookups(&[ids], &[coded]);
+        assert_eq!(links[0].why(), "lookup: county_fips → county");
+    }
+}
