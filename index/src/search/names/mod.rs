@@ -408,6 +408,20 @@ fn looks_like_code(chars: &[char]) -> bool {
     joined || hump || caps
 }
 
+/// Whether `name` is one plain word (`period`, `Value`, `TYPE`): letters only, with no
+/// separator, digit or hump (`gdpPercap`). A question that says such a word is as likely
+/// using it for its own sake as naming the column, so the ranking weighs it below quoted,
+/// code-like and several-word names.
+pub fn plain_word(name: &str) -> bool {
+    let name = name.trim();
+    let chars: Vec<char> = name.chars().collect();
+    !chars.is_empty()
+        && chars.iter().all(|c| c.is_alphabetic())
+        && !chars
+            .windows(2)
+            .any(|w| w[0].is_lowercase() && w[1].is_uppercase())
+}
+
 /// Abbreviations whose letters are not their word's: `No. of deaths` is "number of
 /// deaths".
 const ALIASES: &[(&str, &str)] = &[("no", "number"), ("nb", "number")];

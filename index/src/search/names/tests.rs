@@ -158,3 +158,20 @@ fn accidental_spellings_do_not_match() {
     assert!(!named("of the", "ofthe"));
     assert!(!named("identify and count the outliers", "INTC.O"));
 }
+
+#[test]
+fn plain_words_are_letters_without_humps() {
+    for n in ["period", "Value", "TYPE", "file"] {
+        assert!(plain_word(n), "{n}");
+    }
+    for n in [
+        "period_days",
+        "gdpPercap",
+        "col2",
+        "No. of deaths",
+        "Happiness Score",
+        "",
+    ] {
+        assert!(!plain_word(n), "{n}");
+    }
+}
