@@ -32,14 +32,19 @@ const W_TIME: f64 = 0.5 / (RRF_K + 1.0);
 const W_COLUMN: f64 = 0.5 / (RRF_K + 1.0);
 /// A name in quotes counts this many times more than one merely mentioned.
 const QUOTED: f64 = 2.0;
-/// A column or key name of one plain word (`period`, `file`, `value`: letters only, no
-/// separator, hump or digit) that the question merely uses as a word counts this share of
-/// a word's strength: such words are said in questions for their own sake, and a few wide
-/// files having them as columns must not answer every question that says them. Quoted,
-/// code-like (`snake_case`, `CamelCase`, digits) and several-word names keep their whole
-/// strength. Mild: both development sets reward plain-word evidence (BENCHMARKS.md,
-/// "Name evidence sized"), 0.75 and below cost each a question at rank 1.
-const PLAIN: f64 = 0.9;
+/// A column or key name of one plain word (`rainfall`, `Age`: letters only, no separator,
+/// hump or digit) that the question merely uses as a word counts this share of a word's
+/// strength (a word is already below a quoted name, code, or a name spelled by several
+/// words: `strength` in `names`). Whole by default: both development sets reward
+/// plain-word evidence, and any share below 1 cost them (BENCHMARKS.md, "Name evidence
+/// sized"); the words that crowd are the [`GENERIC`] ones.
+const PLAIN: f64 = 1.0;
+/// The share of a word's strength for a plain name that is a word of the data
+/// vocabulary itself (`value`, `type`, `period`, `file`: see
+/// [`generic_word`](super::names::generic_word)), merely said: questions say them for
+/// their own sake, and a few wide files having them as columns must not answer every
+/// question that says them.
+const GENERIC: f64 = 0.25;
 /// The name evidence of one file, summed over its names, saturates at this multiple of
 /// the best fused score of the question (`cap · (1 − e^(−bonus/cap))`): a small bonus
 /// counts nearly whole, a large one never more than the cap. At 1 both development sets
@@ -61,6 +66,7 @@ struct Weights {
     column: f64,
     quoted: f64,
     plain: f64,
+    generic: f64,
     names_cap: f64,
     plain_cap: f64,
     time: f64,
@@ -78,6 +84,7 @@ impl Weights {
             column: tuned("LAKESTAR_W_COLUMN", W_COLUMN * scale),
             quoted: tuned("LAKESTAR_QUOTED", QUOTED),
             plain: tuned("LAKESTAR_W_PLAIN", PLAIN),
+            generic: tuned("LAKESTAR_W_GENERIC", GENERIC),
             names_cap: tuned("LAKESTAR_NAMES_CAP", NAMES_CAP),
             plain_cap: tuned("LAKESTAR_PLAIN_CAP", PLAIN_CAP),
             time: tuned("LAKESTAR_W_TIME", W_TIME * scale),
@@ -616,12 +623,14 @@ fn name_strength(
     quotes: &[String],
     w: &Weights,
 ) -> Option<(f64, bool)> {
-    use super::names::{plain_word, strength};
+    use super::names::{generic_word, plain_word, strength};
     let lower = n.to_lowercase();
     let spaced = lower.replace(['_', '-', '.'], " ");
     let quoted = (quotes.contains(&lower) || quotes.contains(&spaced)).then_some(w.quoted);
     let said = matcher.names(n).map(|s| {
-        if s <= strength::WORD && plain_word(n) {
+        if s <= strength::WORD && generic_word(n) {
+            (s * w.generic, true)
+        } else if s <= strength::WORD && plain_word(n) {
             (s * w.plain, true)
         } else {
             (s, false)
@@ -646,6 +655,7 @@ mod tests {
             column: W_COLUMN,
             quoted: QUOTED,
             plain: PLAIN,
+            generic: GENERIC,
             names_cap: NAMES_CAP,
             plain_cap: PLAIN_CAP,
             time: W_TIME,
@@ -658,9 +668,11 @@ mod tests {
 
     #[test]
     fn plain_words_weigh_below_quoted_code_and_several_word_names() {
-        let (plain, is_plain) = strength("the value over the period", "period").unwrap();
+        let (plain, is_plain) = strength("the rainfall over the period", "rainfall").unwrap();
         assert!(is_plain);
-        assert!(plain < 1.0);
+        assert!(plain <= 1.0);
+        let (generic, is_plain) = strength("the value over the period", "period").unwrap();
+        assert!(is_plain && generic < plain);
         for (q, name) in [
             (r#"the "period" column"#, "period"),
             ("the mean of period_days", "period_days"),

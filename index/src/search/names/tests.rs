@@ -175,3 +175,13 @@ fn plain_words_are_letters_without_humps() {
         assert!(!plain_word(n), "{n}");
     }
 }
+
+#[test]
+fn generic_words_are_plain_words_of_the_data_vocabulary() {
+    for n in ["value", "Type", "PERIOD", "file"] {
+        assert!(generic_word(n), "{n}");
+    }
+    for n in ["rainfall", "value_usd", "file_name", "portfolio"] {
+        assert!(!generic_word(n), "{n}");
+    }
+}
