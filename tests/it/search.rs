@@ -487,3 +487,132 @@ fn asked_days_rank_the_files_covering_them_first() {
         "{logs_ranked:?}"
     );
 }
+
+/// Name evidence sized right: two wide files whose columns include common words
+/// (`period`, `file`, `value`, `type`) do not rank above the file a question is about
+/// when it merely says those words, while a question naming a distinctive column of one
+/// of them (or quoting a common one) finds it first.
+#[test]
+fn common_words_as_columns_do_not_crowd_unrelated_questions() {
+    let tmp = tempfile::tempdir().unwrap();
+    let lake = tmp.path().join("lake");
+    fs::create_dir_all(&lake).unwrap();
+    let write = |name: &str, header: &str, row: &dyn Fn(usize) -> String| {
+        let mut csv = format!("{header}\n");
+        for i in 0..12 {
+            csv += &(row(i) + "\n");
+        }
+        fs::write(lake.join(name), csv).unwrap();
+    };
+    let towns = ["Aberdeen", "Bristol", "Cardiff", "Dover"];
+    write(
+        "rainfall_by_station.csv",
+        "station,rainfall_mm,reading_date",
+        &|i| format!("{},{}.5,2020-01-{:02}", towns[i % 4], i, i + 1),
+    );
+    write(
+        "product_prices.csv",
+        "product_name,unit_price,category",
+        &|i| {
+            format!(
+                "widget {i},{}.25,{}",
+                i * 3,
+                ["tools", "garden", "kitchen"][i % 3]
+            )
+        },
+    );
+    write(
+        "house_sales.csv",
+        "neighbourhood,sale_price,bedrooms",
+        &|i| {
+            format!(
+                "{},{},{}",
+                ["Riverside", "Hillcrest", "Old Town"][i % 3],
+                200_000 + i * 1000,
+                i % 5 + 1
+            )
+        },
+    );
+    write(
+        "flight_delays.csv",
+        "carrier,departure_delay_min,airport",
+        &|i| {
+            format!(
+                "{},{},{}",
+                ["AA", "BA", "LH", "AF"][i % 4],
+                i * 4,
+                ["JFK", "LHR", "FRA", "CDG"][i % 4]
+            )
+        },
+    );
+    write(
+        "clinic_visits.csv",
+        "patient_age,diagnosis,visit_count",
+        &|i| {
+            format!(
+                "{},{},{}",
+                20 + i,
+                ["flu", "asthma", "migraine"][i % 3],
+                i % 3 + 1
+            )
+        },
+    );
+    for (name, distinctive) in [
+        ("wide_metrics_a.csv", "reactor_core_temp"),
+        ("wide_metrics_b.csv", "turbine_blade_wear"),
+    ] {
+        let metrics: Vec<String> = (0..40).map(|j| format!("metric_{j:02}")).collect();
+        let header = format!("period,file,value,type,{distinctive},{}", metrics.join(","));
+        write(name, &header, &|i| {
+            let values: Vec<String> = (0..40).map(|j| (i * j).to_string()).collect();
+            format!("P{i},f{i}.dat,{i},x,{},{}", i * 2, values.join(","))
+        });
+    }
+    index_json(&lake, &[]);
+
+    for (q, file) in [
+        // Before the names bonus was sized, both wide files ranked above the rainfall
+        // file here, for "value", "period" and "type".
+        (
+            "List the rainfall value by station for the period and type of reading",
+            "rainfall_by_station.csv",
+        ),
+        (
+            "How did rainfall change over the period at each station?",
+            "rainfall_by_station.csv",
+        ),
+        (
+            "Which file lists the unit price of each product type?",
+            "product_prices.csv",
+        ),
+        (
+            "What is the average value of house sale prices per neighbourhood?",
+            "house_sales.csv",
+        ),
+        (
+            "In which period was the value of departure delay highest for each type of airport?",
+            "flight_delays.csv",
+        ),
+        (
+            "For each type of diagnosis, what value did the visit count reach in the period?",
+            "clinic_visits.csv",
+        ),
+        // Distinctive columns of the wide files still find them first.
+        (
+            "What is the mean reactor core temperature?",
+            "wide_metrics_a.csv",
+        ),
+        (
+            "Which rows have a turbine_blade_wear above 10?",
+            "wide_metrics_b.csv",
+        ),
+    ] {
+        let got = expanded(&lake, q, 3);
+        assert_eq!(got[0], file, "{q}: {got:?}");
+    }
+    let got = expanded(&lake, r#"Sum the "period" counts"#, 2);
+    assert!(
+        got.iter().all(|p| p.starts_with("wide_metrics_")),
+        "{got:?}"
+    );
+}

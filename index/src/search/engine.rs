@@ -33,6 +33,28 @@ const W_TIME: f64 = 0.5 / (RRF_K + 1.0);
 const W_COLUMN: f64 = 0.5 / (RRF_K + 1.0);
 /// A name in quotes counts this many times more than one merely mentioned.
 const QUOTED: f64 = 2.0;
+/// A column or key name of one plain word (`rainfall`, `Age`: letters only, no separator,
+/// hump or digit) that the question merely uses as a word counts this share of a word's
+/// strength (a word is already below a quoted name, code, or a name spelled by several
+/// words: `strength` in `names`). Whole by default: both development sets reward
+/// plain-word evidence, and any share below 1 cost them (BENCHMARKS.md, "Name evidence
+/// sized"); the words that crowd are the [`GENERIC`] ones.
+const PLAIN: f64 = 1.0;
+/// The share of a word's strength for a plain name that is a word of the data
+/// vocabulary itself (`value`, `type`, `period`, `file`: see
+/// [`generic_word`](super::names::generic_word)), merely said: questions say them for
+/// their own sake, and a few wide files having them as columns must not answer every
+/// question that says them.
+const GENERIC: f64 = 0.25;
+/// The name evidence of one file, summed over its names, saturates at this multiple of
+/// the best fused score of the question (`cap · (1 − e^(−bonus/cap))`): a small bonus
+/// counts nearly whole, a large one never more than the cap. At 1 both development sets
+/// lose questions at rank 1; at 2 neither does.
+const NAMES_CAP: f64 = 2.0;
+/// The part of it that plain words make (see [`PLAIN`]) saturates first, at this
+/// multiple of the best fused score; 0 leaves it to the overall cap. Off by default: at
+/// 0.5–1 both development sets lose questions (BENCHMARKS.md).
+const PLAIN_CAP: f64 = 0.0;
 
 /// The fusion weights, read once per search: the constants above, or the
 /// `LAKESTAR_W_*` (and `LAKESTAR_RRF_K`) environment variables of a tuning run. The
@@ -44,6 +66,10 @@ struct Weights {
     vector: f64,
     column: f64,
     quoted: f64,
+    plain: f64,
+    generic: f64,
+    names_cap: f64,
+    plain_cap: f64,
     time: f64,
 }
 
@@ -58,6 +84,10 @@ impl Weights {
             vector: tuned("LAKESTAR_W_VECTOR", W_VECTOR),
             column: tuned("LAKESTAR_W_COLUMN", W_COLUMN * scale),
             quoted: tuned("LAKESTAR_QUOTED", QUOTED),
+            plain: tuned("LAKESTAR_W_PLAIN", PLAIN),
+            generic: tuned("LAKESTAR_W_GENERIC", GENERIC),
+            names_cap: tuned("LAKESTAR_NAMES_CAP", NAMES_CAP),
+            plain_cap: tuned("LAKESTAR_PLAIN_CAP", PLAIN_CAP),
             time: tuned("LAKESTAR_W_TIME", W_TIME * scale),
         }
     }
@@ -318,17 +348,17 @@ impl Searcher {
             let desc = self.catalog().file_description(&row)?;
             let mut named = desc
                 .as_ref()
-                .map_or_else(Vec::new, |d| named_in(d, &mut matcher, &quotes, w.quoted));
+                .map_or_else(Vec::new, |d| named_in(d, &mut matcher, &quotes, &w));
             if let Some(s) = matcher.names_file(&path) {
                 // Keyed by the file name, so that rarity counts the files sharing it: a
                 // question naming `README.md` names every folder's README a little.
                 let base = path.rsplit('/').next().unwrap_or(&path).to_lowercase();
-                named.push((format!("file {base}"), s));
+                named.push(Named::other(format!("file {base}"), s));
             }
             if let Some(d) = &desc {
                 for v in super::doc::categories(d) {
                     if let Some(s) = matcher.names_category(&v) {
-                        named.push((format!("category {}", v.to_lowercase()), s));
+                        named.push(Named::other(format!("category {}", v.to_lowercase()), s));
                     }
                 }
             }
@@ -342,32 +372,29 @@ impl Searcher {
             });
         }
 
-        // Columns and keys the question names, weighted by how rare they are among the
-        // candidates: a question that quotes 'SibSp' and 'Parch' is about the files that
-        // have them.
-        let mut df: HashMap<&str, usize> = HashMap::new();
-        for c in &candidates {
-            for (n, _) in &c.named {
-                *df.entry(n.as_str()).or_default() += 1;
-            }
-        }
-        let n_candidates = candidates.len().max(1) as f64;
+        // Columns and keys the question names, weighted by how rare they are in the
+        // lake: a question that quotes 'SibSp' and 'Parch' is about the files that have
+        // them, one that says "period" is not about every file with a `period` column.
+        let rarity = self.rarity(&candidates)?;
+        let top = candidates.iter().map(|c| c.score).fold(0.0, f64::max);
         let bonuses: Vec<f64> = candidates
             .iter()
             .map(|c| {
-                c.named
-                    .iter()
-                    .map(|(n, strength)| {
-                        (1.0 + n_candidates / df[n.as_str()] as f64).ln() * strength
-                    })
-                    .sum()
+                let part = |plain: bool| -> f64 {
+                    let b: f64 = (c.named.iter().filter(|n| n.plain == plain))
+                        .map(|n| rarity[&n.key] * n.strength)
+                        .sum();
+                    b * w.column
+                };
+                let plain = saturate(part(true), w.plain_cap * top);
+                saturate(part(false) + plain, w.names_cap * top)
             })
             .collect();
         let asked = asked_days(query);
         for (c, bonus) in candidates.iter_mut().zip(bonuses) {
             if !c.named.is_empty() {
-                c.score += bonus * w.column;
-                let names: Vec<&str> = c.named.iter().map(|(n, _)| n.as_str()).collect();
+                c.score += bonus;
+                let names: Vec<&str> = c.named.iter().map(|n| n.key.as_str()).collect();
                 c.reasons.push(format!("names {}", names.join(", ")));
             }
             if let Some(t) = &c.row.time {
@@ -400,6 +427,41 @@ impl Searcher {
                 .then_with(|| a.path.cmp(&b.path))
         });
         self.finish(candidates, k, opts.expand)
+    }
+
+    /// The rarity of each name the candidates are named by, `ln(1 + N / df)`: `N` the
+    /// files of the lake, `df` those having the name. When the candidates are not the
+    /// whole lake, a column or key name is counted by the text index, over the whole
+    /// lake: a word that is a column of a few retrieved files and of many others is not
+    /// rare. File names, categories and names named in part are counted among the
+    /// candidates.
+    fn rarity(&self, candidates: &[Candidate]) -> Result<HashMap<String, f64>> {
+        let mut df: HashMap<&str, (u64, bool)> = HashMap::new();
+        for c in candidates {
+            for n in &c.named {
+                let e = df.entry(n.key.as_str()).or_default();
+                e.0 += 1;
+                e.1 |= n.column;
+            }
+        }
+        let files = self.text.len().map_err(search_err)?;
+        let whole = candidates.len() as u64 >= files;
+        let n = files.max(candidates.len() as u64).max(1) as f64;
+        df.into_iter()
+            .map(|(key, (among, column))| {
+                // Candidates that are the whole lake count exactly; the index's count of a
+                // name's rarest identifier is an upper bound (`portfolio` counts the file
+                // with a `Portfolio Weight` column too).
+                let lake = if column && !whole {
+                    self.text.name_doc_freq(key).map_err(search_err)?
+                } else {
+                    0
+                };
+                // The index may count a replaced file twice until its segments merge.
+                let df = among.max(lake).min(n as u64).max(1) as f64;
+                Ok((key.to_owned(), (1.0 + n / df).ln()))
+            })
+            .collect()
     }
 
     /// The top `k` of the ranked candidates as hits, with their collections: folded
@@ -502,33 +564,154 @@ struct Candidate {
     reasons: Vec<String>,
     row: crate::catalog::FileRow,
     desc: Option<crate::Description>,
-    /// Its column and key names that the question names (lowercase), with how strongly.
-    named: Vec<(String, f64)>,
+    /// Its names that the question names.
+    named: Vec<Named>,
 }
 
-/// The names of `d` (lowercased) that the question quotes or names (see [`NameMatcher`]),
-/// each with its strength: `quoted` for a quoted name, else the matcher's.
+/// A name of a file that the question names.
+#[derive(Debug, Clone, PartialEq)]
+struct Named {
+    /// What its rarity is counted under (lowercase): a column or key name, `file NAME`,
+    /// `category VALUE`, or the run of a name's words named in part (`budgetyear`).
+    key: String,
+    /// How strongly the question names it, in [`strength`](super::names::strength)
+    /// units (quotes and the plain-word share applied).
+    strength: f64,
+    /// The key is a whole column or key name, whose lake-wide count the text index has.
+    column: bool,
+    /// A plain word, merely said (see [`PLAIN`]).
+    plain: bool,
+}
+
+impl Named {
+    fn other(key: String, strength: f64) -> Named {
+        Named {
+            key,
+            strength,
+            column: false,
+            plain: false,
+        }
+    }
+}
+
+/// `bonus` bounded by `cap` smoothly: `cap · (1 − e^(−bonus/cap))`, close to `bonus`
+/// while it is small against `cap`, never above `cap`, and still increasing, so that a
+/// file named more still ranks above one named less. A cap of 0 or less leaves the
+/// bonus as it is.
+fn saturate(bonus: f64, cap: f64) -> f64 {
+    if cap <= 0.0 || !cap.is_finite() {
+        return bonus;
+    }
+    cap * (1.0 - (-bonus / cap).exp())
+}
+
+/// The names of `d` that the question quotes or names (see [`NameMatcher`]), each with
+/// its strength: the quoted weight for a quoted name, else the matcher's, of which a
+/// plain one-word name merely said as a word gets the plain share.
 fn named_in(
     d: &crate::Description,
     matcher: &mut NameMatcher,
     quotes: &[String],
-    quoted: f64,
-) -> Vec<(String, f64)> {
-    let spaced = |n: &str| n.replace(['_', '-', '.'], " ");
-    let mut hit: Vec<(String, f64)> = super::doc::names(d)
+    w: &Weights,
+) -> Vec<Named> {
+    let mut hit: Vec<Named> = super::doc::names(d)
         .into_iter()
         .filter_map(|n| {
             let lower = n.to_lowercase();
-            let q = (quotes.contains(&lower) || quotes.contains(&spaced(&lower))).then_some(quoted);
-            let s = match (q, matcher.names(&n)) {
-                (Some(a), Some(b)) => a.max(b),
-                (Some(a), None) | (None, Some(a)) => a,
-                (None, None) => return matcher.names_part(&n),
+            let (key, (strength, plain)) = match name_strength(&n, matcher, quotes, w) {
+                Some(s) => (lower.clone(), s),
+                None => matcher.names_part(&n).map(|(k, s)| (k, (s, false)))?,
             };
-            Some((lower, s))
+            Some(Named {
+                column: key == lower,
+                plain,
+                key,
+                strength,
+            })
         })
         .collect();
-    hit.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.total_cmp(&a.1)));
-    hit.dedup_by(|a, b| a.0 == b.0);
+    hit.sort_by(|a, b| a.key.cmp(&b.key).then(b.strength.total_cmp(&a.strength)));
+    hit.dedup_by(|a, b| a.key == b.key);
     hit
+}
+
+/// How strongly the question names the whole name `n`, and whether only as a plain
+/// word: quoted, or as the matcher finds it, a plain word (see
+/// [`plain_word`](super::names::plain_word)) that the question only says as a word (not
+/// quoted, not as code) weighed by the plain share.
+fn name_strength(
+    n: &str,
+    matcher: &mut NameMatcher,
+    quotes: &[String],
+    w: &Weights,
+) -> Option<(f64, bool)> {
+    use super::names::{generic_word, plain_word, strength};
+    let lower = n.to_lowercase();
+    let spaced = lower.replace(['_', '-', '.'], " ");
+    let quoted = (quotes.contains(&lower) || quotes.contains(&spaced)).then_some(w.quoted);
+    let said = matcher.names(n).map(|s| {
+        if s <= strength::WORD && generic_word(n) {
+            (s * w.generic, true)
+        } else if s <= strength::WORD && plain_word(n) {
+            (s * w.plain, true)
+        } else {
+            (s, false)
+        }
+    });
+    match (quoted, said) {
+        (Some(a), Some((b, _))) => Some((a.max(b), false)),
+        (Some(a), None) => Some((a, false)),
+        (None, b) => b,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn weights() -> Weights {
+        Weights {
+            rrf_k: RRF_K,
+            text: W_TEXT,
+            vector: W_VECTOR,
+            column: W_COLUMN,
+            quoted: QUOTED,
+            plain: PLAIN,
+            generic: GENERIC,
+            names_cap: NAMES_CAP,
+            plain_cap: PLAIN_CAP,
+            time: W_TIME,
+        }
+    }
+
+    fn strength(q: &str, name: &str) -> Option<(f64, bool)> {
+        name_strength(name, &mut NameMatcher::new(q), &quoted(q), &weights())
+    }
+
+    #[test]
+    fn plain_words_weigh_below_quoted_code_and_several_word_names() {
+        let (plain, is_plain) = strength("the rainfall over the period", "rainfall").unwrap();
+        assert!(is_plain);
+        assert!(plain <= 1.0);
+        let (generic, is_plain) = strength("the value over the period", "period").unwrap();
+        assert!(is_plain && generic < plain);
+        for (q, name) in [
+            (r#"the "period" column"#, "period"),
+            ("the mean of period_days", "period_days"),
+            ("the max of gdpPercap", "gdpPercap"),
+            ("the average wind speed", "WINDSPEED"),
+        ] {
+            let (s, is_plain) = strength(q, name).unwrap();
+            assert!(!is_plain && s > plain, "{q} / {name}: {s}");
+        }
+    }
+
+    #[test]
+    fn saturation_is_bounded_increasing_and_near_whole_when_small() {
+        let cap = 0.02;
+        assert!((saturate(0.001, cap) - 0.001).abs() < 0.0001);
+        assert!(saturate(0.04, cap) < cap);
+        assert!(saturate(0.04, cap) > saturate(0.03, cap));
+        assert_eq!(saturate(0.04, 0.0), 0.04);
+    }
 }

@@ -383,6 +383,33 @@ impl TextIndex {
         Ok(self.reader.searcher().num_docs())
     }
 
+    /// In how many files `name`, a column or key name, occurs whole (as the [`IDENT`]
+    /// analyzer cuts it: `[].capture_delay` is `capture_delay`). A name that cuts into
+    /// several identifiers (`No. of deaths`) counts the files holding its rarest one, an
+    /// upper bound; a name with none counts 0. The name evidence of a search weighs a
+    /// name by this, its rarity over the whole lake.
+    pub fn name_doc_freq(&self, name: &str) -> Result<u64, TextIndexError> {
+        let field = self.fields.columns_whole;
+        let read_err = |source| TextIndexError::Read {
+            dir: self.dir.clone(),
+            source,
+        };
+        let mut analyzer = self.index.tokenizer_for_field(field).map_err(read_err)?;
+        let mut tokens = Vec::new();
+        analyzer
+            .token_stream(name)
+            .process(&mut |t| tokens.push(t.text.clone()));
+        let searcher = self.reader.searcher();
+        let mut rarest: Option<u64> = None;
+        for t in tokens {
+            let n = searcher
+                .doc_freq(&Term::from_field_text(field, &t))
+                .map_err(read_err)?;
+            rarest = Some(rarest.map_or(n, |r| r.min(n)));
+        }
+        Ok(rarest.unwrap_or(0))
+    }
+
     /// Whether the index holds no document.
     pub fn is_empty(&self) -> Result<bool, TextIndexError> {
         Ok(self.len()? == 0)

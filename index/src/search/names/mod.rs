@@ -45,6 +45,49 @@ const BLAND: &[&str] = &[
     "not applicable",
 ];
 
+/// Words of the data vocabulary itself: as a question's words they say what kind of
+/// thing is asked ("the value of", "each type of", "over the period", "which file"), not
+/// which column; as column names they are in wide files of every domain. A one-word
+/// column so named by a plain word weighs least (the engine's `GENERIC` share).
+const GENERIC: &[&str] = &[
+    "amount",
+    "category",
+    "class",
+    "code",
+    "comment",
+    "count",
+    "data",
+    "description",
+    "entry",
+    "field",
+    "file",
+    "flag",
+    "group",
+    "id",
+    "index",
+    "item",
+    "key",
+    "kind",
+    "label",
+    "level",
+    "name",
+    "note",
+    "number",
+    "order",
+    "period",
+    "record",
+    "result",
+    "source",
+    "status",
+    "text",
+    "title",
+    "total",
+    "type",
+    "unit",
+    "value",
+    "version",
+];
+
 /// Names shorter than this (without separators) match only when quoted or spelled in full
 /// by a question word of the same length.
 const MIN_NAME: usize = 3;
@@ -406,6 +449,26 @@ fn looks_like_code(chars: &[char]) -> bool {
     let letters = chars.iter().filter(|c| c.is_alphabetic()).count();
     let caps = letters >= 2 && chars.iter().all(|c| !c.is_lowercase());
     joined || hump || caps
+}
+
+/// Whether `name` is one plain word (`period`, `Value`, `TYPE`): letters only, with no
+/// separator, digit or hump (`gdpPercap`). A question that says such a word is as likely
+/// using it for its own sake as naming the column, so the ranking weighs it below quoted,
+/// code-like and several-word names.
+pub fn plain_word(name: &str) -> bool {
+    let name = name.trim();
+    let chars: Vec<char> = name.chars().collect();
+    !chars.is_empty()
+        && chars.iter().all(|c| c.is_alphabetic())
+        && !chars
+            .windows(2)
+            .any(|w| w[0].is_lowercase() && w[1].is_uppercase())
+}
+
+/// Whether `name` is a [`plain_word`] of the data vocabulary itself (`value`, `Type`,
+/// `period`, `file`; see [`GENERIC`]).
+pub fn generic_word(name: &str) -> bool {
+    plain_word(name) && GENERIC.contains(&name.trim().to_lowercase().as_str())
 }
 
 /// Abbreviations whose letters are not their word's: `No. of deaths` is "number of

@@ -158,3 +158,30 @@ fn accidental_spellings_do_not_match() {
     assert!(!named("of the", "ofthe"));
     assert!(!named("identify and count the outliers", "INTC.O"));
 }
+
+#[test]
+fn plain_words_are_letters_without_humps() {
+    for n in ["period", "Value", "TYPE", "file"] {
+        assert!(plain_word(n), "{n}");
+    }
+    for n in [
+        "period_days",
+        "gdpPercap",
+        "col2",
+        "No. of deaths",
+        "Happiness Score",
+        "",
+    ] {
+        assert!(!plain_word(n), "{n}");
+    }
+}
+
+#[test]
+fn generic_words_are_plain_words_of_the_data_vocabulary() {
+    for n in ["value", "Type", "PERIOD", "file"] {
+        assert!(generic_word(n), "{n}");
+    }
+    for n in ["rainfall", "value_usd", "file_name", "portfolio"] {
+        assert!(!generic_word(n), "{n}");
+    }
+}

@@ -345,3 +345,15 @@ fn other_schema_is_refused_with_a_rebuild_hint() {
     );
     assert!(err.to_string().contains("rebuild"));
 }
+
+#[test]
+fn name_doc_freq_counts_the_files_of_the_whole_lake_having_a_name() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut idx = TextIndex::open(&tmp.path().join("text")).unwrap();
+    idx.update(&lake(), &[]).unwrap();
+    assert_eq!(idx.name_doc_freq("capture_delay").unwrap(), 1);
+    assert_eq!(idx.name_doc_freq("[].capture_delay").unwrap(), 1);
+    assert_eq!(idx.name_doc_freq("Revenue").unwrap(), 1);
+    assert_eq!(idx.name_doc_freq("no_such_column").unwrap(), 0);
+    assert_eq!(idx.name_doc_freq("").unwrap(), 0);
+}
