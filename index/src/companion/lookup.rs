@@ -15,7 +15,7 @@ use std::collections::HashSet;
 /// rule: a catalog recording another (or none) has every folder's links made again.
 pub const LOOKUP_RULE_META: &str = "lookups_version";
 /// Bump when [`match_lookups`] or what it is given changes.
-pub const LOOKUP_RULE: &str = "1";
+pub const LOOKUP_RULE: &str = "2";
 
 /// Tables with more data rows than this are not lookups.
 pub const LOOKUP_MAX_ROWS: u64 = 1000;
@@ -145,15 +145,18 @@ fn coverage(col: &SampledColumn, key: &KeyColumn) -> Option<usize> {
 
 /// The lookup links among the files of one folder: per (data file, lookup table), the
 /// data column and key whose match covers most sampled values (a name shared by both
-/// breaks ties). A file is never its own lookup, nor is a table whose columns the data
-/// file all has (a sibling of the same schema: daily files of two stations share their
-/// `station` values, and neither translates the other).
+/// breaks ties). A file is never its own lookup, nor is a table more than half of whose
+/// columns the data file has too: a lookup adds what the data lacks (`code → name`),
+/// while a sibling of (nearly) the same schema — daily files of two stations sharing
+/// their `station` values, two wide exports sharing a `period` column — translates
+/// nothing.
 pub fn match_lookups(lookups: &[LookupTable], data: &[DataFile]) -> Vec<LookupLink> {
     let mut links = Vec::new();
     for d in data {
         for l in lookups {
             let has = |c: &str| d.columns.iter().any(|dc| name_key(&dc.name) == name_key(c));
-            if l.path == d.path || l.columns.iter().all(|c| has(c)) {
+            let shared = l.columns.iter().filter(|c| has(c)).count();
+            if l.path == d.path || shared * 2 > l.columns.len() {
                 continue;
             }
             let mut best: Option<((usize, bool), &SampledColumn, &KeyColumn)> = None;
@@ -328,6 +331,20 @@ mod tests {
                     col("code", &["CA", "TX"], Some(5)),
                     col("name", &["California", "Texas"], Some(5)),
                     col("region", &["West", "South"], Some(3)),
+                ],
+            }]
+        )
+        .is_empty());
+        // Nor is a near-sibling that shares most of the lookup's columns and adds one
+        // (two wide exports with the same `code` key).
+        assert!(match_lookups(
+            &lookups,
+            &[DataFile {
+                path: "states_extra.csv".into(),
+                columns: vec![
+                    col("code", &["CA", "TX"], Some(5)),
+                    col("name", &["California", "Texas"], Some(5)),
+                    col("population", &["39", "30"], Some(5)),
                 ],
             }]
         )
