@@ -392,6 +392,29 @@ impl Child {
     }
 }
 
+/// Create the new file `p` holding `data`; `Err` leaves errno set.
+fn create(p: &CStr, data: &[u8]) -> Result<(), ()> {
+    // SAFETY: open/write/close on a prepared C string and buffer.
+    unsafe {
+        let flags = libc::O_WRONLY | libc::O_CREAT | libc::O_EXCL | libc::O_CLOEXEC;
+        let fd = libc::open(p.as_ptr(), flags, 0o644);
+        if fd < 0 {
+            return Err(());
+        }
+        let n = if data.is_empty() {
+            0
+        } else {
+            libc::write(fd, data.as_ptr().cast(), data.len())
+        };
+        libc::close(fd);
+        if n == data.len() as isize {
+            Ok(())
+        } else {
+            Err(())
+        }
+    }
+}
+
 /// Apply one step; `Err` leaves errno set.
 fn apply(op: &Op) -> Result<(), ()> {
     let null = std::ptr::null::<libc::c_char>();
@@ -400,36 +423,9 @@ fn apply(op: &Op) -> Result<(), ()> {
     unsafe {
         match op {
             Op::Mkdir(p, mode) => ok(libc::mkdir(p.as_ptr(), *mode) as _),
-            Op::Touch(p) => {
-                let fd = libc::open(
-                    p.as_ptr(),
-                    libc::O_WRONLY | libc::O_CREAT | libc::O_EXCL | libc::O_CLOEXEC,
-                    0o644,
-                );
-                if fd < 0 {
-                    return Err(());
-                }
-                libc::close(fd);
-                Ok(())
-            }
+            Op::Touch(p) => create(p, &[]),
             Op::Symlink(target, p) => ok(libc::symlink(target.as_ptr(), p.as_ptr()) as _),
-            Op::Write(p, data) => {
-                let fd = libc::open(
-                    p.as_ptr(),
-                    libc::O_WRONLY | libc::O_CREAT | libc::O_EXCL | libc::O_CLOEXEC,
-                    0o644,
-                );
-                if fd < 0 {
-                    return Err(());
-                }
-                let n = libc::write(fd, data.as_ptr().cast(), data.len());
-                libc::close(fd);
-                if n == data.len() as isize {
-                    Ok(())
-                } else {
-                    Err(())
-                }
-            }
+            Op::Write(p, data) => create(p, data),
             Op::Bind(src, dst) => ok(libc::mount(
                 src.as_ptr(),
                 dst.as_ptr(),
