@@ -90,6 +90,48 @@ pub fn template(path: &str) -> Template {
     Template { text, parts }
 }
 
+/// The values a member's path gives its collection's placeholders (`by_state/{word}.csv`
+/// and `by_state/New_York.csv` → `["New_York"]`), or `None` when the path does not fit
+/// the template. A placeholder runs to the first place its following text fits, or to
+/// the end of the path.
+pub fn varying(template: &str, path: &str) -> Option<Vec<String>> {
+    const PLACEHOLDERS: [&str; 5] = ["{n}", "{date}", "{year}", "{hash}", siblings::WORD];
+    // Split the template into literal runs around its placeholders.
+    let mut literals = vec![String::new()];
+    let mut rest = template;
+    while !rest.is_empty() {
+        if let Some(p) = PLACEHOLDERS.iter().find(|p| rest.starts_with(**p)) {
+            literals.push(String::new());
+            rest = &rest[p.len()..];
+        } else {
+            let c = rest.chars().next()?;
+            literals.last_mut()?.push(c);
+            rest = &rest[c.len_utf8()..];
+        }
+    }
+    let mut at = path.strip_prefix(literals[0].as_str())?;
+    let mut values = Vec::with_capacity(literals.len() - 1);
+    for (i, lit) in literals.iter().enumerate().skip(1) {
+        let last = i == literals.len() - 1;
+        let end = if last {
+            // The last literal ends the path.
+            at.len()
+                .checked_sub(lit.len())
+                .filter(|&e| at[e..] == **lit)?
+        } else if lit.is_empty() {
+            at.find(|c: char| !c.is_alphanumeric()).unwrap_or(at.len())
+        } else {
+            at.find(lit.as_str())?
+        };
+        if end == 0 {
+            return None;
+        }
+        values.push(at[..end].to_string());
+        at = &at[end + lit.len()..];
+    }
+    at.is_empty().then_some(values)
+}
+
 /// What must be equal for two files to be siblings: the shape of their content, not its
 /// values. Tables: column names (or count and types without a header); JSON: the
 /// top-level keys; others: the format's kind.
@@ -367,6 +409,29 @@ pub fn render(c: &Collection, schema: Option<&str>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_members_varying_parts_are_read_back_from_its_template() {
+        let v = |t: &str, p: &str| varying(t, p);
+        assert_eq!(
+            v("by_state/{word}.csv", "by_state/New_York.csv"),
+            Some(vec!["New_York".to_string()])
+        );
+        assert_eq!(
+            v("crime/crimes_{year}.csv", "crime/crimes_2012.csv"),
+            Some(vec!["2012".to_string()])
+        );
+        assert_eq!(
+            v(
+                "s/station-{n}/r-{date}_to_{date}.csv",
+                "s/station-7/r-20120101_to_20120131.csv"
+            ),
+            Some(vec!["7".into(), "20120101".into(), "20120131".into()])
+        );
+        assert_eq!(v("by_state/{word}.csv", "other/Ohio.csv"), None);
+        assert_eq!(v("by_state/{word}.csv", "by_state/.csv"), None);
+        assert_eq!(v("{word}.csv", "Utah.csv"), Some(vec!["Utah".to_string()]));
+    }
 
     #[test]
     fn templates_replace_variable_parts() {

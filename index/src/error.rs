@@ -83,6 +83,16 @@ pub enum UserError {
     /// The embedder asked for cannot be built (bad spec, missing model files).
     #[error("cannot use that embedder: {0}")]
     BadEmbedder(String),
+    /// A ranking override (a `LAKESTAR_*` tuning variable) is not a usable value.
+    #[error("{variable}={value:?} is not {expected}; fix or unset that environment variable")]
+    BadRanking {
+        /// The variable.
+        variable: String,
+        /// Its value.
+        value: String,
+        /// What it must be.
+        expected: &'static str,
+    },
     /// The operating system refused to watch the lake.
     #[error("cannot watch {}: {reason}; if a limit was reached, raise it (Linux: sysctl fs.inotify.max_user_watches / max_user_instances), or run `lakestar index` when the lake changes", path.display())]
     Watch {

@@ -105,7 +105,8 @@ pub(crate) fn run_search(a: SearchArgs) -> Result<()> {
             println!("    {}", h.summary);
         }
         if !h.reasons.is_empty() {
-            println!("    why: {}", h.reasons.join("; "));
+            let why: Vec<String> = h.reasons.iter().map(ToString::to_string).collect();
+            println!("    why: {}", why.join("; "));
         }
         if let Some(c) = &h.collection {
             print!(

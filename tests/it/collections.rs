@@ -187,29 +187,29 @@ fn word_named_siblings_are_one_collection_found_by_their_names() {
     let listed = run_ok(&lake, &["collections"]);
     assert!(listed.contains("{word}: Alaska, Idaho, Iowa"), "{listed}");
 
-    // A question naming three members: the collection's hit, with the other two named
-    // members first among the ones it folds.
+    // A question naming three members: those three, each a hit of its own (their own
+    // names set them apart), the other members folded under the first.
     let hits = search(&lake, "compare Ohio, Utah and Texas", &[]);
-    let hit = hits
-        .iter()
-        .find(|h| h["collection"]["id"] == c["id"])
-        .unwrap_or_else(|| panic!("collection not in the top 3: {hits:#?}"));
     let named = [
         "by_state/Ohio.csv",
         "by_state/Utah.csv",
         "by_state/Texas.csv",
     ];
-    assert!(named.contains(&hit["path"].as_str().unwrap()), "{hit:#}");
-    let matching: Vec<&str> = hit["collection"]["matching"]
+    let mut top: Vec<&str> = hits.iter().map(|h| h["path"].as_str().unwrap()).collect();
+    top.sort();
+    let mut want = named.to_vec();
+    want.sort();
+    assert_eq!(top, want, "{hits:#?}");
+    let first = hits
+        .iter()
+        .find(|h| h["collection"]["matched"].as_u64().is_some_and(|m| m > 0))
+        .unwrap_or_else(|| panic!("no hit folds the other members: {hits:#?}"));
+    assert_eq!(first["collection"]["id"], c["id"]);
+    assert!(first["collection"]["matching"]
         .as_array()
         .unwrap()
         .iter()
-        .map(|m| m.as_str().unwrap())
-        .collect();
-    assert!(
-        matching[..2].iter().all(|m| named.contains(m)),
-        "{matching:?}"
-    );
+        .all(|m| !named.contains(&m.as_str().unwrap())));
     // Expanded, the three named members come first.
     let expanded = search(&lake, "compare Ohio, Utah and Texas", &["--expand"]);
     let mut top: Vec<&str> = expanded
@@ -217,8 +217,6 @@ fn word_named_siblings_are_one_collection_found_by_their_names() {
         .map(|h| h["path"].as_str().unwrap())
         .collect();
     top.sort();
-    let mut want = named.to_vec();
-    want.sort();
     assert_eq!(top, want, "{expanded:#?}");
 
     // A question about each state, naming none: the collection too.
@@ -292,4 +290,148 @@ fn an_older_catalog_derives_word_collections_on_its_next_run() {
     // Nothing changed since: the next run leaves them alone.
     index_json(&lake, &[]);
     assert_eq!(collections(&lake), cs);
+}
+
+/// A yearly collection (one file per year, 1995–2023, each covering its year) beside
+/// other tables: a question over a range of years gets the members in that range as
+/// hits of their own, a question about one day gets that day's member, and a question
+/// naming no time gets the collection once.
+#[test]
+fn members_are_picked_by_the_days_asked() {
+    let tmp = tempfile::tempdir().unwrap();
+    let lake = tmp.path().join("lake");
+    let annual = lake.join("crime/annual");
+    fs::create_dir_all(&annual).unwrap();
+    for y in 1995..=2023 {
+        let mut t = String::from("date,offense,district,reports\n");
+        for (m, d) in [(1, 3), (5, 3), (8, 17), (12, 30)] {
+            t.push_str(&format!(
+                "{y}-{m:02}-{d:02},burglary,D{},{}\n",
+                m % 4,
+                y % 50
+            ));
+        }
+        fs::write(annual.join(format!("crimes_{y}.csv")), t).unwrap();
+    }
+    fs::create_dir_all(lake.join("population")).unwrap();
+    fs::write(
+        lake.join("population/district_population.csv"),
+        "district,population\nD0,1000\nD1,2000\n",
+    )
+    .unwrap();
+    fs::write(
+        lake.join("population/school_enrollment.csv"),
+        "school,district,pupils\nA,D0,100\nB,D1,200\n",
+    )
+    .unwrap();
+    index_json(&lake, &[]);
+    let paths = |hits: &[Value]| -> Vec<String> {
+        hits.iter()
+            .map(|h| h["path"].as_str().unwrap().to_string())
+            .collect()
+    };
+
+    // 2002–2023: every hit of the top 10 is a member in the range.
+    let hits = search(
+        &lake,
+        "How many burglary offenses were reported each year from 2002 to 2023?",
+        &["-k", "10"],
+    );
+    let top = paths(&hits);
+    assert_eq!(top.len(), 10, "{top:?}");
+    for p in &top {
+        let year: u32 = p
+            .trim_start_matches("crime/annual/crimes_")
+            .trim_end_matches(".csv")
+            .parse()
+            .unwrap_or_else(|_| panic!("not a member: {p} in {top:?}"));
+        assert!((2002..=2023).contains(&year), "{top:?}");
+    }
+    // The members in the range that did not fit are named by the first hit, before
+    // the ones outside it (folded under it).
+    let folded = &hits[0]["collection"];
+    assert_eq!(folded["matched"], 12 + 7, "{hits:#?}");
+    let first = folded["matching"][0].as_str().unwrap();
+    assert!(
+        ("crime/annual/crimes_2002.csv"..="crime/annual/crimes_2023.csv").contains(&first),
+        "{hits:#?}"
+    );
+
+    // One day: that day's member first, and only it of the collection.
+    let hits = search(
+        &lake,
+        "Which offenses were reported on 3 May 2012?",
+        &["-k", "5"],
+    );
+    let top = paths(&hits);
+    assert_eq!(top[0], "crime/annual/crimes_2012.csv", "{hits:#?}");
+    assert_eq!(
+        top.iter().filter(|p| p.starts_with("crime/")).count(),
+        1,
+        "{top:?}"
+    );
+
+    // A daily collection, with room for three candidates per retriever: the asked
+    // day's member is not among them (its 30 siblings read the same), and is found
+    // through its collection.
+    let daily = lake.join("weather/daily");
+    fs::create_dir_all(&daily).unwrap();
+    for d in 1..=31 {
+        fs::write(
+            daily.join(format!("obs-201205{d:02}.csv")),
+            format!(
+                "time,temperature_c\n2012-05-{d:02}T06:00,1{}\n2012-05-{d:02}T18:00,2{}\n",
+                d % 10,
+                d % 7
+            ),
+        )
+        .unwrap();
+    }
+    index_json(&lake, &[]);
+    let q = "What was the temperature on 17 May 2012?";
+    let hits = json_lines(&run_ok_env(
+        &lake,
+        &["search", q, "-k", "5", "--json"],
+        &[("LAKESTAR_CANDIDATES", "3")],
+    ));
+    let weather: Vec<&Value> = hits
+        .iter()
+        .filter(|h| h["path"].as_str().unwrap().starts_with("weather/"))
+        .collect();
+    assert_eq!(weather.len(), 1, "{hits:#?}");
+    assert_eq!(
+        weather[0]["path"], "weather/daily/obs-20120517.csv",
+        "{hits:#?}"
+    );
+    assert!(
+        weather[0]["reasons"]
+            .to_string()
+            .contains("member of collection"),
+        "{hits:#?}"
+    );
+    // A bad ranking value is refused, naming the variable.
+    let out = lakestar()
+        .args(["search", q])
+        .env("LAKESTAR_CANDIDATES", "none")
+        .current_dir(&lake)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && err.contains("LAKESTAR_CANDIDATES"),
+        "{err}"
+    );
+
+    // No time named: the collection once, its other members folded.
+    let hits = search(
+        &lake,
+        "Which district reports the most burglary offenses?",
+        &["-k", "5"],
+    );
+    let crime: Vec<&Value> = hits
+        .iter()
+        .filter(|h| h["path"].as_str().unwrap().starts_with("crime/"))
+        .collect();
+    assert_eq!(crime.len(), 1, "{hits:#?}");
+    assert_eq!(crime[0]["collection"]["matched"], 28, "{hits:#?}");
 }

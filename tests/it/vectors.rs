@@ -281,3 +281,54 @@ fn kill_9_midway_with_a_graph_then_search_is_consistent_and_the_rerun_catches_up
     assert_eq!(after["files"], before["files"], "{after}");
     assert_eq!(dirty_marks(&idx), 0);
 }
+
+/// A catalog whose search documents were written by another version of them (here:
+/// embeddings zeroed and the version set back, as an older lakestar would leave them)
+/// rewrites every document and re-embeds every description on its next run, instead of
+/// searching a mix of old and new.
+#[test]
+fn another_search_docs_version_redoes_the_search_side() {
+    let tmp = tempfile::tempdir().unwrap();
+    let lake = tmp.path().join("lake");
+    std::fs::create_dir_all(&lake).unwrap();
+    std::fs::write(lake.join("rainfall.csv"), "station,rain_mm\nA,1.5\nB,2.0\n").unwrap();
+    std::fs::write(lake.join("sales.csv"), "store,revenue\nX,10\nY,20\n").unwrap();
+    index_json(&lake, &[]);
+    let db = rusqlite::Connection::open(lake.join(".lakestar/catalog.sqlite")).unwrap();
+    let version = |db: &rusqlite::Connection| -> String {
+        db.query_row(
+            "SELECT value FROM meta WHERE key = 'search_docs_version'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap()
+    };
+    let current = version(&db);
+    let zeroed = |db: &rusqlite::Connection| -> i64 {
+        db.query_row(
+            "SELECT COUNT(*) FROM embeddings WHERE vector = zeroblob(length(vector))",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap()
+    };
+    db.execute_batch(
+        "UPDATE embeddings SET vector = zeroblob(length(vector));
+         UPDATE meta SET value = '0' WHERE key = 'search_docs_version';",
+    )
+    .unwrap();
+    assert_eq!(zeroed(&db), 2);
+    index_json(&lake, &[]);
+    assert_eq!(version(&db), current);
+    assert_eq!(zeroed(&db), 0, "the stale embeddings were kept");
+    let hits = json_lines(&run_ok(&lake, &["search", "rain_mm by station", "--json"]));
+    assert_eq!(hits[0]["path"], "rainfall.csv");
+    // Once done, a run leaves the search side alone.
+    db.execute(
+        "UPDATE embeddings SET vector = zeroblob(length(vector))",
+        [],
+    )
+    .unwrap();
+    index_json(&lake, &[]);
+    assert_eq!(zeroed(&db), 2);
+}

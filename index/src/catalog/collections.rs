@@ -183,6 +183,25 @@ impl Catalog {
         detail.map(|d| decode(&d)).transpose()
     }
 
+    /// Members of collection `id` whose time coverage overlaps the days `start … end`
+    /// (`YYYY-MM-DD`, compared to the day), in path order, at most `limit`.
+    pub fn members_overlapping(
+        &self,
+        id: &str,
+        start: &str,
+        end: &str,
+        limit: usize,
+    ) -> Result<Vec<String>> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT path FROM files WHERE collection = ?1
+                 AND substr(time_start, 1, 10) <= ?3 AND substr(time_end, 1, 10) >= ?2
+             ORDER BY path LIMIT ?4",
+        )?;
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        let rows = stmt.query_map(params![id, start, end, limit], |r| r.get(0))?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
     /// The id of the collection `path` belongs to, if any.
     pub fn collection_of(&self, path: &str) -> Result<Option<String>> {
         Ok(self

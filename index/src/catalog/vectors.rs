@@ -49,6 +49,12 @@ impl Catalog {
         Ok(())
     }
 
+    /// Forget every stored embedding (what they were made from changed).
+    pub fn drop_embeddings(&self) -> Result<()> {
+        self.conn.execute("DELETE FROM embeddings", [])?;
+        Ok(())
+    }
+
     /// Described files with no embedding by `embedder` yet: (hash, analyzer key).
     pub fn missing_embeddings(&self, embedder: &str) -> Result<Vec<(Hash, String)>> {
         let mut stmt = self.conn.prepare(

@@ -1,14 +1,19 @@
 //! The hybrid retriever: BM25 over the full-text index and cosine similarity over the
 //! description embeddings, fused by reciprocal rank, plus evidence that generic
-//! retrievers lack: the time span a question names against each file's time coverage.
+//! retrievers lack: the names and the time span a question names, against each file's
+//! columns and time coverage. The stages are [`rank`](super::rank)'s: evidence, a pure
+//! score, folding.
 
 use super::ann::VectorIndex;
 use super::glob::PathGlob;
 use super::names::NameMatcher;
+use super::rank::evidence::{self, Covers, Evidence, Named};
+use super::rank::fold::{self, Planned, Ranked};
+use super::rank::{score, RankingConfig, Reason};
 use super::sync::{EMBEDDER_META, TEXT_DIR};
 use super::text::TextIndex;
-use crate::analyze::time;
 use crate::catalog::Catalog;
+use crate::collect::Collection;
 use crate::companion::Companion;
 use crate::embed::Embedder;
 use crate::error::{InternalError, Result, UserError};
@@ -16,113 +21,6 @@ use serde::Serialize;
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
-
-/// Candidates taken from each retriever before fusion.
-const CANDIDATES: usize = 200;
-/// Reciprocal-rank-fusion constant: higher flattens the rank curve.
-const RRF_K: f64 = 60.0;
-/// Weight of the BM25 ranking in the fusion.
-const W_TEXT: f64 = 1.0;
-/// Weight of the vector ranking in the fusion.
-const W_VECTOR: f64 = 0.2;
-/// Bonus, in fused-score units, for a file whose time coverage overlaps one of the
-/// intervals the question asks (to the day). A file sharing only the year gets none: the
-/// year token of the text index's time field is its (weaker) evidence.
-const W_TIME: f64 = 0.5 / (RRF_K + 1.0);
-/// Bonus per unit of inverse document frequency of a column (or key) the question names.
-const W_COLUMN: f64 = 0.5 / (RRF_K + 1.0);
-/// A name in quotes counts this many times more than one merely mentioned.
-const QUOTED: f64 = 2.0;
-/// A column or key name of one plain word (`rainfall`, `Age`: letters only, no separator,
-/// hump or digit) that the question merely uses as a word counts this share of a word's
-/// strength (a word is already below a quoted name, code, or a name spelled by several
-/// words: `strength` in `names`). Whole by default: both development sets reward
-/// plain-word evidence, and any share below 1 cost them (BENCHMARKS.md, "Name evidence
-/// sized"); the words that crowd are the [`GENERIC`] ones.
-const PLAIN: f64 = 1.0;
-/// The share of a word's strength for a plain name that is a word of the data
-/// vocabulary itself (`value`, `type`, `period`, `file`: see
-/// [`generic_word`](super::names::generic_word)), merely said: questions say them for
-/// their own sake, and a few wide files having them as columns must not answer every
-/// question that says them.
-const GENERIC: f64 = 0.25;
-/// The name evidence of one file, summed over its names, saturates at this multiple of
-/// the best fused score of the question (`cap · (1 − e^(−bonus/cap))`): a small bonus
-/// counts nearly whole, a large one never more than the cap. At 1 both development sets
-/// lose questions at rank 1; at 2 neither does.
-const NAMES_CAP: f64 = 2.0;
-/// The part of it that plain words make (see [`PLAIN`]) saturates first, at this
-/// multiple of the best fused score; 0 leaves it to the overall cap. Off by default: at
-/// 0.5–1 both development sets lose questions (BENCHMARKS.md).
-const PLAIN_CAP: f64 = 0.0;
-
-/// The fusion weights, read once per search: the constants above, or the
-/// `LAKESTAR_W_*` (and `LAKESTAR_RRF_K`) environment variables of a tuning run. The
-/// bonuses scale with the fusion constant unless given: they are measured against the
-/// best fused rank's score.
-struct Weights {
-    rrf_k: f64,
-    text: f64,
-    vector: f64,
-    column: f64,
-    quoted: f64,
-    plain: f64,
-    generic: f64,
-    names_cap: f64,
-    plain_cap: f64,
-    time: f64,
-}
-
-impl Weights {
-    fn from_env() -> Weights {
-        use super::tuned;
-        let rrf_k = tuned("LAKESTAR_RRF_K", RRF_K);
-        let scale = (RRF_K + 1.0) / (rrf_k + 1.0);
-        Weights {
-            rrf_k,
-            text: tuned("LAKESTAR_W_TEXT", W_TEXT),
-            vector: tuned("LAKESTAR_W_VECTOR", W_VECTOR),
-            column: tuned("LAKESTAR_W_COLUMN", W_COLUMN * scale),
-            quoted: tuned("LAKESTAR_QUOTED", QUOTED),
-            plain: tuned("LAKESTAR_W_PLAIN", PLAIN),
-            generic: tuned("LAKESTAR_W_GENERIC", GENERIC),
-            names_cap: tuned("LAKESTAR_NAMES_CAP", NAMES_CAP),
-            plain_cap: tuned("LAKESTAR_PLAIN_CAP", PLAIN_CAP),
-            time: tuned("LAKESTAR_W_TIME", W_TIME * scale),
-        }
-    }
-}
-
-/// Phrases the question quotes: "High Price", 'Pclass', `wage`, “Fare”.
-fn quoted(query: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let chars: Vec<(usize, char)> = query.char_indices().collect();
-    let mut i = 0;
-    while i < chars.len() {
-        let (pos, c) = chars[i];
-        let close = match c {
-            '"' => Some('"'),
-            '`' => Some('`'),
-            '“' => Some('”'),
-            '‘' => Some('’'),
-            // An apostrophe opens a quote only at the start of a word (not in "fisher's").
-            '\'' if i == 0 || !chars[i - 1].1.is_alphanumeric() => Some('\''),
-            _ => None,
-        };
-        if let Some(close) = close {
-            if let Some(j) = (i + 1..chars.len()).find(|&j| chars[j].1 == close) {
-                let inner = &query[pos + c.len_utf8()..chars[j].0];
-                if !inner.trim().is_empty() && inner.chars().count() <= 60 {
-                    out.push(inner.trim().to_lowercase());
-                }
-                i = j + 1;
-                continue;
-            }
-        }
-        i += 1;
-    }
-    out
-}
 
 /// Filters and size of a search.
 #[derive(Debug, Clone, Default)]
@@ -135,8 +33,9 @@ pub struct SearchOptions {
     /// that a bad one is refused before any search work) and matched in linear time.
     pub glob: Option<PathGlob>,
     /// List every member of a collection on its own; by default the members of a
-    /// collection (same-schema siblings) fold into the best one, which names the others
-    /// that matched.
+    /// collection (same-schema siblings) fold into the one with the best own evidence,
+    /// which names the others that matched; members set apart by their own evidence
+    /// (the days asked, their names) are hits of their own.
     pub expand: bool,
 }
 
@@ -151,8 +50,9 @@ pub struct Hit {
     pub format: String,
     /// The first line of the file's description.
     pub summary: String,
-    /// Why it ranks: matched fields, vector similarity, time overlap.
-    pub reasons: Vec<String>,
+    /// Why it ranks: matched fields, vector similarity, names, time overlap (each
+    /// rendered as its text in JSON).
+    pub reasons: Vec<Reason>,
     /// The collection the file belongs to, if any.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub collection: Option<HitCollection>,
@@ -200,10 +100,29 @@ pub struct Searcher {
     text: TextIndex,
     embedder: Arc<dyn Embedder>,
     vectors: VectorIndex,
+    /// Read once, when the searcher is opened.
+    ranking: RankingConfig,
 }
 
 fn search_err(e: impl std::fmt::Display) -> crate::Error {
     InternalError::Search(e.to_string()).into()
+}
+
+/// A candidate with what ranking and output need of it.
+struct Candidate {
+    path: String,
+    row: crate::catalog::FileRow,
+    desc: Option<crate::Description>,
+    collection: Option<String>,
+    evidence: Evidence,
+    score: f64,
+}
+
+/// What one search asks, read once from the question.
+struct Question {
+    matcher: NameMatcher,
+    quotes: Vec<String>,
+    asked: Vec<(String, String)>,
 }
 
 impl Searcher {
@@ -237,6 +156,7 @@ impl Searcher {
         embedder: Arc<dyn Embedder>,
         previous: Option<&VectorIndex>,
     ) -> Result<Searcher> {
+        let ranking = RankingConfig::from_env()?;
         let catalog = Catalog::open_reader(dir)?;
         let recorded = catalog.meta(EMBEDDER_META)?;
         if recorded.as_deref().is_some_and(|r| r != embedder.id()) {
@@ -256,7 +176,9 @@ impl Searcher {
             }
             .into());
         }
-        let text = TextIndex::open(&text_dir).map_err(search_err)?;
+        let text = TextIndex::open(&text_dir)
+            .map_err(search_err)?
+            .with_boosts(&ranking.boosts);
         let vectors = match previous {
             Some(v) => v.reopen(&catalog, dir, &embedder.id())?,
             None => VectorIndex::open(&catalog, dir, &embedder.id())?,
@@ -267,6 +189,7 @@ impl Searcher {
             text,
             embedder,
             vectors,
+            ranking,
         })
     }
 
@@ -285,6 +208,11 @@ impl Searcher {
         &self.dir
     }
 
+    /// The ranking parameters in force.
+    pub fn ranking(&self) -> &RankingConfig {
+        &self.ranking
+    }
+
     /// The catalog connection (a panic in another search cannot have left it in a
     /// half-done state: every use is a read).
     fn catalog(&self) -> MutexGuard<'_, Catalog> {
@@ -294,139 +222,195 @@ impl Searcher {
     /// The top files for `query`.
     pub fn search(&self, query: &str, opts: &SearchOptions) -> Result<Vec<Hit>> {
         let k = opts.k.max(1);
-        let w = Weights::from_env();
-        let mut fused: HashMap<String, (f64, Vec<String>)> = HashMap::new();
-        for (rank, hit) in self
-            .text
-            .search(query, CANDIDATES)
-            .map_err(search_err)?
-            .into_iter()
-            .enumerate()
-        {
-            let e = fused.entry(hit.path).or_default();
-            e.0 += w.text / (w.rrf_k + rank as f64 + 1.0);
-            if !hit.fields.is_empty() {
-                e.1.push(format!("matches {}", hit.fields.join(", ")));
+        let cfg = &self.ranking;
+        let mut q = Question {
+            matcher: NameMatcher::new(query),
+            quotes: evidence::quoted(query),
+            asked: evidence::asked_days(query),
+        };
+        let found = self.retrieve(query)?;
+        let mut candidates = Vec::with_capacity(found.len());
+        for (path, ev) in found {
+            if let Some(c) = self.candidate(path, ev, &mut q, opts)? {
+                candidates.push(c);
             }
         }
-        if let Some(q) = self
-            .embedder
-            .embed(&[query])
-            .map_err(search_err)?
-            .into_iter()
-            .next()
-        {
-            let nearest = self.vectors.nearest(&q, CANDIDATES);
-            for (rank, (path, sim)) in nearest.into_iter().enumerate() {
-                let e = fused.entry(path).or_default();
-                e.0 += w.vector / (w.rrf_k + rank as f64 + 1.0);
-                if rank < 10 {
-                    e.1.push(format!("similar description ({sim:.2})"));
-                }
+        let collections = self.collections(&candidates)?;
+        self.add_members(&mut candidates, &collections, &mut q, opts)?;
+        for c in &mut candidates {
+            if let Some(coll) = c.collection.as_ref().and_then(|id| collections.get(id)) {
+                c.evidence.own = own_evidence(c, coll, &q);
             }
         }
 
-        // Each candidate's row and description are read once, after the filters.
-        let mut matcher = NameMatcher::new(query);
-        let quotes = quoted(query);
-        let mut candidates = Vec::with_capacity(fused.len());
-        for (path, (score, reasons)) in fused {
-            // The lock is taken per read, not per search: decoding and ranking run in
-            // parallel across concurrent searches.
-            let row = self.catalog().file(&path)?;
-            let Some(row) = row else {
-                continue;
-            };
-            if opts
-                .format
-                .as_deref()
-                .is_some_and(|f| f != row.format.as_str())
-                || opts.glob.as_ref().is_some_and(|g| !g.is_match(&path))
-            {
-                continue;
-            }
-            let desc = self.catalog().file_description(&row)?;
-            let mut named = desc
-                .as_ref()
-                .map_or_else(Vec::new, |d| named_in(d, &mut matcher, &quotes, &w));
-            if let Some(s) = matcher.names_file(&path) {
-                // Keyed by the file name, so that rarity counts the files sharing it: a
-                // question naming `README.md` names every folder's README a little.
-                let base = path.rsplit('/').next().unwrap_or(&path).to_lowercase();
-                named.push(Named::other(format!("file {base}"), s));
-            }
-            if let Some(d) = &desc {
-                for v in super::doc::categories(d) {
-                    if let Some(s) = matcher.names_category(&v) {
-                        named.push(Named::other(format!("category {}", v.to_lowercase()), s));
-                    }
-                }
-            }
-            candidates.push(Candidate {
-                path,
-                score,
-                reasons,
-                row,
-                desc,
-                named,
-            });
-        }
-
-        // Columns and keys the question names, weighted by how rare they are in the
-        // lake: a question that quotes 'SibSp' and 'Parch' is about the files that have
-        // them, one that says "period" is not about every file with a `period` column.
         let rarity = self.rarity(&candidates)?;
-        let top = candidates.iter().map(|c| c.score).fold(0.0, f64::max);
-        let bonuses: Vec<f64> = candidates
-            .iter()
-            .map(|c| {
-                let part = |plain: bool| -> f64 {
-                    let b: f64 = (c.named.iter().filter(|n| n.plain == plain))
-                        .map(|n| rarity[&n.key] * n.strength)
-                        .sum();
-                    b * w.column
-                };
-                let plain = saturate(part(true), w.plain_cap * top);
-                saturate(part(false) + plain, w.names_cap * top)
-            })
-            .collect();
-        let asked = asked_days(query);
-        for (c, bonus) in candidates.iter_mut().zip(bonuses) {
-            if !c.named.is_empty() {
-                c.score += bonus;
-                let names: Vec<&str> = c.named.iter().map(|n| n.key.as_str()).collect();
-                c.reasons.push(format!("names {}", names.join(", ")));
-            }
-            if let Some(t) = &c.row.time {
-                // Compared to the day: a timestamp's time of day (`2012-05-06T23:00`)
-                // must not put it after the day it falls on.
-                let day = |s: &str| s.get(..10).unwrap_or(s).to_owned();
-                let (start, end) = (day(&t.start), day(&t.end));
-                // Each asked interval on its own: a file between two asked days, or
-                // sharing only their year, is not what was asked (the year token of the
-                // time field already credits the shared year, less strongly).
-                let overlapped: Vec<String> = asked
-                    .iter()
-                    .filter(|(a, b)| start <= *b && *a <= end)
-                    .map(|(a, b)| format!("{a} … {b}"))
-                    .collect();
-                if !overlapped.is_empty() {
-                    c.score += w.time;
-                    c.reasons.push(format!(
-                        "covers {} … {} (asked {})",
-                        t.start,
-                        t.end,
-                        overlapped.join(", ")
-                    ));
-                }
-            }
+        let evidence: Vec<Evidence> = candidates.iter().map(|c| c.evidence.clone()).collect();
+        for (c, s) in candidates
+            .iter_mut()
+            .zip(score::scores(&evidence, &rarity, cfg))
+        {
+            c.score = s;
         }
         candidates.sort_by(|a, b| {
             b.score
                 .total_cmp(&a.score)
                 .then_with(|| a.path.cmp(&b.path))
         });
-        self.finish(candidates, k, opts.expand)
+        let ranked: Vec<Ranked> = candidates
+            .iter()
+            .map(|c| Ranked {
+                collection: c.collection.as_deref(),
+                own: c.evidence.own,
+            })
+            .collect();
+        let plan = fold::fold(&ranked, opts.expand, cfg.member_hits);
+        self.finish(candidates, plan, &collections, k, opts.expand)
+    }
+
+    /// The retrievers' candidates: full-text and nearest vectors, each with its rank.
+    fn retrieve(&self, query: &str) -> Result<HashMap<String, Evidence>> {
+        let cfg = &self.ranking;
+        let mut found: HashMap<String, Evidence> = HashMap::new();
+        let text = self
+            .text
+            .search(query, cfg.candidates)
+            .map_err(search_err)?;
+        for (rank, hit) in text.into_iter().enumerate() {
+            let fields = hit.fields.into_iter().map(String::from).collect();
+            found.entry(hit.path).or_default().text = Some((rank, fields));
+        }
+        let q = self.embedder.embed(&[query]).map_err(search_err)?;
+        if let Some(q) = q.into_iter().next() {
+            let nearest = self.vectors.nearest(&q, cfg.candidates);
+            for (rank, (path, sim)) in nearest.into_iter().enumerate() {
+                found.entry(path).or_default().vector = Some((rank, sim));
+            }
+        }
+        Ok(found)
+    }
+
+    /// `path` as a candidate with its evidence, unless the filters exclude it or the
+    /// catalog no longer has it. Its row and description are read once, here.
+    fn candidate(
+        &self,
+        path: String,
+        mut ev: Evidence,
+        q: &mut Question,
+        opts: &SearchOptions,
+    ) -> Result<Option<Candidate>> {
+        // The lock is taken per read, not per search: decoding and ranking run in
+        // parallel across concurrent searches.
+        let Some(row) = self.catalog().file(&path)? else {
+            return Ok(None);
+        };
+        if opts
+            .format
+            .as_deref()
+            .is_some_and(|f| f != row.format.as_str())
+            || opts.glob.as_ref().is_some_and(|g| !g.is_match(&path))
+        {
+            return Ok(None);
+        }
+        let desc = self.catalog().file_description(&row)?;
+        let cfg = &self.ranking;
+        let mut named = desc.as_ref().map_or_else(Vec::new, |d| {
+            evidence::named_in(d, &mut q.matcher, &q.quotes, cfg)
+        });
+        if let Some(s) = q.matcher.names_file(&path) {
+            // Keyed by the file name, so that rarity counts the files sharing it: a
+            // question naming `README.md` names every folder's README a little.
+            let base = path.rsplit('/').next().unwrap_or(&path).to_lowercase();
+            named.push(Named::other(format!("file {base}"), s));
+        }
+        if let Some(d) = &desc {
+            for v in super::doc::categories(d) {
+                if let Some(s) = q.matcher.names_category(&v) {
+                    named.push(Named::other(format!("category {}", v.to_lowercase()), s));
+                }
+            }
+        }
+        ev.named = named;
+        ev.covers = row.time.as_ref().map(|t| Covers {
+            asked: evidence::overlapped(&t.start, &t.end, &q.asked),
+            start: t.start.clone(),
+            end: t.end.clone(),
+        });
+        let collection = self.catalog().collection_of(&path)?;
+        Ok(Some(Candidate {
+            path,
+            row,
+            desc,
+            collection,
+            evidence: ev,
+            score: 0.0,
+        }))
+    }
+
+    /// The collections of the candidates, by id.
+    fn collections(&self, candidates: &[Candidate]) -> Result<HashMap<String, Collection>> {
+        let mut out = HashMap::new();
+        for id in candidates.iter().filter_map(|c| c.collection.as_ref()) {
+            if !out.contains_key(id) {
+                if let Some(c) = self.catalog().collection(id)? {
+                    out.insert(id.clone(), c);
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// Members of the candidates' collections that cover the days asked but that the
+    /// retrievers did not reach (their siblings' near-identical descriptions took the
+    /// places): a question about one day of a daily collection needs that day's file.
+    /// Each stands in with its retrieved siblings' lowest fused score.
+    fn add_members(
+        &self,
+        candidates: &mut Vec<Candidate>,
+        collections: &HashMap<String, Collection>,
+        q: &mut Question,
+        opts: &SearchOptions,
+    ) -> Result<()> {
+        if q.asked.is_empty() {
+            return Ok(());
+        }
+        let cfg = &self.ranking;
+        let mut have: HashSet<String> = candidates.iter().map(|c| c.path.clone()).collect();
+        let mut floor: HashMap<&str, f64> = HashMap::new();
+        for c in candidates.iter() {
+            if let Some(id) = &c.collection {
+                let s = score::fused(&c.evidence, cfg);
+                let f = floor.entry(id.as_str()).or_insert(s);
+                *f = f.min(s);
+            }
+        }
+        let mut added = Vec::new();
+        for (id, stand_in) in floor {
+            let Some(coll) = collections.get(id) else {
+                continue;
+            };
+            if !varies_in_time(coll) {
+                continue;
+            }
+            for (start, end) in q.asked.clone() {
+                let members =
+                    self.catalog()
+                        .members_overlapping(id, &start, &end, cfg.member_hits)?;
+                for path in members {
+                    if !have.insert(path.clone()) {
+                        continue;
+                    }
+                    let ev = Evidence {
+                        member_of: Some((stand_in, id.to_string())),
+                        ..Evidence::default()
+                    };
+                    if let Some(c) = self.candidate(path, ev, q, opts)? {
+                        added.push(c);
+                    }
+                }
+            }
+        }
+        candidates.extend(added);
+        Ok(())
     }
 
     /// The rarity of each name the candidates are named by, `ln(1 + N / df)`: `N` the
@@ -438,7 +422,7 @@ impl Searcher {
     fn rarity(&self, candidates: &[Candidate]) -> Result<HashMap<String, f64>> {
         let mut df: HashMap<&str, (u64, bool)> = HashMap::new();
         for c in candidates {
-            for n in &c.named {
+            for n in &c.evidence.named {
                 let e = df.entry(n.key.as_str()).or_default();
                 e.0 += 1;
                 e.1 |= n.column;
@@ -446,7 +430,7 @@ impl Searcher {
         }
         let files = self.text.len().map_err(search_err)?;
         let whole = candidates.len() as u64 >= files;
-        let n = files.max(candidates.len() as u64).max(1) as f64;
+        let n = files.max(candidates.len() as u64).max(1);
         df.into_iter()
             .map(|(key, (among, column))| {
                 // Candidates that are the whole lake count exactly; the index's count of a
@@ -458,64 +442,70 @@ impl Searcher {
                     0
                 };
                 // The index may count a replaced file twice until its segments merge.
-                let df = among.max(lake).min(n as u64).max(1) as f64;
-                Ok((key.to_owned(), (1.0 + n / df).ln()))
+                let df = among.max(lake).min(n);
+                Ok((key.to_owned(), score::rarity(n as f64, df as f64)))
             })
             .collect()
     }
 
-    /// The top `k` of the ranked candidates as hits, with their collections: folded
-    /// (one hit per collection, naming the other members that matched) unless `expand`
-    /// — and with their companions. Every file is returned once: a companion of a hit
-    /// is not a hit of its own below it (the next candidate takes its place), and a hit
-    /// above is not named again as a companion.
-    fn finish(&self, ranked: Vec<Candidate>, k: usize, expand: bool) -> Result<Vec<Hit>> {
+    /// The first `k` planned hits, with their collections and companions (folded: the
+    /// first hit of a collection names its members that did not fit). Every file is
+    /// returned once: a companion of a hit is not a hit of its own below it (the next
+    /// planned hit takes its place), and a hit above is not named again as a companion.
+    fn finish(
+        &self,
+        ranked: Vec<Candidate>,
+        plan: Vec<Planned>,
+        collections: &HashMap<String, Collection>,
+        k: usize,
+        expand: bool,
+    ) -> Result<Vec<Hit>> {
+        let paths: Vec<String> = ranked.iter().map(|c| c.path.clone()).collect();
+        let mut slots: Vec<Option<Candidate>> = ranked.into_iter().map(Some).collect();
         let mut hits: Vec<Hit> = Vec::with_capacity(k);
         let mut returned: HashSet<String> = HashSet::new();
-        // Collection id → index of its hit.
-        let mut shown: HashMap<String, usize> = HashMap::new();
-        let mut details: HashMap<String, Option<crate::collect::Collection>> = HashMap::new();
-        for c in ranked {
-            if hits.len() == k && (expand || shown.is_empty()) {
-                break;
+        // Collection id → its first hit, and the members set apart that did not fit in
+        // `k`: that hit names them first, before the members folded under it.
+        let mut first_hit: HashMap<String, usize> = HashMap::new();
+        let mut overflow: HashMap<String, Vec<String>> = HashMap::new();
+        for p in plan {
+            if hits.len() == k {
+                if expand {
+                    break;
+                }
+                let id = slots[p.at].as_ref().and_then(|c| c.collection.clone());
+                if let Some(id) = id.filter(|id| first_hit.contains_key(id)) {
+                    let more = overflow.entry(id).or_default();
+                    more.push(paths[p.at].clone());
+                    more.extend(p.folded.iter().map(|&i| paths[i].clone()));
+                }
+                continue;
             }
+            let Some(c) = slots[p.at].take() else {
+                continue;
+            };
             if returned.contains(&c.path) {
                 continue;
             }
-            let id = self.catalog().collection_of(&c.path)?;
-            if let Some(id) = &id {
-                if !expand {
-                    if let Some(&at) = shown.get(id) {
-                        if let Some(hc) = hits[at].collection.as_mut() {
-                            if hc.matching.len() < MATCHING_NAMED {
-                                hc.matching.push(c.path.clone());
-                            }
-                            hc.matched += 1;
-                        }
-                        continue;
-                    }
-                }
-            }
-            if hits.len() == k {
-                continue;
-            }
-            let collection = match id {
-                Some(id) => {
-                    if !details.contains_key(&id) {
-                        let d = self.catalog().collection(&id)?;
-                        details.insert(id.clone(), d);
-                    }
-                    shown.insert(id.clone(), hits.len());
-                    details[&id].as_ref().map(|d| HitCollection {
+            let collection = c.collection.as_ref().and_then(|id| {
+                collections.get(id).map(|d| {
+                    let folded: Vec<&String> = p.folded.iter().map(|&i| &paths[i]).collect();
+                    HitCollection {
                         id: id.clone(),
                         template: d.template.clone(),
                         members: d.members,
-                        matching: Vec::new(),
-                        matched: 0,
-                    })
-                }
-                None => None,
-            };
+                        matching: folded
+                            .iter()
+                            .take(MATCHING_NAMED)
+                            .map(|s| s.to_string())
+                            .collect(),
+                        matched: folded.len(),
+                    }
+                })
+            });
+            if let Some(id) = &c.collection {
+                first_hit.entry(id.clone()).or_insert(hits.len());
+            }
             returned.insert(c.path.clone());
             let mut companions = self.catalog().companions(&c.path)?;
             companions.retain(|m| !returned.contains(&m.path));
@@ -530,188 +520,59 @@ impl Searcher {
                     .and_then(|r| r.lines().next().map(str::to_string))
                     .unwrap_or_default(),
                 format: c.row.format.as_str().to_string(),
+                reasons: c.evidence.reasons(&self.ranking),
                 path: c.path,
                 score: c.score,
-                reasons: c.reasons,
                 collection,
                 companions,
             });
+        }
+        for (id, more) in overflow {
+            if let Some(hc) = hits[first_hit[&id]].collection.as_mut() {
+                hc.matched += more.len();
+                let folded = std::mem::take(&mut hc.matching);
+                hc.matching = more
+                    .into_iter()
+                    .chain(folded)
+                    .take(MATCHING_NAMED)
+                    .collect();
+            }
         }
         Ok(hits)
     }
 }
 
-/// The day intervals a question asks about (`YYYY-MM-DD` pairs), each kept apart (see
-/// [`dates`](super::dates)); a question they find none in is read like a file name, for
-/// the shapes only names use.
-fn asked_days(query: &str) -> Vec<(String, String)> {
-    let asked = super::dates::asked(query);
-    if asked.is_empty() {
-        return time::from_text(query)
-            .map(|t| vec![(t.start, t.end)])
-            .unwrap_or_default();
-    }
-    asked
-        .into_iter()
-        .map(|a| (a.start.iso(), a.end.iso()))
-        .collect()
-}
-
-/// A fused result with what ranking and output need of it.
-struct Candidate {
-    path: String,
-    score: f64,
-    reasons: Vec<String>,
-    row: crate::catalog::FileRow,
-    desc: Option<crate::Description>,
-    /// Its names that the question names.
-    named: Vec<Named>,
-}
-
-/// A name of a file that the question names.
-#[derive(Debug, Clone, PartialEq)]
-struct Named {
-    /// What its rarity is counted under (lowercase): a column or key name, `file NAME`,
-    /// `category VALUE`, or the run of a name's words named in part (`budgetyear`).
-    key: String,
-    /// How strongly the question names it, in [`strength`](super::names::strength)
-    /// units (quotes and the plain-word share applied).
-    strength: f64,
-    /// The key is a whole column or key name, whose lake-wide count the text index has.
-    column: bool,
-    /// A plain word, merely said (see [`PLAIN`]).
-    plain: bool,
-}
-
-impl Named {
-    fn other(key: String, strength: f64) -> Named {
-        Named {
-            key,
-            strength,
-            column: false,
-            plain: false,
-        }
-    }
-}
-
-/// `bonus` bounded by `cap` smoothly: `cap · (1 − e^(−bonus/cap))`, close to `bonus`
-/// while it is small against `cap`, never above `cap`, and still increasing, so that a
-/// file named more still ranks above one named less. A cap of 0 or less leaves the
-/// bonus as it is.
-fn saturate(bonus: f64, cap: f64) -> f64 {
-    if cap <= 0.0 || !cap.is_finite() {
-        return bonus;
-    }
-    cap * (1.0 - (-bonus / cap).exp())
-}
-
-/// The names of `d` that the question quotes or names (see [`NameMatcher`]), each with
-/// its strength: the quoted weight for a quoted name, else the matcher's, of which a
-/// plain one-word name merely said as a word gets the plain share.
-fn named_in(
-    d: &crate::Description,
-    matcher: &mut NameMatcher,
-    quotes: &[String],
-    w: &Weights,
-) -> Vec<Named> {
-    let mut hit: Vec<Named> = super::doc::names(d)
-        .into_iter()
-        .filter_map(|n| {
-            let lower = n.to_lowercase();
-            let (key, (strength, plain)) = match name_strength(&n, matcher, quotes, w) {
-                Some(s) => (lower.clone(), s),
-                None => matcher.names_part(&n).map(|(k, s)| (k, (s, false)))?,
-            };
-            Some(Named {
-                column: key == lower,
-                plain,
-                key,
-                strength,
-            })
+/// Whether a collection's members cover different times (a yearly or daily
+/// collection), rather than all the same span (one file per state, each for 2000–2020).
+fn varies_in_time(c: &Collection) -> bool {
+    c.time_start.is_some()
+        && c.parts.iter().any(|p| {
+            matches!(p.name.as_str(), "{year}" | "{date}") || p.name == "{n}" && p.distinct > 1
         })
-        .collect();
-    hit.sort_by(|a, b| a.key.cmp(&b.key).then(b.strength.total_cmp(&a.strength)));
-    hit.dedup_by(|a, b| a.key == b.key);
-    hit
 }
 
-/// How strongly the question names the whole name `n`, and whether only as a plain
-/// word: quoted, or as the matcher finds it, a plain word (see
-/// [`plain_word`](super::names::plain_word)) that the question only says as a word (not
-/// quoted, not as code) weighed by the plain share.
-fn name_strength(
-    n: &str,
-    matcher: &mut NameMatcher,
-    quotes: &[String],
-    w: &Weights,
-) -> Option<(f64, bool)> {
-    use super::names::{generic_word, plain_word, strength};
-    let lower = n.to_lowercase();
-    let spaced = lower.replace(['_', '-', '.'], " ");
-    let quoted = (quotes.contains(&lower) || quotes.contains(&spaced)).then_some(w.quoted);
-    let said = matcher.names(n).map(|s| {
-        if s <= strength::WORD && generic_word(n) {
-            (s * w.generic, true)
-        } else if s <= strength::WORD && plain_word(n) {
-            (s * w.plain, true)
-        } else {
-            (s, false)
+/// Kinds of evidence that set a member apart from its siblings: it covers days asked
+/// and its coverage is narrower than the whole collection's (the siblings cover other
+/// days); the question names its varying part (`Ohio` of `by_state/{word}.csv`).
+fn own_evidence(c: &Candidate, coll: &Collection, q: &Question) -> u32 {
+    let mut own = 0;
+    if let (Some(cov), Some(cs), Some(ce)) = (&c.evidence.covers, &coll.time_start, &coll.time_end)
+    {
+        let day = evidence::day;
+        let narrower = day(cs) < day(&cov.start) || day(&cov.end) < day(ce);
+        if !cov.asked.is_empty() && narrower {
+            own += 1;
         }
+    }
+    let named = crate::collect::varying(&coll.template, &c.path).is_some_and(|parts| {
+        parts.iter().any(|v| {
+            q.matcher
+                .names_category(&v.replace(['_', '-'], " "))
+                .is_some()
+        })
     });
-    match (quoted, said) {
-        (Some(a), Some((b, _))) => Some((a.max(b), false)),
-        (Some(a), None) => Some((a, false)),
-        (None, b) => b,
+    if named {
+        own += 1;
     }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn weights() -> Weights {
-        Weights {
-            rrf_k: RRF_K,
-            text: W_TEXT,
-            vector: W_VECTOR,
-            column: W_COLUMN,
-            quoted: QUOTED,
-            plain: PLAIN,
-            generic: GENERIC,
-            names_cap: NAMES_CAP,
-            plain_cap: PLAIN_CAP,
-            time: W_TIME,
-        }
-    }
-
-    fn strength(q: &str, name: &str) -> Option<(f64, bool)> {
-        name_strength(name, &mut NameMatcher::new(q), &quoted(q), &weights())
-    }
-
-    #[test]
-    fn plain_words_weigh_below_quoted_code_and_several_word_names() {
-        let (plain, is_plain) = strength("the rainfall over the period", "rainfall").unwrap();
-        assert!(is_plain);
-        assert!(plain <= 1.0);
-        let (generic, is_plain) = strength("the value over the period", "period").unwrap();
-        assert!(is_plain && generic < plain);
-        for (q, name) in [
-            (r#"the "period" column"#, "period"),
-            ("the mean of period_days", "period_days"),
-            ("the max of gdpPercap", "gdpPercap"),
-            ("the average wind speed", "WINDSPEED"),
-        ] {
-            let (s, is_plain) = strength(q, name).unwrap();
-            assert!(!is_plain && s > plain, "{q} / {name}: {s}");
-        }
-    }
-
-    #[test]
-    fn saturation_is_bounded_increasing_and_near_whole_when_small() {
-        let cap = 0.02;
-        assert!((saturate(0.001, cap) - 0.001).abs() < 0.0001);
-        assert!(saturate(0.04, cap) < cap);
-        assert!(saturate(0.04, cap) > saturate(0.03, cap));
-        assert_eq!(saturate(0.04, 0.0), 0.04);
-    }
+    own
 }

@@ -7,7 +7,8 @@
 //! [`ann`] finds the nearest description embeddings (an HNSW graph on disk, or exact
 //! search for small indexes); [`eval`] measures retrieval against a task file; [`glob`]
 //! compiles the path globs that filter a search and name an evaluation's relevant files;
-//! `dates` reads the days a question asks about.
+//! `dates` reads the days a question asks about; [`rank`] turns what the retrievers
+//! found into evidence, scores and folded hits, under one configuration.
 
 pub mod ann;
 mod dates;
@@ -17,15 +18,7 @@ pub mod engine;
 pub mod eval;
 pub mod glob;
 mod names;
+pub mod rank;
 pub mod sync;
 pub mod text;
 mod words;
-
-/// A ranking constant, or the `LAKESTAR_*` environment variable that overrides it in a
-/// tuning run (BENCHMARKS.md shows the runs that chose the constants).
-pub(crate) fn tuned(var: &str, default: f64) -> f64 {
-    std::env::var(var)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}

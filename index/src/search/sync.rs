@@ -3,7 +3,8 @@
 //! an embedding by the current embedder gets one. Stale marks are written in the same
 //! catalog transaction as the file change and cleared only after the embeddings and the
 //! text index commit, so a crash anywhere leaves work that the next run finishes. Last,
-//! the vector graph is brought in step ([`super::ann::after_sync`]).
+//! the vector graph is brought in step ([`super::ann::after_sync`]). A change of what the
+//! documents hold ([`SEARCH_DOCS`]) redoes all of it once.
 
 use super::doc;
 use super::text::{TextDoc, TextIndex};
@@ -21,6 +22,13 @@ pub const TEXT_DIR: &str = "text";
 pub const EMBEDDER_META: &str = "embedder";
 /// Catalog meta key recording how to build that embedder again (its spec).
 pub const EMBEDDER_SPEC_META: &str = "embedder_spec";
+/// Version of what the search side holds of a file: its full-text document and the
+/// text its embedding is made from ([`doc`]). Raise it with any change to either; a
+/// catalog that records another one rewrites every document and re-embeds every
+/// description on its next sync, rather than searching a mix of old and new.
+pub const SEARCH_DOCS: &str = "1";
+/// Catalog meta key recording [`SEARCH_DOCS`].
+pub const SEARCH_DOCS_META: &str = "search_docs_version";
 /// Paths per text-index commit.
 const CHUNK: usize = 2000;
 /// Texts per embedder call (calls run in parallel).
@@ -136,9 +144,16 @@ pub fn sync_with(
     if !text_dir.join("meta.json").is_file() {
         cat.mark_all_search_dirty()?;
     }
+    let docs_current = cat.meta(SEARCH_DOCS_META)?.as_deref() == Some(SEARCH_DOCS);
+    if !docs_current {
+        // Marks and deletions are redone by the next sync if this one stops early: the
+        // version is recorded last.
+        cat.mark_all_search_dirty()?;
+        cat.drop_embeddings()?;
+    }
     let dirty = cat.search_dirty()?;
     let id = embedder.id();
-    let same_embedder = cat.meta(EMBEDDER_META)?.as_deref() == Some(id.as_str());
+    let same_embedder = docs_current && cat.meta(EMBEDDER_META)?.as_deref() == Some(id.as_str());
     if dirty.is_empty() && same_embedder {
         super::ann::check(cat, dir, &id)?;
         return Ok(report);
@@ -222,6 +237,7 @@ pub fn sync_with(
     }
     cat.set_meta(EMBEDDER_META, &id)?;
     cat.set_meta(EMBEDDER_SPEC_META, spec)?;
+    cat.set_meta(SEARCH_DOCS_META, SEARCH_DOCS)?;
     // Same embedder: only the stale paths' vectors changed, which bounds the graph's
     // tombstones and delta without counting them.
     let changed = (counted && same_embedder).then_some(dirty.len() as u64);

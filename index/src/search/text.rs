@@ -156,19 +156,6 @@ struct Fields {
     time: Field,
 }
 
-/// The environment variables that override the `BOOST_*` constants in a tuning run, in
-/// the order of [`Fields::searched`].
-const BOOST_VARS: [&str; 8] = [
-    "LAKESTAR_BOOST_NAME",
-    "LAKESTAR_BOOST_COLUMNS",
-    "LAKESTAR_BOOST_COLUMNS_WHOLE",
-    "LAKESTAR_BOOST_PATH",
-    "LAKESTAR_BOOST_TIME",
-    "LAKESTAR_BOOST_VALUES",
-    "LAKESTAR_BOOST_FORMAT",
-    "LAKESTAR_BOOST_TEXT",
-];
-
 impl Fields {
     /// The searched fields with their reported names and boosts, in report order.
     fn searched(&self) -> [(Field, &'static str, Score); 8] {
@@ -264,8 +251,8 @@ impl TextIndex {
             &index,
             fields.searched().iter().map(|&(f, _, _)| f).collect(),
         );
-        for ((field, _, boost), var) in fields.searched().into_iter().zip(BOOST_VARS) {
-            parser.set_field_boost(field, super::tuned(var, f64::from(boost)) as Score);
+        for (field, _, boost) in fields.searched() {
+            parser.set_field_boost(field, boost);
         }
         let field_parsers = fields
             .searched()
@@ -281,6 +268,16 @@ impl TextIndex {
             parser,
             field_parsers,
         })
+    }
+
+    /// The index with these field boosts instead of the `BOOST_*` constants, in the
+    /// order of the searched fields (name, columns, whole columns, path, time, values,
+    /// format, text): a searcher's [`RankingConfig`](super::rank::RankingConfig).
+    pub fn with_boosts(mut self, boosts: &[Score; 8]) -> TextIndex {
+        for ((field, _, _), &boost) in self.fields.searched().into_iter().zip(boosts) {
+            self.parser.set_field_boost(field, boost);
+        }
+        self
     }
 
     /// Replace the documents of the `upserts` paths and delete the `removed` paths, in

@@ -1,0 +1,353 @@
+//! Evidence: why a file answers a question, gathered per candidate as typed facts
+//! (which retriever found it and where, the names the question names, the asked days
+//! it covers) and rendered to text only at the edge ([`Reason`]'s `Display`, which is
+//! also its JSON form).
+
+use super::config::RankingConfig;
+use crate::analyze::time;
+use crate::search::names::NameMatcher;
+use serde::{Serialize, Serializer};
+use std::fmt;
+
+/// One reason a hit ranks where it does.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Reason {
+    /// The full-text query matched these fields.
+    Matches(Vec<String>),
+    /// Among the nearest descriptions, with this cosine similarity.
+    Similar(f32),
+    /// Columns, keys, file name or categories the question names.
+    Names(Vec<String>),
+    /// Its time coverage overlaps these asked day intervals.
+    Covers {
+        /// Coverage start, as recorded.
+        start: String,
+        /// Coverage end, as recorded.
+        end: String,
+        /// The asked intervals it overlaps (`YYYY-MM-DD` pairs).
+        asked: Vec<(String, String)>,
+    },
+    /// A member of a collection returned because of its own evidence, which the
+    /// retrievers did not reach (the collection's other members stood for it).
+    Member(String),
+}
+
+impl fmt::Display for Reason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Reason::Matches(fields) => write!(f, "matches {}", fields.join(", ")),
+            Reason::Similar(s) => write!(f, "similar description ({s:.2})"),
+            Reason::Names(names) => write!(f, "names {}", names.join(", ")),
+            Reason::Covers { start, end, asked } => {
+                let asked: Vec<String> = asked.iter().map(|(a, b)| format!("{a} … {b}")).collect();
+                write!(f, "covers {start} … {end} (asked {})", asked.join(", "))
+            }
+            Reason::Member(id) => write!(f, "member of collection {id}"),
+        }
+    }
+}
+
+/// Rendered as its text: the JSON of a hit says why in the words the CLI prints.
+impl Serialize for Reason {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+/// A name of a file that the question names.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Named {
+    /// What its rarity is counted under (lowercase): a column or key name, `file NAME`,
+    /// `category VALUE`, or the run of a name's words named in part (`budgetyear`).
+    pub key: String,
+    /// How strongly the question names it, in [`strength`](crate::search::names::strength)
+    /// units (quotes and the plain-word share applied).
+    pub strength: f64,
+    /// The key is a whole column or key name, whose lake-wide count the text index has.
+    pub column: bool,
+    /// A plain word, merely said (see [`PLAIN`](super::config::PLAIN)).
+    pub plain: bool,
+}
+
+impl Named {
+    pub fn other(key: String, strength: f64) -> Named {
+        Named {
+            key,
+            strength,
+            column: false,
+            plain: false,
+        }
+    }
+}
+
+/// A day interval, `YYYY-MM-DD` … `YYYY-MM-DD`.
+pub type Days = (String, String);
+
+/// A file's time coverage, as recorded, and the asked intervals it overlaps.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct Covers {
+    pub start: String,
+    pub end: String,
+    pub asked: Vec<Days>,
+}
+
+/// Everything known of one candidate before scoring.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct Evidence {
+    /// 0-based rank in the full-text results, and the fields matched.
+    pub text: Option<(usize, Vec<String>)>,
+    /// 0-based rank among the nearest vectors, and the similarity.
+    pub vector: Option<(usize, f32)>,
+    /// Found through its collection, not by a retriever: the fused score it stands in
+    /// with (its retrieved siblings' lowest), and the collection.
+    pub member_of: Option<(f64, String)>,
+    /// Its names that the question names.
+    pub named: Vec<Named>,
+    /// Its time coverage and the asked intervals it overlaps (to the day).
+    pub covers: Option<Covers>,
+    /// Evidence that sets it apart from the other members of its collection: it covers
+    /// asked days that not every member covers; the question names its varying part.
+    pub own: u32,
+}
+
+impl Evidence {
+    /// The reasons, in the order the evidence was gathered.
+    pub fn reasons(&self, cfg: &RankingConfig) -> Vec<Reason> {
+        let mut out = Vec::new();
+        if let Some((_, fields)) = &self.text {
+            if !fields.is_empty() {
+                out.push(Reason::Matches(fields.clone()));
+            }
+        }
+        if let Some((rank, sim)) = self.vector {
+            if rank < cfg.similar_reasons {
+                out.push(Reason::Similar(sim));
+            }
+        }
+        if let Some((_, id)) = &self.member_of {
+            out.push(Reason::Member(id.clone()));
+        }
+        if !self.named.is_empty() {
+            out.push(Reason::Names(
+                self.named.iter().map(|n| n.key.clone()).collect(),
+            ));
+        }
+        if let Some(c) = &self.covers {
+            if !c.asked.is_empty() {
+                out.push(Reason::Covers {
+                    start: c.start.clone(),
+                    end: c.end.clone(),
+                    asked: c.asked.clone(),
+                });
+            }
+        }
+        out
+    }
+}
+
+/// Phrases the question quotes: "High Price", 'Pclass', `wage`, “Fare”.
+pub(crate) fn quoted(query: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let chars: Vec<(usize, char)> = query.char_indices().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        let (pos, c) = chars[i];
+        let close = match c {
+            '"' => Some('"'),
+            '`' => Some('`'),
+            '“' => Some('”'),
+            '‘' => Some('’'),
+            // An apostrophe opens a quote only at the start of a word (not in "fisher's").
+            '\'' if i == 0 || !chars[i - 1].1.is_alphanumeric() => Some('\''),
+            _ => None,
+        };
+        if let Some(close) = close {
+            if let Some(j) = (i + 1..chars.len()).find(|&j| chars[j].1 == close) {
+                let inner = &query[pos + c.len_utf8()..chars[j].0];
+                if !inner.trim().is_empty() && inner.chars().count() <= 60 {
+                    out.push(inner.trim().to_lowercase());
+                }
+                i = j + 1;
+                continue;
+            }
+        }
+        i += 1;
+    }
+    out
+}
+
+/// The day intervals a question asks about (`YYYY-MM-DD` pairs), each kept apart (see
+/// [`dates`](crate::search::dates)); a question they find none in is read like a file
+/// name, for the shapes only names use.
+pub(crate) fn asked_days(query: &str) -> Vec<(String, String)> {
+    let asked = crate::search::dates::asked(query);
+    if asked.is_empty() {
+        return time::from_text(query)
+            .map(|t| vec![(t.start, t.end)])
+            .unwrap_or_default();
+    }
+    asked
+        .into_iter()
+        .map(|a| (a.start.iso(), a.end.iso()))
+        .collect()
+}
+
+/// The day of a recorded time (`2012-05-06T23:00` → `2012-05-06`): coverage is compared
+/// to the day, so a time of day must not put it after the day it falls on.
+pub(crate) fn day(s: &str) -> &str {
+    s.get(..10).unwrap_or(s)
+}
+
+/// The asked intervals that the coverage `start … end` overlaps, each on its own: a
+/// file between two asked days, or sharing only their year, is not what was asked (the
+/// year token of the text index's time field already credits the shared year).
+pub(crate) fn overlapped(
+    start: &str,
+    end: &str,
+    asked: &[(String, String)],
+) -> Vec<(String, String)> {
+    let (start, end) = (day(start), day(end));
+    asked
+        .iter()
+        .filter(|(a, b)| start <= b.as_str() && a.as_str() <= end)
+        .cloned()
+        .collect()
+}
+
+/// The names of `d` that the question quotes or names (see [`NameMatcher`]), each with
+/// its strength: the quoted weight for a quoted name, else the matcher's, of which a
+/// plain one-word name merely said as a word gets the plain share.
+pub(crate) fn named_in(
+    d: &crate::Description,
+    matcher: &mut NameMatcher,
+    quotes: &[String],
+    cfg: &RankingConfig,
+) -> Vec<Named> {
+    let mut hit: Vec<Named> = crate::search::doc::names(d)
+        .into_iter()
+        .filter_map(|n| {
+            let lower = n.to_lowercase();
+            let (key, (strength, plain)) = match name_strength(&n, matcher, quotes, cfg) {
+                Some(s) => (lower.clone(), s),
+                None => matcher.names_part(&n).map(|(k, s)| (k, (s, false)))?,
+            };
+            Some(Named {
+                column: key == lower,
+                plain,
+                key,
+                strength,
+            })
+        })
+        .collect();
+    hit.sort_by(|a, b| a.key.cmp(&b.key).then(b.strength.total_cmp(&a.strength)));
+    hit.dedup_by(|a, b| a.key == b.key);
+    hit
+}
+
+/// How strongly the question names the whole name `n`, and whether only as a plain
+/// word: quoted, or as the matcher finds it, a plain word (see
+/// [`plain_word`](crate::search::names::plain_word)) that the question only says as a
+/// word (not quoted, not as code) weighed by the plain share.
+pub(crate) fn name_strength(
+    n: &str,
+    matcher: &mut NameMatcher,
+    quotes: &[String],
+    cfg: &RankingConfig,
+) -> Option<(f64, bool)> {
+    use crate::search::names::{generic_word, plain_word, strength};
+    let lower = n.to_lowercase();
+    let spaced = lower.replace(['_', '-', '.'], " ");
+    let quoted = (quotes.contains(&lower) || quotes.contains(&spaced)).then_some(cfg.quoted);
+    let said = matcher.names(n).map(|s| {
+        if s <= strength::WORD && generic_word(n) {
+            (s * cfg.generic, true)
+        } else if s <= strength::WORD && plain_word(n) {
+            (s * cfg.plain, true)
+        } else {
+            (s, false)
+        }
+    });
+    match (quoted, said) {
+        (Some(a), Some((b, _))) => Some((a.max(b), false)),
+        (Some(a), None) => Some((a, false)),
+        (None, b) => b,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn strength(q: &str, name: &str) -> Option<(f64, bool)> {
+        name_strength(
+            name,
+            &mut NameMatcher::new(q),
+            &quoted(q),
+            &RankingConfig::default(),
+        )
+    }
+
+    #[test]
+    fn plain_words_weigh_below_quoted_code_and_several_word_names() {
+        let (plain, is_plain) = strength("the rainfall over the period", "rainfall").unwrap();
+        assert!(is_plain);
+        assert!(plain <= 1.0);
+        let (generic, is_plain) = strength("the value over the period", "period").unwrap();
+        assert!(is_plain && generic < plain);
+        for (q, name) in [
+            (r#"the "period" column"#, "period"),
+            ("the mean of period_days", "period_days"),
+            ("the max of gdpPercap", "gdpPercap"),
+            ("the average wind speed", "WINDSPEED"),
+        ] {
+            let (s, is_plain) = strength(q, name).unwrap();
+            assert!(!is_plain && s > plain, "{q} / {name}: {s}");
+        }
+    }
+
+    #[test]
+    fn coverage_overlaps_each_asked_interval_to_the_day() {
+        let asked = vec![
+            ("2012-05-03".to_string(), "2012-05-06".to_string()),
+            ("2016-08-09".to_string(), "2016-08-12".to_string()),
+        ];
+        assert_eq!(
+            overlapped("2012-05-06T23:00", "2012-05-07", &asked).len(),
+            1
+        );
+        // Between the two asked intervals: neither.
+        assert!(overlapped("2013-01-01", "2015-12-31", &asked).is_empty());
+        assert_eq!(overlapped("2012-01-01", "2016-12-31", &asked).len(), 2);
+    }
+
+    #[test]
+    fn reasons_render_as_the_cli_prints_them() {
+        let e = Evidence {
+            text: Some((0, vec!["columns".into(), "path".into()])),
+            vector: Some((3, 0.5)),
+            named: vec![Named::other("file a.csv".into(), 1.0)],
+            covers: Some(Covers {
+                start: "2012-05-04".into(),
+                end: "2012-05-04".into(),
+                asked: vec![("2012-05-04".into(), "2012-05-04".into())],
+            }),
+            ..Evidence::default()
+        };
+        let text: Vec<String> = e
+            .reasons(&RankingConfig::default())
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        assert_eq!(
+            text,
+            [
+                "matches columns, path",
+                "similar description (0.50)",
+                "names file a.csv",
+                "covers 2012-05-04 … 2012-05-04 (asked 2012-05-04 … 2012-05-04)"
+            ]
+        );
+        let json = serde_json::to_string(&Reason::Similar(0.25)).unwrap();
+        assert_eq!(json, r#""similar description (0.25)""#);
+    }
+}

@@ -1,0 +1,11 @@
+//! Ranking as one configured stage: retrieval results become typed [`evidence`], a pure
+//! [`score`] function weighs it under the searcher's [`RankingConfig`], and [`fold`]
+//! decides which members of a collection are hits of their own.
+
+pub mod config;
+pub mod evidence;
+pub(crate) mod fold;
+pub(crate) mod score;
+
+pub use config::RankingConfig;
+pub use evidence::Reason;
