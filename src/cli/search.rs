@@ -144,26 +144,10 @@ pub(crate) fn run_eval(a: EvalArgs) -> Result<()> {
     let s = searcher(index.index.as_deref())?;
     let mut failure = None;
     let report = eval::evaluate(&tasks, &k, |q, kmax| {
-        match s.search(
-            q,
-            &SearchOptions {
-                k: kmax,
-                expand: !fold,
-                ..Default::default()
-            },
-        ) {
-            // A hit's companions are returned with it, right after it.
-            Ok(hits) => hits
-                .into_iter()
-                .flat_map(|h| {
-                    std::iter::once(h.path).chain(h.companions.into_iter().map(|m| m.path))
-                })
-                .collect(),
-            Err(e) => {
-                failure.get_or_insert(e);
-                Vec::new()
-            }
-        }
+        eval::ranked_paths(&s, q, kmax, fold).unwrap_or_else(|e| {
+            failure.get_or_insert(e);
+            Vec::new()
+        })
     });
     if let Some(e) = failure {
         return Err(e.into());
@@ -176,6 +160,20 @@ pub(crate) fn run_eval(a: EvalArgs) -> Result<()> {
         println!("recall@{k:<3} {r:.3}");
     }
     println!("MRR        {:.3}", report.mrr);
+    if !report.groups.is_empty() {
+        let ks: Vec<String> = report.recall.iter().map(|(k, _)| format!("@{k}")).collect();
+        println!("\n{:<16} {:>5}  {}  MRR", "group", "tasks", ks.join("    "));
+        for g in &report.groups {
+            let r: Vec<String> = g.recall.iter().map(|(_, r)| format!("{r:.3}")).collect();
+            println!(
+                "{:<16} {:>5}  {}  {:.3}",
+                g.group,
+                g.tasks,
+                r.join(" "),
+                g.mrr
+            );
+        }
+    }
     let misses: Vec<_> = report
         .results
         .iter()

@@ -16,6 +16,7 @@ mod crash;
 mod dabench;
 mod dabstep;
 mod describe;
+mod devset;
 mod escape;
 mod fit;
 mod fixtures;

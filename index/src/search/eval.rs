@@ -1,6 +1,8 @@
 //! Retrieval evaluation: capped recall@K and MRR over a task file of
-//! `{"query": …, "relevant": [paths or globs]}` lines.
+//! `{"query": …, "relevant": [paths or globs]}` lines, overall and per group when the
+//! lines name one (`"mechanism"` or `"group"`).
 
+use super::engine::{SearchOptions, Searcher};
 use super::glob::PathGlob;
 use serde::{Deserialize, Serialize};
 
@@ -12,6 +14,9 @@ pub struct Task {
     /// Relevant files: relative paths or glob patterns (`*`, `?`, `**`), compiled as
     /// the task file is read (a bad one is an error naming its line).
     pub relevant: Vec<PathGlob>,
+    /// The group the task reports under (the retrieval mechanism it exercises).
+    #[serde(default, rename = "mechanism", alias = "group")]
+    pub group: Option<String>,
 }
 
 /// Read a JSONL task file; blank lines are skipped, a bad line is an error naming it.
@@ -41,6 +46,24 @@ pub struct TaskResult {
     pub missed: Vec<String>,
     /// The top results.
     pub top: Vec<String>,
+    /// Its group, if the task names one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub group: Option<String>,
+    /// Its capped recall at each K (the report's order).
+    pub recall: Vec<f64>,
+}
+
+/// The figures of one group of tasks.
+#[derive(Debug, Clone, Serialize)]
+pub struct GroupReport {
+    /// The group's name.
+    pub group: String,
+    /// Tasks in it.
+    pub tasks: usize,
+    /// (K, capped recall@K) averaged over its tasks.
+    pub recall: Vec<(usize, f64)>,
+    /// Its mean reciprocal rank.
+    pub mrr: f64,
 }
 
 /// Aggregated metrics.
@@ -52,8 +75,32 @@ pub struct Report {
     pub recall: Vec<(usize, f64)>,
     /// Mean reciprocal rank of the first relevant result.
     pub mrr: f64,
+    /// Per-group figures, in order of first appearance (empty when no task names one).
+    pub groups: Vec<GroupReport>,
     /// Per-task outcomes.
     pub results: Vec<TaskResult>,
+}
+
+/// The ranked paths of `searcher` for `query` as evaluation counts them: collections
+/// expanded unless `fold`, and a hit's companions returned with it, right after it.
+pub fn ranked_paths(
+    searcher: &Searcher,
+    query: &str,
+    k: usize,
+    fold: bool,
+) -> crate::Result<Vec<String>> {
+    let hits = searcher.search(
+        query,
+        &SearchOptions {
+            k,
+            expand: !fold,
+            ..Default::default()
+        },
+    )?;
+    Ok(hits
+        .into_iter()
+        .flat_map(|h| std::iter::once(h.path).chain(h.companions.into_iter().map(|m| m.path)))
+        .collect())
 }
 
 /// Evaluate `search` (query → ranked relative paths) on `tasks` at cut-offs `ks`.
@@ -63,21 +110,19 @@ pub fn evaluate(
     mut search: impl FnMut(&str, usize) -> Vec<String>,
 ) -> Report {
     let kmax = ks.iter().copied().max().unwrap_or(10);
-    let mut sums = vec![0.0; ks.len()];
-    let mut mrr = 0.0;
     let mut results = Vec::new();
     for t in tasks {
         let ranked = search(&t.query, kmax);
         let is_rel = |p: &str| t.relevant.iter().any(|r| r.is_match(p));
         let first_hit = ranked.iter().position(|p| is_rel(p)).map(|i| i + 1);
-        if let Some(r) = first_hit {
-            mrr += 1.0 / r as f64;
-        }
-        for (i, &k) in ks.iter().enumerate() {
-            let hits = ranked.iter().take(k).filter(|p| is_rel(p)).count();
-            let denom = k.min(t.relevant.len()).max(1);
-            sums[i] += hits.min(denom) as f64 / denom as f64;
-        }
+        let recall = ks
+            .iter()
+            .map(|&k| {
+                let hits = ranked.iter().take(k).filter(|p| is_rel(p)).count();
+                let denom = k.min(t.relevant.len()).max(1);
+                hits.min(denom) as f64 / denom as f64
+            })
+            .collect();
         let missed = t
             .relevant
             .iter()
@@ -89,14 +134,55 @@ pub fn evaluate(
             first_hit,
             missed,
             top: ranked.into_iter().take(5).collect(),
+            group: t.group.clone(),
+            recall,
         });
     }
-    let n = tasks.len().max(1) as f64;
+    let overall = aggregate("", ks, &results.iter().collect::<Vec<_>>());
+    let mut names: Vec<&str> = Vec::new();
+    for g in results.iter().filter_map(|r| r.group.as_deref()) {
+        if !names.contains(&g) {
+            names.push(g);
+        }
+    }
+    let groups = names
+        .iter()
+        .map(|&g| {
+            let members: Vec<_> = results
+                .iter()
+                .filter(|r| r.group.as_deref() == Some(g))
+                .collect();
+            aggregate(g, ks, &members)
+        })
+        .collect();
     Report {
-        tasks: tasks.len(),
-        recall: ks.iter().zip(sums).map(|(&k, s)| (k, s / n)).collect(),
-        mrr: mrr / n,
+        tasks: overall.tasks,
+        recall: overall.recall,
+        mrr: overall.mrr,
+        groups,
         results,
+    }
+}
+
+/// Average the outcomes of `results` as the figures of `group`.
+fn aggregate(group: &str, ks: &[usize], results: &[&TaskResult]) -> GroupReport {
+    let n = results.len().max(1) as f64;
+    let recall = ks
+        .iter()
+        .enumerate()
+        .map(|(i, &k)| (k, results.iter().map(|r| r.recall[i]).sum::<f64>() / n))
+        .collect();
+    let mrr = results
+        .iter()
+        .filter_map(|r| r.first_hit)
+        .map(|h| 1.0 / h as f64)
+        .sum::<f64>()
+        / n;
+    GroupReport {
+        group: group.to_string(),
+        tasks: results.len(),
+        recall,
+        mrr,
     }
 }
 
@@ -118,6 +204,7 @@ mod tests {
         assert_eq!(r.recall, vec![(1, 0.5), (2, (1.0 + 0.5) / 2.0)]);
         assert!((r.mrr - 0.75).abs() < 1e-9);
         assert_eq!(r.results[1].missed, ["b1.csv", "b3.csv"]);
+        assert!(r.groups.is_empty());
         assert!(read_tasks("{bad").unwrap_err().starts_with("line 1"));
         let e = read_tasks("{\"query\":\"a\",\"relevant\":[\"a.csv\"]}\n{\"query\":\"b\",\"relevant\":[\"b/[x.csv\"]}")
             .unwrap_err();
@@ -125,5 +212,27 @@ mod tests {
             e.starts_with("line 2") && e.contains("not a valid glob"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn groups_report_their_own_figures() {
+        let tasks = read_tasks(concat!(
+            "{\"query\":\"a\",\"relevant\":[\"a.csv\"],\"mechanism\":\"x\"}\n",
+            "{\"query\":\"b\",\"relevant\":[\"b.csv\"],\"group\":\"y\"}\n",
+            "{\"query\":\"c\",\"relevant\":[\"c.csv\"],\"mechanism\":\"x\"}\n",
+        ))
+        .unwrap();
+        let r = evaluate(&tasks, &[1], |q, _| match q {
+            "a" => vec!["a.csv".into()],
+            "b" => vec!["z.csv".into(), "b.csv".into()],
+            _ => vec![],
+        });
+        let g: Vec<_> = r
+            .groups
+            .iter()
+            .map(|g| (g.group.as_str(), g.tasks, g.recall[0].1, g.mrr))
+            .collect();
+        assert_eq!(g, [("x", 2, 0.5, 0.5), ("y", 1, 0.0, 0.5)]);
+        assert!((r.mrr - 0.5).abs() < 1e-9);
     }
 }

@@ -1,7 +1,9 @@
 //! Synthetic lakes for benchmarks and tests: N files of mixed formats with the kind of
 //! names real lakes have (dates, station ids, quarters, regions), deterministic per seed;
-//! and [`messy`], one file per awkward layout real publishers use, with its facts.
+//! [`messy`], one file per awkward layout real publishers use, with its facts; and
+//! [`devset`], a lake of agency folders with retrieval questions grouped by mechanism.
 
+pub mod devset;
 pub mod messy;
 
 use std::fmt::Write as _;

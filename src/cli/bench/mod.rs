@@ -3,9 +3,11 @@
 //! - `dabstep`: DABStep's task format, written as a submission file.
 //! - `dabench`: InfiAgent-DABench, graded as the benchmark does (`bench::dabench`), with
 //!   the ablation modes of the loop.
+//! - `devset`: write the generated retrieval development set (no agent involved).
 
 mod dabench;
 mod dabstep;
+mod devset;
 
 use crate::agent::{AgentError, Summary};
 use crate::cli::ask::{print_progress, until_interrupted, AgentArgs};
@@ -27,12 +29,16 @@ enum BenchWhat {
     Dabstep(dabstep::DabstepArgs),
     /// InfiAgent-DABench: questions over CSV tables, graded (PASQ, ABQ, UASQ by level).
     Dabench(dabench::DabenchArgs),
+    /// Write the generated retrieval development set (a lake and its questions, grouped
+    /// by retrieval mechanism) and print the commands that index and measure it.
+    Devset(devset::DevsetArgs),
 }
 
 pub(crate) fn run(a: BenchArgs) -> Result<()> {
     match a.what {
         BenchWhat::Dabstep(a) => dabstep::run(a),
         BenchWhat::Dabench(a) => dabench::run(a),
+        BenchWhat::Devset(a) => devset::run(a),
     }
 }
 
