@@ -120,6 +120,8 @@ struct Candidate {
 
 /// What one search asks, read once from the question.
 struct Question {
+    /// Its lowercase words, in order.
+    words: Vec<String>,
     matcher: NameMatcher,
     quotes: Vec<String>,
     asked: Vec<(String, String)>,
@@ -224,6 +226,7 @@ impl Searcher {
         let k = opts.k.max(1);
         let cfg = &self.ranking;
         let mut q = Question {
+            words: evidence::question_words(query),
             matcher: NameMatcher::new(query),
             quotes: evidence::quoted(query),
             asked: evidence::asked_days(query),
@@ -553,7 +556,9 @@ fn varies_in_time(c: &Collection) -> bool {
 
 /// Kinds of evidence that set a member apart from its siblings: it covers days asked
 /// and its coverage is narrower than the whole collection's (the siblings cover other
-/// days); the question names its varying part (`Ohio` of `by_state/{word}.csv`).
+/// days); the question names its varying part (`Ohio` of `by_state/{word}.csv`); the
+/// question asks for every member ("each state", "per year"), which sets all of them
+/// apart from the collection's single folded hit.
 fn own_evidence(c: &Candidate, coll: &Collection, q: &Question) -> u32 {
     let mut own = 0;
     if let (Some(cov), Some(cs), Some(ce)) = (&c.evidence.covers, &coll.time_start, &coll.time_end)
@@ -572,6 +577,10 @@ fn own_evidence(c: &Candidate, coll: &Collection, q: &Question) -> u32 {
         })
     });
     if named {
+        own += 1;
+    }
+    // "each state", "every year": every member is asked for.
+    if evidence::asks_each(&q.words, &evidence::member_words(&coll.template)) {
         own += 1;
     }
     own

@@ -214,6 +214,87 @@ pub(crate) fn overlapped(
         .collect()
 }
 
+/// Words that ask for every member of a set: "each state", "every year", "all
+/// stations", "per county", "by state", "across states".
+const EACH: [&str; 6] = ["each", "every", "all", "per", "by", "across"];
+
+/// The words a collection's members vary by, from its template: the kind of a date
+/// placeholder (`{year}` → year, annual; `{date}` → day, date, daily) and the words of
+/// the path around each placeholder — the literal beside it in its segment, or the
+/// folder above when it is alone there (`by_state/{word}.csv` → state;
+/// `station-{n}/…` → station).
+pub(crate) fn member_words(template: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let segments: Vec<&str> = template.split('/').collect();
+    for (i, seg) in segments.iter().enumerate() {
+        if !seg.contains('{') {
+            continue;
+        }
+        if seg.contains("{year}") {
+            out.extend(["year", "annual", "yearly"].map(String::from));
+        }
+        if seg.contains("{date}") {
+            out.extend(["day", "date", "daily"].map(String::from));
+        }
+        let literal: String = seg
+            .split(['{', '}'])
+            .enumerate()
+            .filter(|(j, _)| j % 2 == 0)
+            .map(|(_, t)| t)
+            .collect::<Vec<_>>()
+            .join(" ");
+        let stem = literal
+            .rsplit_once('.')
+            .map_or(literal.as_str(), |(s, _)| s);
+        let wordy = |t: &str| -> Vec<String> {
+            crate::search::words::split(t)
+                .into_iter()
+                .map(str::to_lowercase)
+                .filter(|w| w.len() >= 3 && w.chars().all(char::is_alphabetic))
+                .collect()
+        };
+        let mut words = wordy(stem);
+        if words.is_empty() && i > 0 {
+            words = wordy(segments[i - 1]);
+        }
+        out.extend(words);
+    }
+    out.iter_mut().for_each(|w| *w = singular(w).to_string());
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// `w` without a plural `s` (`states` → `state`), when enough is left.
+fn singular(w: &str) -> &str {
+    match w.strip_suffix('s') {
+        Some(s) if s.len() >= 3 && !s.ends_with('s') => s,
+        _ => w,
+    }
+}
+
+/// Whether the question (its lowercase words, in order) asks for every member of a
+/// collection whose members vary by `member_words`: "each state", "all the years",
+/// "per station", "states … each" is not read.
+pub(crate) fn asks_each(question_words: &[String], member_words: &[String]) -> bool {
+    question_words.iter().enumerate().any(|(i, w)| {
+        EACH.contains(&w.as_str())
+            && question_words[i + 1..]
+                .iter()
+                .take(2)
+                .any(|n| member_words.iter().any(|m| m == singular(n)))
+    })
+}
+
+/// The lowercase words of a question, in order.
+pub(crate) fn question_words(query: &str) -> Vec<String> {
+    query
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect()
+}
+
 /// The names of `d` that the question quotes or names (see [`NameMatcher`]), each with
 /// its strength: the quoted weight for a quoted name, else the matcher's, of which a
 /// plain one-word name merely said as a word gets the plain share.
@@ -303,6 +384,28 @@ mod tests {
             let (s, is_plain) = strength(q, name).unwrap();
             assert!(!is_plain && s > plain, "{q} / {name}: {s}");
         }
+    }
+
+    #[test]
+    fn a_question_asking_for_every_member_is_read_from_the_template() {
+        let m = member_words("census/by_state/{word}.csv");
+        assert_eq!(m, ["state"]);
+        let m2 = member_words("police/annual/crimes_{year}.csv");
+        assert!(m2.contains(&"year".to_string()) && m2.contains(&"crime".to_string()));
+        let m3 = member_words("readings/station-{n}/temp-{date}_to_{date}.csv");
+        assert!(m3.contains(&"station".to_string()) && m3.contains(&"day".to_string()));
+        let asks = |q: &str, m: &[String]| asks_each(&question_words(q), m);
+        assert!(asks(
+            "Median income of the poorest county in each state",
+            &m
+        ));
+        assert!(asks("For every state, how many counties", &m));
+        assert!(asks("poverty across all states", &m));
+        assert!(asks("sales by state", &m));
+        assert!(!asks("the state with the most counties", &m));
+        assert!(!asks("compare Ohio and Utah", &m));
+        assert!(asks("burglaries per year", &m2));
+        assert!(asks("readings of all the stations", &m3));
     }
 
     #[test]
