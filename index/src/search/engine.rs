@@ -333,11 +333,10 @@ impl Searcher {
             }
         }
         ev.named = named;
-        ev.covers = row.time.as_ref().map(|t| Covers {
-            asked: evidence::overlapped(&t.start, &t.end, &q.asked),
-            start: t.start.clone(),
-            end: t.end.clone(),
-        });
+        ev.covers = row
+            .time
+            .as_ref()
+            .map(|t| Covers::new(&t.start, &t.end, &q.asked));
         let collection = self.catalog().collection_of(&path)?;
         Ok(Some(Candidate {
             path,

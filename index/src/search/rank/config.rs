@@ -22,6 +22,12 @@ pub const W_VECTOR: f64 = 0.2;
 /// intervals the question asks (to the day). A file sharing only the year gets none: the
 /// year token of the text index's time field is its (weaker) evidence.
 pub const W_TIME: f64 = 0.5 / (RRF_K + 1.0);
+/// The share of the time bonus that goes by how much of a file's coverage the asked
+/// days make, on a log scale over four decades (a file of the asked day: all of it;
+/// a year's file for one day: a third; a 30-year table: none); the rest is given for
+/// any overlap. Off by default: at 0.5 and 1 the generated dev set gains a question at
+/// rank 1 and DA-Code loses one (BENCHMARKS.md, "Evidence picks members").
+pub const TIME_SPECIFIC: f64 = 0.0;
 /// Bonus per unit of inverse document frequency of a column (or key) the question names.
 pub const W_COLUMN: f64 = 0.5 / (RRF_K + 1.0);
 /// A name in quotes counts this many times more than one merely mentioned.
@@ -83,6 +89,8 @@ pub struct RankingConfig {
     pub plain_cap: f64,
     /// [`W_TIME`], scaled with the fusion constant (`LAKESTAR_W_TIME`).
     pub time: f64,
+    /// [`TIME_SPECIFIC`] (`LAKESTAR_TIME_SPECIFIC`).
+    pub time_specific: f64,
     /// [`MEMBER_HITS`] (`LAKESTAR_MEMBER_HITS`).
     pub member_hits: usize,
     /// [`SIMILAR_REASONS`] (`LAKESTAR_SIMILAR_REASONS`).
@@ -106,6 +114,7 @@ impl Default for RankingConfig {
             names_cap: NAMES_CAP,
             plain_cap: PLAIN_CAP,
             time: W_TIME,
+            time_specific: TIME_SPECIFIC,
             member_hits: MEMBER_HITS,
             similar_reasons: SIMILAR_REASONS,
             boosts: [
@@ -159,6 +168,7 @@ impl RankingConfig {
         c.names_cap = over.number("LAKESTAR_NAMES_CAP", c.names_cap, false)?;
         c.plain_cap = over.number("LAKESTAR_PLAIN_CAP", c.plain_cap, false)?;
         c.time = over.number("LAKESTAR_W_TIME", c.time * scale, false)?;
+        c.time_specific = over.number("LAKESTAR_TIME_SPECIFIC", c.time_specific, false)?;
         c.member_hits = over.count("LAKESTAR_MEMBER_HITS", c.member_hits)?;
         c.similar_reasons = over.count("LAKESTAR_SIMILAR_REASONS", c.similar_reasons)?;
         for (b, v) in c.boosts.iter_mut().zip(BOOST_VARS) {

@@ -89,6 +89,38 @@ pub(crate) struct Covers {
     pub start: String,
     pub end: String,
     pub asked: Vec<Days>,
+    /// The largest share of the coverage's days that one overlapped asked interval
+    /// makes (1: the file is all about the days asked; 1/365: one day of a year's
+    /// file); `None` when the days cannot be counted.
+    pub share: Option<f64>,
+}
+
+impl Covers {
+    /// The coverage `start … end` against the asked intervals.
+    pub fn new(start: &str, end: &str, asked: &[Days]) -> Covers {
+        let asked = overlapped(start, end, asked);
+        let parse = |s: &str| chrono::NaiveDate::parse_from_str(day(s), "%Y-%m-%d").ok();
+        let share = match (parse(start), parse(end)) {
+            (Some(s), Some(e)) if s <= e => {
+                let span = (e - s).num_days() + 1;
+                asked
+                    .iter()
+                    .filter_map(|(a, b)| {
+                        let (a, b) = (parse(a)?, parse(b)?);
+                        let overlap = (e.min(b) - s.max(a)).num_days() + 1;
+                        Some(overlap.max(1) as f64 / span as f64)
+                    })
+                    .reduce(f64::max)
+            }
+            _ => None,
+        };
+        Covers {
+            start: start.to_string(),
+            end: end.to_string(),
+            asked,
+            share,
+        }
+    }
 }
 
 /// Everything known of one candidate before scoring.
@@ -409,6 +441,16 @@ mod tests {
     }
 
     #[test]
+    fn the_share_of_a_files_days_asked_is_counted() {
+        let asked = [("2012-05-03".to_string(), "2012-05-03".to_string())];
+        assert_eq!(Covers::new("2012-05-03", "2012-05-03", &asked).share, Some(1.0));
+        let year = Covers::new("2012-01-01", "2012-12-31", &asked).share.unwrap();
+        assert!((year - 1.0 / 366.0).abs() < 1e-9);
+        assert_eq!(Covers::new("2013-01-01", "2013-12-31", &asked).share, None);
+        assert_eq!(Covers::new("2012", "2013", &asked).share, None);
+    }
+
+    #[test]
     fn coverage_overlaps_each_asked_interval_to_the_day() {
         let asked = vec![
             ("2012-05-03".to_string(), "2012-05-06".to_string()),
@@ -429,11 +471,11 @@ mod tests {
             text: Some((0, vec!["columns".into(), "path".into()])),
             vector: Some((3, 0.5)),
             named: vec![Named::other("file a.csv".into(), 1.0)],
-            covers: Some(Covers {
-                start: "2012-05-04".into(),
-                end: "2012-05-04".into(),
-                asked: vec![("2012-05-04".into(), "2012-05-04".into())],
-            }),
+            covers: Some(Covers::new(
+                "2012-05-04",
+                "2012-05-04",
+                &[("2012-05-04".into(), "2012-05-04".into())],
+            )),
             ..Evidence::default()
         };
         let text: Vec<String> = e

@@ -46,7 +46,10 @@ pub(crate) fn scores(
             let plain = saturate(part(true), cfg.plain_cap * top);
             let names = saturate(part(false) + plain, cfg.names_cap * top);
             let time = match &e.covers {
-                Some(c) if !c.asked.is_empty() => cfg.time,
+                Some(c) if !c.asked.is_empty() => {
+                    let specific = c.share.map_or(1.0, |s| (1.0 + s.log10() / 4.0).clamp(0.0, 1.0));
+                    cfg.time * (1.0 - cfg.time_specific + cfg.time_specific * specific).max(0.0)
+                }
                 _ => 0.0,
             };
             base + names + time
@@ -154,15 +157,44 @@ mod tests {
             start: "a".into(),
             end: "b".into(),
             asked: vec![("a".into(), "b".into())],
+            share: None,
         });
         let mut beside = at(Some(3), None);
         beside.covers = Some(Covers {
             start: "a".into(),
             end: "b".into(),
             asked: Vec::new(),
+            share: None,
         });
         let s = scores(&[covered, beside], &HashMap::new(), &cfg);
         assert!((s[0] - s[1] - cfg.time).abs() < 1e-12);
+    }
+
+    #[test]
+    fn a_file_about_the_days_asked_gets_more_of_the_time_bonus_than_one_spanning_years() {
+        let cfg = RankingConfig {
+            time_specific: 0.5,
+            ..RankingConfig::default()
+        };
+        let asked = [("2012-05-03".to_string(), "2012-05-03".to_string())];
+        let at = |start: &str, end: &str| Evidence {
+            text: Some((3, Vec::new())),
+            covers: Some(Covers::new(start, end, &asked)),
+            ..Evidence::default()
+        };
+        let s = scores(
+            &[
+                at("2012-05-03", "2012-05-03"),
+                at("2012-01-01", "2012-12-31"),
+                at("1990-01-01", "2023-12-31"),
+            ],
+            &HashMap::new(),
+            &cfg,
+        );
+        assert!(s[0] > s[1] && s[1] > s[2], "{s:?}");
+        let base = 1.0 / 64.0;
+        assert!((s[0] - base - cfg.time).abs() < 1e-12);
+        assert!(s[2] - base >= cfg.time * 0.5 - 1e-12);
     }
 
     #[test]
