@@ -88,6 +88,92 @@ const STATISTICS: &[(&str, &[&str], &[&str])] = &[
     ("p-value", &["p-value", "p value"], &["p", "pvalue"]),
 ];
 
+/// Words of a quantity's name that make it a count: `@no_of_countries[...]` is a
+/// number even though it names countries.
+const COUNT_WORDS: &[&str] = &["no", "num", "number", "count", "cnt", "n", "how", "many"];
+
+/// Words of a quantity's name that make it a number (with [`COUNT_WORDS`]).
+const NUMBER_WORDS: &[&str] = &[
+    "mean",
+    "average",
+    "avg",
+    "median",
+    "std",
+    "stdev",
+    "sd",
+    "deviation",
+    "variance",
+    "var",
+    "corr",
+    "correlation",
+    "pearson",
+    "spearman",
+    "kendall",
+    "total",
+    "sum",
+    "pct",
+    "percent",
+    "percentage",
+    "ratio",
+    "rate",
+    "proportion",
+    "skew",
+    "skewness",
+    "kurtosis",
+    "pvalue",
+    "p",
+    "max",
+    "maximum",
+    "min",
+    "minimum",
+    "difference",
+    "diff",
+    "mse",
+    "rmse",
+    "mae",
+    "r2",
+    "accuracy",
+    "score",
+    "iqr",
+    "range",
+];
+
+/// Words of a quantity's name that make it a thing named, not a number
+/// (`@country_with_max_deaths[...]` is a country).
+const ENTITY_WORDS: &[&str] = &[
+    "name",
+    "names",
+    "country",
+    "city",
+    "state",
+    "category",
+    "column",
+    "columns",
+    "feature",
+    "features",
+    "label",
+    "class",
+    "gender",
+    "sex",
+    "id",
+    "date",
+    "region",
+    "species",
+    "company",
+    "title",
+    "word",
+    "method",
+    "model",
+    "group",
+    "list",
+    "which",
+    "day",
+    "month",
+    "status",
+    "type",
+    "outlier_values",
+];
+
 /// A quantity the question asks for.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Quantity {
@@ -95,6 +181,10 @@ pub struct Quantity {
     pub name: String,
     /// Named by an `@name[value]` format: the answer must use that form.
     pub formatted: bool,
+    /// Its value is a number (a statistic, or a name made of statistic or count words
+    /// and no thing's name): a value read for it without a digit (`Country`, a header
+    /// cell) is not its value.
+    pub numeric: bool,
     /// The words that label it in an output (each may be matched by a synonym).
     words: Vec<String>,
 }
@@ -127,9 +217,13 @@ pub fn requested(question: &str, guidelines: Option<&str>) -> Vec<Quantity> {
                 if words.is_empty() {
                     words = vec![name.to_lowercase()];
                 }
+                let all = self::words(&name);
+                let has = |set: &[&str]| all.iter().any(|w| set.contains(&w.as_str()));
+                let numeric = has(COUNT_WORDS) || (has(NUMBER_WORDS) && !has(ENTITY_WORDS));
                 out.push(Quantity {
                     name,
                     formatted: true,
+                    numeric,
                     words,
                 });
             }
@@ -147,6 +241,7 @@ pub fn requested(question: &str, guidelines: Option<&str>) -> Vec<Quantity> {
             out.push(Quantity {
                 name: name.to_string(),
                 formatted: false,
+                numeric: true,
                 // Any one label word will do: joined into one synonym set.
                 words: vec![labels.join("|")],
             });
@@ -290,10 +385,16 @@ fn bracket_value(line: &str) -> Option<String> {
 /// dump) whose words label `q` and that holds a value, or a label line followed by a
 /// line holding the value alone.
 pub fn value_for(output: &str, q: &Quantity) -> Option<String> {
+    // A number is asked: a value with no digit in it is a word of the output.
+    let fits = |v: &str| {
+        !q.numeric
+            || v.chars().any(|c| c.is_ascii_digit())
+            || ["nan", "inf", "-inf"].contains(&v.trim().to_lowercase().as_str())
+    };
     let tag = format!("@{}[", q.name);
     for line in output.lines() {
         if let Some(i) = line.find(&tag) {
-            if let Some(v) = bracket_value(&line[i..]) {
+            if let Some(v) = bracket_value(&line[i..]).filter(|v| fits(v)) {
                 return Some(v);
             }
         }
@@ -303,18 +404,23 @@ pub fn value_for(output: &str, q: &Quantity) -> Option<String> {
         if is_dump_line(line) {
             continue;
         }
+        let next = lines[i + 1..].iter().find(|l| !l.trim().is_empty());
+        // The header of a printed table (`Country  Year  …` over `0  Afghanistan …`)
+        // labels columns, not a value.
+        if next.is_some_and(|n| is_table_row(n)) {
+            continue;
+        }
         let w = words(line);
         if !q.labels(&w) {
             continue;
         }
-        if let Some(v) = value_of(line) {
+        if let Some(v) = value_of(line).filter(|v| fits(v)) {
             return Some(v);
         }
         // `Mean fare:` then `32.2` on the next line.
-        let next = lines[i + 1..].iter().find(|l| !l.trim().is_empty());
         if let Some(n) = next {
             let n = n.trim();
-            if !is_dump_line(n) && n.chars().count() <= VALUE_CHARS && !n.contains(':') {
+            if !is_dump_line(n) && n.chars().count() <= VALUE_CHARS && !n.contains(':') && fits(n) {
                 return Some(n.to_string());
             }
         }
@@ -542,6 +648,35 @@ mod tests {
         for ok in ["15", "@mean[3.2], @max[7]", "[1, 2, 3, 4, 5]", "north: 15"] {
             assert_eq!(dump_reason(ok, true), None, "{ok}");
         }
+    }
+
+    #[test]
+    fn a_number_asked_is_not_read_from_a_word_or_a_table_header() {
+        let q = requested(
+            "",
+            Some("@no_of_countries_with_outliers[n], @mean_no_of_deaths[m], @country_with_max_deaths[c]"),
+        );
+        let numeric: Vec<bool> = q.iter().map(|q| q.numeric).collect();
+        assert_eq!(numeric, [true, true, false]);
+        // A printed frame: its header names the columns, its rows hold no labelled value.
+        let head = "       Country  Year  ...  No. of deaths_max   WHO Region\n\
+                    0  Afghanistan  2017  ...              510.0  Eastern Mediterranean\n\
+                    1      Algeria  2017  ...                NaN                 Africa\n";
+        assert_eq!(from_output(head, &q), None);
+        assert_eq!(value_for("mean no of deaths: Country", &q[1]), None);
+        assert_eq!(
+            value_for("mean no of deaths: Country\nmean no of deaths: 12.5", &q[1]).as_deref(),
+            Some("12.5")
+        );
+        // A thing's name may be a word.
+        assert_eq!(
+            value_for("country with max deaths: Nigeria", &q[2]).as_deref(),
+            Some("Nigeria")
+        );
+        assert_eq!(
+            value_for("@mean_no_of_deaths[nan]", &q[1]).as_deref(),
+            Some("nan")
+        );
     }
 
     #[test]

@@ -443,8 +443,13 @@ mod tests {
     #[test]
     fn the_share_of_a_files_days_asked_is_counted() {
         let asked = [("2012-05-03".to_string(), "2012-05-03".to_string())];
-        assert_eq!(Covers::new("2012-05-03", "2012-05-03", &asked).share, Some(1.0));
-        let year = Covers::new("2012-01-01", "2012-12-31", &asked).share.unwrap();
+        assert_eq!(
+            Covers::new("2012-05-03", "2012-05-03", &asked).share,
+            Some(1.0)
+        );
+        let year = Covers::new("2012-01-01", "2012-12-31", &asked)
+            .share
+            .unwrap();
         assert!((year - 1.0 / 366.0).abs() < 1e-9);
         assert_eq!(Covers::new("2013-01-01", "2013-12-31", &asked).share, None);
         assert_eq!(Covers::new("2012", "2013", &asked).share, None);

@@ -47,7 +47,9 @@ pub(crate) fn scores(
             let names = saturate(part(false) + plain, cfg.names_cap * top);
             let time = match &e.covers {
                 Some(c) if !c.asked.is_empty() => {
-                    let specific = c.share.map_or(1.0, |s| (1.0 + s.log10() / 4.0).clamp(0.0, 1.0));
+                    let specific = c
+                        .share
+                        .map_or(1.0, |s| (1.0 + s.log10() / 4.0).clamp(0.0, 1.0));
                     cfg.time * (1.0 - cfg.time_specific + cfg.time_specific * specific).max(0.0)
                 }
                 _ => 0.0,
