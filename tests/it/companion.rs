@@ -364,3 +364,90 @@ fn documentation_is_returned_with_the_data_it_documents() {
         0
     );
 }
+
+/// A table with a row per member of a collection (the states of `by_state/{word}.csv`,
+/// the years of `annual/crimes_{year}.csv`), beside it or a folder up, goes with the
+/// collection's hit as its summary.
+#[test]
+fn a_collections_summary_table_goes_with_its_hit() {
+    let tmp = tempfile::tempdir().unwrap();
+    let lake = tmp.path().join("lake");
+    let states = ["Ohio", "Utah", "Texas", "Iowa", "Idaho", "Maine"];
+    let mut totals = String::from("state,population,counties\n");
+    for (i, s) in states.iter().enumerate() {
+        write(
+            &lake,
+            &format!("census/by_state/{s}.csv"),
+            &format!("county,population\n{s} County A,{i}1537\n{s} County B,{i}2948\n"),
+        );
+        totals.push_str(&format!("{s},{i}000000,{}\n", 10 + i));
+    }
+    write(&lake, "census/state_totals.csv", &totals);
+    write(
+        &lake,
+        "census/regions.csv",
+        "region,division\nMidwest,East North Central\nWest,Mountain\nSouth,West South Central\n",
+    );
+    for y in 2010..=2015 {
+        write(
+            &lake,
+            &format!("police/annual/crimes_{y}.csv"),
+            &format!("date,offense\n{y}-03-01,theft\n{y}-07-04,assault\n"),
+        );
+    }
+    write(
+        &lake,
+        "police/crime_totals_by_year.csv",
+        "year,incidents,arrests\n2010,100,10\n2011,120,12\n2012,90,9\n2013,80,8\n2014,95,7\n2015,99,6\n",
+    );
+    index_json(&lake, &[]);
+    let hits = json_lines(&run_ok(
+        &lake,
+        &[
+            "search",
+            "What share of the population lives in Ohio counties?",
+            "-k",
+            "5",
+            "--json",
+        ],
+    ));
+    let ohio = hits
+        .iter()
+        .find(|h| h["path"] == "census/by_state/Ohio.csv")
+        .unwrap_or_else(|| panic!("{hits:#?}"));
+    let with: Vec<(&str, &str)> = ohio["companions"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .map(|c| (c["path"].as_str().unwrap(), c["why"].as_str().unwrap()))
+                .collect()
+        })
+        .unwrap_or_default();
+    assert!(
+        with.contains(&(
+            "census/state_totals.csv",
+            "summary: a row per member (state)"
+        )),
+        "{hits:#?}"
+    );
+    // Returned with the hit, not again on its own.
+    assert_eq!(
+        hits.iter()
+            .filter(|h| h["path"] == "census/state_totals.csv")
+            .count(),
+        0
+    );
+    let text = run_ok(
+        &lake,
+        &[
+            "search",
+            "Which offenses were reported on 4 July 2012?",
+            "-k",
+            "5",
+        ],
+    );
+    assert!(
+        text.contains("with: police/crime_totals_by_year.csv (summary: a row per member (year))"),
+        "{text}"
+    );
+}

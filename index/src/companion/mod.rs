@@ -14,7 +14,9 @@
 //! - [`matcher`] pairs documentation files with the data files of one folder;
 //! - [`lookup`] links small lookup tables to the data files whose column values their key
 //!   holds;
-//! - [`relink`] is the indexer's step.
+//! - [`relink`] is the indexer's step;
+//! - [`summary`] tells a collection's summary table (a row per member) from the tables
+//!   beside it, at search time.
 //!
 //! Search returns a hit's companions with it ([`Companion`], read by
 //! [`crate::catalog::Catalog::companions`]).
@@ -23,6 +25,7 @@ pub mod lookup;
 pub mod matcher;
 pub mod parse;
 mod relink;
+pub mod summary;
 #[cfg(test)]
 mod tests;
 

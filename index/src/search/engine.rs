@@ -22,6 +22,9 @@ use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
 
+mod members;
+use members::own_evidence;
+
 /// Filters and size of a search.
 #[derive(Debug, Clone, Default)]
 pub struct SearchOptions {
@@ -361,60 +364,6 @@ impl Searcher {
         Ok(out)
     }
 
-    /// Members of the candidates' collections that cover the days asked but that the
-    /// retrievers did not reach (their siblings' near-identical descriptions took the
-    /// places): a question about one day of a daily collection needs that day's file.
-    /// Each stands in with its retrieved siblings' lowest fused score.
-    fn add_members(
-        &self,
-        candidates: &mut Vec<Candidate>,
-        collections: &HashMap<String, Collection>,
-        q: &mut Question,
-        opts: &SearchOptions,
-    ) -> Result<()> {
-        if q.asked.is_empty() {
-            return Ok(());
-        }
-        let cfg = &self.ranking;
-        let mut have: HashSet<String> = candidates.iter().map(|c| c.path.clone()).collect();
-        let mut floor: HashMap<&str, f64> = HashMap::new();
-        for c in candidates.iter() {
-            if let Some(id) = &c.collection {
-                let s = score::fused(&c.evidence, cfg);
-                let f = floor.entry(id.as_str()).or_insert(s);
-                *f = f.min(s);
-            }
-        }
-        let mut added = Vec::new();
-        for (id, stand_in) in floor {
-            let Some(coll) = collections.get(id) else {
-                continue;
-            };
-            if !varies_in_time(coll) {
-                continue;
-            }
-            for (start, end) in q.asked.clone() {
-                let members =
-                    self.catalog()
-                        .members_overlapping(id, &start, &end, cfg.member_hits)?;
-                for path in members {
-                    if !have.insert(path.clone()) {
-                        continue;
-                    }
-                    let ev = Evidence {
-                        member_of: Some((stand_in, id.to_string())),
-                        ..Evidence::default()
-                    };
-                    if let Some(c) = self.candidate(path, ev, q, opts)? {
-                        added.push(c);
-                    }
-                }
-            }
-        }
-        candidates.extend(added);
-        Ok(())
-    }
-
     /// The rarity of each name the candidates are named by, `ln(1 + N / df)`: `N` the
     /// files of the lake, `df` those having the name. When the candidates are not the
     /// whole lake, a column or key name is counted by the text index, over the whole
@@ -470,6 +419,12 @@ impl Searcher {
         // `k`: that hit names them first, before the members folded under it.
         let mut first_hit: HashMap<String, usize> = HashMap::new();
         let mut overflow: HashMap<String, Vec<String>> = HashMap::new();
+        let mut summaries: HashMap<String, Vec<Companion>> = HashMap::new();
+        // A summary table goes with the collection's hit when it would be among the
+        // hits anyway: brought next to what it summarizes, it takes no other file's
+        // place (attached to every collection hit, it cost the dev set more questions
+        // than it won: BENCHMARKS.md).
+        let planned: HashSet<&str> = plan.iter().take(k).map(|p| paths[p.at].as_str()).collect();
         for p in plan {
             if hits.len() == k {
                 if expand {
@@ -510,6 +465,17 @@ impl Searcher {
             }
             returned.insert(c.path.clone());
             let mut companions = self.catalog().companions(&c.path)?;
+            if let Some(coll) = c.collection.as_ref().and_then(|id| collections.get(id)) {
+                if !summaries.contains_key(&coll.id) {
+                    summaries.insert(coll.id.clone(), self.summaries(coll)?);
+                }
+                companions.extend(
+                    summaries[&coll.id]
+                        .iter()
+                        .filter(|m| planned.contains(m.path.as_str()))
+                        .cloned(),
+                );
+            }
             companions.retain(|m| !returned.contains(&m.path));
             companions.truncate(COMPANIONS_NAMED);
             returned.extend(companions.iter().map(|m| m.path.clone()));
@@ -542,45 +508,4 @@ impl Searcher {
         }
         Ok(hits)
     }
-}
-
-/// Whether a collection's members cover different times (a yearly or daily
-/// collection), rather than all the same span (one file per state, each for 2000–2020).
-fn varies_in_time(c: &Collection) -> bool {
-    c.time_start.is_some()
-        && c.parts.iter().any(|p| {
-            matches!(p.name.as_str(), "{year}" | "{date}") || p.name == "{n}" && p.distinct > 1
-        })
-}
-
-/// Kinds of evidence that set a member apart from its siblings: it covers days asked
-/// and its coverage is narrower than the whole collection's (the siblings cover other
-/// days); the question names its varying part (`Ohio` of `by_state/{word}.csv`); the
-/// question asks for every member ("each state", "per year"), which sets all of them
-/// apart from the collection's single folded hit.
-fn own_evidence(c: &Candidate, coll: &Collection, q: &Question) -> u32 {
-    let mut own = 0;
-    if let (Some(cov), Some(cs), Some(ce)) = (&c.evidence.covers, &coll.time_start, &coll.time_end)
-    {
-        let day = evidence::day;
-        let narrower = day(cs) < day(&cov.start) || day(&cov.end) < day(ce);
-        if !cov.asked.is_empty() && narrower {
-            own += 1;
-        }
-    }
-    let named = crate::collect::varying(&coll.template, &c.path).is_some_and(|parts| {
-        parts.iter().any(|v| {
-            q.matcher
-                .names_category(&v.replace(['_', '-'], " "))
-                .is_some()
-        })
-    });
-    if named {
-        own += 1;
-    }
-    // "each state", "every year": every member is asked for.
-    if evidence::asks_each(&q.words, &evidence::member_words(&coll.template)) {
-        own += 1;
-    }
-    own
 }

@@ -57,6 +57,9 @@ pub const PLAIN_CAP: f64 = 0.0;
 /// (the days they cover, their names) answers the question; the rest fold. A question
 /// over 2002–2023 of a yearly collection needs its 22 members.
 pub const MEMBER_HITS: usize = 24;
+/// Tables read per folder when looking for a collection's summary table (a row per
+/// member) beside it, in its folder and the folder above.
+pub const SUMMARY_SCAN: usize = 32;
 /// Vector neighbours whose similarity is given as a reason.
 pub const SIMILAR_REASONS: usize = 10;
 
@@ -93,6 +96,8 @@ pub struct RankingConfig {
     pub time_specific: f64,
     /// [`MEMBER_HITS`] (`LAKESTAR_MEMBER_HITS`).
     pub member_hits: usize,
+    /// [`SUMMARY_SCAN`] (`LAKESTAR_SUMMARY_SCAN`).
+    pub summary_scan: usize,
     /// [`SIMILAR_REASONS`] (`LAKESTAR_SIMILAR_REASONS`).
     pub similar_reasons: usize,
     /// The text index's field boosts (`LAKESTAR_BOOST_NAME`, `…_COLUMNS`,
@@ -116,6 +121,7 @@ impl Default for RankingConfig {
             time: W_TIME,
             time_specific: TIME_SPECIFIC,
             member_hits: MEMBER_HITS,
+            summary_scan: SUMMARY_SCAN,
             similar_reasons: SIMILAR_REASONS,
             boosts: [
                 BOOST_NAME,
@@ -170,6 +176,7 @@ impl RankingConfig {
         c.time = over.number("LAKESTAR_W_TIME", c.time * scale, false)?;
         c.time_specific = over.number("LAKESTAR_TIME_SPECIFIC", c.time_specific, false)?;
         c.member_hits = over.count("LAKESTAR_MEMBER_HITS", c.member_hits)?;
+        c.summary_scan = over.count("LAKESTAR_SUMMARY_SCAN", c.summary_scan)?;
         c.similar_reasons = over.count("LAKESTAR_SIMILAR_REASONS", c.similar_reasons)?;
         for (b, v) in c.boosts.iter_mut().zip(BOOST_VARS) {
             *b = over.number(v, f64::from(*b), false)? as f32;

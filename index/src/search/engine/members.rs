@@ -1,0 +1,137 @@
+//! A collection's members in search: the ones the retrievers did not reach that cover
+//! the days asked, the evidence that sets a member apart from its siblings, and the
+//! collection's summary tables.
+
+use super::{Candidate, Question, SearchOptions, Searcher};
+use crate::collect::Collection;
+use crate::companion::Companion;
+use crate::error::Result;
+use crate::search::rank::evidence::{self, Evidence};
+use crate::search::rank::score;
+use std::collections::{HashMap, HashSet};
+
+impl Searcher {
+    /// Members of the candidates' collections that cover the days asked but that the
+    /// retrievers did not reach (their siblings' near-identical descriptions took the
+    /// places): a question about one day of a daily collection needs that day's file.
+    /// Each stands in with its retrieved siblings' lowest fused score.
+    pub(super) fn add_members(
+        &self,
+        candidates: &mut Vec<Candidate>,
+        collections: &HashMap<String, Collection>,
+        q: &mut Question,
+        opts: &SearchOptions,
+    ) -> Result<()> {
+        if q.asked.is_empty() {
+            return Ok(());
+        }
+        let cfg = &self.ranking;
+        let mut have: HashSet<String> = candidates.iter().map(|c| c.path.clone()).collect();
+        let mut floor: HashMap<&str, f64> = HashMap::new();
+        for c in candidates.iter() {
+            if let Some(id) = &c.collection {
+                let s = score::fused(&c.evidence, cfg);
+                let f = floor.entry(id.as_str()).or_insert(s);
+                *f = f.min(s);
+            }
+        }
+        let mut added = Vec::new();
+        for (id, stand_in) in floor {
+            let Some(coll) = collections.get(id) else {
+                continue;
+            };
+            if !varies_in_time(coll) {
+                continue;
+            }
+            for (start, end) in q.asked.clone() {
+                let members =
+                    self.catalog()
+                        .members_overlapping(id, &start, &end, cfg.member_hits)?;
+                for path in members {
+                    if !have.insert(path.clone()) {
+                        continue;
+                    }
+                    let ev = Evidence {
+                        member_of: Some((stand_in, id.to_string())),
+                        ..Evidence::default()
+                    };
+                    if let Some(c) = self.candidate(path, ev, q, opts)? {
+                        added.push(c);
+                    }
+                }
+            }
+        }
+        candidates.extend(added);
+        Ok(())
+    }
+
+    /// The summary tables of collection `c` (see [`crate::companion::summary`]): tables
+    /// in its folder or the folder above with a column listing its members.
+    pub(super) fn summaries(&self, c: &Collection) -> Result<Vec<Companion>> {
+        use crate::catalog::folder_of;
+        let folder = folder_of(&c.template);
+        let mut folders = vec![folder];
+        if !folder.is_empty() {
+            folders.push(folder_of(folder));
+        }
+        let mut out = Vec::new();
+        for f in folders {
+            let rows = self
+                .catalog()
+                .folder_files_outside(f, &c.id, self.ranking.summary_scan)?;
+            for row in rows {
+                let Some(d) = self.catalog().file_description(&row)? else {
+                    continue;
+                };
+                if let Some(column) = crate::companion::summary::member_column(&d, c) {
+                    out.push(Companion {
+                        path: row.path,
+                        why: format!("summary: a row per member ({column})"),
+                    });
+                }
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// Whether a collection's members cover different times (a yearly or daily
+/// collection), rather than all the same span (one file per state, each for 2000–2020).
+fn varies_in_time(c: &Collection) -> bool {
+    c.time_start.is_some()
+        && c.parts.iter().any(|p| {
+            matches!(p.name.as_str(), "{year}" | "{date}") || p.name == "{n}" && p.distinct > 1
+        })
+}
+
+/// Kinds of evidence that set a member apart from its siblings: it covers days asked
+/// and its coverage is narrower than the whole collection's (the siblings cover other
+/// days); the question names its varying part (`Ohio` of `by_state/{word}.csv`); the
+/// question asks for every member ("each state", "per year"), which sets all of them
+/// apart from the collection's single folded hit.
+pub(super) fn own_evidence(c: &Candidate, coll: &Collection, q: &Question) -> u32 {
+    let mut own = 0;
+    if let (Some(cov), Some(cs), Some(ce)) = (&c.evidence.covers, &coll.time_start, &coll.time_end)
+    {
+        let day = evidence::day;
+        let narrower = day(cs) < day(&cov.start) || day(&cov.end) < day(ce);
+        if !cov.asked.is_empty() && narrower {
+            own += 1;
+        }
+    }
+    let named = crate::collect::varying(&coll.template, &c.path).is_some_and(|parts| {
+        parts.iter().any(|v| {
+            q.matcher
+                .names_category(&v.replace(['_', '-'], " "))
+                .is_some()
+        })
+    });
+    if named {
+        own += 1;
+    }
+    // "each state", "every year": every member is asked for.
+    if evidence::asks_each(&q.words, &evidence::member_words(&coll.template)) {
+        own += 1;
+    }
+    own
+}
