@@ -365,6 +365,45 @@ fn documentation_is_returned_with_the_data_it_documents() {
     );
 }
 
+/// The data file is searched by what its lookup says its codes mean: a question in
+/// full state names finds the file that holds only the abbreviations, matching its
+/// values, with the lookup beside it.
+#[test]
+fn a_data_file_is_found_by_its_lookups_labels() {
+    let (_tmp, lake) = lookup_lake();
+    index_json(&lake, &[]);
+    let hits = json_lines(&run_ok(
+        &lake,
+        &["search", "Colorado and Arizona", "--json"],
+    ));
+    let data = hits
+        .iter()
+        .find(|h| h["path"] == "labor/unemployment.csv")
+        .unwrap_or_else(|| panic!("{hits:#?}"));
+    assert!(
+        data["reasons"][0].as_str().unwrap().contains("values"),
+        "{data}"
+    );
+    // The labels are the lookup's, kept with the link: replaced, they follow.
+    write(
+        &lake,
+        "labor/state_codes.csv",
+        &STATES
+            .iter()
+            .fold(String::from("abbrev,state_name\n"), |mut t, (c, n)| {
+                t.push_str(&format!("{c},State of {n}land\n"));
+                t
+            }),
+    );
+    index_json(&lake, &[]);
+    let hits = json_lines(&run_ok(&lake, &["search", "Coloradoland", "--json"]));
+    assert!(
+        hits.iter().any(|h| h["path"] == "labor/unemployment.csv"
+            && h["reasons"][0].as_str().unwrap().contains("values")),
+        "{hits:#?}"
+    );
+}
+
 /// A table with a row per member of a collection (the states of `by_state/{word}.csv`,
 /// the years of `annual/crimes_{year}.csv`), beside it or a folder up, goes with the
 /// collection's hit as its summary.

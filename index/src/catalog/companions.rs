@@ -8,7 +8,7 @@ use crate::analyze::Description;
 use crate::companion::{self, lookup::LookupLink, Companion, Link};
 use crate::error::{InternalError, Result};
 use rusqlite::{params, OptionalExtension};
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 /// Created when a writer opens the catalog, so that older indexes gain it without a
 /// format change; readers of one without it see no links.
@@ -219,24 +219,52 @@ impl Catalog {
     }
 
     /// Replace the lookup links of the files of `folder` with `links`, in one
-    /// transaction. Search reads them at search time: nothing else is marked.
+    /// transaction; a data file whose links changed is marked stale for search (its
+    /// document carries their labels).
     pub fn replace_lookups(&mut self, folder: &str, links: &[LookupLink]) -> Result<()> {
         let tx = self.conn.transaction()?;
         {
-            let had: bool = tx
-                .prepare_cached("SELECT EXISTS(SELECT 1 FROM lookups WHERE folder = ?1)")?
-                .query_row([folder], |r| r.get(0))?;
-            // The common case, a folder without lookups, writes nothing.
-            if had {
+            let mut old: Vec<(String, String)> = tx
+                .prepare_cached("SELECT data, link FROM lookups WHERE folder = ?1")?
+                .query_map([folder], |r| Ok((r.get(0)?, r.get(1)?)))?
+                .collect::<rusqlite::Result<_>>()?;
+            let jsons: Vec<String> = links
+                .iter()
+                .map(serde_json::to_string)
+                .collect::<std::result::Result<_, _>>()
+                .map_err(|e| InternalError::CorruptBlob(e.to_string()))?;
+            let mut new: Vec<(String, String)> = links
+                .iter()
+                .zip(&jsons)
+                .map(|(l, j)| (l.data.clone(), j.clone()))
+                .collect();
+            old.sort();
+            new.sort();
+            // The common case, a folder without lookups before or after, writes nothing.
+            if old != new {
+                let mut changed: BTreeSet<&str> = BTreeSet::new();
+                changed.extend(
+                    old.iter()
+                        .filter(|o| !new.contains(o))
+                        .map(|o| o.0.as_str()),
+                );
+                changed.extend(
+                    new.iter()
+                        .filter(|n| !old.contains(n))
+                        .map(|n| n.0.as_str()),
+                );
                 tx.execute("DELETE FROM lookups WHERE folder = ?1", [folder])?;
-            }
-            let mut insert = tx.prepare_cached(
-                "INSERT OR REPLACE INTO lookups(data, lookup, folder, link) VALUES (?1, ?2, ?3, ?4)",
-            )?;
-            for l in links {
-                let json = serde_json::to_string(l)
-                    .map_err(|e| InternalError::CorruptBlob(e.to_string()))?;
-                insert.execute(params![l.data, l.lookup, folder, json])?;
+                let mut insert = tx.prepare_cached(
+                    "INSERT OR REPLACE INTO lookups(data, lookup, folder, link) VALUES (?1, ?2, ?3, ?4)",
+                )?;
+                for (l, json) in links.iter().zip(&jsons) {
+                    insert.execute(params![l.data, l.lookup, folder, json])?;
+                }
+                let mut mark =
+                    tx.prepare_cached("INSERT OR IGNORE INTO search_dirty(path) VALUES (?1)")?;
+                for p in changed {
+                    mark.execute([p])?;
+                }
             }
         }
         tx.commit()?;

@@ -14,8 +14,9 @@ use std::collections::HashSet;
 /// The catalog meta key recording the rule its lookup links were made by, and the
 /// rule: a catalog recording another (or none) has every folder's links made again.
 pub const LOOKUP_RULE_META: &str = "lookups_version";
-/// Bump when [`match_lookups`] or what it is given changes.
-pub const LOOKUP_RULE: &str = "2";
+/// Bump when [`match_lookups`] or what it is given changes (3: links carry the
+/// lookup's labels).
+pub const LOOKUP_RULE: &str = "3";
 
 /// Tables with more data rows than this are not lookups.
 pub const LOOKUP_MAX_ROWS: u64 = 1000;
@@ -23,6 +24,10 @@ pub const LOOKUP_MAX_ROWS: u64 = 1000;
 pub const LOOKUP_MAX_BYTES: u64 = 256 * 1024;
 /// Columns of the lookup a link names as what the key translates to.
 const VALUES_NAMED: usize = 3;
+/// Labels a link keeps of its lookup (distinct values of the columns it names).
+pub const LABELS_KEPT: usize = 300;
+/// Characters of one label at most: longer cells are notes, not names.
+const LABEL_CHARS: usize = 80;
 /// Share of the data column's sampled values the key must hold.
 const COVERAGE: f64 = 0.8;
 
@@ -39,6 +44,11 @@ pub struct LookupLink {
     pub key: String,
     /// The lookup's other columns (the first few): what a key translates to.
     pub values: Vec<String>,
+    /// What the keys translate to: the distinct words-bearing values of those columns
+    /// (at most [`LABELS_KEPT`]). The data file is searched by them: a question saying
+    /// "construction" finds the file whose `industry_code` column holds `23`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub labels: Vec<String>,
 }
 
 impl LookupLink {
@@ -70,6 +80,28 @@ pub struct LookupTable {
     pub columns: Vec<String>,
     /// Its key columns (unique values).
     pub keys: Vec<KeyColumn>,
+    /// Every column's values, as read, in column order.
+    pub cells: Vec<Vec<String>>,
+}
+
+impl LookupTable {
+    /// The distinct values with letters of the columns other than `key` that a link
+    /// names (the first [`VALUES_NAMED`]), in file order, at most [`LABELS_KEPT`].
+    fn labels(&self, key: &str) -> Vec<String> {
+        let mut seen = HashSet::new();
+        self.columns
+            .iter()
+            .zip(&self.cells)
+            .filter(|(c, _)| *c != key)
+            .take(VALUES_NAMED)
+            .flat_map(|(_, vals)| vals.iter())
+            .map(|v| v.trim())
+            .filter(|v| v.chars().any(char::is_alphabetic) && v.chars().count() <= LABEL_CHARS)
+            .filter(|v| seen.insert(v.to_lowercase()))
+            .take(LABELS_KEPT)
+            .map(str::to_string)
+            .collect()
+    }
 }
 
 /// A column of a data file with the values its description keeps.
@@ -184,6 +216,7 @@ pub fn match_lookups(lookups: &[LookupTable], data: &[DataFile]) -> Vec<LookupLi
                         .take(VALUES_NAMED)
                         .cloned()
                         .collect(),
+                    labels: l.labels(&key.name),
                 });
             }
         }
@@ -255,6 +288,7 @@ mod tests {
             path: "states.csv".into(),
             keys: key_columns(&header, &cols),
             columns: header,
+            cells: cols,
         }
     }
 
@@ -366,6 +400,7 @@ mod tests {
                 path: "counties.csv".into(),
                 keys: key_columns(&h, &c),
                 columns: h,
+                cells: c,
             }
         };
         let counts = DataFile {

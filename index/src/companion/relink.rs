@@ -119,6 +119,7 @@ fn lookup_table(lake: &Path, row: &FileRow, d: &Description) -> Option<LookupTab
         path: row.path.clone(),
         columns,
         keys,
+        cells: values,
     })
 }
 
@@ -186,8 +187,8 @@ fn folder_lookups(cat: &Catalog, lake: &Path, folder: &str) -> Result<Vec<Lookup
 /// were added, modified, renamed or deleted since the search side last caught up): a
 /// link depends on both files, so a change to either redoes its folder. Lookup links of
 /// every folder are recomputed once when the catalog's were made by an older rule.
-/// Returns how many documentation links appeared, went or changed (lookup links are read
-/// by search alone, at search time: they change no search document).
+/// Returns how many documentation links appeared, went or changed. A data file whose
+/// lookup links changed is marked stale for search: its document carries their labels.
 pub fn relink(cat: &mut Catalog, lake: &Path, changed: &[String]) -> Result<usize> {
     let mut folders: BTreeSet<&str> = changed.iter().map(|p| folder_of(p)).collect();
     let changed: HashSet<&str> = changed.iter().map(String::as_str).collect();

@@ -26,7 +26,8 @@ pub const EMBEDDER_SPEC_META: &str = "embedder_spec";
 /// text its embedding is made from ([`doc`]). Raise it with any change to either; a
 /// catalog that records another one rewrites every document and re-embeds every
 /// description on its next sync, rather than searching a mix of old and new.
-pub const SEARCH_DOCS: &str = "1";
+/// (2: a data file's document holds its lookups' labels among its values.)
+pub const SEARCH_DOCS: &str = "2";
 /// Catalog meta key recording [`SEARCH_DOCS`].
 pub const SEARCH_DOCS_META: &str = "search_docs_version";
 /// Paths per text-index commit.
@@ -50,15 +51,17 @@ fn search_err(e: impl std::fmt::Display) -> crate::Error {
 }
 
 /// The text-index document of a catalog row and its description, with the line its
-/// collection adds (`siblings`: the members' names; not embedded, since it says
-/// nothing of this file's content).
+/// collection adds (`siblings`: the members' names) and the labels of its lookups among
+/// its values (`labels`: what its codes mean) — neither embedded, since they say
+/// nothing of this file's own content.
 fn document(
     row: &FileRow,
     desc: Option<&Description>,
     semantic: Option<&str>,
     siblings: Option<&str>,
+    labels: Vec<String>,
 ) -> TextDoc {
-    let (columns, values, mut text) = match (desc, semantic) {
+    let (columns, mut values, mut text) = match (desc, semantic) {
         (Some(d), Some(t)) => (doc::names(d), doc::values(d), t.to_string()),
         _ => (
             Vec::new(),
@@ -74,6 +77,7 @@ fn document(
         text.push('\n');
         text.push_str(s);
     }
+    values.extend(labels);
     TextDoc {
         path: row.path.clone(),
         format: row.format.as_str().to_string(),
@@ -205,11 +209,17 @@ pub fn sync_with(
                 },
                 None => None,
             };
+            let labels = cat
+                .lookups_of(p)?
+                .into_iter()
+                .flat_map(|l| l.labels)
+                .collect();
             upserts.push(document(
                 &row,
                 desc.as_ref(),
                 semantic.as_deref(),
                 siblings.as_deref(),
+                labels,
             ));
         }
         report.embedded += embed_and_store(cat, embedder, &id, to_embed)?;
