@@ -404,6 +404,55 @@ fn a_data_file_is_found_by_its_lookups_labels() {
     );
 }
 
+/// A lookup in a folder above the data (a `reference/`-style table at the lake root)
+/// serves the data below it; replaced by a table that no longer holds the codes, the
+/// links below go on the next run, though nothing below changed.
+#[test]
+fn a_lookup_above_the_data_serves_the_folders_below() {
+    let (_tmp, lake) = lookup_lake();
+    std::fs::rename(
+        lake.join("labor/state_codes.csv"),
+        lake.join("state_codes.csv"),
+    )
+    .unwrap();
+    write(
+        &lake,
+        "labor/regional/2020/rates.csv",
+        &STATES
+            .iter()
+            .fold(String::from("state,rate\n"), |mut t, (c, _)| {
+                t.push_str(&format!("{c},4.{}\n", c.len()));
+                t
+            }),
+    );
+    index_json(&lake, &[]);
+    let q = "unemployment rate in California, Texas and New York";
+    // Each data file on its own (a companion is returned once per search).
+    for (data, glob) in [
+        ("labor/unemployment.csv", "labor/*.csv"),
+        ("labor/regional/2020/rates.csv", "labor/regional/**"),
+    ] {
+        let args = ["search", q, "--json", "-k", "4", "--glob", glob];
+        let hits = json_lines(&run_ok(&lake, &args));
+        let hit = hits
+            .iter()
+            .find(|h| h["path"] == data)
+            .unwrap_or_else(|| panic!("{data}: {hits:#?}"));
+        assert_eq!(hit["companions"][0]["path"], "state_codes.csv", "{hits:#?}");
+    }
+    write(
+        &lake,
+        "state_codes.csv",
+        "abbrev,state_name\nON,Ontario\nQC,Quebec\nBC,British Columbia\n",
+    );
+    index_json(&lake, &[]);
+    let hits = json_lines(&run_ok(&lake, &["search", q, "--json", "-k", "4"]));
+    assert!(
+        hits.iter().all(|h| h.get("companions").is_none()),
+        "{hits:#?}"
+    );
+}
+
 /// A table with a row per member of a collection (the states of `by_state/{word}.csv`,
 /// the years of `annual/crimes_{year}.csv`), beside it or a folder up, goes with the
 /// collection's hit as its summary.

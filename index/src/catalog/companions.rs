@@ -184,6 +184,41 @@ impl Catalog {
         Ok(out.into_iter().collect())
     }
 
+    /// The folders below `folder` (the whole lake's for the root) that hold files, by
+    /// path, at most `limit` of them (the first ones).
+    pub fn folders_below(&self, folder: &str, limit: usize) -> Result<Vec<String>> {
+        let (sql, arg) = if folder.is_empty() {
+            (
+                "SELECT path FROM files WHERE instr(path, '/') > 0 ORDER BY path",
+                String::new(),
+            )
+        } else {
+            (
+                "SELECT path FROM files WHERE path >= ?1 || '/' AND path < ?1 || '0'
+                 AND instr(substr(path, length(?1) + 2), '/') > 0 ORDER BY path",
+                folder.to_string(),
+            )
+        };
+        let mut stmt = self.conn.prepare_cached(sql)?;
+        let mut rows = if folder.is_empty() {
+            stmt.query([])?
+        } else {
+            stmt.query([arg])?
+        };
+        let mut out: BTreeSet<String> = BTreeSet::new();
+        while let Some(r) = rows.next()? {
+            let p: String = r.get(0)?;
+            let f = folder_of(&p);
+            if !out.contains(f) {
+                if out.len() == limit {
+                    break;
+                }
+                out.insert(f.to_string());
+            }
+        }
+        Ok(out.into_iter().collect())
+    }
+
     /// The lookup links of the data file `path`, by lookup path.
     pub fn lookups_of(&self, path: &str) -> Result<Vec<LookupLink>> {
         self.texts_for(

@@ -15,8 +15,8 @@ use std::collections::HashSet;
 /// rule: a catalog recording another (or none) has every folder's links made again.
 pub const LOOKUP_RULE_META: &str = "lookups_version";
 /// Bump when [`match_lookups`] or what it is given changes (3: links carry the
-/// lookup's labels).
-pub const LOOKUP_RULE: &str = "3";
+/// lookup's labels; 4: lookups in the folders above the data's).
+pub const LOOKUP_RULE: &str = "4";
 
 /// Tables with more data rows than this are not lookups.
 pub const LOOKUP_MAX_ROWS: u64 = 1000;

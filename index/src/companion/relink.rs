@@ -6,7 +6,7 @@ use super::{headerless_columns, parse, DOC_MAX_BYTES};
 use crate::analyze::{ColumnProfile, Content, Description, Format};
 use crate::catalog::{folder_of, Catalog, FileRow, FileState};
 use crate::error::Result;
-use std::collections::{BTreeSet, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::io::Read;
 use std::path::Path;
 
@@ -14,6 +14,10 @@ use std::path::Path;
 /// decodes the descriptions of its tables again, and documentation beside tens of
 /// thousands of files is rarer than the cost is certain.
 const MAX_FOLDER_FILES: usize = 20_000;
+
+/// Folders below a changed lookup candidate relinked at most: past this, a lookup high
+/// in a large lake is linked to the folders below it as they change, not all at once.
+const MAX_FOLDERS_BELOW: usize = 5_000;
 
 /// Extensions of files read as possible documentation (any name with a documentation
 /// word in it is read too).
@@ -145,30 +149,74 @@ fn sampled_columns(d: &Description) -> Vec<SampledColumn> {
     }
 }
 
-/// The lookup links of the files directly in `folder`: only when a small delimited file
-/// is there, the descriptions of its tables are read.
-fn folder_lookups(cat: &Catalog, lake: &Path, folder: &str) -> Result<Vec<LookupLink>> {
-    let rows = cat.folder_files(folder)?;
-    let small = |r: &FileRow| {
-        r.state == FileState::Ok
-            && matches!(r.format, Format::Csv | Format::Tsv)
-            && r.size > 0
-            && r.size <= lookup::LOOKUP_MAX_BYTES
-    };
-    if rows.len() > MAX_FOLDER_FILES || rows.len() < 2 || !rows.iter().any(small) {
+/// Whether a row may be a lookup table: a small delimited file.
+fn small_delimited(r: &FileRow) -> bool {
+    r.state == FileState::Ok
+        && matches!(r.format, Format::Csv | Format::Tsv)
+        && r.size > 0
+        && r.size <= lookup::LOOKUP_MAX_BYTES
+}
+
+/// The lookup tables directly in `folder`, read once per relink (`cache`): a folder's
+/// lookups serve the data of every folder below it too.
+fn folder_tables<'c>(
+    cat: &Catalog,
+    lake: &Path,
+    folder: &str,
+    cache: &'c mut HashMap<String, Vec<LookupTable>>,
+) -> Result<&'c [LookupTable]> {
+    if !cache.contains_key(folder) {
+        let mut tables = Vec::new();
+        for row in cat
+            .folder_files(folder)?
+            .iter()
+            .filter(|r| small_delimited(r))
+        {
+            if let Some(d) = cat.file_description(row)? {
+                tables.extend(lookup_table(lake, row, &d));
+            }
+        }
+        cache.insert(folder.to_string(), tables);
+    }
+    Ok(&cache[folder])
+}
+
+/// The folders above `folder`, nearest first, the root last (none for the root).
+fn ancestors(folder: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut f = folder;
+    while !f.is_empty() {
+        f = folder_of(f);
+        out.push(f);
+    }
+    out
+}
+
+/// The lookup links of the files directly in `folder`, to lookup tables in it or in a
+/// folder above it (a `reference/` table at the lake's root serves every folder): the
+/// descriptions of its tables are read only when there is such a table.
+fn folder_lookups(
+    cat: &Catalog,
+    lake: &Path,
+    folder: &str,
+    cache: &mut HashMap<String, Vec<LookupTable>>,
+) -> Result<Vec<LookupLink>> {
+    let mut tables: Vec<LookupTable> = folder_tables(cat, lake, folder, cache)?.to_vec();
+    for a in ancestors(folder) {
+        tables.extend(folder_tables(cat, lake, a, cache)?.iter().cloned());
+    }
+    if tables.is_empty() {
         return Ok(Vec::new());
     }
-    let mut tables = Vec::new();
+    let rows = cat.folder_files(folder)?;
+    if rows.len() > MAX_FOLDER_FILES {
+        return Ok(Vec::new());
+    }
     let mut data = Vec::new();
     for row in rows.iter().filter(|r| r.state == FileState::Ok) {
         let Some(d) = cat.file_description(row)? else {
             continue;
         };
-        if small(row) {
-            if let Some(t) = lookup_table(lake, row, &d) {
-                tables.push(t);
-            }
-        }
         let columns = sampled_columns(&d);
         if !columns.is_empty() {
             data.push(DataFile {
@@ -176,9 +224,6 @@ fn folder_lookups(cat: &Catalog, lake: &Path, folder: &str) -> Result<Vec<Lookup
                 columns,
             });
         }
-    }
-    if tables.is_empty() {
-        return Ok(Vec::new());
     }
     Ok(lookup::match_lookups(&tables, &data))
 }
@@ -190,7 +235,7 @@ fn folder_lookups(cat: &Catalog, lake: &Path, folder: &str) -> Result<Vec<Lookup
 /// Returns how many documentation links appeared, went or changed. A data file whose
 /// lookup links changed is marked stale for search: its document carries their labels.
 pub fn relink(cat: &mut Catalog, lake: &Path, changed: &[String]) -> Result<usize> {
-    let mut folders: BTreeSet<&str> = changed.iter().map(|p| folder_of(p)).collect();
+    let folders: BTreeSet<&str> = changed.iter().map(|p| folder_of(p)).collect();
     let changed: HashSet<&str> = changed.iter().map(String::as_str).collect();
     let mut touched = 0;
     for folder in &folders {
@@ -198,13 +243,23 @@ pub fn relink(cat: &mut Catalog, lake: &Path, changed: &[String]) -> Result<usiz
         touched += cat.replace_companions(folder, &links, &changed)?;
     }
     let every = cat.meta(lookup::LOOKUP_RULE_META)?.as_deref() != Some(lookup::LOOKUP_RULE);
-    let all: Vec<String>;
+    let mut lookup_folders: BTreeSet<String> = folders.iter().map(|f| f.to_string()).collect();
     if every {
-        all = cat.folders()?;
-        folders.extend(all.iter().map(String::as_str));
+        lookup_folders.extend(cat.folders()?);
+    } else {
+        // A table that may be a lookup changed: the folders below its own may use it.
+        let above: BTreeSet<&str> = changed
+            .iter()
+            .filter(|p| p.ends_with(".csv") || p.ends_with(".tsv"))
+            .map(|p| folder_of(p))
+            .collect();
+        for f in above {
+            lookup_folders.extend(cat.folders_below(f, MAX_FOLDERS_BELOW)?);
+        }
     }
-    for folder in &folders {
-        let links = folder_lookups(cat, lake, folder)?;
+    let mut cache = HashMap::new();
+    for folder in &lookup_folders {
+        let links = folder_lookups(cat, lake, folder, &mut cache)?;
         cat.replace_lookups(folder, &links)?;
     }
     if every {
