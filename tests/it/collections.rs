@@ -448,3 +448,56 @@ fn members_are_picked_by_the_days_asked() {
     assert_eq!(crime.len(), 1, "{hits:#?}");
     assert_eq!(crime[0]["collection"]["matched"], 28, "{hits:#?}");
 }
+
+/// One file per incident, numbered: a question naming two incidents by a category of
+/// their own files gets both as hits; a value every file holds sets none apart.
+#[test]
+fn members_named_by_their_own_categories_are_hits_of_their_own() {
+    let tmp = tempfile::tempdir().unwrap();
+    let lake = tmp.path().join("lake");
+    let dir = lake.join("fires/incidents");
+    fs::create_dir_all(&dir).unwrap();
+    let names = [
+        "Camp Fire",
+        "Dixie Fire",
+        "Creek Fire",
+        "Caldor Fire",
+        "Thomas Fire",
+        "Carr Fire",
+    ];
+    for (i, n) in names.iter().enumerate() {
+        let mut t = String::from("incident,day,acres_burned,cause\n");
+        for d in 1..=6 {
+            t.push_str(&format!(
+                "{n},2018-0{}-1{d},{}00,lightning\n",
+                1 + i,
+                d * 7 + i
+            ));
+        }
+        fs::write(dir.join(format!("incident_{}.csv", 101 + i)), t).unwrap();
+    }
+    index_json(&lake, &[]);
+    let hits = search(
+        &lake,
+        "Compare the acres burned by the Dixie Fire and the Carr Fire",
+        &["-k", "4"],
+    );
+    let mut top: Vec<&str> = hits
+        .iter()
+        .take(2)
+        .map(|h| h["path"].as_str().unwrap())
+        .collect();
+    top.sort();
+    assert_eq!(
+        top,
+        [
+            "fires/incidents/incident_102.csv",
+            "fires/incidents/incident_106.csv"
+        ],
+        "{hits:#?}"
+    );
+    // Every file's cause is lightning: one hit stands for them.
+    let hits = search(&lake, "acres burned by lightning fires", &["-k", "4"]);
+    assert_eq!(hits.len(), 1, "{hits:#?}");
+    assert_eq!(hits[0]["collection"]["matched"], 5, "{hits:#?}");
+}

@@ -76,6 +76,33 @@ pub fn categories(d: &Description) -> Vec<String> {
     out
 }
 
+/// The categories that make up at least half of their column's values (a file of one
+/// incident: its `incident` column is all `Camp Fire`): values that say what the file
+/// is about, not merely that it holds them.
+pub fn dominant_categories(d: &Description) -> Vec<String> {
+    let tables: Vec<(u64, &ColumnProfile)> = match &d.content {
+        Content::Table(t) => t.columns.iter().map(|c| (t.rows, c)).collect(),
+        Content::Tables(ts) => ts
+            .tables
+            .iter()
+            .flat_map(|t| t.columns.iter().map(move |c| (t.rows, c)))
+            .collect(),
+        _ => Vec::new(),
+    };
+    tables
+        .into_iter()
+        .filter(|(_, c)| c.kind == ColumnType::Categorical)
+        .flat_map(|(rows, c)| {
+            let filled = rows.saturating_sub(c.nulls).max(1);
+            c.top
+                .iter()
+                .filter(move |(_, n)| n * 2 >= filled)
+                .map(|(v, _)| v.trim().to_string())
+        })
+        .filter(|v| !v.is_empty())
+        .collect()
+}
+
 /// Values worth matching a question against: categories and text examples.
 pub fn values(d: &Description) -> Vec<String> {
     let mut out = Vec::new();
@@ -151,6 +178,19 @@ pub fn semantic_text(d: &Description) -> String {
 mod tests {
     use super::*;
     use crate::analyze::{describe, Source};
+
+    #[test]
+    fn dominant_categories_make_up_half_their_column() {
+        let mut csv = String::from("incident,cause,day\n");
+        for (i, cause) in ["lightning", "arson", "lightning", "campfire", "arson"]
+            .iter()
+            .enumerate()
+        {
+            csv.push_str(&format!("Camp Fire,{cause},2018-11-0{}\n", i + 1));
+        }
+        let d = describe(&Source::from_bytes("f.csv", csv.into_bytes()));
+        assert_eq!(dominant_categories(&d), ["Camp Fire"]);
+    }
 
     #[test]
     fn names_and_values_of_a_table_and_a_document() {

@@ -243,9 +243,10 @@ impl Searcher {
         }
         let collections = self.collections(&candidates)?;
         self.add_members(&mut candidates, &collections, &mut q, opts)?;
-        for c in &mut candidates {
+        let own_category = members::own_categories(&candidates);
+        for (c, category) in candidates.iter_mut().zip(own_category) {
             if let Some(coll) = c.collection.as_ref().and_then(|id| collections.get(id)) {
-                c.evidence.own = own_evidence(c, coll, &q);
+                c.evidence.own = own_evidence(c, coll, &q, category);
             }
         }
 
@@ -329,9 +330,14 @@ impl Searcher {
             named.push(Named::other(format!("file {base}"), s));
         }
         if let Some(d) = &desc {
+            let dominant = super::doc::dominant_categories(d);
             for v in super::doc::categories(d) {
                 if let Some(s) = q.matcher.names_category(&v) {
-                    named.push(Named::other(format!("category {}", v.to_lowercase()), s));
+                    let key = format!("category {}", v.to_lowercase());
+                    if dominant.contains(&v) {
+                        ev.dominant.push(key.clone());
+                    }
+                    named.push(Named::other(key, s));
                 }
             }
         }

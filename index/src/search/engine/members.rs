@@ -106,11 +106,17 @@ fn varies_in_time(c: &Collection) -> bool {
 
 /// Kinds of evidence that set a member apart from its siblings: it covers days asked
 /// and its coverage is narrower than the whole collection's (the siblings cover other
-/// days); the question names its varying part (`Ohio` of `by_state/{word}.csv`); the
+/// days); the question names its varying part (`Ohio` of `by_state/{word}.csv`) or a
+/// category of its own (`own_category`, see [`own_categories`]); the
 /// question asks for every member ("each state", "per year"), which sets all of them
 /// apart from the collection's single folded hit.
-pub(super) fn own_evidence(c: &Candidate, coll: &Collection, q: &Question) -> u32 {
-    let mut own = 0;
+pub(super) fn own_evidence(
+    c: &Candidate,
+    coll: &Collection,
+    q: &Question,
+    own_category: bool,
+) -> u32 {
+    let mut own = u32::from(own_category);
     if let (Some(cov), Some(cs), Some(ce)) = (&c.evidence.covers, &coll.time_start, &coll.time_end)
     {
         let day = evidence::day;
@@ -134,4 +140,35 @@ pub(super) fn own_evidence(c: &Candidate, coll: &Collection, q: &Question) -> u3
         own += 1;
     }
     own
+}
+
+/// For each candidate, whether the question names a category that makes up half of its
+/// column (what the file is about) and that some other retrieved member of its
+/// collection lacks (the `Camp Fire` of one `incident_{n}.csv` among many). A category
+/// merely among a file's frequent values does not count: which values a description
+/// lists as frequent varies from sibling to sibling (a year range lost members to it).
+pub(super) fn own_categories(candidates: &[Candidate]) -> Vec<bool> {
+    fn categories(c: &Candidate) -> Vec<&str> {
+        c.evidence.dominant.iter().map(String::as_str).collect()
+    }
+    // Collection → (members retrieved, how many hold each named category).
+    let mut held: HashMap<&str, (usize, HashMap<&str, usize>)> = HashMap::new();
+    for c in candidates {
+        if let Some(id) = &c.collection {
+            let e = held.entry(id.as_str()).or_default();
+            e.0 += 1;
+            for k in categories(c) {
+                *e.1.entry(k).or_default() += 1;
+            }
+        }
+    }
+    candidates
+        .iter()
+        .map(|c| {
+            c.collection.as_deref().is_some_and(|id| {
+                let (members, counts) = &held[id];
+                categories(c).iter().any(|k| counts[k] < *members)
+            })
+        })
+        .collect()
 }

@@ -135,6 +135,9 @@ pub(crate) struct Evidence {
     pub member_of: Option<(f64, String)>,
     /// Its names that the question names.
     pub named: Vec<Named>,
+    /// The named categories (their `category …` keys) that make up at least half of
+    /// their column: what the file is about (`Camp Fire` in a file of one incident).
+    pub dominant: Vec<String>,
     /// Its time coverage and the asked intervals it overlaps (to the day).
     pub covers: Option<Covers>,
     /// Evidence that sets it apart from the other members of its collection: it covers
