@@ -38,3 +38,4 @@ mod shared_lakes;
 mod table_loads;
 mod vectors;
 mod watch;
+mod words_embedder;

@@ -1,0 +1,142 @@
+use super::*;
+use crate::embed::cosine;
+use crate::models::tiny;
+
+/// The tiny BERT with one synonym pair: "weather" gets the word-embedding row of "rain".
+fn tiny_with_synonym(dir: &Path) {
+    tiny::write(dir, 5).unwrap();
+    tiny::tie(dir, &[("rain", "weather")]).unwrap();
+}
+
+fn unit(v: &[f32]) -> bool {
+    (v.iter().map(|x| x * x).sum::<f32>() - 1.0).abs() < 1e-5
+}
+
+#[test]
+fn synonyms_are_close_unrelated_words_are_not() {
+    let dir = tempfile::tempdir().unwrap();
+    tiny_with_synonym(dir.path());
+    let e = WordsEmbedder::load(dir.path(), 0.0).unwrap();
+    assert_eq!(e.dim(), tiny::HIDDEN);
+    let v = e
+        .embed(&[
+            "rain",
+            "weather",
+            "sales",
+            "daily rain by station",
+            "Daily_Weather by station",
+            "monthly sales per store",
+        ])
+        .unwrap();
+    assert!(v.iter().all(|x| unit(x)));
+    assert!(cosine(&v[0], &v[1]) > 0.9999, "{}", cosine(&v[0], &v[1]));
+    // (The random tiny encoder puts all single words close; the gap is what counts.)
+    let (near, far) = (cosine(&v[0], &v[1]), cosine(&v[0], &v[2]));
+    assert!(far < near - 0.005, "synonym {near}, unrelated {far}");
+    // A text saying the same with the synonym is closer than one on another topic (not
+    // the same vector: the two words weigh by their own ranks).
+    let (near, far) = (cosine(&v[3], &v[4]), cosine(&v[3], &v[5]));
+    assert!(far < near - 0.005, "synonym text {near}, other topic {far}");
+
+    // With the hash share the cosine is the weighted sum of the two.
+    let m = WordsEmbedder::load(dir.path(), 0.5).unwrap();
+    assert_eq!(m.dim(), tiny::HIDDEN + 512);
+    assert_ne!(m.id(), e.id());
+    let texts = ["daily rain by station", "Daily_Weather by station"];
+    let mixed = m.embed(&texts).unwrap();
+    let hash = HashEmbedder::default().embed(&texts).unwrap();
+    let want = 0.5 * cosine(&hash[0], &hash[1]) + 0.5 * cosine(&v[3], &v[4]);
+    assert!((cosine(&mixed[0], &mixed[1]) - want).abs() < 1e-4);
+}
+
+#[test]
+fn deterministic_unit_vectors_that_match_the_encoder_and_are_cached() {
+    let dir = tempfile::tempdir().unwrap();
+    tiny::write(dir.path(), 9).unwrap();
+    let e = WordsEmbedder::load(dir.path(), 0.0).unwrap();
+    let texts = [
+        "gdpPerCapita by country and year",
+        "sales",
+        "",
+        "2019, 42 ; 7",
+    ];
+    let a = e.embed(&texts).unwrap();
+    assert!(unit(&a[0]) && unit(&a[1]));
+    // Nothing but digits and punctuation: nothing to embed.
+    assert_eq!(a[2], vec![0.0; tiny::HIDDEN]);
+    assert_eq!(a[3], vec![0.0; tiny::HIDDEN]);
+    // A single word is the encoder's own sentence vector of it.
+    let bert = BertEmbedder::load(dir.path()).unwrap();
+    let b = bert.embed(&["sales"]).unwrap();
+    assert!(cosine(&a[1], &b[0]) > 0.99999);
+
+    // One at a time, in another order, or by a new embedder reading the cache: the same.
+    assert_eq!(
+        e.embed(&[texts[1], texts[0]]).unwrap(),
+        vec![a[1].clone(), a[0].clone()]
+    );
+    let cached = std::fs::metadata(dir.path().join(FILE)).unwrap().len();
+    assert!(cached > 0);
+    let again = WordsEmbedder::load(dir.path(), 0.0).unwrap();
+    assert_eq!(
+        again.vectors.read().unwrap().len(),
+        5,
+        "gdp capita country year sales"
+    );
+    assert_eq!(again.embed(&texts).unwrap(), a);
+    assert!(
+        again.bert.lock().unwrap().is_none(),
+        "all words cached: no model load"
+    );
+    assert_eq!(again.id(), e.id());
+    // Known words add nothing to the file.
+    assert_eq!(
+        std::fs::metadata(dir.path().join(FILE)).unwrap().len(),
+        cached
+    );
+}
+
+#[test]
+fn frequent_words_weigh_less_and_bad_settings_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    tiny::write(dir.path(), 9).unwrap();
+    let e = WordsEmbedder::load(dir.path(), 0.0).unwrap();
+    // "the" comes first in the tiny vocabulary, "scheme" last; other words are not in it.
+    assert!(e.weight("the") < e.weight("scheme"));
+    assert!(e.weight("scheme") < e.weight("precipitation"));
+    let err = WordsEmbedder::load(dir.path(), 1.5)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("between 0 and 1"), "{err}");
+    std::fs::remove_file(dir.path().join("config.json")).unwrap();
+    let err = WordsEmbedder::load(dir.path(), 0.5)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("cannot read config.json"), "{err}");
+}
+
+#[test]
+fn centring_takes_out_what_all_words_share() {
+    let dir = tempfile::tempdir().unwrap();
+    tiny_with_synonym(dir.path());
+    let plain = WordsEmbedder::load(dir.path(), 0.0).unwrap();
+    let opts = WordsOptions {
+        hash_share: 0.0,
+        centre: true,
+        ..WordsOptions::default()
+    };
+    let centred = WordsEmbedder::load_with(dir.path(), &opts).unwrap();
+    assert!(centred.id().contains("-h0.00-c-"), "{}", centred.id());
+    let texts = ["rain", "weather", "sales", "daily rain by station"];
+    let (p, c) = (plain.embed(&texts).unwrap(), centred.embed(&texts).unwrap());
+    assert!(c.iter().all(|v| unit(v)));
+    assert!(cosine(&c[0], &c[1]) > 0.9999);
+    // The random tiny encoder's words all share one direction (cosine ~0.98): without
+    // it they are far apart.
+    assert!(cosine(&c[0], &c[2]) < cosine(&p[0], &p[2]) - 0.2);
+    let sif = WordsOptions { sif: 0.0, ..opts };
+    let err = WordsEmbedder::load_with(dir.path(), &sif)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("above 0"), "{err}");
+}
