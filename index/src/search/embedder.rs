@@ -143,7 +143,7 @@ impl EmbedderSpec {
 }
 
 /// Environment variables overriding the words embedder's options for a tuning run: the
-/// hash share (0 to 1), the SIF coefficient (above 0) and centring (0 or 1). They change
+/// hash share (0 to 1), the SIF coefficient (above 0) and centring (0 or 1; on unless 0). They change
 /// the embedder's id, so set them for indexing and searching alike.
 pub const WORDS_HASH_ENV: &str = "LAKESTAR_WORDS_HASH";
 /// See [`WORDS_HASH_ENV`].
@@ -194,8 +194,8 @@ pub enum DefaultChoice {
 
 /// The embedder for an index run at `index_dir` without an explicit choice: the one the
 /// index records, else the first installed model of
-/// [`DEFAULT_ORDER`](crate::models::DEFAULT_ORDER) in `models_dir`, else
-/// [`EmbedderSpec::Hash`].
+/// [`DEFAULT_ORDER`](crate::models::DEFAULT_ORDER) in `models_dir` (a BERT model through
+/// its word vectors, [`EmbedderSpec::Words`]), else [`EmbedderSpec::Hash`].
 pub fn default_for(
     index_dir: &std::path::Path,
     models_dir: Option<&std::path::Path>,
@@ -216,6 +216,13 @@ pub fn default_for(
         return Ok((spec, DefaultChoice::Recorded));
     }
     match models_dir.and_then(models::preferred) {
+        // A BERT serves through its word vectors: as good as the encoder on both
+        // development sets, at the hash embedder's indexing speed once its words are
+        // cached (BENCHMARKS.md, "Meaning in the default").
+        Some(m) if m.manifest.kind == models::ModelKind::Bert => Ok((
+            EmbedderSpec::Words(m.path),
+            DefaultChoice::Installed(format!("{}-words", m.manifest.name)),
+        )),
         Some(m) => Ok((m.spec(), DefaultChoice::Installed(m.manifest.name))),
         None => Ok((EmbedderSpec::Hash, DefaultChoice::Builtin)),
     }
@@ -265,8 +272,8 @@ mod tests {
             std::fs::rename(tmp.path().join("away"), models.join("minilm")).unwrap();
         }
         let (spec, why) = default_for(&idx, Some(&models)).unwrap();
-        assert_eq!(spec, EmbedderSpec::Bert(models.join("minilm")));
-        assert_eq!(why, DefaultChoice::Installed("minilm".into()));
+        assert_eq!(spec, EmbedderSpec::Words(models.join("minilm")));
+        assert_eq!(why, DefaultChoice::Installed("minilm-words".into()));
 
         // An index that exists keeps what it records, whatever is installed.
         let lake = tmp.path().join("lake");

@@ -23,8 +23,28 @@ const CANDIDATES: usize = 200;
 const RRF_K: f64 = 60.0;
 /// Weight of the BM25 ranking in the fusion.
 const W_TEXT: f64 = 1.0;
-/// Weight of the vector ranking in the fusion.
+/// Weight of the vector ranking in the fusion, for the hash embedder's vectors (and any
+/// embedder not named below): above it, the hashed n-grams cost DA-Code recall@20.
 const W_VECTOR: f64 = 0.2;
+/// Weight of the vector ranking when the words embedder made the vectors: at 0.3 it
+/// gains DABench questions at rank 1 over 0.2 and loses none of DA-Code; at 0.4 and
+/// above DA-Code loses recall@20 (BENCHMARKS.md, "Meaning in the default").
+const W_VECTOR_WORDS: f64 = 0.3;
+/// Weight of the vector ranking when a BERT sentence encoder made the vectors: its
+/// vectors are the best of all embedders alone, and DABench MRR rises from 0.800 at 0.2
+/// to 0.821 at 1.0 while DA-Code holds (0.700 → 0.703).
+const W_VECTOR_BERT: f64 = 1.0;
+
+/// The default vector weight for vectors of the embedder with id `embedder_id`.
+fn vector_weight(embedder_id: &str) -> f64 {
+    if embedder_id.starts_with("words-") {
+        W_VECTOR_WORDS
+    } else if embedder_id.starts_with("bert-") {
+        W_VECTOR_BERT
+    } else {
+        W_VECTOR
+    }
+}
 /// Bonus, in fused-score units, for a file whose time coverage overlaps one of the
 /// intervals the question asks (to the day). A file sharing only the year gets none: the
 /// year token of the text index's time field is its (weaker) evidence.
@@ -56,7 +76,8 @@ const NAMES_CAP: f64 = 2.0;
 /// 0.5–1 both development sets lose questions (BENCHMARKS.md).
 const PLAIN_CAP: f64 = 0.0;
 
-/// The fusion weights, read once per search: the constants above, or the
+/// The fusion weights, read once per search: the constants above (the vector weight by
+/// the embedder that made the vectors), or the
 /// `LAKESTAR_W_*` (and `LAKESTAR_RRF_K`) environment variables of a tuning run. The
 /// bonuses scale with the fusion constant unless given: they are measured against the
 /// best fused rank's score.
@@ -74,14 +95,14 @@ struct Weights {
 }
 
 impl Weights {
-    fn from_env() -> Weights {
+    fn from_env(embedder_id: &str) -> Weights {
         use super::tuned;
         let rrf_k = tuned("LAKESTAR_RRF_K", RRF_K);
         let scale = (RRF_K + 1.0) / (rrf_k + 1.0);
         Weights {
             rrf_k,
             text: tuned("LAKESTAR_W_TEXT", W_TEXT),
-            vector: tuned("LAKESTAR_W_VECTOR", W_VECTOR),
+            vector: tuned("LAKESTAR_W_VECTOR", vector_weight(embedder_id)),
             column: tuned("LAKESTAR_W_COLUMN", W_COLUMN * scale),
             quoted: tuned("LAKESTAR_QUOTED", QUOTED),
             plain: tuned("LAKESTAR_W_PLAIN", PLAIN),
@@ -294,7 +315,7 @@ impl Searcher {
     /// The top files for `query`.
     pub fn search(&self, query: &str, opts: &SearchOptions) -> Result<Vec<Hit>> {
         let k = opts.k.max(1);
-        let w = Weights::from_env();
+        let w = Weights::from_env(&self.embedder.id());
         let mut fused: HashMap<String, (f64, Vec<String>)> = HashMap::new();
         for (rank, hit) in self
             .text
@@ -682,6 +703,23 @@ mod tests {
             plain_cap: PLAIN_CAP,
             time: W_TIME,
         }
+    }
+
+    #[test]
+    fn the_vector_weight_follows_the_embedder() {
+        assert_eq!(vector_weight("hash-ngram-v1-512"), W_VECTOR);
+        assert_eq!(
+            vector_weight("model2vec-minilm-static-1a2b3c4d-256"),
+            W_VECTOR
+        );
+        assert_eq!(
+            vector_weight("words-v1-all-MiniLM-L6-v2-1a2b3c4d-h0.50-896"),
+            W_VECTOR_WORDS
+        );
+        assert_eq!(
+            vector_weight("bert-all-MiniLM-L6-v2-1a2b3c4d-384"),
+            W_VECTOR_BERT
+        );
     }
 
     fn strength(q: &str, name: &str) -> Option<(f64, bool)> {
