@@ -142,7 +142,8 @@ impl WordsEmbedder {
         };
         let config = read("config.json")?;
         let tok_bytes = read("tokenizer.json")?;
-        let model = read("model.safetensors")?;
+        let model = sample(&dir.join("model.safetensors"))
+            .map_err(|e| fail(format!("cannot read model.safetensors: {e}")))?;
         let hidden = serde_json::from_slice::<serde_json::Value>(&config)
             .ok()
             .and_then(|c| c.get("hidden_size").and_then(|h| h.as_u64()))
@@ -204,6 +205,18 @@ impl WordsEmbedder {
             bert: Mutex::new(None),
             cache,
         })
+    }
+
+    /// Embeds every whole word of the model's vocabulary (and the centring words) into
+    /// the cache now, so that a lake's first index finds most of its words there rather
+    /// than running the encoder for them. Returns how many words were new.
+    pub fn embed_vocabulary(&self) -> Result<usize, EmbedError> {
+        let count = || self.vectors.read().unwrap_or_else(|e| e.into_inner()).len();
+        let before = count();
+        let mut words: Vec<&str> = self.ranks.keys().map(String::as_str).collect();
+        words.extend(self.centre_words.iter().map(String::as_str));
+        self.ensure(&words)?;
+        Ok(count() - before)
     }
 
     /// Words of `text` that count: content words of at most [`MAX_WORD`] characters, not
@@ -410,6 +423,35 @@ fn word_ranks(tokenizer: &Tokenizer) -> HashMap<String, usize> {
         .enumerate()
         .map(|(rank, (_, t))| (t, rank))
         .collect()
+}
+
+/// Blocks of the weights file read into the model's digest.
+const SAMPLES: u64 = 64;
+/// Bytes per sampled block.
+const SAMPLE_BYTES: usize = 64 * 1024;
+
+/// The weights file's length and [`SAMPLES`] blocks spread over it, first and last
+/// included: what the model's digest covers of it. Reading all 90 MB of MiniLM to hash it
+/// cost each search about 100 ms; any retrained or other model differs in its header (the
+/// first block lists every tensor with its offsets) or in nearly every block.
+fn sample(path: &Path) -> std::io::Result<Vec<u8>> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut f = std::fs::File::open(path)?;
+    let len = f.metadata()?.len();
+    let mut out = len.to_le_bytes().to_vec();
+    let block = SAMPLE_BYTES as u64;
+    if len <= SAMPLES * block {
+        f.read_to_end(&mut out)?;
+        return Ok(out);
+    }
+    let mut buf = vec![0u8; SAMPLE_BYTES];
+    for i in 0..SAMPLES {
+        let at = (len - block) * i / (SAMPLES - 1);
+        f.seek(SeekFrom::Start(at))?;
+        f.read_exact(&mut buf)?;
+        out.extend_from_slice(&buf);
+    }
+    Ok(out)
 }
 
 #[cfg(test)]

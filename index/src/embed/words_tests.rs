@@ -147,3 +147,29 @@ fn centring_takes_out_what_all_words_share() {
         .to_string();
     assert!(err.contains("above 0"), "{err}");
 }
+
+#[test]
+fn the_digest_samples_large_weights_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("w");
+    let mut bytes = vec![7u8; 10 << 20];
+    std::fs::write(&path, &bytes).unwrap();
+    let a = sample(&path).unwrap();
+    assert_eq!(a.len(), 8 + SAMPLES as usize * SAMPLE_BYTES);
+    // The first and the last byte are in it, and so is the length.
+    for at in [0, bytes.len() - 1] {
+        bytes[at] = 8;
+        std::fs::write(&path, &bytes).unwrap();
+        assert_ne!(sample(&path).unwrap(), a);
+        bytes[at] = 7;
+    }
+    bytes.push(7);
+    std::fs::write(&path, &bytes).unwrap();
+    assert_ne!(sample(&path).unwrap(), a);
+    // A small file is read whole.
+    std::fs::write(&path, b"tiny").unwrap();
+    assert_eq!(
+        sample(&path).unwrap(),
+        [&4u64.to_le_bytes()[..], b"tiny"].concat()
+    );
+}
