@@ -173,3 +173,23 @@ fn the_digest_samples_large_weights_files() {
         [&4u64.to_le_bytes()[..], b"tiny"].concat()
     );
 }
+
+#[test]
+fn words_outside_the_vocabulary_can_be_left_to_the_hash_part() {
+    let dir = tempfile::tempdir().unwrap();
+    tiny::write(dir.path(), 9).unwrap();
+    let opts = WordsOptions {
+        hash_share: 0.0,
+        oov: false,
+        ..WordsOptions::default()
+    };
+    let e = WordsEmbedder::load_with(dir.path(), &opts).unwrap();
+    assert!(e.id().contains("-v-"), "{}", e.id());
+    // "rainfall" and "zzz" are not whole words of the tiny vocabulary.
+    let v = e
+        .embed(&["rainfall station zzz", "station", "rainfall"])
+        .unwrap();
+    assert!(cosine(&v[0], &v[1]) > 0.99999);
+    assert_eq!(v[2], vec![0.0; tiny::HIDDEN]);
+    assert!(!e.vectors.read().unwrap().contains_key("rainfall"));
+}

@@ -150,6 +150,8 @@ pub const WORDS_HASH_ENV: &str = "LAKESTAR_WORDS_HASH";
 pub const WORDS_SIF_ENV: &str = "LAKESTAR_WORDS_SIF";
 /// See [`WORDS_HASH_ENV`].
 pub const WORDS_CENTRE_ENV: &str = "LAKESTAR_WORDS_CENTRE";
+/// See [`WORDS_HASH_ENV`]: 0 leaves words outside the vocabulary to the hash part.
+pub const WORDS_OOV_ENV: &str = "LAKESTAR_WORDS_OOV";
 
 /// The words embedder's options: the defaults, overridden by the `LAKESTAR_WORDS_*`
 /// variables.
@@ -171,12 +173,17 @@ fn words_options() -> std::result::Result<WordsOptions, String> {
             .filter(|x| *x > 0.0 && x.is_finite())
             .ok_or_else(|| bad(WORDS_SIF_ENV, &v, "a number above 0"))?;
     }
-    if let Some(v) = var(WORDS_CENTRE_ENV) {
-        o.centre = match v.as_str() {
-            "1" | "true" => true,
-            "0" | "false" => false,
-            _ => return Err(bad(WORDS_CENTRE_ENV, &v, "0 or 1")),
-        };
+    for (k, flag) in [
+        (WORDS_CENTRE_ENV, &mut o.centre),
+        (WORDS_OOV_ENV, &mut o.oov),
+    ] {
+        if let Some(v) = var(k) {
+            *flag = match v.as_str() {
+                "1" | "true" => true,
+                "0" | "false" => false,
+                _ => return Err(bad(k, &v, "0 or 1")),
+            };
+        }
     }
     Ok(o)
 }
