@@ -23,7 +23,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, RwLock};
+use std::sync::{Arc, Mutex, RwLock};
 
 use rayon::prelude::*;
 use tokenizers::Tokenizer;
@@ -85,7 +85,7 @@ pub struct WordsEmbedder {
     hash: Option<(HashEmbedder, f32)>,
     sif: f64,
     oov: bool,
-    /// With centring: the words whose mean is taken out, and that mean once computed.
+    /// With centring: the words whose mean is taken out, and that mean (computed at load).
     centre_words: Vec<String>,
     centre: std::sync::OnceLock<Vec<f32>>,
     /// Whole words of the BERT vocabulary → rank (by id: BERT vocabularies list words
@@ -94,9 +94,10 @@ pub struct WordsEmbedder {
     /// Σ 1/(rank + 2) over the ranks: the Zipf normalizer.
     harmonic: f64,
     vectors: RwLock<HashMap<String, Box<[f32]>>>,
-    /// The encoder, loaded on the first word not in the cache; the lock also keeps two
-    /// threads from embedding the same new words.
-    bert: Mutex<Option<BertEmbedder>>,
+    /// The encoder, loaded on the first word not in the cache.
+    bert: Mutex<Option<Arc<BertEmbedder>>>,
+    /// Held while new words are added to the map and appended to the cache file.
+    adding: Mutex<()>,
     cache: WordCache,
 }
 
@@ -124,7 +125,8 @@ impl WordsEmbedder {
     }
 
     /// [`WordsEmbedder::load`] with all options. Word vectors already cached in `dir` are
-    /// read; the model itself is loaded only when a new word comes.
+    /// read; the model itself is loaded only when a new word comes (or, with centring, when
+    /// the cache lacks the centring words: then at load).
     pub fn load_with(dir: &Path, opts: &WordsOptions) -> Result<Self, EmbedError> {
         let hash_share = opts.hash_share;
         let fail = |detail: String| EmbedError::Bert {
@@ -199,7 +201,7 @@ impl WordsEmbedder {
         };
         let cache = WordCache::new(&dir.join(FILE), &digest, hidden);
         let vectors = RwLock::new(cache.load());
-        Ok(Self {
+        let e = Self {
             id,
             dir: dir.to_path_buf(),
             hidden,
@@ -212,8 +214,18 @@ impl WordsEmbedder {
             harmonic,
             vectors,
             bert: Mutex::new(None),
+            adding: Mutex::new(()),
             cache,
-        })
+        };
+        // The centre is computed here, before any batch runs in parallel: otherwise every
+        // batch of a first run would embed the centring words. After `model install` they
+        // are cached, and this is a mean of cached vectors.
+        if !e.centre_words.is_empty() {
+            let words: Vec<&str> = e.centre_words.iter().map(String::as_str).collect();
+            e.ensure(&words)?;
+            e.centre();
+        }
+        Ok(e)
     }
 
     /// Embeds every whole word of the model's vocabulary (and the centring words) into
@@ -248,8 +260,13 @@ impl WordsEmbedder {
 
     /// Makes sure every word of `words` has a vector: those not cached run through the
     /// encoder (loaded now if need be) and are appended to the cache file.
+    ///
+    /// No lock is held while the encoder runs: it runs on rayon's pool, and a worker
+    /// waiting there may take up another batch of texts that needs the same lock (a
+    /// deadlock). Two threads meeting the same new word may both embed it; the vector
+    /// is the same, and only one copy is kept.
     fn ensure(&self, words: &[&str]) -> Result<(), EmbedError> {
-        let missing = |words: &[&str]| -> Vec<String> {
+        let todo: Vec<String> = {
             let known = self.vectors.read().unwrap_or_else(|e| e.into_inner());
             let mut m: Vec<String> = words
                 .iter()
@@ -260,24 +277,21 @@ impl WordsEmbedder {
             m.dedup();
             m
         };
-        if missing(words).is_empty() {
-            return Ok(());
-        }
-        let mut bert = self.bert.lock().unwrap_or_else(|e| e.into_inner());
-        // Another thread may have embedded them while this one waited.
-        let todo = missing(words);
         if todo.is_empty() {
             return Ok(());
         }
-        if bert.is_none() {
-            *bert = Some(BertEmbedder::load(&self.dir)?);
-        }
-        let Some(model) = bert.as_ref() else {
-            return Ok(());
-        };
+        let model = self.model()?;
         let started = std::time::Instant::now();
-        let fresh = embed_words(model, &todo, self.hidden)?;
+        let fresh = embed_words(&model, &todo, self.hidden)?;
         tracing::debug!(words = fresh.len(), elapsed = ?started.elapsed(), "embedded new words");
+        let _adding = self.adding.lock().unwrap_or_else(|e| e.into_inner());
+        let fresh: Vec<WordVector> = {
+            let known = self.vectors.read().unwrap_or_else(|e| e.into_inner());
+            fresh
+                .into_iter()
+                .filter(|(w, _)| !known.contains_key(w))
+                .collect()
+        };
         if let Err(e) = self.cache.append(&fresh) {
             tracing::warn!(dir = %self.dir.display(), error = %e, "cannot write the word cache; new words will be embedded again next time");
         }
@@ -286,7 +300,18 @@ impl WordsEmbedder {
         Ok(())
     }
 
-    /// The mean vector of the centring words (all cached by then), or `None` without
+    /// The encoder, loaded now if this is the first word not in the cache.
+    fn model(&self) -> Result<Arc<BertEmbedder>, EmbedError> {
+        let mut bert = self.bert.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(m) = bert.as_ref() {
+            return Ok(m.clone());
+        }
+        let m = Arc::new(BertEmbedder::load(&self.dir)?);
+        *bert = Some(m.clone());
+        Ok(m)
+    }
+
+    /// The mean vector of the centring words (all cached at load), or `None` without
     /// centring.
     fn centre(&self) -> Option<&[f32]> {
         if self.centre_words.is_empty() {
@@ -357,10 +382,7 @@ impl Embedder for WordsEmbedder {
 
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
         let words: Vec<Vec<String>> = texts.par_iter().map(|t| self.words(t)).collect();
-        let mut all: Vec<&str> = words.iter().flatten().map(String::as_str).collect();
-        if self.centre.get().is_none() {
-            all.extend(self.centre_words.iter().map(String::as_str));
-        }
+        let all: Vec<&str> = words.iter().flatten().map(String::as_str).collect();
         self.ensure(&all)?;
         Ok(texts
             .par_iter()

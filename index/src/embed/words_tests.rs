@@ -193,3 +193,46 @@ fn words_outside_the_vocabulary_can_be_left_to_the_hash_part() {
     assert_eq!(v[2], vec![0.0; tiny::HIDDEN]);
     assert!(!e.vectors.read().unwrap().contains_key("rainfall"));
 }
+
+#[test]
+fn many_threads_meeting_the_same_new_words_neither_block_nor_disagree() {
+    let dir = tempfile::tempdir().unwrap();
+    tiny::write(dir.path(), 9).unwrap();
+    let words = tiny::vocab();
+    let texts: Vec<String> = (0..400)
+        .map(|i| {
+            let w = |k: usize| words[7 + (i * k + k) % 40].clone();
+            format!("{} {}_{} z{}q", w(3), w(5), w(7), i % 23)
+        })
+        .collect();
+    let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+    let e = WordsEmbedder::load(dir.path(), 0.5).unwrap();
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(8)
+        .build()
+        .unwrap();
+    // Batches of texts in parallel, as an index run embeds them.
+    let parallel: Vec<Vec<f32>> = pool.install(|| {
+        refs.par_chunks(8)
+            .map(|c| e.embed(c).unwrap())
+            .collect::<Vec<_>>()
+            .concat()
+    });
+    let again = WordsEmbedder::load(dir.path(), 0.5).unwrap();
+    let one_by_one: Vec<Vec<f32>> = refs
+        .iter()
+        .map(|t| again.embed(&[t]).unwrap().remove(0))
+        .collect();
+    for (a, b) in parallel.iter().zip(&one_by_one) {
+        assert!(cosine(a, b) > 0.9999);
+    }
+    // Each word is in the cache file once: its size is the header and one record each.
+    assert!(
+        again.bert.lock().unwrap().is_none(),
+        "all words were cached"
+    );
+    let known = again.vectors.read().unwrap();
+    let records: usize = known.keys().map(|w| 1 + w.len() + 4 * tiny::HIDDEN).sum();
+    let size = std::fs::metadata(dir.path().join(FILE)).unwrap().len();
+    assert_eq!(size as usize, 8 + 64 + 4 + records);
+}
