@@ -65,15 +65,15 @@ pub(crate) fn run(a: ModelArgs) -> Result<()> {
             if from.is_none() {
                 eprintln!("downloading {name} from {endpoint} …");
             }
+            eprintln!("installing {name}: its vocabulary's words are embedded once (about a minute on two cores) …");
             let m = models::install(&dir, &name, from.as_deref(), &endpoint)
                 .map_err(lakestar_index::Error::from)?;
             println!("installed {}", line(&m));
-            let default = if models::DEFAULT_ORDER.contains(&name.as_str()) {
-                "; new indexes use it by default"
+            if models::DEFAULT_ORDER.contains(&name.as_str()) {
+                println!("new indexes use it by default through its word vectors (`--embedder {name}-words`); `lakestar index LAKE --embedder {name}` runs the whole encoder");
             } else {
-                ""
-            };
-            println!("use it with `lakestar index LAKE --embedder {name}`{default}");
+                println!("use it with `lakestar index LAKE --embedder {name}-words` (word vectors) or `--embedder {name}` (the whole encoder)");
+            }
         }
         ModelCommand::List { json } => {
             let all = models::list(&dir).map_err(lakestar_index::Error::from)?;

@@ -39,3 +39,4 @@ mod shared_lakes;
 mod table_loads;
 mod vectors;
 mod watch;
+mod words_embedder;

@@ -239,7 +239,7 @@ fn window(dir: &Path, config: &Config) -> usize {
 
 /// The model's name: the `model` recorded by `lakestar model install`, else the
 /// directory's name. Kept to letters, digits, `.`, `_` and `-` so that ids stay one word.
-fn model_name(dir: &Path) -> String {
+pub(super) fn model_name(dir: &Path) -> String {
     let recorded = std::fs::read(dir.join(MANIFEST))
         .ok()
         .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())

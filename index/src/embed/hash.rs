@@ -192,7 +192,7 @@ fn feature_hash(tag: u8, text: &str) -> u64 {
 }
 
 /// The text's words (step 1 of the scheme) minus stop words (step 2).
-fn content_words(text: &str) -> Vec<String> {
+pub(crate) fn content_words(text: &str) -> Vec<String> {
     let all = words(text);
     let content: Vec<String> = all
         .iter()

@@ -1,7 +1,7 @@
 //! Embedders: turn texts (file descriptions, questions) into unit-length vectors for the
 //! vector half of hybrid retrieval.
 //!
-//! Four kinds, all behind the [`Embedder`] trait:
+//! Five kinds, all behind the [`Embedder`] trait:
 //!
 //! - [`HashEmbedder`] — the built-in default. Feature hashing of words, word pairs and
 //!   character n-grams; no model, no download, deterministic everywhere. It matches
@@ -12,6 +12,9 @@
 //!   (`model.safetensors` + `tokenizer.json`) loaded from a local directory.
 //! - [`BertEmbedder`] — a BERT-family sentence encoder (all-MiniLM-L6-v2) run on the
 //!   CPU with candle; mean pooling and normalization as sentence-transformers does.
+//! - [`WordsEmbedder`] — the same encoder run once per distinct word (cached on disk), a
+//!   text being the weighted mean of its words' vectors beside its hash vector: meaning
+//!   at nearly the hash embedder's speed.
 //!
 //! An index records the [`Embedder::id`] it was built with; a different id means its
 //! vectors are not comparable and must be recomputed.
@@ -20,6 +23,8 @@ mod bert;
 mod hash;
 mod http;
 mod model2vec;
+mod word_cache;
+mod words;
 
 use std::path::PathBuf;
 
@@ -27,6 +32,7 @@ pub use bert::{BertEmbedder, DEFAULT_MAX_TOKENS, MANIFEST};
 pub use hash::HashEmbedder;
 pub use http::{HttpOptions, OllamaEmbedder, OpenAiEmbedder, RetryPolicy};
 pub use model2vec::Model2VecEmbedder;
+pub use words::{WordsEmbedder, WordsOptions, DEFAULT_HASH_SHARE, DEFAULT_SIF};
 
 /// Turns texts into unit-length vectors. Implementations are chosen per index and their
 /// `id()` is recorded in it, so that a change of embedder forces re-embedding.

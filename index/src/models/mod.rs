@@ -33,11 +33,13 @@ pub const HF_ENDPOINT_ENV: &str = "LAKESTAR_HF_ENDPOINT";
 /// The Hugging Face hub's base URL.
 pub const HF_ENDPOINT: &str = "https://huggingface.co";
 
-/// Installed models a new index uses when `--embedder` is not given, first found first.
-/// Measured (BENCHMARKS.md, "Embedders"): minilm raises DABench recall@1 from 0.549 to
-/// 0.576 and MRR from 0.683 to 0.706 over `hash`, at ~10–140× the first-index time;
-/// the distilled minilm-static is as fast as `hash` but ranks slightly below it (0.537,
-/// 0.678), so it is not preferred over the built-in embedder.
+/// Installed models a new index uses when `--embedder` is not given, first found first;
+/// a BERT model serves through its word vectors (`minilm-words`, see
+/// [`default_for`](crate::search::embedder::default_for)). Measured (BENCHMARKS.md,
+/// "Meaning in the default"): `minilm-words` ranks as well as `minilm` itself and a
+/// little above `hash` on both development sets, and indexes at `hash` speed once its
+/// words are cached; the distilled minilm-static ranks below `hash` on DA-Code, so it
+/// is not preferred over the built-in embedder.
 pub const DEFAULT_ORDER: &[&str] = &["minilm"];
 
 /// A model `lakestar model install NAME` knows how to fetch.

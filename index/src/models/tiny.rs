@@ -115,6 +115,46 @@ pub fn write(dir: &Path, seed: u64) -> std::io::Result<()> {
         .map_err(std::io::Error::other)
 }
 
+/// Makes each pair's words synonyms for the model in `dir` (written by [`write`]): the
+/// second word gets the first's word-embedding row, so that the encoder cannot tell them
+/// apart — what a real model nearly does for "rainfall" and "precipitation". Words must
+/// be whole words of [`vocab`].
+pub fn tie(dir: &Path, pairs: &[(&str, &str)]) -> std::io::Result<()> {
+    let path = dir.join("model.safetensors");
+    let bytes = std::fs::read(&path)?;
+    let st = safetensors::SafeTensors::deserialize(&bytes).map_err(std::io::Error::other)?;
+    let vocab = vocab();
+    let id = |w: &str| {
+        vocab.iter().position(|v| v == w).ok_or_else(|| {
+            std::io::Error::other(format!("{w:?} is not a word of the tiny vocabulary"))
+        })
+    };
+    let mut owned: Vec<(String, Vec<usize>, Vec<u8>)> = st
+        .tensors()
+        .into_iter()
+        .map(|(n, t)| (n, t.shape().to_vec(), t.data().to_vec()))
+        .collect();
+    let row = 4 * HIDDEN;
+    for (name, _, data) in &mut owned {
+        if name == "embeddings.word_embeddings.weight" {
+            for &(a, b) in pairs {
+                let (a, b) = (id(a)?, id(b)?);
+                let src = data[a * row..(a + 1) * row].to_vec();
+                data[b * row..(b + 1) * row].copy_from_slice(&src);
+            }
+        }
+    }
+    let views: Vec<(String, TensorView<'_>)> = owned
+        .iter()
+        .map(|(n, s, d)| {
+            TensorView::new(Dtype::F32, s.clone(), d)
+                .map(|v| (n.clone(), v))
+                .map_err(std::io::Error::other)
+        })
+        .collect::<std::io::Result<_>>()?;
+    safetensors::serialize_to_file(views, None, &path).map_err(std::io::Error::other)
+}
+
 fn config(vocab_size: usize) -> serde_json::Value {
     json!({
         "architectures": ["BertModel"],

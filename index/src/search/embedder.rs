@@ -3,6 +3,7 @@
 
 use crate::embed::{
     BertEmbedder, Embedder, HashEmbedder, Model2VecEmbedder, OllamaEmbedder, OpenAiEmbedder,
+    WordsEmbedder, WordsOptions,
 };
 use crate::error::{Result, UserError};
 use crate::models;
@@ -19,6 +20,9 @@ pub enum EmbedderSpec {
     /// A BERT-family sentence encoder (config.json, model.safetensors, tokenizer.json)
     /// in this directory, run locally.
     Bert(PathBuf),
+    /// Whole-word vectors of the BERT-family model in this directory, cached on disk,
+    /// beside the hash embedder's vector ([`WordsEmbedder`]).
+    Words(PathBuf),
     /// An OpenAI-compatible `/v1/embeddings` endpoint.
     OpenAi {
         /// Base URL, e.g. `https://api.openai.com` or `http://127.0.0.1:8080/v1`.
@@ -38,9 +42,10 @@ pub enum EmbedderSpec {
 }
 
 impl EmbedderSpec {
-    /// Parse `hash`, `model2vec:DIR`, `bert:DIR`, `openai:MODEL@URL`, `ollama:MODEL@URL`,
-    /// or the name of an installed model (`minilm`, `minilm-static`), which resolves to
-    /// its directory in the models directory.
+    /// Parse `hash`, `model2vec:DIR`, `bert:DIR`, `words:DIR`, `openai:MODEL@URL`,
+    /// `ollama:MODEL@URL`, or the name of an installed model (`minilm`, `minilm-static`),
+    /// which resolves to its directory in the models directory; `NAME-words` (as
+    /// `minilm-words`) is the words embedder of the installed BERT model `NAME`.
     pub fn parse(s: &str) -> std::result::Result<EmbedderSpec, String> {
         let (kind, rest) = s.split_once(':').unwrap_or((s, ""));
         let model_at = |rest: &str, default_url: &str| -> (String, String) {
@@ -53,11 +58,25 @@ impl EmbedderSpec {
             "hash" => Ok(EmbedderSpec::Hash),
             "model2vec" if !rest.is_empty() => Ok(EmbedderSpec::Model2Vec(PathBuf::from(rest))),
             "bert" if !rest.is_empty() => Ok(EmbedderSpec::Bert(PathBuf::from(rest))),
+            "words" if !rest.is_empty() => Ok(EmbedderSpec::Words(PathBuf::from(rest))),
             name if !s.contains(':') && models::check_name(name).is_ok() => {
                 let dir = models::models_dir().map_err(|e| e.to_string())?;
+                let words_of = |base: &str| {
+                    models::find(&dir, base)
+                        .ok()
+                        .filter(|m| m.manifest.kind == models::ModelKind::Bert)
+                        .map(|m| EmbedderSpec::Words(m.path))
+                };
+                if let Some(spec) = name
+                    .strip_suffix("-words")
+                    .filter(|_| models::find(&dir, name).is_err())
+                    .and_then(words_of)
+                {
+                    return Ok(spec);
+                }
                 models::find(&dir, name)
                     .map(|m| m.spec())
-                    .map_err(|e| format!("unknown embedder {s:?}: {e}; or use hash, model2vec:DIR, bert:DIR, openai:MODEL[@URL], ollama:MODEL[@URL]"))
+                    .map_err(|e| format!("unknown embedder {s:?}: {e}; or use hash, model2vec:DIR, bert:DIR, words:DIR, openai:MODEL[@URL], ollama:MODEL[@URL]"))
             }
             "openai" if !rest.is_empty() => {
                 let (model, base_url) = model_at(rest, "https://api.openai.com");
@@ -68,7 +87,7 @@ impl EmbedderSpec {
                 Ok(EmbedderSpec::Ollama { base_url, model })
             }
             _ => Err(format!(
-                "unknown embedder {s:?}: use hash, model2vec:DIR, bert:DIR, openai:MODEL[@URL], ollama:MODEL[@URL] or the name of an installed model (`lakestar model list`)"
+                "unknown embedder {s:?}: use hash, model2vec:DIR, bert:DIR, words:DIR, openai:MODEL[@URL], ollama:MODEL[@URL] or the name of an installed model (`lakestar model list`; `NAME-words` for the word vectors of an installed BERT)"
             )),
         }
     }
@@ -79,6 +98,7 @@ impl EmbedderSpec {
             EmbedderSpec::Hash => "hash".into(),
             EmbedderSpec::Model2Vec(d) => format!("model2vec:{}", d.display()),
             EmbedderSpec::Bert(d) => format!("bert:{}", d.display()),
+            EmbedderSpec::Words(d) => format!("words:{}", d.display()),
             EmbedderSpec::OpenAi {
                 base_url, model, ..
             } => format!("openai:{model}@{base_url}"),
@@ -96,6 +116,10 @@ impl EmbedderSpec {
             }
             EmbedderSpec::Bert(dir) => {
                 Box::new(BertEmbedder::load(dir).map_err(|e| bad(e.to_string()))?)
+            }
+            EmbedderSpec::Words(dir) => {
+                let opts = words_options().map_err(bad)?;
+                Box::new(WordsEmbedder::load_with(dir, &opts).map_err(|e| bad(e.to_string()))?)
             }
             // HTTP embedders learn their dimension from a first request: the id recorded
             // in the index must carry it.
@@ -118,6 +142,52 @@ impl EmbedderSpec {
     }
 }
 
+/// Environment variables overriding the words embedder's options for a tuning run: the
+/// hash share (0 to 1), the SIF coefficient (above 0) and centring (0 or 1; on unless 0). They change
+/// the embedder's id, so set them for indexing and searching alike.
+pub const WORDS_HASH_ENV: &str = "LAKESTAR_WORDS_HASH";
+/// See [`WORDS_HASH_ENV`].
+pub const WORDS_SIF_ENV: &str = "LAKESTAR_WORDS_SIF";
+/// See [`WORDS_HASH_ENV`].
+pub const WORDS_CENTRE_ENV: &str = "LAKESTAR_WORDS_CENTRE";
+/// See [`WORDS_HASH_ENV`]: 0 leaves words outside the vocabulary to the hash part.
+pub const WORDS_OOV_ENV: &str = "LAKESTAR_WORDS_OOV";
+
+/// The words embedder's options: the defaults, overridden by the `LAKESTAR_WORDS_*`
+/// variables.
+fn words_options() -> std::result::Result<WordsOptions, String> {
+    let mut o = WordsOptions::default();
+    let var = |k: &str| std::env::var(k).ok().map(|v| v.trim().to_string());
+    let bad = |k: &str, v: &str, want: &str| format!("{k}={v:?} is not {want}; unset it or fix it");
+    if let Some(v) = var(WORDS_HASH_ENV) {
+        o.hash_share = v
+            .parse::<f32>()
+            .ok()
+            .filter(|x| (0.0..=1.0).contains(x))
+            .ok_or_else(|| bad(WORDS_HASH_ENV, &v, "a number between 0 and 1"))?;
+    }
+    if let Some(v) = var(WORDS_SIF_ENV) {
+        o.sif = v
+            .parse::<f64>()
+            .ok()
+            .filter(|x| *x > 0.0 && x.is_finite())
+            .ok_or_else(|| bad(WORDS_SIF_ENV, &v, "a number above 0"))?;
+    }
+    for (k, flag) in [
+        (WORDS_CENTRE_ENV, &mut o.centre),
+        (WORDS_OOV_ENV, &mut o.oov),
+    ] {
+        if let Some(v) = var(k) {
+            *flag = match v.as_str() {
+                "1" | "true" => true,
+                "0" | "false" => false,
+                _ => return Err(bad(k, &v, "0 or 1")),
+            };
+        }
+    }
+    Ok(o)
+}
+
 /// Where the embedder of an index run comes from when `--embedder` is not given.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum DefaultChoice {
@@ -131,8 +201,8 @@ pub enum DefaultChoice {
 
 /// The embedder for an index run at `index_dir` without an explicit choice: the one the
 /// index records, else the first installed model of
-/// [`DEFAULT_ORDER`](crate::models::DEFAULT_ORDER) in `models_dir`, else
-/// [`EmbedderSpec::Hash`].
+/// [`DEFAULT_ORDER`](crate::models::DEFAULT_ORDER) in `models_dir` (a BERT model through
+/// its word vectors, [`EmbedderSpec::Words`]), else [`EmbedderSpec::Hash`].
 pub fn default_for(
     index_dir: &std::path::Path,
     models_dir: Option<&std::path::Path>,
@@ -153,6 +223,13 @@ pub fn default_for(
         return Ok((spec, DefaultChoice::Recorded));
     }
     match models_dir.and_then(models::preferred) {
+        // A BERT serves through its word vectors: as good as the encoder on both
+        // development sets, at the hash embedder's indexing speed once its words are
+        // cached (BENCHMARKS.md, "Meaning in the default").
+        Some(m) if m.manifest.kind == models::ModelKind::Bert => Ok((
+            EmbedderSpec::Words(m.path),
+            DefaultChoice::Installed(format!("{}-words", m.manifest.name)),
+        )),
         Some(m) => Ok((m.spec(), DefaultChoice::Installed(m.manifest.name))),
         None => Ok((EmbedderSpec::Hash, DefaultChoice::Builtin)),
     }
@@ -165,7 +242,13 @@ mod tests {
 
     #[test]
     fn specs_round_trip_and_unknown_names_say_what_exists() {
-        for s in ["hash", "model2vec:/m/x", "bert:/m/y", "ollama:e@http://h:1"] {
+        for s in [
+            "hash",
+            "model2vec:/m/x",
+            "bert:/m/y",
+            "words:/m/z",
+            "ollama:e@http://h:1",
+        ] {
             assert_eq!(EmbedderSpec::parse(s).unwrap().to_spec_string(), s);
         }
         let err = EmbedderSpec::parse("bert:").unwrap_err();
@@ -196,8 +279,8 @@ mod tests {
             std::fs::rename(tmp.path().join("away"), models.join("minilm")).unwrap();
         }
         let (spec, why) = default_for(&idx, Some(&models)).unwrap();
-        assert_eq!(spec, EmbedderSpec::Bert(models.join("minilm")));
-        assert_eq!(why, DefaultChoice::Installed("minilm".into()));
+        assert_eq!(spec, EmbedderSpec::Words(models.join("minilm")));
+        assert_eq!(why, DefaultChoice::Installed("minilm-words".into()));
 
         // An index that exists keeps what it records, whatever is installed.
         let lake = tmp.path().join("lake");

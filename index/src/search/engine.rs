@@ -161,7 +161,7 @@ impl Searcher {
         embedder: Arc<dyn Embedder>,
         previous: Option<&VectorIndex>,
     ) -> Result<Searcher> {
-        let ranking = RankingConfig::from_env()?;
+        let ranking = RankingConfig::from_env(&embedder.id())?;
         let catalog = Catalog::open_reader(dir)?;
         let recorded = catalog.meta(EMBEDDER_META)?;
         if recorded.as_deref().is_some_and(|r| r != embedder.id()) {

@@ -16,8 +16,28 @@ pub const CANDIDATES: usize = 200;
 pub const RRF_K: f64 = 60.0;
 /// Weight of the BM25 ranking in the fusion.
 pub const W_TEXT: f64 = 1.0;
-/// Weight of the vector ranking in the fusion.
+/// Weight of the vector ranking in the fusion, for the hash embedder's vectors (and any
+/// embedder not named below): above it, the hashed n-grams cost DA-Code recall@20.
 pub const W_VECTOR: f64 = 0.2;
+/// Weight of the vector ranking when the words embedder made the vectors: at 0.3 it
+/// gains DABench questions at rank 1 over 0.2 and loses none of DA-Code; at 0.4 and
+/// above DA-Code loses recall@20 (BENCHMARKS.md, "Meaning in the default").
+pub const W_VECTOR_WORDS: f64 = 0.3;
+/// Weight of the vector ranking when a BERT sentence encoder made the vectors: its
+/// vectors are the best of all embedders alone, and DABench MRR rises from 0.800 at 0.2
+/// to 0.821 at 1.0 while DA-Code holds (0.700 → 0.703).
+pub const W_VECTOR_BERT: f64 = 1.0;
+
+/// The default vector weight for vectors of the embedder with id `embedder_id`.
+pub fn vector_weight(embedder_id: &str) -> f64 {
+    if embedder_id.starts_with("words-") {
+        W_VECTOR_WORDS
+    } else if embedder_id.starts_with("bert-") {
+        W_VECTOR_BERT
+    } else {
+        W_VECTOR
+    }
+}
 /// Bonus, in fused-score units, for a file whose time coverage overlaps one of the
 /// intervals the question asks (to the day). A file sharing only the year gets none: the
 /// year token of the text index's time field is its (weaker) evidence.
@@ -76,7 +96,7 @@ pub struct RankingConfig {
     pub rrf_k: f64,
     /// [`W_TEXT`] (`LAKESTAR_W_TEXT`).
     pub text: f64,
-    /// [`W_VECTOR`] (`LAKESTAR_W_VECTOR`).
+    /// [`W_VECTOR`], or by embedder ([`vector_weight`]) (`LAKESTAR_W_VECTOR`).
     pub vector: f64,
     /// [`W_COLUMN`], scaled with the fusion constant (`LAKESTAR_W_COLUMN`).
     pub column: f64,
@@ -150,14 +170,22 @@ const BOOST_VARS: [&str; 8] = [
 ];
 
 impl RankingConfig {
-    /// The defaults with the process environment's overrides.
-    pub fn from_env() -> Result<RankingConfig, UserError> {
-        Self::from_vars(|k| std::env::var(k).ok())
+    /// The defaults for vectors of `embedder_id`, with the process environment's
+    /// overrides.
+    pub fn from_env(embedder_id: &str) -> Result<RankingConfig, UserError> {
+        Self::from_vars(embedder_id, |k| std::env::var(k).ok())
     }
 
-    /// The defaults with the overrides `var` gives (an empty value is no override).
-    pub fn from_vars(var: impl Fn(&str) -> Option<String>) -> Result<RankingConfig, UserError> {
-        let mut c = RankingConfig::default();
+    /// The defaults for vectors of `embedder_id`, with the overrides `var` gives (an
+    /// empty value is no override).
+    pub fn from_vars(
+        embedder_id: &str,
+        var: impl Fn(&str) -> Option<String>,
+    ) -> Result<RankingConfig, UserError> {
+        let mut c = RankingConfig {
+            vector: vector_weight(embedder_id),
+            ..RankingConfig::default()
+        };
         let mut over = Overrides { var: &var };
         let rrf_k = over.number("LAKESTAR_RRF_K", c.rrf_k, true)?;
         // The bonuses are measured against the best fused rank's score, which the
@@ -247,7 +275,33 @@ mod tests {
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect();
-        RankingConfig::from_vars(|k| vars.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone()))
+        RankingConfig::from_vars("hash-ngram-v1-512", |k| {
+            vars.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone())
+        })
+    }
+
+    #[test]
+    fn the_vector_weight_follows_the_embedder() {
+        assert_eq!(vector_weight("hash-ngram-v1-512"), W_VECTOR);
+        assert_eq!(
+            vector_weight("model2vec-minilm-static-1a2b3c4d-256"),
+            W_VECTOR
+        );
+        assert_eq!(
+            vector_weight("words-v1-all-MiniLM-L6-v2-1a2b3c4d-h0.50-896"),
+            W_VECTOR_WORDS
+        );
+        assert_eq!(
+            vector_weight("bert-all-MiniLM-L6-v2-1a2b3c4d-384"),
+            W_VECTOR_BERT
+        );
+        let c = RankingConfig::from_vars("bert-x-384", |_| None).unwrap();
+        assert_eq!(c.vector, W_VECTOR_BERT);
+        let c = RankingConfig::from_vars("bert-x-384", |k| {
+            (k == "LAKESTAR_W_VECTOR").then(|| "0.4".to_string())
+        })
+        .unwrap();
+        assert_eq!(c.vector, 0.4);
     }
 
     #[test]
