@@ -187,7 +187,10 @@ pub fn main() -> i32 {
 /// Print `e` and give its exit code: [`EXIT_USER`] for what the user can fix, else
 /// [`EXIT_INTERNAL`].
 fn report(e: &anyhow::Error) -> i32 {
-    eprintln!("error: {e:#}");
+    const ERROR: anstyle::Style = anstyle::Style::new()
+        .bold()
+        .fg_color(Some(anstyle::Color::Ansi(anstyle::AnsiColor::Red)));
+    anstream::eprintln!("{ERROR}error:{ERROR:#} {e:#}");
     let user = e.is::<UsageError>()
         || e.downcast_ref::<crate::agent::AgentError>()
             .is_some_and(crate::agent::AgentError::is_user_error)
