@@ -5,6 +5,7 @@ mod ask;
 mod bench;
 mod collections;
 mod describe;
+mod head;
 mod index;
 mod llm_analyzer;
 mod mcp;
@@ -47,6 +48,8 @@ enum Command {
     Status(status::StatusArgs),
     /// Show the description of one file (from the index, or analyzed on the fly).
     Describe(describe::DescribeArgs),
+    /// Show the first rows of a table, read as its description reads it.
+    Head(head::HeadArgs),
     /// List collections: same-schema files whose paths differ only in ids, dates, numbers.
     Collections(collections::CollectionsArgs),
     /// Find the files that answer a question (hybrid BM25 + vector retrieval).
@@ -126,6 +129,7 @@ pub fn main() -> i32 {
         Command::Watch(a) => watch::run(a),
         Command::Status(a) => status::run(a),
         Command::Describe(a) => describe::run(a),
+        Command::Head(a) => head::run(a),
         Command::Collections(a) => collections::run(a),
         Command::Search(a) => search::run_search(a),
         Command::Eval(a) => search::run_eval(a),

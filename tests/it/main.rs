@@ -22,6 +22,7 @@ mod fit;
 mod fixtures;
 mod follow;
 mod formats;
+mod head;
 mod honest_figures;
 mod incremental;
 mod index_dir;
