@@ -5,6 +5,8 @@ mod ask;
 mod bench;
 mod collections;
 mod describe;
+mod doctor;
+mod generate;
 mod head;
 mod index;
 mod llm_analyzer;
@@ -67,8 +69,14 @@ enum Command {
     Mcp(mcp::McpArgs),
     /// Serve the index over HTTP: search, descriptions, status, agent runs (JSON API).
     Serve(serve::ServeArgs),
+    /// Check the configuration in effect: index, embedder, LLM, Python, sandbox.
+    Doctor(doctor::DoctorArgs),
     /// Prepare what the agent needs: `setup python` makes its Python venv.
     Setup(setup::SetupArgs),
+    /// Print shell completions (bash, zsh, fish, powershell, elvish).
+    Completions(generate::CompletionsArgs),
+    /// Print the manual page, or write one per command with --out DIR.
+    Man(generate::ManArgs),
     /// Run a Python script in the agent's sandbox (debugging).
     #[command(hide = true)]
     SandboxRun(sandbox::SandboxRunArgs),
@@ -138,7 +146,10 @@ pub fn main() -> i32 {
         Command::Bench(a) => bench::run(a),
         Command::Mcp(a) => mcp::run(a),
         Command::Serve(a) => serve::run(a),
+        Command::Doctor(a) => doctor::run(a),
         Command::Setup(a) => setup::run(a),
+        Command::Completions(a) => generate::completions(a),
+        Command::Man(a) => generate::man(a),
         Command::SandboxRun(a) => sandbox::run(a),
     };
     match result {

@@ -17,6 +17,7 @@ mod dabench;
 mod dabstep;
 mod describe;
 mod devset;
+mod doctor;
 mod escape;
 mod fit;
 mod fixtures;
