@@ -124,6 +124,13 @@ fn head_shows_the_first_rows_of_every_tabular_format_as_described() {
         json!([["1", "open", null], ["2", "close", "{\"user\":\"ann\"}"]])
     );
 
+    // A compressed CSV shows the rows of its content; an archive of files says what to do.
+    let z = head_json(&lake, &["sales.csv.gz", "-n", "1"]);
+    assert_eq!(z["columns"][0], "order_id");
+    assert_eq!(row(&z, 0)[..2], [json!("0"), json!("emea")]);
+    let e = refused(&lake, &["head", "bundle.zip"]);
+    assert!(e.contains("extract a member"), "{e}");
+
     // The text table: aligned columns, the table named, more rows announced.
     let text = run_ok(&lake, &["head", "report.xlsx", "-n", "2"]);
     assert!(text.contains("sheet \"Sales\" (1 of 2"), "{text}");

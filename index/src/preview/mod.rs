@@ -9,7 +9,7 @@
 
 mod json;
 
-use crate::analyze::{self, Content, Format, Keep, Source};
+use crate::analyze::{self, Content, Description, Format, Keep, Source};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 
@@ -118,10 +118,15 @@ pub fn head(path: &Path, table: Option<&str>, n: usize) -> Result<Preview, Previ
 
 /// The tables of a description made with more rows kept.
 fn kept_tables(src: &Source, format: Format, stem: &str) -> Result<Vec<Found>, PreviewError> {
-    let d = analyze::describe_as(src, format);
+    tables_of(analyze::describe_as(src, format), stem)
+}
+
+/// The tables `d` kept; a single compressed stream (`sales.csv.gz`) shows the tables of
+/// its content.
+fn tables_of(d: Description, stem: &str) -> Result<Vec<Found>, PreviewError> {
     if let Some(reason) = d.error {
         return Err(PreviewError::Malformed {
-            format: format!("a {} file", format.human()),
+            format: format!("a {} file", d.format.human()),
             reason,
         });
     }
@@ -143,6 +148,13 @@ fn kept_tables(src: &Source, format: Format, stem: &str) -> Result<Vec<Found>, P
                 total: t.rows,
             })
             .collect()),
+        Content::Archive(mut a) if d.format == Format::Compressed && a.described.len() == 1 => {
+            let (name, inner) = a.described.remove(0);
+            let stem = Path::new(&name)
+                .file_stem()
+                .map_or_else(|| stem.to_string(), |s| s.to_string_lossy().into_owned());
+            tables_of(inner, &stem)
+        }
         Content::Archive(a) => Err(PreviewError::NotTabular {
             what: format!(
                 "a {} archive ({} members); extract a member and run head on it",
@@ -150,7 +162,7 @@ fn kept_tables(src: &Source, format: Format, stem: &str) -> Result<Vec<Found>, P
             ),
         }),
         _ => Err(PreviewError::NotTabular {
-            what: format!("a {} file", format.human()),
+            what: format!("a {} file", d.format.human()),
         }),
     }
 }

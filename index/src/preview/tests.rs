@@ -164,3 +164,18 @@ fn long_cells_are_kept_whole_in_a_preview() {
     let v = head(&p, None, 1).unwrap();
     assert_eq!(v.rows[0][1].as_deref(), Some(long.trim()));
 }
+
+#[test]
+fn a_compressed_table_shows_the_rows_of_its_content() {
+    use std::io::Write;
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(REPORT.as_bytes()).unwrap();
+    let d = tempfile::tempdir().unwrap();
+    let p = file(&d, "rain.csv.gz", &gz.finish().unwrap());
+    let v = head(&p, None, 1).unwrap();
+    assert_eq!(v.format, "compressed");
+    assert_eq!(v.table, "rain");
+    assert_eq!(v.columns, ["station", "month", "rain_mm", "remark"]);
+    assert_eq!(cells(&v.rows[0]), ["Alpha", "2023-01", "12.5", "∅"]);
+    assert!(v.more);
+}
