@@ -170,6 +170,82 @@ fn doctor_says_what_to_do_without_an_index_or_a_reachable_llm() {
 }
 
 #[test]
+fn doctor_compares_the_index_embedder_with_the_installed_models_and_loads_it() {
+    use lakestar::index::models::{tiny, MODELS_ENV};
+    let tmp = tempfile::tempdir().unwrap();
+    let lake = tmp.path().join("lake");
+    std::fs::create_dir(&lake).unwrap();
+    std::fs::write(lake.join("a.csv"), "station,rain\nalpha,1\n").unwrap();
+    let bert = tmp.path().join("tiny-bert");
+    tiny::write(&bert, 7).unwrap();
+    let models = tmp.path().join("models");
+    let m = models.to_str().unwrap();
+    let in_models = |args: &[&str]| {
+        let out = lakestar()
+            .env(MODELS_ENV, &models)
+            .args(args)
+            .current_dir(tmp.path())
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    // Indexed with the built-in embedder, then a model installed: searches keep the
+    // index's, a new index would take the model.
+    let hashed = index_into(tmp.path(), &lake);
+    in_models(&[
+        "model",
+        "install",
+        "minilm",
+        "--from",
+        bert.to_str().unwrap(),
+    ]);
+    let env = [(MODELS_ENV, m)];
+    let (_, checks) = doctor(tmp.path(), &["--index", hashed.to_str().unwrap()], &env);
+    let e = check(&checks, "embedder");
+    assert_eq!(e["status"], "warn", "{e}");
+    assert!(
+        e["detail"].as_str().unwrap().contains("embedded with hash"),
+        "{e}"
+    );
+    assert!(
+        e["detail"]
+            .as_str()
+            .unwrap()
+            .contains("minilm-words (installed)"),
+        "{e}"
+    );
+    assert!(e["fix"].as_str().unwrap().contains("--rebuild"), "{e}");
+
+    // Embedded with a model whose files are gone: searches cannot embed the query.
+    let idx = tmp.path().join("idx-bert");
+    let spec = format!("bert:{}", bert.display());
+    in_models(&[
+        "index",
+        lake.to_str().unwrap(),
+        "--index",
+        idx.to_str().unwrap(),
+        "--embedder",
+        &spec,
+    ]);
+    std::fs::remove_dir_all(&bert).unwrap();
+    let (code, checks) = doctor(tmp.path(), &["--index", idx.to_str().unwrap()], &env);
+    let e = check(&checks, "embedder");
+    assert_eq!(
+        (code, &e["status"]),
+        (Some(1), &serde_json::json!("fail")),
+        "{e}"
+    );
+    assert!(
+        e["detail"].as_str().unwrap().contains("does not load"),
+        "{e}"
+    );
+}
+
+#[test]
 fn completions_and_man_pages_come_from_the_command_definitions() {
     let tmp = tempfile::tempdir().unwrap();
     let bash = run_ok(tmp.path(), &["completions", "bash"]);
