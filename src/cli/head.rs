@@ -96,7 +96,8 @@ fn text(r: &Rows) -> String {
             r.rows.len()
         ));
     } else {
-        s.push_str(&format!("{} rows\n", r.rows.len()));
+        let n = r.rows.len();
+        s.push_str(&format!("{n} row{}\n", if n == 1 { "" } else { "s" }));
     }
     s
 }

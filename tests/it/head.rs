@@ -140,6 +140,8 @@ fn head_shows_the_first_rows_of_every_tabular_format_as_described() {
         "{text}"
     );
     assert!(text.contains("more rows follow"), "{text}");
+    let one = run_ok(&lake, &["head", "odd/rows"]);
+    assert!(one.ends_with("\n1 row\n"), "{one}");
     let first = text.lines().find(|l| l.contains("emea")).unwrap();
     assert_eq!(
         first.find('┆'),
