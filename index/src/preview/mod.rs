@@ -17,6 +17,11 @@ use std::path::{Path, PathBuf};
 pub const DEFAULT_ROWS: usize = 20;
 /// Rows a preview shows at most (the same on every surface).
 pub const MAX_ROWS: usize = 1000;
+/// Bytes a preview reads of a large text file: its head and spread samples, as for a
+/// description but a quarter of its budget, since the profile is not wanted. Only a
+/// table that starts past the first half of it (in a report file of several tables
+/// larger than this) would be found by a description and not here.
+const PREVIEW_BUDGET: u64 = analyze::DEFAULT_BUDGET / 4;
 
 /// The first rows of one table of a file.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -104,6 +109,7 @@ pub fn head(path: &Path, table: Option<&str>, n: usize) -> Result<Preview, Previ
     };
     let src = Source::open(path, crate::indexer::IN_MEMORY_LIMIT)
         .map_err(unreadable)?
+        .with_budget(Some(PREVIEW_BUDGET))
         .with_keep(Keep::rows(n + 1));
     let format = analyze::detect(src.path(), src.head(), src.size());
     let stem = path
