@@ -419,6 +419,33 @@ fn setup_python_makes_a_venv_with_the_data_stack_and_a_second_run_is_a_check() {
 }
 
 #[tokio::test]
+async fn a_venv_reached_through_a_linked_directory_runs_in_the_jail() {
+    let venv = test_python()
+        .parent()
+        .unwrap()
+        .parent()
+        .unwrap()
+        .to_path_buf();
+    let tmp = tempfile::tempdir().unwrap();
+    let link = tmp.path().join("linked-venv");
+    std::os::unix::fs::symlink(&venv, &link).unwrap();
+    let python = Python::resolve(None, &link).unwrap();
+    let work = tmp.path().join("work");
+    std::fs::create_dir(&work).unwrap();
+    let ex = Sandbox::new(python, Limits::default())
+        .run(
+            &work,
+            "linked",
+            "import sys, pandas\nprint(sys.prefix != sys.base_prefix)\n",
+            &[],
+        )
+        .await
+        .unwrap();
+    assert!(ex.success(), "{ex:?}");
+    assert_eq!(ex.stdout, "True\n");
+}
+
+#[tokio::test]
 async fn the_data_stack_runs_under_the_default_limits() {
     let python = Python::resolve(None, test_python().parent().unwrap().parent().unwrap()).unwrap();
     let tmp = tempfile::tempdir().unwrap();

@@ -81,7 +81,7 @@ impl Python {
             }
             let path = executable(p, "pass another --python")?.ok_or_else(missing)?;
             return Ok(Python {
-                path,
+                path: in_real_dir(path),
                 origin: PythonOrigin::Flag,
             });
         }
@@ -105,14 +105,14 @@ impl Python {
                     "run `lakestar setup python` again to rebuild the venv",
                 )?;
                 return Ok(Python {
-                    path: python,
+                    path: in_real_dir(python),
                     origin: PythonOrigin::Venv(venv_dir.into()),
                 });
             }
         }
         match executable(Path::new("python3"), "pass --python PATH")? {
             Some(path) => Ok(Python {
-                path,
+                path: in_real_dir(path),
                 origin: PythonOrigin::System,
             }),
             None => Err(UserError::NoPython {
@@ -209,6 +209,18 @@ impl Python {
             .into());
         }
         Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+    }
+}
+
+/// `path` with its directory resolved through symbolic links, its own name kept. The
+/// jail shows the runtime's directories at their real paths only, so an interpreter
+/// reached through a linked directory (a venv under a symlinked `target/`) would not be
+/// found there; the name is kept because a venv's `bin/python` is itself a link, which
+/// Python follows to find its venv only when started by that name.
+fn in_real_dir(path: PathBuf) -> PathBuf {
+    match (path.parent(), path.file_name()) {
+        (Some(dir), Some(name)) => dir.canonicalize().map(|d| d.join(name)).unwrap_or(path),
+        _ => path,
     }
 }
 
