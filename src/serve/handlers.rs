@@ -1,8 +1,8 @@
-//! The index routes: `/health`, `/status`, `/search`, `/files/{path}`.
+//! The index routes: `/health`, `/status`, `/overview`, `/search`, `/files/{path}`.
 
 use super::errors::ApiError;
 use super::AppState;
-use crate::service::{Described, ServiceError, Status};
+use crate::service::{Described, Overview, ServiceError, Status};
 use axum::extract::rejection::{PathRejection, QueryRejection};
 use axum::extract::{Path, Query, State};
 use axum::Json;
@@ -48,6 +48,12 @@ pub async fn health() -> Json<Value> {
 pub async fn status(State(s): State<AppState>) -> Result<Json<Status>, ApiError> {
     let lake = s.lake.clone();
     Ok(Json(blocking(move || lake.status()).await?))
+}
+
+/// `GET /overview`: the lake at a glance (what the web UI's first page shows).
+pub async fn overview(State(s): State<AppState>) -> Result<Json<Overview>, ApiError> {
+    let lake = s.lake.clone();
+    Ok(Json(blocking(move || lake.overview()).await?))
 }
 
 /// The parameters of `GET /search`.

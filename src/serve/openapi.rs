@@ -9,6 +9,7 @@
 use super::handlers::{DEFAULT_DESCRIBE_BYTES, DEFAULT_K, MAX_DESCRIBE_BYTES};
 use super::runs::{DEFAULT_BUDGET, DEFAULT_ROUNDS, MAX_FILES, MAX_ROUNDS};
 use super::MAX_BODY_BYTES;
+use crate::service::overview::{COLLECTIONS_LISTED, FILES_LISTED};
 use crate::service::{MAX_K, MAX_QUERY_BYTES};
 use axum::Json;
 use lakestar_index::search::glob::MAX_GLOB_BYTES;
@@ -102,6 +103,14 @@ pub fn spec() -> Value {
                         "vectors": {"type": ["object", "null"]}
                     }
                 },
+                "FileBrief": {
+                    "type": "object", "required": ["path", "format", "size", "state"],
+                    "properties": {
+                        "path": {"type": "string"}, "format": {"type": "string"},
+                        "size": {"type": "integer"}, "state": {"type": "string"},
+                        "time": {"type": "array", "description": "First and last day covered.", "items": {"type": "string"}}
+                    }
+                },
                 "Described": {
                     "type": "object", "required": ["path", "indexed", "stale", "size", "format", "state", "text"],
                     "properties": {
@@ -140,6 +149,22 @@ pub fn spec() -> Value {
                 "summary": "What the index holds: counts by format and state, errors, size, last run.",
                 "responses": {
                     "200": ok_json("The status.", json!({"$ref": "#/components/schemas/Status"})),
+                    "401": unauthorized,
+                    "503": error_response("No usable index (run `lakestar index`).")
+                }
+            }},
+            "/overview": {"get": {
+                "summary": "The lake at a glance: the status, files and bytes per format, the days the files cover, the collections, the largest files and a listing of the files (what the web UI's first page shows).",
+                "responses": {
+                    "200": ok_json("The overview.", json!({"type": "object", "required": ["status", "formats", "collections", "largest", "files"], "properties": {
+                        "status": {"$ref": "#/components/schemas/Status"},
+                        "formats": {"type": "array", "items": {"type": "object", "properties": {
+                            "format": {"type": "string"}, "files": {"type": "integer"}, "bytes": {"type": "integer"}}}},
+                        "time": {"type": ["object", "null"], "properties": {
+                            "start": {"type": "string"}, "end": {"type": "string"}, "files": {"type": "integer"}}},
+                        "collections": {"type": "array", "description": format!("At most {COLLECTIONS_LISTED}, most members first."), "items": {"type": "object"}},
+                        "largest": {"type": "array", "items": {"$ref": "#/components/schemas/FileBrief"}},
+                        "files": {"type": "array", "description": format!("At most {FILES_LISTED}, by path."), "items": {"$ref": "#/components/schemas/FileBrief"}}}})),
                     "401": unauthorized,
                     "503": error_response("No usable index (run `lakestar index`).")
                 }
