@@ -2,7 +2,7 @@
 //! request lines (reqwest normalizes `..` and `%2e%2e` out of URLs before sending).
 
 mod api;
-mod ask;
+pub(crate) mod ask;
 mod limits;
 
 use crate::common::lakestar;

@@ -1,0 +1,501 @@
+//! The web UI in a real browser: headless Chromium driven over WebDriver (chromedriver,
+//! with fantoccini) against `lakestar serve` on 127.0.0.1.
+//!
+//! Chromium and chromedriver come from Debian (`chromium`, `chromium-driver`); when they
+//! are missing and the tests run as root with apt-get, they are installed first. With
+//! `LAKESTAR_UI_SCREENSHOTS=DIR` the tests write the screenshots of `docs/` there.
+
+use crate::common::{index_into, index_shared};
+use crate::llm_server::ScriptedLlm;
+use crate::serve::ask::{sales_lake, serve_with};
+use crate::serve::{Http, Server};
+use fantoccini::{Client, ClientBuilder, Locator};
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+const CHROMIUM: &str = "/usr/bin/chromium";
+const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
+/// A hang guard for anything the browser waits for, not a measurement.
+const WAIT: Duration = Duration::from_secs(60);
+
+/// Install Chromium and chromedriver when they are missing and this is root with
+/// apt-get; else fail saying what to install. Once per test binary.
+fn ensure_chromium() {
+    static CHECKED: Mutex<bool> = Mutex::new(false);
+    let mut checked = CHECKED.lock().unwrap_or_else(|p| p.into_inner());
+    if *checked {
+        return;
+    }
+    let present = || Path::new(CHROMIUM).exists() && Path::new(CHROMEDRIVER).exists();
+    if !present() {
+        // SAFETY: geteuid has no preconditions.
+        let root = unsafe { libc::geteuid() } == 0;
+        let apt = Path::new("/usr/bin/apt-get").exists();
+        assert!(
+            root && apt,
+            "the web UI tests need Chromium and chromedriver: install the Debian packages \
+             `chromium` and `chromium-driver` (apt-get install chromium chromium-driver)"
+        );
+        eprintln!("web UI tests: installing chromium and chromium-driver with apt-get");
+        let apt_get = |args: &[&str]| {
+            Command::new("apt-get")
+                .args(args)
+                .env("DEBIAN_FRONTEND", "noninteractive")
+                .output()
+                .unwrap()
+        };
+        let install = [
+            "install",
+            "-y",
+            "-q",
+            "--no-install-recommends",
+            "chromium",
+            "chromium-driver",
+        ];
+        let mut out = apt_get(&install);
+        if !out.status.success() {
+            // A fresh machine may have no package lists yet.
+            apt_get(&["update", "-q"]);
+            out = apt_get(&install);
+        }
+        assert!(
+            out.status.success() && present(),
+            "apt-get install chromium chromium-driver failed:\n{}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    *checked = true;
+}
+
+/// A headless Chromium under chromedriver, with a fresh profile; both end when dropped.
+struct Browser {
+    rt: tokio::runtime::Runtime,
+    client: Option<Client>,
+    driver: Child,
+    _profile: tempfile::TempDir,
+}
+
+impl Browser {
+    fn start() -> Browser {
+        ensure_chromium();
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let driver = Command::new(CHROMEDRIVER)
+            .arg(format!("--port={port}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let profile = tempfile::tempdir().unwrap();
+        let args = [
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--disable-dev-shm-usage",
+            "--hide-scrollbars",
+            "--window-size=1280,1000",
+            &format!("--user-data-dir={}", profile.path().display()),
+        ];
+        let caps = json!({"goog:chromeOptions": {"binary": CHROMIUM, "args": args}});
+        let caps = caps.as_object().unwrap().clone();
+        let url = format!("http://127.0.0.1:{port}");
+        let start = Instant::now();
+        let client = rt.block_on(async {
+            loop {
+                let connector = hyper_util::client::legacy::connect::HttpConnector::new();
+                match ClientBuilder::new(connector)
+                    .capabilities(caps.clone())
+                    .connect(&url)
+                    .await
+                {
+                    Ok(c) => break c,
+                    // chromedriver is still starting.
+                    Err(e) if start.elapsed() < WAIT => {
+                        let _ = e;
+                        tokio::time::sleep(Duration::from_millis(100)).await;
+                    }
+                    Err(e) => panic!("no WebDriver session: {e}"),
+                }
+            }
+        });
+        Browser {
+            rt,
+            client: Some(client),
+            driver,
+            _profile: profile,
+        }
+    }
+
+    fn c(&self) -> &Client {
+        self.client.as_ref().unwrap()
+    }
+
+    fn goto(&self, url: &str) {
+        self.rt.block_on(self.c().goto(url)).unwrap();
+    }
+
+    fn url(&self) -> String {
+        self.rt
+            .block_on(self.c().current_url())
+            .unwrap()
+            .to_string()
+    }
+
+    /// The first element matching `css`, waited for.
+    fn wait(&self, css: &str) -> fantoccini::elements::Element {
+        self.rt
+            .block_on(self.c().wait().at_most(WAIT).for_element(Locator::Css(css)))
+            .unwrap_or_else(|e| panic!("no {css} in the page: {e}\n{}", self.body_text()))
+    }
+
+    fn text(&self, css: &str) -> String {
+        let e = self.wait(css);
+        self.rt.block_on(e.text()).unwrap()
+    }
+
+    fn all(&self, css: &str) -> Vec<fantoccini::elements::Element> {
+        self.rt
+            .block_on(self.c().find_all(Locator::Css(css)))
+            .unwrap()
+    }
+
+    fn texts(&self, css: &str) -> Vec<String> {
+        self.all(css)
+            .iter()
+            .map(|e| self.rt.block_on(e.text()).unwrap())
+            .collect()
+    }
+
+    fn attr(&self, e: &fantoccini::elements::Element, name: &str) -> Option<String> {
+        self.rt.block_on(e.attr(name)).unwrap()
+    }
+
+    fn js(&self, script: &str) -> Value {
+        self.rt.block_on(self.c().execute(script, vec![])).unwrap()
+    }
+
+    fn body_text(&self) -> String {
+        self.rt
+            .block_on(self.c().execute("return document.body.innerText", vec![]))
+            .map(|v| v.as_str().unwrap_or("").to_string())
+            .unwrap_or_default()
+    }
+
+    /// Wait until `script` returns true (a hang guard of [`WAIT`]).
+    fn until(&self, script: &str) {
+        let start = Instant::now();
+        while self.js(script) != Value::Bool(true) {
+            assert!(
+                start.elapsed() < WAIT,
+                "never true: {script}\n{}",
+                self.body_text()
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    /// With `LAKESTAR_UI_SCREENSHOTS=DIR`: the whole page as `DIR/ui-NAME.png`.
+    fn screenshot(&self, name: &str) {
+        let Some(dir) = std::env::var_os("LAKESTAR_UI_SCREENSHOTS") else {
+            return;
+        };
+        let height = self
+            .js("return document.documentElement.scrollHeight")
+            .as_u64()
+            .unwrap_or(1000)
+            .clamp(600, 4000);
+        self.rt
+            .block_on(self.c().set_window_size(1280, height as u32 + 90))
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(300));
+        let png = self.rt.block_on(self.c().screenshot()).unwrap();
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(PathBuf::from(dir).join(format!("ui-{name}.png")), png).unwrap();
+        self.rt
+            .block_on(self.c().set_window_size(1280, 1000))
+            .unwrap();
+    }
+}
+
+impl Drop for Browser {
+    fn drop(&mut self) {
+        if let Some(c) = self.client.take() {
+            let _ = self.rt.block_on(c.close());
+        }
+        let _ = self.driver.kill();
+        let _ = self.driver.wait();
+    }
+}
+
+/// The first rows of `path` as the API gives them, or None while the server has no
+/// rows route.
+fn api_rows(http: &Http, path: &str) -> Option<Value> {
+    let (st, rows) = http.get(&format!("/files/{path}/rows?n=20"));
+    (st == 200).then_some(rows)
+}
+
+/// Check the file page's row preview against the API: the same cells, or the note
+/// that this server has no preview.
+fn check_preview(b: &Browser, http: &Http, path: &str) {
+    b.until("return !!document.querySelector('#preview table, #preview .note-box')");
+    match api_rows(http, path) {
+        Some(rows) => {
+            let cells = b.texts("#preview table.rows tbody tr:first-child td");
+            let first: Vec<String> = rows["rows"][0]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|v| v.as_str().unwrap_or("null").to_string())
+                .collect();
+            assert_eq!(cells[1..], first[..], "{rows}");
+            let shown = b.all("#preview table.rows tbody tr").len();
+            assert_eq!(shown, rows["rows"].as_array().unwrap().len());
+        }
+        None => assert!(
+            b.text("#preview .note-box").contains("no row preview"),
+            "{}",
+            b.body_text()
+        ),
+    }
+}
+
+#[test]
+fn the_pages_show_the_lake_a_search_and_a_file() {
+    let (_tmp, idx) = index_shared("dabstep/context");
+    let server = Server::start(&idx, &[]);
+    let http = Http::new(&server);
+    let b = Browser::start();
+
+    // The overview: the real counts and formats.
+    b.goto(&format!("{}/", server.base));
+    let figures = b.text("#figures");
+    assert!(figures.contains("FILES\n7"), "{figures}");
+    assert!(figures.contains("csv, json, markdown"), "{figures}");
+    let formats: Vec<String> = b
+        .texts("table.formats tbody tr")
+        .iter()
+        .map(|t| t.split_whitespace().collect::<Vec<_>>().join(" "))
+        .collect();
+    assert_eq!(
+        formats,
+        ["csv 3 35.7 KB", "json 2 538.0 KB", "markdown 2 23.8 KB"],
+        "{formats:?}"
+    );
+    let listed = b.texts("table.files tbody td.path");
+    assert_eq!(listed.len(), 7);
+    assert!(listed.contains(&"merchant_category_codes.csv".to_string()));
+    // The time coverage the files state (payments_sample.csv, manual.md).
+    assert!(b.body_text().contains("2023-01-01 → 2024-11-01"));
+    b.screenshot("overview");
+
+    // A search typed into the header's form, then refined on the search page.
+    let quick = b.wait("form.quick input[name=q]");
+    b.rt.block_on(quick.send_keys("merchant category codes\n"))
+        .unwrap();
+    b.wait("#result-count");
+    assert!(b.url().contains("/ui/search?q=merchant+category+codes"));
+    let hits: Vec<String> = b
+        .all("ol.hits > li")
+        .iter()
+        .map(|e| b.attr(e, "data-path").unwrap())
+        .collect();
+    let api: Vec<String> = http.get("/search?q=merchant%20category%20codes&k=20").1["hits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["path"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(hits, api, "the page shows the API's ranking");
+    let rank = hits
+        .iter()
+        .position(|p| p == "merchant_category_codes.csv")
+        .expect("the codes file is a hit");
+    assert!(rank < 3, "{hits:?}");
+    // Its evidence highlighted: the query's words marked in its path and reasons.
+    let hit = r#"ol.hits > li[data-path="merchant_category_codes.csv"]"#;
+    let marks = b.texts(&format!("{hit} mark"));
+    for w in ["merchant", "category", "codes"] {
+        assert!(
+            marks.iter().any(|m| m.eq_ignore_ascii_case(w)),
+            "{w} not marked: {marks:?}"
+        );
+    }
+    assert!(!b.texts(&format!("{hit} ul.reasons li")).is_empty());
+    assert!(b.text(&format!("{hit} .relevance")).contains('%'));
+    b.screenshot("search");
+
+    // The hit opens the file page: its description and its first rows.
+    b.wait(&format!("{hit} a.path"));
+    let link = b.all(&format!("{hit} a.path")).remove(0);
+    b.rt.block_on(link.click()).unwrap();
+    assert_eq!(b.text("#file-path"), "merchant_category_codes.csv");
+    let columns = b.texts("table.columns tbody td:first-child");
+    assert_eq!(columns, ["Unnamed: 0", "mcc", "description"]);
+    assert!(b.text("#description").contains("769 rows × 3 columns"));
+    check_preview(&b, &http, "merchant_category_codes.csv");
+    b.screenshot("file");
+}
+
+/// A lake whose names and cells are markup.
+const HOSTILE_NAME: &str = "<img src=x onerror=alert(1)>.csv";
+const HOSTILE_CELL: &str = "<script>window.pwned=1</script>";
+
+#[test]
+fn the_token_guards_the_pages_and_lake_content_shows_as_text() {
+    let tmp = tempfile::tempdir().unwrap();
+    let lake = tmp.path().join("lake");
+    std::fs::create_dir(&lake).unwrap();
+    std::fs::write(
+        lake.join(HOSTILE_NAME),
+        format!("label,note\n\"{HOSTILE_CELL}\",<b>bold</b>\nplain,<i>x</i>\n"),
+    )
+    .unwrap();
+    let idx = index_into(tmp.path(), &lake);
+    let server = Server::start(&idx, &["--token", "s3cret"]);
+    let http = Http::new(&server);
+    let b = Browser::start();
+
+    // Without the token: the 401 page says how to get in; the API answers JSON.
+    b.goto(&format!("{}/", server.base));
+    assert_eq!(b.text("h1"), "This server needs its token");
+    assert!(b.body_text().contains("/?token=TOKEN"));
+    for page in ["/", "/ui/search?q=x", "/ui/file?path=a.csv", "/ui/ask"] {
+        let (st, body) = crate::serve::raw_get(&server.addr, page, &["Accept: text/html"]);
+        assert_eq!(st, 401, "{page}");
+        assert!(body.contains("needs its token") && !body.contains("s3cret"));
+    }
+    assert_eq!(Http::new(&server).get("/overview").0, 401);
+    b.goto(&format!("{}/?token=wrong", server.base));
+    assert!(b.body_text().contains("wrong token"));
+
+    // With it once: redirected to the page without it, a cookie scripts cannot read.
+    b.goto(&format!("{}/?token=s3cret", server.base));
+    b.wait("#figures");
+    assert_eq!(b.url(), format!("{}/", server.base));
+    assert_eq!(b.js("return document.cookie"), json!(""));
+    let cookies = b.rt.block_on(b.c().get_all_cookies()).unwrap();
+    let c = cookies
+        .iter()
+        .find(|c| c.name() == "lakestar_token")
+        .unwrap();
+    assert_eq!(c.http_only(), Some(true));
+    assert_eq!(format!("{:?}", c.same_site()), "Some(Strict)");
+    // The header still works for API clients, the cookie for the browser's fetches.
+    assert_eq!(http.get("/overview").0, 401);
+    assert_eq!(
+        Http::new(&server).with_token("s3cret").get("/overview").0,
+        200
+    );
+
+    // The hostile name and cells are text everywhere, and no markup of theirs ran.
+    let listed = b.texts("table.files tbody td.path");
+    assert_eq!(listed, [HOSTILE_NAME]);
+    b.goto(&format!("{}/ui/search?q=note+label", server.base));
+    b.wait("#result-count");
+    assert_eq!(b.text("ol.hits > li a.path"), HOSTILE_NAME);
+    b.rt.block_on(b.wait("ol.hits > li a.path").click())
+        .unwrap();
+    assert_eq!(b.text("#file-path"), HOSTILE_NAME);
+    assert!(b.text("#description").contains(HOSTILE_CELL));
+    let http = Http::new(&server).with_token("s3cret");
+    check_preview(&b, &http, &urlencode(HOSTILE_NAME));
+    if api_rows(&http, &urlencode(HOSTILE_NAME)).is_some() {
+        assert_eq!(
+            b.text("#preview tbody tr:first-child td:nth-child(2)"),
+            HOSTILE_CELL
+        );
+    }
+    assert_eq!(
+        b.js(
+            "return document.querySelectorAll('#main img, #main script, #main b, #main i').length"
+        ),
+        json!(0)
+    );
+    assert_eq!(b.js("return typeof window.pwned"), json!("undefined"));
+}
+
+/// Percent-encode a path segment as the page's `encodeURIComponent` does.
+fn urlencode(s: &str) -> String {
+    s.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                (b as char).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+#[test]
+fn the_ask_page_follows_a_run_live_and_shows_the_answer() {
+    let (_tmp, _lake, idx) = sales_lake();
+    let llm = ScriptedLlm::start();
+    llm.say("planner", "Sum the amount of the north region.")
+        .say(
+            "coder",
+            &crate::agent::fenced("amounts = {'north': [10, 5], 'south': [20]}\nprint('north', sum(amounts['north']))"),
+        )
+        .say("verifier", "sufficient")
+        .say("finalyzer", &crate::agent::fenced("print(15)"));
+    let server = serve_with(&llm, &idx, &[]);
+    let b = Browser::start();
+
+    b.goto(&format!("{}/ui/ask", server.base));
+    let q = b.wait("#question");
+    b.rt.block_on(q.send_keys("How much did the north region sell?"))
+        .unwrap();
+    let f = b.wait("#files");
+    b.rt.block_on(f.send_keys("sales.csv")).unwrap();
+    b.rt.block_on(b.wait("#ask-button").click()).unwrap();
+
+    assert_eq!(b.text("#answer-text"), "15");
+    let kinds: Vec<String> = b
+        .all("#trace > li")
+        .iter()
+        .map(|e| b.attr(e, "data-kind").unwrap())
+        .collect();
+    assert_eq!(
+        kinds.first().map(String::as_str),
+        Some("start"),
+        "{kinds:?}"
+    );
+    assert_eq!(
+        kinds.last().map(String::as_str),
+        Some("finish"),
+        "{kinds:?}"
+    );
+    for k in ["llm", "exec", "verdict"] {
+        assert!(kinds.iter().any(|x| x == k), "{k} missing: {kinds:?}");
+    }
+    let exec = b.text("#trace > li[data-kind=exec] pre.code");
+    assert!(exec.contains("sum(amounts['north'])"), "{exec}");
+    assert_eq!(b.text("#trace > li[data-kind=exec] pre.stdout"), "north 15");
+    assert!(b
+        .text("#trace > li[data-kind=verdict]")
+        .contains("sufficient"));
+    assert!(b
+        .text("#trace > li[data-kind=start]")
+        .contains("north region"));
+    // The run's address stays: reloading shows it again.
+    assert!(b.url().contains("/ui/ask?run="), "{}", b.url());
+    b.screenshot("ask");
+    b.goto(&b.url());
+    assert_eq!(b.text("#answer-text"), "15");
+    assert!(llm.left().is_empty(), "unused replies: {:?}", llm.left());
+}
