@@ -366,6 +366,7 @@ fn the_token_guards_the_pages_and_lake_content_shows_as_text() {
         format!("label,note\n\"{HOSTILE_CELL}\",<b>bold</b>\nplain,<i>x</i>\n"),
     )
     .unwrap();
+    two_sheets(&lake.join("book.xlsx"));
     let idx = index_into(tmp.path(), &lake);
     let server = Server::start(&idx, &["--token", "s3cret"]);
     let http = Http::new(&server);
@@ -383,6 +384,41 @@ fn the_token_guards_the_pages_and_lake_content_shows_as_text() {
     assert_eq!(Http::new(&server).get("/overview").0, 401);
     b.goto(&format!("{}/?token=wrong", server.base));
     assert!(b.body_text().contains("wrong token"));
+
+    // The assets are open (the 401 page needs its stylesheet), each with its type, and
+    // every answer carries the policy that forbids any script but the UI's own.
+    for (path, token, status, content_type) in [
+        ("/ui/assets/app.css", None, 200, "text/css; charset=utf-8"),
+        (
+            "/ui/assets/common.js",
+            None,
+            200,
+            "text/javascript; charset=utf-8",
+        ),
+        ("/ui/assets/icon.svg", None, 200, "image/svg+xml"),
+        ("/ui/search", None, 401, "application/json"),
+        (
+            "/ui/search",
+            Some("s3cret"),
+            200,
+            "text/html; charset=utf-8",
+        ),
+        ("/overview", Some("s3cret"), 200, "application/json"),
+    ] {
+        let mut req = http.client.get(format!("{}{path}", http.base));
+        if let Some(t) = token {
+            req = req.bearer_auth(t);
+        }
+        let r = http.rt.block_on(req.send()).unwrap();
+        assert_eq!(r.status().as_u16(), status, "{path}");
+        assert_eq!(r.headers()["content-type"], content_type, "{path}");
+        assert_eq!(
+            r.headers()["content-security-policy"],
+            lakestar::serve::ui::CSP,
+            "{path}"
+        );
+        assert_eq!(r.headers()["x-content-type-options"], "nosniff");
+    }
 
     // With it once: redirected to the page without it, a cookie scripts cannot read.
     b.goto(&format!("{}/?token=s3cret", server.base));
@@ -405,7 +441,7 @@ fn the_token_guards_the_pages_and_lake_content_shows_as_text() {
 
     // The hostile name and cells are text everywhere, and no markup of theirs ran.
     let listed = b.texts("table.files tbody td.path");
-    assert_eq!(listed, [HOSTILE_NAME]);
+    assert_eq!(listed, [HOSTILE_NAME, "book.xlsx"]);
     b.goto(&format!("{}/ui/search?q=note+label", server.base));
     b.wait("#result-count");
     assert_eq!(b.text("ol.hits > li a.path"), HOSTILE_NAME);
@@ -428,6 +464,38 @@ fn the_token_guards_the_pages_and_lake_content_shows_as_text() {
         json!(0)
     );
     assert_eq!(b.js("return typeof window.pwned"), json!("undefined"));
+
+    // A file of several tables: the preview offers them all.
+    b.goto(&format!("{}/ui/file?path=book.xlsx", server.base));
+    assert_eq!(b.text("#file-path"), "book.xlsx");
+    check_preview(&b, &http, "book.xlsx");
+    if api_rows(&http, "book.xlsx").is_some() {
+        assert_eq!(b.texts("#table-picker option"), ["Sales", "Targets"]);
+        assert_eq!(b.texts("#preview thead th"), ["#", "region", "amount"]);
+        let pick = b.wait("#table-picker");
+        b.rt.block_on(pick.select_by_value("Targets")).unwrap();
+        b.until("return document.querySelector('#preview thead th:nth-child(2)')?.nextSibling?.textContent === 'target'");
+        assert_eq!(
+            b.text("#preview tbody tr:first-child td:nth-child(2)"),
+            "emea"
+        );
+    }
+}
+
+/// A workbook of two sheets.
+fn two_sheets(path: &Path) {
+    let mut wb = rust_xlsxwriter::Workbook::new();
+    for (name, header, row) in [
+        ("Sales", ["region", "amount"], ("north", 10.0)),
+        ("Targets", ["region", "target"], ("emea", 5000.0)),
+    ] {
+        let s = wb.add_worksheet().set_name(name).unwrap();
+        s.write_string(0, 0, header[0]).unwrap();
+        s.write_string(0, 1, header[1]).unwrap();
+        s.write_string(1, 0, row.0).unwrap();
+        s.write_number(1, 1, row.1).unwrap();
+    }
+    wb.save(path).unwrap();
 }
 
 /// Percent-encode a path segment as the page's `encodeURIComponent` does.
