@@ -53,7 +53,7 @@ pub fn spec() -> Value {
         "info": {
             "title": "lakestar",
             "version": env!("CARGO_PKG_VERSION"),
-            "description": format!("Search and describe the files of one indexed data lake, and ask questions answered by the DS-STAR agent. Every route but /health needs `Authorization: Bearer TOKEN` when the server was started with --token. Errors are {{\"error\": {{\"code\", \"message\"}}}}. On every route, a body declared larger than {MAX_BODY_BYTES} bytes is answered 413 (too_large) before it is read, and a body not received within the server's --body-timeout 408 (body_timeout); both close the connection. A connection whose request headers do not arrive within --header-timeout is closed without an answer.")
+            "description": format!("Search and describe the files of one indexed data lake, and ask questions answered by the DS-STAR agent. Every route but /health needs `Authorization: Bearer TOKEN` when the server was started with --token (a browser instead opens /?token=TOKEN once: the answer sets an HttpOnly, SameSite=Strict cookie that stands for the header; the web UI's pages at / and /ui/… follow the same rule). Errors are {{\"error\": {{\"code\", \"message\"}}}}. On every route, a body declared larger than {MAX_BODY_BYTES} bytes is answered 413 (too_large) before it is read, and a body not received within the server's --body-timeout 408 (body_timeout); both close the connection. A connection whose request headers do not arrive within --header-timeout is closed without an answer.")
         },
         "components": {
             "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
