@@ -157,7 +157,12 @@ async fn require_token(State(state): State<AppState>, req: Request, next: Next) 
         Credential::Bearer(_) => "wrong bearer token",
         Credential::Login { .. } => "wrong token in ?token=",
         Credential::Cookie(_) => "the token of this browser's cookie is not this server's (it was restarted with another); open /?token=TOKEN again",
-        Credential::OtherScheme | Credential::None => "this server needs `Authorization: Bearer TOKEN` (the token `lakestar serve` was started with)",
+        Credential::OtherScheme | Credential::None => {
+            if auth::wants_html(&req) {
+                return auth::unauthorized_page("no token was given");
+            }
+            "this server needs `Authorization: Bearer TOKEN` (the token `lakestar serve` was started with)"
+        }
     };
     if auth::wants_html(&req) {
         return auth::unauthorized_page(refused);
