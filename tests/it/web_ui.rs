@@ -468,6 +468,9 @@ fn the_token_guards_the_pages_and_lake_content_shows_as_text() {
     // A file of several tables: the preview offers them all.
     b.goto(&format!("{}/ui/file?path=book.xlsx", server.base));
     assert_eq!(b.text("#file-path"), "book.xlsx");
+    assert_eq!(b.texts("#main h3 code"), ["Sales", "Targets"]);
+    let columns = b.texts("table.columns tbody td:first-child");
+    assert_eq!(columns, ["region", "amount", "region", "target"]);
     check_preview(&b, &http, "book.xlsx");
     if api_rows(&http, "book.xlsx").is_some() {
         assert_eq!(b.texts("#table-picker option"), ["Sales", "Targets"]);

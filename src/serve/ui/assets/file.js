@@ -32,17 +32,7 @@ ui.start(async () => {
   if (d.hash) fact("BLAKE3", ui.el("span", { class: "mono small" }, d.hash));
   m.append(facts);
 
-  const columns = tableColumns(d.description);
-  if (columns) {
-    m.append(ui.el("h2", {}, `Columns (${columns.length})`));
-    m.append(ui.table(
-      [["Column", ""], ["Type", ""], ["Nulls", "num"], ["Distinct", "num"], ["Range", "nowrap"], ["Examples", ""]],
-      columns.map((c) => [
-        ui.el("code", {}, c.name), c.type || "", ui.num(c.nulls), ui.num(c.distinct),
-        c.min !== undefined && c.min !== null ? `${c.min} … ${c.max}` : "",
-        (c.examples || []).slice(0, 3).join(", "),
-      ]), "columns"));
-  }
+  structure(m, d.description);
 
   m.append(ui.el("h2", {}, "First rows"));
   const preview = ui.el("div", { id: "preview" }, ui.el("p", { class: "muted" }, "Loading…"));
@@ -54,10 +44,43 @@ ui.start(async () => {
   m.append(ui.el("pre", { class: "text", id: "description" }, d.text));
 });
 
-// The columns of a one-table description, if it is one.
-function tableColumns(desc) {
+// Keys JSON-like descriptions list at most.
+const KEYS_SHOWN = 200;
+
+// The shape of the file: its columns (per table), or its keys.
+function structure(m, desc) {
   const c = desc && desc.content;
-  return c && Array.isArray(c.columns) && c.columns.length ? c.columns : null;
+  if (!c) return;
+  if (c.kind === "table" && c.columns) {
+    m.append(ui.el("h2", {}, `Columns (${c.columns.length})`), columnTable(c.columns));
+  } else if (c.kind === "tables" && c.tables) {
+    m.append(ui.el("h2", {}, `Tables (${c.tables.length})`));
+    for (const t of c.tables) {
+      m.append(ui.el("h3", {}, ui.el("code", {}, t.name),
+        ui.el("span", { class: "muted" }, ` ${t.kind} · ${ui.num(t.rows)} rows · ${t.columns.length} columns`)));
+      if (t.columns.length) m.append(columnTable(t.columns));
+    }
+  } else if (c.kind === "json" && c.paths) {
+    const shown = c.paths.slice(0, KEYS_SHOWN);
+    m.append(ui.el("h2", {}, `Keys (${c.paths.length})`));
+    m.append(ui.table(
+      [["Path", ""], ["Types", ""], ["Count", "num"], ["Distinct", "num"], ["Examples", ""]],
+      shown.map((p) => [
+        ui.el("code", {}, p.path), (p.types || []).map(([t, n]) => `${t} ${ui.num(n)}`).join(", "),
+        ui.num(p.count), ui.num(p.distinct), (p.examples || []).slice(0, 3).join(", "),
+      ]), "keys"));
+    if (c.paths.length > shown.length) m.append(ui.el("p", { class: "muted small" }, `The first ${shown.length} keys.`));
+  }
+}
+
+function columnTable(columns) {
+  return ui.table(
+    [["Column", ""], ["Type", ""], ["Nulls", "num"], ["Distinct", "num"], ["Range", "nowrap"], ["Examples", ""]],
+    columns.map((c) => [
+      ui.el("code", {}, c.name), c.type || "", ui.num(c.nulls), ui.num(c.distinct),
+      c.min !== undefined && c.min !== null ? `${c.min} … ${c.max}` : "",
+      (c.examples || []).slice(0, 3).join(", "),
+    ]), "columns");
 }
 
 async function showRows(box, path, tableName) {
