@@ -367,6 +367,18 @@ fn the_token_guards_the_pages_and_lake_content_shows_as_text() {
     )
     .unwrap();
     two_sheets(&lake.join("book.xlsx"));
+    // A collection: one schema, dated names.
+    std::fs::create_dir(lake.join("daily")).unwrap();
+    for day in 1..=6 {
+        std::fs::write(
+            lake.join(format!("daily/2024-01-0{day}.csv")),
+            format!(
+                "station,temperature_c\nnorth,{day}.5\nsouth,{}.0\n",
+                day + 10
+            ),
+        )
+        .unwrap();
+    }
     let idx = index_into(tmp.path(), &lake);
     let server = Server::start(&idx, &["--token", "s3cret"]);
     let http = Http::new(&server);
@@ -441,7 +453,27 @@ fn the_token_guards_the_pages_and_lake_content_shows_as_text() {
 
     // The hostile name and cells are text everywhere, and no markup of theirs ran.
     let listed = b.texts("table.files tbody td.path");
-    assert_eq!(listed, [HOSTILE_NAME, "book.xlsx"]);
+    assert_eq!(listed[..2], [HOSTILE_NAME, "book.xlsx"]);
+    assert_eq!(listed.len(), 8);
+    let collections: Vec<String> = b
+        .texts("table.collections tbody tr")
+        .iter()
+        .map(|t| t.split_whitespace().collect::<Vec<_>>().join(" "))
+        .collect();
+    assert_eq!(collections.len(), 1, "{collections:?}");
+    assert!(
+        collections[0].starts_with("daily/{year}-{n}-{n}.csv csv 6 ")
+            && collections[0].contains("2024-01-01 → 2024-01-06"),
+        "{collections:?}"
+    );
+    // A search folds the collection into its best member and says so.
+    b.goto(&format!("{}/ui/search?q=station+temperature", server.base));
+    b.wait("#result-count");
+    let folded = b.text("ol.hits > li:first-child .collection");
+    assert!(
+        folded.contains("daily/{year}-{n}-{n}.csv") && folded.contains("6 members"),
+        "{folded}"
+    );
     b.goto(&format!("{}/ui/search?q=note+label", server.base));
     b.wait("#result-count");
     assert_eq!(b.text("ol.hits > li a.path"), HOSTILE_NAME);
