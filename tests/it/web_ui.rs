@@ -552,7 +552,7 @@ fn the_ask_page_follows_a_run_live_and_shows_the_answer() {
     llm.say("planner", "Sum the amount of the north region.")
         .say(
             "coder",
-            &crate::agent::fenced("amounts = {'north': [10, 5], 'south': [20]}\nprint('north', sum(amounts['north']))"),
+            &crate::agent::fenced("import time\namounts = {'north': [10, 5], 'south': [20]}\ntime.sleep(3)\nprint('north', sum(amounts['north']))"),
         )
         .say("verifier", "sufficient")
         .say("finalyzer", &crate::agent::fenced("print(15)"));
@@ -566,6 +566,13 @@ fn the_ask_page_follows_a_run_live_and_shows_the_answer() {
     let f = b.wait("#files");
     b.rt.block_on(f.send_keys("sales.csv")).unwrap();
     b.rt.block_on(b.wait("#ask-button").click()).unwrap();
+
+    // Live: the plan shows while the script still sleeps, before any answer.
+    b.wait("#trace > li[data-kind=plan]");
+    assert_eq!(
+        b.js("return [!!document.querySelector('#run-live'), !!document.querySelector('#answer')]"),
+        json!([true, false])
+    );
 
     assert_eq!(b.text("#answer-text"), "15");
     let kinds: Vec<String> = b
