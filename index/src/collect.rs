@@ -369,8 +369,9 @@ pub fn group(entries: &[Entry]) -> Vec<(Collection, Vec<String>)> {
 pub fn render(c: &Collection, schema: Option<&str>) -> String {
     use std::fmt::Write;
     let mut s = format!(
-        "{} — collection of {} {} files, one schema, {}",
+        "{} — collection {} of {} {} files, one schema, {}",
         c.template,
+        c.id,
         c.members,
         c.format,
         crate::analyze::human_size(c.bytes)
@@ -493,9 +494,10 @@ mod tests {
         assert_eq!(c.time_end.as_deref(), Some("2019-12-28"));
         let text = render(c, None);
         assert!(
-            text.starts_with(
-                "r/station-{n}/readings-{date}_to_{date}.csv — collection of 12 csv files"
-            ),
+            text.starts_with(&format!(
+                "r/station-{{n}}/readings-{{date}}_to_{{date}}.csv — collection {} of 12 csv files",
+                c.id
+            )),
             "{text}"
         );
     }

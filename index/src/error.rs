@@ -93,6 +93,16 @@ pub enum UserError {
         /// What it must be.
         expected: &'static str,
     },
+    /// A format filter names no format lakestar knows.
+    #[error(
+        "unknown format {given:?}; use one of: {known} (extensions work too: xlsx, md, db, …)"
+    )]
+    UnknownFormat {
+        /// What was asked for.
+        given: String,
+        /// The known format names, comma-separated.
+        known: String,
+    },
     /// The operating system refused to watch the lake.
     #[error("cannot watch {}: {reason}; if a limit was reached, raise it (Linux: sysctl fs.inotify.max_user_watches / max_user_instances), or run `lakestar index` when the lake changes", path.display())]
     Watch {

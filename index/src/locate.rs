@@ -20,16 +20,24 @@ pub fn find_upwards(start: &Path) -> Option<PathBuf> {
         .find(|d| d.join(CATALOG_FILE).is_file())
 }
 
-/// The index directory to use: `explicit` when given (it must hold a catalog), else the
-/// nearest one above `start`, as git finds its repository.
+/// The index directory to use: `explicit` when given (an index, or a lake whose
+/// `.lakestar/` holds one), else the nearest one above `start`, as git finds its
+/// repository.
 pub fn find_index(explicit: Option<&Path>, start: &Path) -> Result<PathBuf> {
     match explicit {
         Some(dir) => {
             if dir.join(CATALOG_FILE).is_file() {
                 Ok(dir.to_path_buf())
+            } else if default_index_dir(dir).join(CATALOG_FILE).is_file() {
+                // People name the lake they indexed more often than its index.
+                Ok(default_index_dir(dir))
             } else {
                 Err(UserError::NoIndex {
-                    searched: format!("at {}", dir.display()),
+                    searched: format!(
+                        "at {} or {}",
+                        dir.display(),
+                        default_index_dir(dir).display()
+                    ),
                 }
                 .into())
             }
@@ -40,5 +48,22 @@ pub fn find_index(explicit: Option<&Path>, start: &Path) -> Result<PathBuf> {
             }
             .into()
         }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_explicit_lake_means_its_index() {
+        let tmp = tempfile::tempdir().unwrap();
+        let idx = default_index_dir(tmp.path());
+        std::fs::create_dir_all(&idx).unwrap();
+        let none = find_index(Some(tmp.path()), tmp.path()).unwrap_err();
+        assert!(none.to_string().contains(".lakestar"), "{none}");
+        std::fs::write(idx.join(CATALOG_FILE), b"").unwrap();
+        assert_eq!(find_index(Some(tmp.path()), Path::new("/")).unwrap(), idx);
+        assert_eq!(find_index(Some(&idx), Path::new("/")).unwrap(), idx);
     }
 }

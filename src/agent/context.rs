@@ -172,6 +172,7 @@ pub fn retrieve_with(
         question,
         &SearchOptions {
             k,
+            nearest_anyway: true,
             ..Default::default()
         },
     )?;

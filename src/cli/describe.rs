@@ -93,9 +93,20 @@ pub(crate) fn run(a: DescribeArgs) -> Result<()> {
                 ))
                 .into());
             }
-            if !file.is_file() {
+            if file.is_dir() {
                 return Err(UsageError(format!(
-                    "{} is not a file (and no index lists it); give a path relative to the lake root or the current directory",
+                    "{} is a directory; describe takes one file (`lakestar search QUESTION` finds files, `lakestar status` shows what an index holds)",
+                    a.path.display()
+                ))
+                .into());
+            }
+            if !file.is_file() {
+                let what = match file.try_exists() {
+                    Ok(false) => "does not exist",
+                    _ => "is not a readable file",
+                };
+                return Err(UsageError(format!(
+                    "{} {what}, and no index lists it; give a path relative to the lake root or the current directory",
                     a.path.display()
                 ))
                 .into());

@@ -67,6 +67,8 @@ impl LakeArgs {
     /// The index directory and the index options these arguments give (the rest at
     /// their defaults).
     pub fn resolve(&self) -> Result<(PathBuf, IndexOptions)> {
+        // Checked first: nothing about a new index is worth saying for a lake that is not.
+        indexer::canonical_lake(&self.lake)?;
         let index_dir = self
             .index
             .clone()
@@ -219,9 +221,10 @@ pub(crate) fn run(a: IndexArgs) -> Result<()> {
         let pb = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::stderr());
         pb.set_style(
             ProgressStyle::with_template(
-                "{spinner} indexing [{bar:30}] {pos}/{len} files {per_sec} eta {eta}",
+                "{spinner} indexing [{bar:30}] {pos}/{len} files {rate} eta {eta}",
             )
             .expect("static template")
+            .with_key("rate", super::output::rate_key("files"))
             .progress_chars("=> "),
         );
         pb
@@ -260,8 +263,8 @@ pub(crate) fn run(a: IndexArgs) -> Result<()> {
 
 fn print_summary(report: &lakestar_index::IndexReport, llm: Option<&LlmSummary>) {
     println!(
-        "indexed {} files in {:.2}s: {} added, {} modified, {} deleted, {} renamed, {} unchanged; {} analyzed, {} from cache, {} errors",
-        report.files_seen,
+        "indexed {} in {:.2}s: {} added, {} modified, {} deleted, {} renamed, {} unchanged; {} analyzed, {} from cache, {}",
+        super::output::count(report.files_seen, "file"),
         report.seconds,
         report.added,
         report.modified,
@@ -270,7 +273,7 @@ fn print_summary(report: &lakestar_index::IndexReport, llm: Option<&LlmSummary>)
         report.unchanged,
         report.analyzed,
         report.cache_hits,
-        report.errors
+        super::output::count(report.errors, "error")
     );
     const SHOWN: usize = 20;
     for (path, msg) in report.problems.iter().take(SHOWN) {

@@ -5,6 +5,7 @@ mod ask;
 mod bench;
 mod collections;
 mod describe;
+mod hits;
 mod index;
 mod llm_analyzer;
 mod mcp;
@@ -33,6 +34,9 @@ pub struct Cli {
     /// the same.
     #[arg(long, global = true)]
     unsafe_no_isolation: bool,
+    /// Colour: auto (on a terminal, unless NO_COLOR is set), always, never.
+    #[arg(long, global = true, value_name = "WHEN", default_value = "auto")]
+    color: ColorWhen,
     #[command(subcommand)]
     command: Command,
 }
@@ -71,6 +75,32 @@ enum Command {
     SandboxRun(sandbox::SandboxRunArgs),
 }
 
+/// When to colour the output.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+enum ColorWhen {
+    Auto,
+    Always,
+    Never,
+}
+
+impl ColorWhen {
+    /// Set the choice for every `anstream` writer of the process (the output), and say
+    /// whether logs on stderr are coloured.
+    fn apply(self) -> bool {
+        let choice = match self {
+            ColorWhen::Auto => anstream::ColorChoice::Auto,
+            ColorWhen::Always => anstream::ColorChoice::Always,
+            ColorWhen::Never => anstream::ColorChoice::Never,
+        };
+        choice.write_global();
+        // anstream reads NO_COLOR, CLICOLOR_FORCE and whether stderr is a terminal.
+        !matches!(
+            anstream::AutoStream::choice(&std::io::stderr()),
+            anstream::ColorChoice::Never
+        )
+    }
+}
+
 /// Where the index is: `--index DIR`, shared by the commands that read or write one.
 #[derive(Debug, Clone, clap::Args)]
 pub(crate) struct IndexDirArg {
@@ -97,7 +127,7 @@ pub const EXIT_USER: i32 = 2;
 /// Exit code for internal failures.
 pub const EXIT_INTERNAL: i32 = 1;
 
-fn init_logging(verbose: u8) {
+fn init_logging(verbose: u8, ansi: bool) {
     let default = match verbose {
         0 => "warn",
         1 => "info",
@@ -108,13 +138,14 @@ fn init_logging(verbose: u8) {
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
+        .with_ansi(ansi)
         .try_init();
 }
 
 /// Run the command line; returns the process exit code.
 pub fn main() -> i32 {
     let cli = Cli::parse();
-    init_logging(cli.verbose);
+    init_logging(cli.verbose, cli.color.apply());
     if cli.unsafe_no_isolation {
         // Read by `Policy::from_env` wherever an agent is built (ask, bench, serve,
         // mcp, sandbox-run): one switch for every surface. Set before any thread starts.
@@ -127,7 +158,17 @@ pub fn main() -> i32 {
         Command::Status(a) => status::run(a),
         Command::Describe(a) => describe::run(a),
         Command::Collections(a) => collections::run(a),
-        Command::Search(a) => search::run_search(a),
+        // ripgrep's codes, for scripts: 0 found, 1 nothing found, 2 any error.
+        Command::Search(a) => {
+            return match search::run_search(a) {
+                Ok(true) => 0,
+                Ok(false) => 1,
+                Err(e) => {
+                    report(&e);
+                    EXIT_USER
+                }
+            }
+        }
         Command::Eval(a) => search::run_eval(a),
         Command::Model(a) => model::run(a),
         Command::Ask(a) => ask::run(a),
@@ -139,24 +180,28 @@ pub fn main() -> i32 {
     };
     match result {
         Ok(()) => 0,
-        Err(e) => {
-            eprintln!("error: {e:#}");
-            let user = e.is::<UsageError>()
-                || e.downcast_ref::<crate::agent::AgentError>()
-                    .is_some_and(crate::agent::AgentError::is_user_error)
-                || e.downcast_ref::<crate::agent::llm::LlmError>()
-                    .is_some_and(crate::agent::llm::LlmError::is_user_error)
-                || e.downcast_ref::<crate::agent::sandbox::SandboxError>()
-                    .is_some_and(crate::agent::sandbox::SandboxError::is_user_error)
-                || e.downcast_ref::<lakestar_index::Error>()
-                    .is_some_and(lakestar_index::Error::is_user_error)
-                || e.downcast_ref::<crate::service::ServiceError>()
-                    .is_some_and(crate::service::ServiceError::is_user_error);
-            if user {
-                EXIT_USER
-            } else {
-                EXIT_INTERNAL
-            }
-        }
+        Err(e) => report(&e),
+    }
+}
+
+/// Print `e` and give its exit code: [`EXIT_USER`] for what the user can fix, else
+/// [`EXIT_INTERNAL`].
+fn report(e: &anyhow::Error) -> i32 {
+    eprintln!("error: {e:#}");
+    let user = e.is::<UsageError>()
+        || e.downcast_ref::<crate::agent::AgentError>()
+            .is_some_and(crate::agent::AgentError::is_user_error)
+        || e.downcast_ref::<crate::agent::llm::LlmError>()
+            .is_some_and(crate::agent::llm::LlmError::is_user_error)
+        || e.downcast_ref::<crate::agent::sandbox::SandboxError>()
+            .is_some_and(crate::agent::sandbox::SandboxError::is_user_error)
+        || e.downcast_ref::<lakestar_index::Error>()
+            .is_some_and(lakestar_index::Error::is_user_error)
+        || e.downcast_ref::<crate::service::ServiceError>()
+            .is_some_and(crate::service::ServiceError::is_user_error);
+    if user {
+        EXIT_USER
+    } else {
+        EXIT_INTERNAL
     }
 }

@@ -133,9 +133,10 @@ fn bar() -> ProgressBar {
     let pb = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::stderr());
     pb.set_style(
         ProgressStyle::with_template(
-            "{spinner} distilling [{bar:30}] {pos}/{len} tokens {per_sec} eta {eta}",
+            "{spinner} distilling [{bar:30}] {pos}/{len} tokens {rate} eta {eta}",
         )
         .expect("static template")
+        .with_key("rate", super::output::rate_key("tokens"))
         .progress_chars("=> "),
     );
     pb

@@ -2,12 +2,13 @@
 
 use super::output::print_json;
 use super::{IndexDirArg, UsageError};
+use crate::service::{Lake, MAX_K};
 use anyhow::{Context, Result};
 use lakestar_index::locate;
 use lakestar_index::search::engine::{SearchOptions, Searcher};
 use lakestar_index::search::eval;
 use lakestar_index::search::glob::PathGlob;
-use lakestar_index::UserError;
+use lakestar_index::{Format, UserError};
 use std::path::{Path, PathBuf};
 
 /// Arguments of `lakestar search`.
@@ -17,15 +18,16 @@ pub(crate) struct SearchArgs {
     query: String,
     #[command(flatten)]
     index: IndexDirArg,
-    /// Results to return.
-    #[arg(short = 'k', default_value_t = 10)]
+    /// Results to return (1 to 1000, as over HTTP and MCP).
+    #[arg(short = 'k', default_value_t = 10, value_parser = parse_k)]
     k: usize,
     /// One JSON object per line per file, best first.
     #[arg(long)]
     json: bool,
-    /// Only files of this format (csv, json, parquet, ...).
-    #[arg(long)]
-    format: Option<String>,
+    /// Only files of this format: a name (csv, excel, parquet, …) or an extension (xlsx,
+    /// md, db, …).
+    #[arg(long, value_parser = parse_format)]
+    format: Option<Format>,
     /// Only paths matching this glob (`sales/**/*.csv`; `*` and `?` stay within one
     /// directory, `**` spans directories; at most 512 bytes).
     #[arg(long)]
@@ -63,6 +65,10 @@ enum EvalWhat {
         /// measure over files.
         #[arg(long)]
         fold: bool,
+        /// Also measure the relevance labels: how often a strong, fair or weak hit
+        /// among the first 10 of `search` (folded) was relevant.
+        #[arg(long)]
+        labels: bool,
     },
 }
 
@@ -73,60 +79,45 @@ fn searcher(explicit: Option<&Path>) -> Result<Searcher> {
     Ok(Searcher::open_recorded(&dir)?)
 }
 
-pub(crate) fn run_search(a: SearchArgs) -> Result<()> {
-    if a.k == 0 || a.k > 10_000 {
-        return Err(UsageError("-k must be between 1 and 10000".into()).into());
+fn parse_k(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(k) if (1..=MAX_K).contains(&k) => Ok(k),
+        _ => Err(format!("-k must be a number from 1 to {MAX_K}")),
     }
+}
+
+fn parse_format(s: &str) -> Result<Format, String> {
+    Format::from_user(s).map_err(|e| e.to_string())
+}
+
+/// `lakestar search`; whether anything matched (the exit code says so, as ripgrep's).
+pub(crate) fn run_search(a: SearchArgs) -> Result<bool> {
     // Compiled before the index is opened: a bad glob is refused at once.
     let glob = PathGlob::filter(a.glob.as_deref())
         .map_err(|e| lakestar_index::Error::from(UserError::from(e)))?;
-    let s = searcher(a.index.index.as_deref())?;
-    let hits = s.search(
+    let cwd = std::env::current_dir()?;
+    // The service checks the query and `k` as it does for HTTP and MCP.
+    let lake = Lake::open(&locate::find_index(a.index.index.as_deref(), &cwd)?)?;
+    let hits = lake.search(
         &a.query,
         &SearchOptions {
             k: a.k,
             format: a.format,
             glob,
             expand: a.expand,
+            ..Default::default()
         },
     )?;
     if a.json {
         for h in &hits {
             print_json(h)?;
         }
-        return Ok(());
+    } else if hits.is_empty() {
+        eprintln!("no file matches; try other words, or drop --format / --glob");
+    } else {
+        super::hits::print(&a.query, &hits)?;
     }
-    if hits.is_empty() {
-        println!("no match");
-    }
-    for (i, h) in hits.iter().enumerate() {
-        println!("{:>2}. {}  ({:.4})", i + 1, h.path, h.score);
-        if !h.summary.is_empty() {
-            println!("    {}", h.summary);
-        }
-        if !h.reasons.is_empty() {
-            let why: Vec<String> = h.reasons.iter().map(ToString::to_string).collect();
-            println!("    why: {}", why.join("; "));
-        }
-        if let Some(c) = &h.collection {
-            print!(
-                "    collection {} ({} files, {})",
-                c.id, c.members, c.template
-            );
-            if c.matched > 0 {
-                let more = c.matched - c.matching.len();
-                print!("; also matching: {}", c.matching.join(", "));
-                if more > 0 {
-                    print!(" and {more} more");
-                }
-            }
-            println!();
-        }
-        for m in &h.companions {
-            println!("    with: {} ({})", m.path, m.why);
-        }
-    }
-    Ok(())
+    Ok(!hits.is_empty())
 }
 
 pub(crate) fn run_eval(a: EvalArgs) -> Result<()> {
@@ -136,6 +127,7 @@ pub(crate) fn run_eval(a: EvalArgs) -> Result<()> {
         k,
         json,
         fold,
+        labels,
     } = a.what;
     let text =
         std::fs::read_to_string(&tasks).with_context(|| format!("reading {}", tasks.display()))?;
@@ -152,8 +144,16 @@ pub(crate) fn run_eval(a: EvalArgs) -> Result<()> {
     if let Some(e) = failure {
         return Err(e.into());
     }
+    let labels = match labels {
+        true => Some(eval::label_precision(&s, &tasks, 10)?),
+        false => None,
+    };
     if json {
-        return print_json(&report);
+        let mut v = serde_json::to_value(&report)?;
+        if let Some(l) = &labels {
+            v["labels"] = serde_json::to_value(l)?;
+        }
+        return print_json(&v);
     }
     println!("{} tasks", report.tasks);
     for (k, r) in &report.recall {
@@ -171,6 +171,26 @@ pub(crate) fn run_eval(a: EvalArgs) -> Result<()> {
                 g.tasks,
                 r.join(" "),
                 g.mrr
+            );
+        }
+    }
+    if let Some(labels) = &labels {
+        println!("\nlabel    hits in top 10  relevant   first hits  relevant");
+        for f in labels {
+            let share = |a: usize, b: usize| {
+                if b == 0 {
+                    "—".to_string()
+                } else {
+                    format!("{:.2}", a as f64 / b as f64)
+                }
+            };
+            println!(
+                "{:<8} {:>14}  {:>8}   {:>10}  {:>8}",
+                f.label.as_str(),
+                f.hits,
+                share(f.relevant, f.hits),
+                f.first,
+                share(f.first_relevant, f.first)
             );
         }
     }

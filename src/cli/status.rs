@@ -62,6 +62,9 @@ pub(crate) fn run(a: StatusArgs) -> Result<()> {
         "last index: {}",
         status.last_index_at.as_deref().unwrap_or("never finished")
     );
+    if let Some(r) = &status.last_index {
+        println!("last run:   {}", last_run(r));
+    }
     if status.errors.is_empty() {
         println!("errors:     none");
     } else {
@@ -71,4 +74,51 @@ pub(crate) fn run(a: StatusArgs) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// The last run's counts in words, from its recorded report (fields a run of an older
+/// lakestar did not record are left out).
+fn last_run(r: &serde_json::Value) -> String {
+    let n = |k: &str| r.get(k).and_then(serde_json::Value::as_u64);
+    let mut parts = Vec::new();
+    if let Some(seen) = n("files_seen") {
+        parts.push(format!("{} seen", super::output::count(seen, "file")));
+    }
+    for k in [
+        "added",
+        "modified",
+        "deleted",
+        "renamed",
+        "unchanged",
+        "analyzed",
+    ] {
+        if let Some(v) = n(k) {
+            parts.push(format!("{v} {k}"));
+        }
+    }
+    if let Some(v) = n("cache_hits") {
+        parts.push(format!("{v} from cache"));
+    }
+    if let Some(v) = n("errors") {
+        parts.push(super::output::count(v, "error"));
+    }
+    let mut line = parts.join(", ");
+    if let Some(s) = r.get("seconds").and_then(serde_json::Value::as_f64) {
+        line.push_str(&format!(" in {s:.2}s"));
+    }
+    line
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_last_run_reads_as_counts() {
+        let r = serde_json::json!({"files_seen": 1, "added": 1, "modified": 0, "deleted": 0,
+            "renamed": 0, "unchanged": 0, "analyzed": 1, "cache_hits": 0, "errors": 2,
+            "seconds": 0.5});
+        assert_eq!(
+            super::last_run(&r),
+            "1 file seen, 1 added, 0 modified, 0 deleted, 0 renamed, 0 unchanged, 1 analyzed, 0 from cache, 2 errors in 0.50s"
+        );
+    }
 }

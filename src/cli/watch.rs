@@ -40,15 +40,15 @@ pub(super) fn print_line(b: &WatchBatch) {
         .map(|d| format!(", {} ms after the first event", d.as_millis()))
         .unwrap_or_default();
     eprintln!(
-        "{}: {} paths, {} files seen: {} added, {} modified, {} renamed, {} deleted, {} errors; {} ms{latency}",
+        "{}: {}, {} seen: {} added, {} modified, {} renamed, {} deleted, {}; {} ms{latency}",
         b.kind.as_str(),
-        b.scope.len(),
-        r.files_seen,
+        super::output::count(b.scope.len() as u64, "path"),
+        super::output::count(r.files_seen, "file"),
         r.added,
         r.modified,
         r.renamed,
         r.deleted,
-        r.errors,
+        super::output::count(r.errors, "error"),
         (r.seconds * 1000.0).round() as u64,
     );
     const SHOWN: usize = 10;

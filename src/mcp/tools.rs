@@ -81,36 +81,6 @@ pub struct AskParams {
     pub max_rounds: Option<i64>,
 }
 
-/// A format name as the index stores it, from what an agent may write (`xlsx`, `md`,
-/// `.CSV`); an unknown name is refused with the known ones rather than matching nothing.
-pub fn format_filter(given: &str) -> Result<String, String> {
-    let g = given.trim().trim_start_matches('.').to_ascii_lowercase();
-    let name = match g.as_str() {
-        "xlsx" | "xlsm" | "xlsb" | "xls" | "ods" | "spreadsheet" => "excel",
-        "md" => "markdown",
-        "txt" => "text",
-        "ndjson" | "json-lines" | "jsonlines" => "jsonl",
-        "sqlite3" | "db" | "gpkg" | "geopackage" => "sqlite",
-        "yml" => "yaml",
-        "htm" => "html",
-        "fixed" | "fwf" => "fixed-width",
-        "parq" => "parquet",
-        "tab" => "tsv",
-        "zip" | "tar" => "archive",
-        "gz" | "zst" | "bz2" | "xz" => "compressed",
-        "npz" => "npy",
-        "nc" | "netcdf" | "hdf5" | "h5" | "cdf" => "scientific",
-        other => other,
-    };
-    match Format::parse(name) {
-        Some(f) => Ok(f.as_str().to_string()),
-        None => Err(format!(
-            "unknown format {given:?}; use one of: {} (xlsx means excel)",
-            Format::ALL.map(Format::as_str).join(", ")
-        )),
-    }
-}
-
 /// A count from a tool call, checked against its range. Counts are taken as `i64` so
 /// that a negative one gets this message rather than a deserialization error.
 pub(super) fn in_range(name: &str, v: i64, lo: i64, hi: i64) -> Result<usize, ToolError> {
@@ -128,7 +98,8 @@ impl LakeServer {
         description = "Find the files of the data lake that hold the data for a question \
 (hybrid full-text + vector search over every file's description: names, columns, keys, \
 values, time coverage). Call this first. Returns JSON: {query, count, hits: [{path, score, \
-format, summary, reasons, collection?}]}, best first. `path` is relative to the lake root: \
+relevance, format, summary, reasons, collection?}]}, best first; `relevance` is strong, \
+fair or weak (a weak hit is almost never the file). `path` is relative to the lake root: \
 pass it unchanged to describe_file. `summary` is the first line of the description \
 (format, rows, columns); `reasons` say why it ranks (matched columns, names, dates). \
 `collection` marks same-schema files (e.g. one per day) folded into this hit: `members` \
@@ -139,7 +110,7 @@ matched. Scores compare within one query only. Use `format` or `glob` to narrow.
     async fn search_files(&self, Parameters(p): Parameters<SearchFilesParams>) -> ToolResult {
         let format = match p.format.as_deref().map(str::trim) {
             None | Some("") => None,
-            Some(f) => Some(format_filter(f).map_err(tool_error)?),
+            Some(f) => Some(Format::from_user(f).map_err(tool_error)?),
         };
         let k = in_range("k", p.k.unwrap_or(DEFAULT_K), 1, MAX_K as i64)?;
         let opts = SearchOptions {
@@ -147,6 +118,7 @@ matched. Scores compare within one query only. Use `format` or `glob` to narrow.
             format,
             glob: PathGlob::filter(p.glob.as_deref()).map_err(tool_error)?,
             expand: p.expand.unwrap_or(false),
+            ..Default::default()
         };
         let lake = self.lake.clone();
         let query = p.query;
@@ -308,17 +280,6 @@ progressToken.",
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn format_names_an_agent_writes_map_to_the_stored_ones() {
-        assert_eq!(format_filter("xlsx").unwrap(), "excel");
-        assert_eq!(format_filter(".CSV").unwrap(), "csv");
-        assert_eq!(format_filter("parquet").unwrap(), "parquet");
-        assert_eq!(format_filter("db").unwrap(), "sqlite");
-        assert_eq!(format_filter("fixed-width").unwrap(), "fixed-width");
-        let e = format_filter("spreadsheet-ish").unwrap_err();
-        assert!(e.contains("csv") && e.contains("parquet"), "{e}");
-    }
 
     #[test]
     fn the_glob_bound_the_schema_states_is_the_one_enforced() {

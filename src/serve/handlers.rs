@@ -91,9 +91,16 @@ pub async fn search(
         p.q.ok_or_else(|| ApiError::bad_request("the parameter q (the question) is required"))?;
     let opts = SearchOptions {
         k: p.k.unwrap_or(DEFAULT_K),
-        format: p.format,
+        format: match p.format.as_deref().map(str::trim) {
+            None | Some("") => None,
+            Some(f) => Some(
+                lakestar_index::Format::from_user(f)
+                    .map_err(|e| ApiError::bad_request(e.to_string()))?,
+            ),
+        },
         glob: PathGlob::filter(p.glob.as_deref())?,
         expand: p.expand,
+        ..Default::default()
     };
     let lake = s.lake.clone();
     let q = query.clone();

@@ -62,9 +62,16 @@ fn siblings_are_grouped_and_follow_changes() {
     ))
     .unwrap();
     assert_eq!(d["collection"]["id"], c["id"]);
-    let full = run_ok(&lake, &["collections", c["id"].as_str().unwrap()]);
+    let id = c["id"].as_str().unwrap();
+    // The list shows the id that `collections ID` takes.
+    let list = run_ok(&lake, &["collections"]);
     assert!(
-        full.contains("collection of 12 csv files")
+        list.contains(&format!("collection {id} of 12 csv files")),
+        "{list}"
+    );
+    let full = run_ok(&lake, &["collections", id]);
+    assert!(
+        full.contains(&format!("collection {id} of 12 csv files"))
             && full.contains("shared schema")
             && full.contains("temp_c"),
         "{full}"
@@ -104,7 +111,7 @@ fn search(lake: &std::path::Path, q: &str, extra: &[&str]) -> Vec<Value> {
         args.extend(["-k", "3"]);
     }
     args.extend(extra);
-    json_lines(&run_ok(lake, &args))
+    json_lines(&crate::common::search_out(lake, &args))
 }
 
 /// Per-state files of one schema beside national tables that name the same states in

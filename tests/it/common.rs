@@ -84,6 +84,23 @@ pub fn run_ok(cwd: &Path, args: &[&str]) -> String {
     run_ok_env(cwd, args, &[])
 }
 
+/// `lakestar search ARGS`: its stdout, which is empty exactly when it exits 1 (no
+/// match, as ripgrep); any other failure fails the test.
+pub fn search_out(cwd: &Path, args: &[&str]) -> String {
+    let out = run(cwd, args);
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    match out.status.code() {
+        Some(0) => assert!(!stdout.is_empty(), "exit 0 with no hit: {args:?}"),
+        Some(1) => assert!(stdout.is_empty(), "exit 1 with hits: {stdout}"),
+        _ => panic!(
+            "lakestar {args:?} failed: {}\nstderr: {}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        ),
+    }
+    stdout
+}
+
 /// [`run_ok`] with extra environment variables.
 pub fn run_ok_env(cwd: &Path, args: &[&str], env: &[(&str, &str)]) -> String {
     let out = lakestar()

@@ -280,7 +280,7 @@ fn a_lookup_table_is_returned_with_the_data_whose_codes_it_names() {
     }
     let text = run_ok(&lake, &["search", q]);
     assert!(
-        text.contains("labor/unemployment.csv  (")
+        text.contains("labor/unemployment.csv  ")
             && text.contains("    with: labor/state_codes.csv (lookup: state → state_name)\n"),
         "{text}"
     );

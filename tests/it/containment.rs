@@ -53,7 +53,7 @@ fn pathological_globs_answer_at_once_on_the_cli_http_and_mcp() {
     // CLI.
     for (glob, want) in [(stars(), vec!["volcanoes.csv"]), (many_a(), vec![])] {
         let start = Instant::now();
-        let out = run_ok(
+        let out = crate::common::search_out(
             tmp.path(),
             &[
                 "search", "volcano", "--index", idx_s, "--glob", &glob, "--json",

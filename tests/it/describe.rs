@@ -199,5 +199,5 @@ fn describe_outside_any_index_analyzes_on_the_fly() {
 
     let missing = run(tmp.path(), &["describe", "nope.csv"]);
     assert_eq!(missing.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&missing.stderr).contains("nope.csv is not a file"));
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("nope.csv does not exist"));
 }

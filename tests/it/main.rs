@@ -4,6 +4,7 @@
 mod common;
 
 mod bad_input;
+mod cli_ux;
 mod collections;
 mod companion;
 mod containment;

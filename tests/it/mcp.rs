@@ -20,6 +20,8 @@ const ANSWER_WAIT: Duration = Duration::from_secs(300);
 pub(crate) struct Session {
     child: Child,
     stdin: Option<ChildStdin>,
+    /// The server's log (stderr), shown when a test fails.
+    log: std::sync::Arc<std::sync::Mutex<String>>,
     lines: Receiver<String>,
     next_id: u64,
     /// Notifications (and answers to requests given up on) received while waiting.
@@ -35,9 +37,21 @@ impl Session {
             .envs(env.iter().copied())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
+            .stderr(Stdio::piped())
             .spawn()
             .unwrap();
+        // Kept rather than inherited: a passing run prints nothing of it.
+        let log = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+        let stderr = child.stderr.take().unwrap();
+        let sink = log.clone();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines() {
+                let Ok(line) = line else { break };
+                let mut l = sink.lock().unwrap_or_else(|p| p.into_inner());
+                l.push_str(&line);
+                l.push('\n');
+            }
+        });
         let stdout = child.stdout.take().unwrap();
         let (tx, rx) = std::sync::mpsc::channel();
         std::thread::spawn(move || {
@@ -52,6 +66,7 @@ impl Session {
         let mut s = Session {
             child,
             stdin,
+            log,
             lines: rx,
             next_id: 0,
             notifications: Vec::new(),
@@ -151,6 +166,15 @@ impl Session {
         while self.read().is_some() {}
         let status = self.child.wait().unwrap();
         assert!(status.success(), "lakestar mcp exited with {status}");
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            let log = self.log.lock().unwrap_or_else(|p| p.into_inner());
+            eprintln!("lakestar mcp's log:\n{log}");
+        }
     }
 }
 

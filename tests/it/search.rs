@@ -378,7 +378,7 @@ fn collections_fold_into_their_best_member_unless_expanded() {
     // The readable list names the folded members.
     let text = run_ok(&lake, &["search", q, "-k", "3"]);
     assert!(
-        text.contains("collection ") && text.contains("also matching: sensors/"),
+        text.contains("collection ") && text.contains("also matching: humidity-"),
         "{text}"
     );
 }

@@ -160,7 +160,7 @@ fn csv(word: &str, rows: usize) -> String {
 }
 
 fn search(idx: &Path, q: &str) -> Vec<String> {
-    let out = run_ok(
+    let out = crate::common::search_out(
         idx,
         &["search", "--index", idx.to_str().unwrap(), "--json", q],
     );

@@ -149,10 +149,15 @@ pub trait Progress: Sync {
 pub struct NoProgress;
 impl Progress for NoProgress {}
 
-fn canonical_lake(lake: &Path) -> Result<PathBuf> {
+/// The lake's canonical path, or the user error saying why `lake` cannot be one.
+pub fn canonical_lake(lake: &Path) -> Result<PathBuf> {
     let c = lake.canonicalize().map_err(|e| UserError::BadLake {
         path: lake.to_path_buf(),
-        reason: e.to_string(),
+        reason: match e.kind() {
+            std::io::ErrorKind::NotFound => "it does not exist".into(),
+            std::io::ErrorKind::PermissionDenied => "permission denied".into(),
+            _ => e.to_string(),
+        },
     })?;
     if !c.is_dir() {
         return Err(UserError::BadLake {

@@ -9,9 +9,10 @@ use super::glob::PathGlob;
 use super::names::NameMatcher;
 use super::rank::evidence::{self, Covers, Evidence, Named};
 use super::rank::fold::{self, Planned, Ranked};
-use super::rank::{score, RankingConfig, Reason};
+use super::rank::{relevance, score, RankingConfig, Reason, Relevance};
 use super::sync::{EMBEDDER_META, TEXT_DIR};
 use super::text::TextIndex;
+use crate::analyze::Format;
 use crate::catalog::Catalog;
 use crate::collect::Collection;
 use crate::companion::Companion;
@@ -30,8 +31,8 @@ use members::own_evidence;
 pub struct SearchOptions {
     /// Results wanted.
     pub k: usize,
-    /// Only this format (`csv`, `parquet`, ...).
-    pub format: Option<String>,
+    /// Only this format ([`Format::from_user`] reads what people write).
+    pub format: Option<Format>,
     /// Only paths matching this glob, compiled once (by whoever builds the options, so
     /// that a bad one is refused before any search work) and matched in linear time.
     pub glob: Option<PathGlob>,
@@ -40,6 +41,10 @@ pub struct SearchOptions {
     /// which names the others that matched; members set apart by their own evidence
     /// (the days asked, their names) are hits of their own.
     pub expand: bool,
+    /// Return the nearest descriptions even when nothing in the lake matches the
+    /// question's words: an agent wants its best guess at the files, where a person
+    /// searching wants to be told that nothing matched.
+    pub nearest_anyway: bool,
 }
 
 /// One ranked file.
@@ -49,6 +54,10 @@ pub struct Hit {
     pub path: String,
     /// Fused score (higher is better; comparable within one query).
     pub score: f64,
+    /// How well it matches, in words ([`Relevance`]).
+    pub relevance: Relevance,
+    /// Its score as a share of the best hit's (1.0 for the best), two decimals.
+    pub share: f64,
     /// Format name.
     pub format: String,
     /// The first line of the file's description.
@@ -56,6 +65,10 @@ pub struct Hit {
     /// Why it ranks: matched fields, vector similarity, names, time overlap (each
     /// rendered as its text in JSON).
     pub reasons: Vec<Reason>,
+    /// The words of its path and summary that match the question's, as the text index
+    /// matches them (`Burglaries` for "burglary"): what a surface highlights.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub words: Vec<String>,
     /// The collection the file belongs to, if any.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub collection: Option<HitCollection>,
@@ -85,6 +98,10 @@ pub struct HitCollection {
     /// Folded: how many other members matched in all.
     #[serde(skip_serializing_if = "is_zero")]
     pub matched: usize,
+    /// The question singled this member out (the days asked, its name, a category of
+    /// its own): the members folded under it matched on what they share.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub singled_out: bool,
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -241,6 +258,9 @@ impl Searcher {
                 candidates.push(c);
             }
         }
+        if !opts.nearest_anyway && !worth_returning(&candidates, cfg.alone_similarity) {
+            return Ok(Vec::new());
+        }
         let collections = self.collections(&candidates)?;
         self.add_members(&mut candidates, &collections, &mut q, opts)?;
         let own_category = members::own_categories(&candidates);
@@ -271,7 +291,7 @@ impl Searcher {
             })
             .collect();
         let plan = fold::fold(&ranked, opts.expand, cfg.member_hits);
-        self.finish(candidates, plan, &collections, k, opts.expand)
+        self.finish(query, candidates, plan, &collections, k, opts.expand)
     }
 
     /// The retrievers' candidates: full-text and nearest vectors, each with its rank.
@@ -310,10 +330,7 @@ impl Searcher {
         let Some(row) = self.catalog().file(&path)? else {
             return Ok(None);
         };
-        if opts
-            .format
-            .as_deref()
-            .is_some_and(|f| f != row.format.as_str())
+        if opts.format.is_some_and(|f| f != row.format)
             || opts.glob.as_ref().is_some_and(|g| !g.is_match(&path))
         {
             return Ok(None);
@@ -411,6 +428,7 @@ impl Searcher {
     /// planned hit takes its place), and a hit above is not named again as a companion.
     fn finish(
         &self,
+        query: &str,
         ranked: Vec<Candidate>,
         plan: Vec<Planned>,
         collections: &HashMap<String, Collection>,
@@ -418,6 +436,7 @@ impl Searcher {
         expand: bool,
     ) -> Result<Vec<Hit>> {
         let paths: Vec<String> = ranked.iter().map(|c| c.path.clone()).collect();
+        let top = ranked.iter().map(|c| c.score).fold(0.0, f64::max);
         let mut slots: Vec<Option<Candidate>> = ranked.into_iter().map(Some).collect();
         let mut hits: Vec<Hit> = Vec::with_capacity(k);
         let mut returned: HashSet<String> = HashSet::new();
@@ -463,6 +482,7 @@ impl Searcher {
                             .map(|s| s.to_string())
                             .collect(),
                         matched: folded.len(),
+                        singled_out: c.evidence.own > 0,
                     }
                 })
             });
@@ -485,16 +505,28 @@ impl Searcher {
             companions.retain(|m| !returned.contains(&m.path));
             companions.truncate(COMPANIONS_NAMED);
             returned.extend(companions.iter().map(|m| m.path.clone()));
-            // Summaries only for what is returned.
+            // Summaries only for what is returned. The description a person or an
+            // agent reads (describe's default budget) is what the question's words are
+            // looked for in, for the relevance label.
+            let text = c
+                .desc
+                .as_ref()
+                .map(|d| crate::render(&c.path, d, crate::RenderOptions { max_bytes: 2048 }))
+                .unwrap_or_else(|| c.path.clone());
+            let summary = text.lines().next().unwrap_or_default().to_string();
+            let (held, asked) = super::words::coverage(query, &text);
+            let covered = if asked == 0 {
+                0.0
+            } else {
+                held as f64 / asked as f64
+            };
             hits.push(Hit {
-                summary: c
-                    .desc
-                    .as_ref()
-                    .map(|d| crate::render(&c.path, d, crate::RenderOptions { max_bytes: 400 }))
-                    .and_then(|r| r.lines().next().map(str::to_string))
-                    .unwrap_or_default(),
+                words: super::matching_words(query, &format!("{}\n{summary}", c.path)),
+                summary,
                 format: c.row.format.as_str().to_string(),
                 reasons: c.evidence.reasons(&self.ranking),
+                relevance: relevance::relevance(&c.evidence, share(c.score, top), covered),
+                share: (share(c.score, top) * 100.0).round() / 100.0,
                 path: c.path,
                 score: c.score,
                 collection,
@@ -514,4 +546,25 @@ impl Searcher {
         }
         Ok(hits)
     }
+}
+
+/// `score` as a share of the best score `top` (0 when nothing scored).
+fn share(score: f64, top: f64) -> f64 {
+    if top > 0.0 {
+        (score / top).clamp(0.0, 1.0)
+    } else {
+        0.0
+    }
+}
+
+/// Whether the candidates hold anything of the question: a full-text hit, a name it
+/// names, or a vector neighbour at least `alone` similar (see
+/// [`ALONE_SIMILARITY`](super::rank::config::ALONE_SIMILARITY)).
+fn worth_returning(candidates: &[Candidate], alone: f64) -> bool {
+    candidates.iter().any(|c| {
+        let e = &c.evidence;
+        e.text.is_some()
+            || !e.named.is_empty()
+            || e.vector.is_some_and(|(_, sim)| f64::from(sim) >= alone)
+    })
 }

@@ -4,6 +4,7 @@
 
 use super::engine::{SearchOptions, Searcher};
 use super::glob::PathGlob;
+use super::rank::Relevance;
 use serde::{Deserialize, Serialize};
 
 /// One evaluation task.
@@ -184,6 +185,67 @@ fn aggregate(group: &str, ks: &[usize], results: &[&TaskResult]) -> GroupReport 
         recall,
         mrr,
     }
+}
+
+/// How often hits of one relevance label were relevant, over a task file.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct LabelFigures {
+    /// The label.
+    pub label: Relevance,
+    /// Hits with it among the first `k` of every task.
+    pub hits: usize,
+    /// Those that were relevant (the file, or a member its collection names).
+    pub relevant: usize,
+    /// First hits with it.
+    pub first: usize,
+    /// Those that were relevant.
+    pub first_relevant: usize,
+}
+
+/// The precision of each relevance label among the first `k` hits of `search` as people
+/// see it (collections folded): what the labels mean, measured.
+pub fn label_precision(
+    searcher: &Searcher,
+    tasks: &[Task],
+    k: usize,
+) -> crate::Result<Vec<LabelFigures>> {
+    let mut out: Vec<LabelFigures> = [Relevance::Strong, Relevance::Fair, Relevance::Weak]
+        .into_iter()
+        .map(|label| LabelFigures {
+            label,
+            hits: 0,
+            relevant: 0,
+            first: 0,
+            first_relevant: 0,
+        })
+        .collect();
+    for t in tasks {
+        let hits = searcher.search(
+            &t.query,
+            &SearchOptions {
+                k,
+                ..Default::default()
+            },
+        )?;
+        for (i, h) in hits.iter().enumerate() {
+            let is_rel = |p: &str| t.relevant.iter().any(|r| r.is_match(p));
+            let rel = is_rel(&h.path)
+                || h.collection
+                    .as_ref()
+                    .is_some_and(|c| c.matching.iter().any(|m| is_rel(m)));
+            let f = out
+                .iter_mut()
+                .find(|f| f.label == h.relevance)
+                .expect("every label has a row");
+            f.hits += 1;
+            f.relevant += usize::from(rel);
+            if i == 0 {
+                f.first += 1;
+                f.first_relevant += usize::from(rel);
+            }
+        }
+    }
+    Ok(out)
 }
 
 #[cfg(test)]

@@ -22,3 +22,5 @@ pub mod rank;
 pub mod sync;
 pub mod text;
 mod words;
+
+pub use words::{matching_spans, matching_words};

@@ -196,9 +196,87 @@ fn is_boundary(prev: char, c: char, next: Option<char>) -> bool {
         || (prev.is_numeric() != c.is_numeric())
 }
 
+/// The byte ranges of `text` whose words match a word of `query` the way the text index
+/// matches them (identifiers split, lowercased, stop words out, stemmed): what a surface
+/// highlights, so that "burglaries" marks `Burglary` and `burglary_count`.
+pub fn matching_spans(query: &str, text: &str) -> Vec<std::ops::Range<usize>> {
+    let mut analyzer = words_analyzer();
+    let mut wanted = std::collections::HashSet::new();
+    {
+        let mut stream = analyzer.token_stream(query);
+        while stream.advance() {
+            wanted.insert(stream.token().text.clone());
+        }
+    }
+    let mut spans: Vec<std::ops::Range<usize>> = Vec::new();
+    if wanted.is_empty() {
+        return spans;
+    }
+    let mut stream = analyzer.token_stream(text);
+    while stream.advance() {
+        let t = stream.token();
+        if wanted.contains(&t.text) {
+            match spans.last_mut() {
+                Some(last) if last.end >= t.offset_from => last.end = last.end.max(t.offset_to),
+                _ => spans.push(t.offset_from..t.offset_to),
+            }
+        }
+    }
+    spans
+}
+
+/// How many of the question's distinct words (as the text index keeps them: stop words
+/// out, stemmed) `text` holds, and how many there are.
+pub fn coverage(query: &str, text: &str) -> (usize, usize) {
+    let mut analyzer = words_analyzer();
+    let mut wanted = std::collections::HashSet::new();
+    {
+        let mut stream = analyzer.token_stream(query);
+        while stream.advance() {
+            wanted.insert(stream.token().text.clone());
+        }
+    }
+    let total = wanted.len();
+    let mut stream = analyzer.token_stream(text);
+    while stream.advance() && !wanted.is_empty() {
+        wanted.remove(&stream.token().text);
+    }
+    (total - wanted.len(), total)
+}
+
+/// The words of `text` that [`matching_spans`] marks, each once, in order.
+pub fn matching_words(query: &str, text: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for r in matching_spans(query, text) {
+        let w = &text[r];
+        if !out.iter().any(|o| o == w) {
+            out.push(w.to_string());
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn spans_mark_the_words_the_index_matches() {
+        let text = "police/crime/burglary_count.csv — Burglaries by stationReadings";
+        let spans = matching_spans("How many burglaries near station readings?", text);
+        let marked: Vec<&str> = spans.iter().map(|r| &text[r.clone()]).collect();
+        assert_eq!(marked, ["burglary", "Burglaries", "stationReadings"]);
+        assert!(matching_spans("the of and", text).is_empty());
+        assert_eq!(
+            matching_words("burglary", "Burglary, burglary, Burglary"),
+            ["Burglary", "burglary"]
+        );
+        assert_eq!(
+            coverage("thefts reported in 2021", "ridership_2021.csv"),
+            (1, 3)
+        );
+        assert_eq!(coverage("the of", "anything"), (0, 0));
+    }
 
     fn tokens(analyzer: &str, text: &str) -> Vec<String> {
         let mut a = tokenizers().get(analyzer).unwrap();

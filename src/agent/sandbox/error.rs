@@ -84,7 +84,7 @@ pub enum UserError {
         reason: String,
     },
     /// pip failed.
-    #[error("pip could not install {packages} into {} ({status}; its output is above); check access to PyPI and the package names, then run `lakestar setup python` again", venv.display())]
+    #[error("pip could not install {packages} into {} ({status}); check access to PyPI and the package names, then run `lakestar setup python` again", venv.display())]
     PipFailed {
         /// The venv directory.
         venv: PathBuf,

@@ -78,14 +78,32 @@ pub fn setup_venv(
 ) -> Result<Python, SandboxError> {
     let mut packages: Vec<&str> = DEFAULT_PACKAGES.to_vec();
     packages.extend(extra.iter().map(String::as_str));
-    setup_venv_with(venv_dir, base_python, &packages)
+    setup(venv_dir, base_python, &packages, Output::Shown)
 }
 
-/// [`setup_venv`] installing exactly `packages` (none: a bare venv).
+/// Whether pip's output goes to ours (a person watching `setup python`) or is kept and
+/// told only when it fails (a caller with its own output: the tests).
+#[derive(Clone, Copy, PartialEq)]
+enum Output {
+    Shown,
+    OnFailure,
+}
+
+/// [`setup_venv`] installing exactly `packages` (none: a bare venv), quietly: pip's
+/// output is part of the error when it fails.
 pub fn setup_venv_with(
     venv_dir: &Path,
     base_python: Option<&Path>,
     packages: &[&str],
+) -> Result<Python, SandboxError> {
+    setup(venv_dir, base_python, packages, Output::OnFailure)
+}
+
+fn setup(
+    venv_dir: &Path,
+    base_python: Option<&Path>,
+    packages: &[&str],
+    output: Output,
 ) -> Result<Python, SandboxError> {
     let dir = std::path::absolute(venv_dir)
         .map_err(|e| SandboxError::io(format!("resolving {}", venv_dir.display()), e))?;
@@ -97,7 +115,7 @@ pub fn setup_venv_with(
     let reusable =
         ours_or_venv && python.is_file() && executable(&python, "").is_ok_and(|p| p.is_some());
     if !reusable {
-        create(&dir, base_python)?;
+        create(&dir, base_python, output)?;
     }
     let python = Python {
         path: python,
@@ -105,14 +123,14 @@ pub fn setup_venv_with(
     };
     write_marker(&dir, INCOMPLETE)?;
     if !packages.is_empty() {
-        pip_install(&python, &dir, packages)?;
+        pip_install(&python, &dir, packages, output)?;
     }
     write_marker(&dir, COMPLETE)?;
     Ok(python)
 }
 
 /// Make a new venv at `dir`, removing a broken one first.
-fn create(dir: &Path, base: Option<&Path>) -> Result<(), SandboxError> {
+fn create(dir: &Path, base: Option<&Path>, output: Output) -> Result<(), SandboxError> {
     match state(dir) {
         VenvState::Absent => {}
         // Ours (marker) or a venv (pyvenv.cfg) whose interpreter does not run: it is
@@ -153,7 +171,9 @@ fn create(dir: &Path, base: Option<&Path>) -> Result<(), SandboxError> {
     // The marker goes in first: from here until pip is done, the directory says that
     // it is unfinished.
     write_marker(dir, INCOMPLETE)?;
-    eprintln!("creating venv {} with {} …", dir.display(), base.display());
+    if output == Output::Shown {
+        eprintln!("creating venv {} with {} …", dir.display(), base.display());
+    }
     let out = Command::new(base)
         .arg("-m")
         .arg("venv")
@@ -171,21 +191,40 @@ fn create(dir: &Path, base: Option<&Path>) -> Result<(), SandboxError> {
     Ok(())
 }
 
-/// `python -m pip install PACKAGES`, its output going to ours.
-fn pip_install(python: &Python, dir: &Path, packages: &[&str]) -> Result<(), SandboxError> {
-    let status = Command::new(&python.path)
-        .args(["-m", "pip", "install", "--disable-pip-version-check"])
+/// `python -m pip install PACKAGES`, its output going to ours or kept for the error.
+fn pip_install(
+    python: &Python,
+    dir: &Path,
+    packages: &[&str],
+    output: Output,
+) -> Result<(), SandboxError> {
+    let mut cmd = Command::new(&python.path);
+    cmd.args(["-m", "pip", "install", "--disable-pip-version-check"])
         // Package names are never taken for pip options.
         .arg("--")
         .args(packages)
-        .stdin(Stdio::null())
-        .status()
-        .map_err(|e| SandboxError::io(format!("running {} -m pip", python.path.display()), e))?;
+        .stdin(Stdio::null());
+    let run = |e| SandboxError::io(format!("running {} -m pip", python.path.display()), e);
+    let (status, said) = match output {
+        Output::Shown => (cmd.status().map_err(run)?, String::new()),
+        Output::OnFailure => {
+            let out = cmd.output().map_err(run)?;
+            let text = String::from_utf8_lossy(&out.stderr);
+            // pip's last lines say what failed; the rest is progress.
+            let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+            let tail = lines[lines.len().saturating_sub(6)..].join("\n");
+            (out.status, tail)
+        }
+    };
     if !status.success() {
         return Err(UserError::PipFailed {
             venv: dir.into(),
             packages: packages.join(" "),
-            status: status.to_string(),
+            status: if said.is_empty() {
+                format!("{status}; its output is above")
+            } else {
+                format!("{status}: {said}")
+            },
         }
         .into());
     }

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 /// A lake of two small CSVs (one in a subdirectory) indexed beside it, and a secret
 /// file outside it that links inside the lake point at.
-pub(super) fn small_lake() -> (tempfile::TempDir, PathBuf, PathBuf) {
+pub(crate) fn small_lake() -> (tempfile::TempDir, PathBuf, PathBuf) {
     let tmp = tempfile::tempdir().unwrap();
     let lake = tmp.path().join("lake");
     std::fs::create_dir_all(lake.join("birds")).unwrap();

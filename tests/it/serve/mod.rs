@@ -1,7 +1,7 @@
 //! `lakestar serve`: the real binary on 127.0.0.1, driven by reqwest and by raw HTTP/1.1
 //! request lines (reqwest normalizes `..` and `%2e%2e` out of URLs before sending).
 
-mod api;
+pub(crate) mod api;
 pub(crate) mod ask;
 mod limits;
 

@@ -118,6 +118,35 @@ impl Format {
         Format::ALL.into_iter().find(|f| f.as_str() == s)
     }
 
+    /// The format a person or an agent means by `given`: a stored name (`excel`), a
+    /// common name or an extension (`xlsx`, `.CSV`, `md`, `db`). An unknown one is
+    /// refused with the known names, rather than filtering everything out.
+    pub fn from_user(given: &str) -> Result<Format, crate::UserError> {
+        let g = given.trim().trim_start_matches('.').to_ascii_lowercase();
+        let name = match g.as_str() {
+            "xlsx" | "xlsm" | "xlsb" | "xls" | "ods" | "spreadsheet" => "excel",
+            "md" => "markdown",
+            "txt" => "text",
+            "ndjson" | "json-lines" | "jsonlines" => "jsonl",
+            "sqlite3" | "db" | "gpkg" | "geopackage" => "sqlite",
+            "yml" => "yaml",
+            "htm" => "html",
+            "fixed" | "fwf" | "fixedwidth" | "fixed_width" => "fixed-width",
+            "parq" | "pq" => "parquet",
+            "tab" => "tsv",
+            "zip" | "tar" => "archive",
+            "gz" | "gzip" | "zst" | "zstd" | "bz2" | "xz" => "compressed",
+            "npz" => "npy",
+            "nc" | "netcdf" | "hdf5" | "h5" | "cdf" => "scientific",
+            "png" | "jpg" | "jpeg" | "gif" | "tif" | "tiff" | "webp" => "image",
+            other => other,
+        };
+        Format::parse(name).ok_or_else(|| crate::UserError::UnknownFormat {
+            given: given.to_string(),
+            known: Format::ALL.map(Format::as_str).join(", "),
+        })
+    }
+
     /// Name for people and prompts.
     pub fn human(self) -> &'static str {
         match self {
@@ -342,6 +371,22 @@ fn looks_json_array(trimmed: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn format_names_people_write_map_to_the_stored_ones() {
+        let f = |s| Format::from_user(s).map(Format::as_str);
+        assert_eq!(f("xlsx").unwrap(), "excel");
+        assert_eq!(f("excel").unwrap(), "excel");
+        assert_eq!(f(".CSV").unwrap(), "csv");
+        assert_eq!(f("parquet").unwrap(), "parquet");
+        assert_eq!(f("db").unwrap(), "sqlite");
+        assert_eq!(f("fixed-width").unwrap(), "fixed-width");
+        let e = f("parqet").unwrap_err().to_string();
+        assert!(
+            e.contains("\"parqet\"") && e.contains("csv, tsv") && e.contains("parquet"),
+            "{e}"
+        );
+    }
 
     #[test]
     fn content_beats_extension() {

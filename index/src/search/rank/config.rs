@@ -82,6 +82,11 @@ pub const MEMBER_HITS: usize = 24;
 pub const SUMMARY_SCAN: usize = 32;
 /// Vector neighbours whose similarity is given as a reason.
 pub const SIMILAR_REASONS: usize = 10;
+/// When no file's words match the question (no full-text hit, no name named), the
+/// nearest vectors are returned only if the best is at least this similar: nearest
+/// neighbours always exist, and for gibberish ("zzqx") they are noise (hash vectors of
+/// unrelated text score 0.05–0.15 here), which `search` then reports as no match.
+pub const ALONE_SIMILARITY: f64 = 0.3;
 
 /// The text index's field boosts, in the order of its searched fields (name, columns,
 /// whole columns, path, time, values, format, text).
@@ -120,6 +125,8 @@ pub struct RankingConfig {
     pub summary_scan: usize,
     /// [`SIMILAR_REASONS`] (`LAKESTAR_SIMILAR_REASONS`).
     pub similar_reasons: usize,
+    /// [`ALONE_SIMILARITY`] (`LAKESTAR_ALONE_SIMILARITY`).
+    pub alone_similarity: f64,
     /// The text index's field boosts (`LAKESTAR_BOOST_NAME`, `…_COLUMNS`,
     /// `…_COLUMNS_WHOLE`, `…_PATH`, `…_TIME`, `…_VALUES`, `…_FORMAT`, `…_TEXT`).
     pub boosts: Boosts,
@@ -143,6 +150,7 @@ impl Default for RankingConfig {
             member_hits: MEMBER_HITS,
             summary_scan: SUMMARY_SCAN,
             similar_reasons: SIMILAR_REASONS,
+            alone_similarity: ALONE_SIMILARITY,
             boosts: [
                 BOOST_NAME,
                 BOOST_COLUMNS,
@@ -206,6 +214,7 @@ impl RankingConfig {
         c.member_hits = over.count("LAKESTAR_MEMBER_HITS", c.member_hits)?;
         c.summary_scan = over.count("LAKESTAR_SUMMARY_SCAN", c.summary_scan)?;
         c.similar_reasons = over.count("LAKESTAR_SIMILAR_REASONS", c.similar_reasons)?;
+        c.alone_similarity = over.number("LAKESTAR_ALONE_SIMILARITY", c.alone_similarity, false)?;
         for (b, v) in c.boosts.iter_mut().zip(BOOST_VARS) {
             *b = over.number(v, f64::from(*b), false)? as f32;
         }

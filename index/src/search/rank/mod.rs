@@ -5,7 +5,9 @@
 pub mod config;
 pub mod evidence;
 pub(crate) mod fold;
+pub mod relevance;
 pub(crate) mod score;
 
 pub use config::RankingConfig;
 pub use evidence::Reason;
+pub use relevance::Relevance;
