@@ -87,13 +87,10 @@ fn the_pages_show_the_lake_a_search_and_a_file() {
         .iter()
         .map(|e| b.attr(e, "data-path").unwrap())
         .collect();
-    let api: Vec<String> = http.get("/search?q=merchant%20category%20codes&k=20").1["hits"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|h| h["path"].as_str().unwrap().to_string())
-        .collect();
-    assert_eq!(hits, api, "the page shows the API's ranking");
+    let api = http.get("/search?q=merchant%20category%20codes&k=20").1["hits"].clone();
+    let api = api.as_array().unwrap();
+    let ranked: Vec<&str> = api.iter().map(|h| h["path"].as_str().unwrap()).collect();
+    assert_eq!(hits, ranked, "the page shows the API's ranking");
     let rank = hits
         .iter()
         .position(|p| p == "merchant_category_codes.csv")
@@ -109,7 +106,14 @@ fn the_pages_show_the_lake_a_search_and_a_file() {
         );
     }
     assert!(!b.texts(&format!("{hit} ul.reasons li")).is_empty());
-    assert!(b.text(&format!("{hit} .relevance")).contains('%'));
+    // Its relevance: the server's label and its share of the best hit's score.
+    let codes = &api[rank];
+    let percent = (codes["share"].as_f64().unwrap() * 100.0).round();
+    let shown = b.text(&format!("{hit} .relevance"));
+    assert_eq!(
+        shown.split_whitespace().collect::<Vec<_>>(),
+        [codes["relevance"].as_str().unwrap(), &format!("{percent}%")],
+    );
     b.screenshot("search");
 
     // The hit opens the file page: its description and its first rows.

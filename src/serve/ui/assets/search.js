@@ -55,20 +55,24 @@ ui.start(async () => {
   results.append(ui.el("ol", { class: "hits" }, hits.map((h, i) => hit(h, i, top, words))));
 });
 
-// How relevant a hit is, 0..1: the server's figure when it gives one, else its fused
-// score relative to the best hit's.
-function relevance(h, top) {
-  if (typeof h.relevance === "number") return h.relevance;
+// The hit's score as a share of the best hit's, 0..1 (the server's, else computed).
+function share(h, top) {
+  if (typeof h.share === "number") return h.share;
   return top > 0 ? h.score / top : 0;
 }
 
-function hit(h, i, top, words) {
-  const r = relevance(h, top);
+// Badge kinds of the server's relevance labels.
+const LABELS = { strong: "ok", fair: "", weak: "grey" };
+
+function hit(h, i, top, queryWords) {
+  // The server's matched words catch what a prefix does not ("Burglaries" for "burglary").
+  const words = [...new Set([...queryWords, ...(h.words || []).map((w) => w.toLowerCase())])];
+  const r = share(h, top);
   const fill = ui.el("div", { class: "fill" });
   fill.style.width = Math.max(2, Math.round(100 * r)) + "%";
-  const label = typeof h.relevance_label === "string" ? h.relevance_label : `${Math.round(100 * r)}%`;
-  const rel = ui.el("span", { class: "relevance", title: `score ${h.score.toFixed(4)} (fused rank score; ${Math.round(100 * r)}% of the best hit)` },
-    "relevance", ui.el("span", { class: "track" }, fill), label);
+  const rel = ui.el("span", { class: "relevance", title: `score ${h.score.toFixed(4)}: ${Math.round(100 * r)}% of the best hit's` },
+    typeof h.relevance === "string" ? ui.badge(h.relevance, LABELS[h.relevance]) : "relevance",
+    ui.el("span", { class: "track" }, fill), `${Math.round(100 * r)}%`);
   const link = ui.el("a", { class: "path", href: ui.fileHref(h.path) }, ui.highlight(h.path, words));
   const li = ui.el("li", { class: "hit", "data-path": h.path },
     ui.el("div", { class: "hit-head" }, ui.el("span", { class: "rank" }, `${i + 1}.`), link, ui.badge(h.format), rel),
@@ -79,7 +83,8 @@ function hit(h, i, top, words) {
   if (h.collection) {
     const c = h.collection;
     const extra = ui.el("div", { class: "extra collection" },
-      "Collection ", ui.el("span", { class: "mono" }, c.template), ` · ${ui.num(c.members)} members`);
+      "Collection ", ui.el("span", { class: "mono" }, c.template), ` · ${ui.num(c.members)} members`,
+      c.singled_out ? " · this member is the one the question names" : "");
     if (c.matching && c.matching.length) {
       extra.append(" · also matching: ");
       c.matching.forEach((p, j) => {
