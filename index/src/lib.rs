@@ -18,6 +18,7 @@ pub mod indexer;
 pub mod locate;
 pub mod lock;
 pub mod models;
+pub mod preview;
 pub mod search;
 pub mod synth;
 pub mod watch;

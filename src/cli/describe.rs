@@ -29,7 +29,7 @@ pub(crate) struct DescribeArgs {
 }
 
 /// The catalog row for `arg` and the lake root, when some index knows the file.
-fn lookup(
+pub(super) fn lookup(
     arg: &Path,
     explicit: Option<&Path>,
     cwd: &Path,

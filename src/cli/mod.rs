@@ -5,6 +5,9 @@ mod ask;
 mod bench;
 mod collections;
 mod describe;
+mod doctor;
+mod generate;
+mod head;
 mod hits;
 mod index;
 mod llm_analyzer;
@@ -51,6 +54,8 @@ enum Command {
     Status(status::StatusArgs),
     /// Show the description of one file (from the index, or analyzed on the fly).
     Describe(describe::DescribeArgs),
+    /// Show the first rows of a table, read as its description reads it.
+    Head(head::HeadArgs),
     /// List collections: same-schema files whose paths differ only in ids, dates, numbers.
     Collections(collections::CollectionsArgs),
     /// Find the files that answer a question (hybrid BM25 + vector retrieval).
@@ -68,8 +73,14 @@ enum Command {
     Mcp(mcp::McpArgs),
     /// Serve the index over HTTP: search, descriptions, status, agent runs (JSON API).
     Serve(serve::ServeArgs),
+    /// Check the configuration in effect: index, embedder, LLM, Python, sandbox.
+    Doctor(doctor::DoctorArgs),
     /// Prepare what the agent needs: `setup python` makes its Python venv.
     Setup(setup::SetupArgs),
+    /// Print shell completions (bash, zsh, fish, powershell, elvish).
+    Completions(generate::CompletionsArgs),
+    /// Print the manual page, or write one per command with --out DIR.
+    Man(generate::ManArgs),
     /// Run a Python script in the agent's sandbox (debugging).
     #[command(hide = true)]
     SandboxRun(sandbox::SandboxRunArgs),
@@ -157,6 +168,7 @@ pub fn main() -> i32 {
         Command::Watch(a) => watch::run(a),
         Command::Status(a) => status::run(a),
         Command::Describe(a) => describe::run(a),
+        Command::Head(a) => head::run(a),
         Command::Collections(a) => collections::run(a),
         // ripgrep's codes, for scripts: 0 found, 1 nothing found, 2 any error.
         Command::Search(a) => {
@@ -175,7 +187,10 @@ pub fn main() -> i32 {
         Command::Bench(a) => bench::run(a),
         Command::Mcp(a) => mcp::run(a),
         Command::Serve(a) => serve::run(a),
+        Command::Doctor(a) => doctor::run(a),
         Command::Setup(a) => setup::run(a),
+        Command::Completions(a) => generate::completions(a),
+        Command::Man(a) => generate::man(a),
         Command::SandboxRun(a) => sandbox::run(a),
     };
     match result {
@@ -187,7 +202,10 @@ pub fn main() -> i32 {
 /// Print `e` and give its exit code: [`EXIT_USER`] for what the user can fix, else
 /// [`EXIT_INTERNAL`].
 fn report(e: &anyhow::Error) -> i32 {
-    eprintln!("error: {e:#}");
+    const ERROR: anstyle::Style = anstyle::Style::new()
+        .bold()
+        .fg_color(Some(anstyle::Color::Ansi(anstyle::AnsiColor::Red)));
+    anstream::eprintln!("{ERROR}error:{ERROR:#} {e:#}");
     let user = e.is::<UsageError>()
         || e.downcast_ref::<crate::agent::AgentError>()
             .is_some_and(crate::agent::AgentError::is_user_error)

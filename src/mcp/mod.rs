@@ -1,7 +1,7 @@
 //! `lakestar mcp`: the index served to an MCP client (an agent) over stdio, with the
 //! `rmcp` crate.
 //!
-//! Five tools answer from one [`Lake`]: `search_files`, `describe_file` and
+//! Six tools answer from one [`Lake`]: `search_files`, `describe_file`, `head` and
 //! `index_status` (the service layer, shared with the HTTP server), `reindex` (the
 //! incremental indexer, in a blocking task) and `ask` (the DS-STAR agent). A bad
 //! argument or a refused request is a tool result with `isError: true` and a message
@@ -105,7 +105,8 @@ impl ServerHandler for LakeServer {
                 "lakestar serves the index of the data lake at {}: every file described \
                  (format, columns or keys, types, ranges, examples, time coverage). To \
                  answer a question about the data: search_files with the question, \
-                 describe_file on the top hits to check their columns, then read the files \
+                 describe_file on the top hits to check their columns (head shows their first \
+                 rows), then read the files \
                  yourself or call ask to have lakestar's agent write and run the analysis. \
                  Paths are relative to the lake root, as search_files returns them.",
                 self.lake.root().display()

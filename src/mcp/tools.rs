@@ -3,6 +3,7 @@
 
 use super::{blocking, json_result, service_error, tool_error, LakeServer, ToolError, ToolResult};
 use crate::agent::context::DESCRIPTION_BYTES;
+use crate::service::rows::{DEFAULT_ROWS, MAX_ROWS};
 use crate::service::MAX_K;
 use lakestar_index::search::embedder::default_for;
 use lakestar_index::search::engine::SearchOptions;
@@ -60,6 +61,21 @@ pub struct DescribeFileParams {
     #[serde(default)]
     #[schemars(range(min = 256, max = 65536))]
     pub max_bytes: Option<i64>,
+}
+
+/// `head` arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct HeadParams {
+    /// The file's path relative to the lake root, exactly as search_files returns it.
+    pub path: String,
+    /// Rows wanted: 1 to 1000 (default 20).
+    #[serde(default)]
+    #[schemars(range(min = 1, max = 1000))]
+    pub n: Option<i64>,
+    /// The table or sheet, by name (default: the first with rows); the answer's
+    /// `tables` lists them.
+    #[serde(default)]
+    pub table: Option<String>,
 }
 
 /// `ask` arguments.
@@ -176,6 +192,32 @@ are refused. `stale: true` means the file changed since it was indexed (call rei
                 _ => {}
             }
             Ok(json_result(v))
+        })
+        .await
+    }
+
+    #[tool(
+        description = "The first rows of one table of a file of the lake, read the way \
+its description reads it (the real header row under titles and notes, the right sheet, \
+delimiter and table bounds): CSV/TSV, fixed-width, Excel/ODS sheets, Parquet, JSON \
+records, SQLite tables, HTML tables. Use it after describe_file to see actual values \
+(codes, units, formats) before writing code. Returns JSON: {path, format, table (the \
+one shown), tables (every table or sheet of the file: pass one as `table`), columns, \
+rows (cells as text, null when empty), n, more (rows follow)}. Files without a table \
+are refused with a message.",
+        annotations(read_only_hint = true, open_world_hint = false)
+    )]
+    async fn head(&self, Parameters(p): Parameters<HeadParams>) -> ToolResult {
+        let n = in_range("n", p.n.unwrap_or(DEFAULT_ROWS as i64), 1, MAX_ROWS as i64)?;
+        let lake = self.lake.clone();
+        blocking(move || {
+            let table = p.table.filter(|t| !t.trim().is_empty());
+            let rows = lake
+                .rows(&p.path, table.as_deref(), n)
+                .map_err(service_error)?;
+            Ok(json_result(
+                serde_json::to_value(&rows).map_err(tool_error)?,
+            ))
         })
         .await
     }

@@ -100,7 +100,7 @@ impl From<ServiceError> for ApiError {
         let status = match &e {
             ServiceError::Forbidden { .. } => StatusCode::FORBIDDEN,
             ServiceError::NotFound { .. } => StatusCode::NOT_FOUND,
-            ServiceError::BadRequest(_) => StatusCode::BAD_REQUEST,
+            ServiceError::BadRequest(_) | ServiceError::Preview(_) => StatusCode::BAD_REQUEST,
             // No index, wrong format version: the server cannot answer until someone
             // runs `lakestar index`.
             ServiceError::Index(i) if i.is_user_error() => StatusCode::SERVICE_UNAVAILABLE,

@@ -1,15 +1,20 @@
-//! The index routes: `/health`, `/status`, `/overview`, `/search`, `/files/{path}`.
+//! The index routes: `/health`, `/status`, `/overview`, `/search`, `/files/{path}`,
+//! `/files/{path}/rows`.
 
 use super::errors::ApiError;
 use super::AppState;
-use crate::service::{Described, Overview, ServiceError, Status};
+use crate::service::rows::DEFAULT_ROWS;
+use crate::service::{Lake, Overview, Rows, ServiceError, Status};
 use axum::extract::rejection::{PathRejection, QueryRejection};
 use axum::extract::{Path, Query, State};
+use axum::http::Uri;
+use axum::response::{IntoResponse, Response};
 use axum::Json;
 use lakestar_index::search::engine::{Hit, SearchOptions};
 use lakestar_index::search::glob::PathGlob;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
+use std::sync::Arc;
 use std::time::Duration;
 
 /// Results of a search when `k` is not given.
@@ -118,25 +123,54 @@ pub struct FileParams {
     llm: bool,
 }
 
-/// `GET /files/{path}`: the description of one indexed file. The path is percent-decoded
-/// by the extractor, then confined to the lake by the service (`..`, absolute paths and
-/// links leading out are refused).
+/// `GET /files/{path}`: the description of one indexed file; `GET /files/{path}/rows`:
+/// the first rows of one of its tables. Both share the catch-all route: a path ending in
+/// `/rows` asks for rows unless a file of the lake has that very path. The path is
+/// percent-decoded by the extractor, then confined to the lake by the service (`..`,
+/// absolute paths and links leading out are refused).
 pub async fn file(
     State(s): State<AppState>,
     path: Result<Path<String>, PathRejection>,
-    params: Result<Query<FileParams>, QueryRejection>,
-) -> Result<Json<Described>, ApiError> {
+    uri: Uri,
+) -> Result<Response, ApiError> {
     let Path(path) = path?;
-    let Query(p) = params?;
+    let lake = s.lake.clone();
+    if let Some(of) = path.strip_suffix("/rows") {
+        let (l, p) = (lake.clone(), path.clone());
+        let named_rows = tokio::task::spawn_blocking(move || l.is_file(&p))
+            .await
+            .map_err(ApiError::internal)?;
+        if !named_rows {
+            return Ok(rows(lake, of.to_string(), &uri).await?.into_response());
+        }
+    }
+    let Query(p) = Query::<FileParams>::try_from_uri(&uri)?;
     let max_bytes = p.max_bytes.unwrap_or(DEFAULT_DESCRIBE_BYTES);
     if max_bytes == 0 || max_bytes > MAX_DESCRIBE_BYTES {
         return Err(ApiError::bad_request(format!(
             "max_bytes must be between 1 and {MAX_DESCRIBE_BYTES}"
         )));
     }
-    let lake = s.lake.clone();
+    let described = blocking(move || lake.describe(&path, max_bytes, p.llm)).await?;
+    Ok(Json(described).into_response())
+}
+
+/// The parameters of `GET /files/{path}/rows`.
+#[derive(Debug, Deserialize)]
+pub struct RowsParams {
+    /// Rows wanted (1..=`service::rows::MAX_ROWS`).
+    n: Option<usize>,
+    /// The table or sheet (default: the first with rows).
+    table: Option<String>,
+}
+
+/// `GET /files/{path}/rows?n=…&table=…`.
+async fn rows(lake: Arc<Lake>, path: String, uri: &Uri) -> Result<Json<Rows>, ApiError> {
+    let Query(p) = Query::<RowsParams>::try_from_uri(uri)?;
+    let n = p.n.unwrap_or(DEFAULT_ROWS);
+    let table = p.table.filter(|t| !t.trim().is_empty());
     Ok(Json(
-        blocking(move || lake.describe(&path, max_bytes, p.llm)).await?,
+        blocking(move || lake.rows(&path, table.as_deref(), n)).await?,
     ))
 }
 

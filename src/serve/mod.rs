@@ -2,7 +2,7 @@
 //! and agent runs followed as server-sent events.
 //!
 //! - [`errors`]: the one JSON error shape.
-//! - [`handlers`]: `/health`, `/status`, `/search`, `/files/{path}`.
+//! - [`handlers`]: `/health`, `/status`, `/search`, `/files/{path}`, `/files/{path}/rows`.
 //! - [`runs`]: `POST /ask`, `/runs/{id}`, `/runs/{id}/events`, and the registry of runs.
 //! - [`openapi`]: the OpenAPI document of [`ROUTES`].
 //! - [`limits`]: the header, body and search time limits, and the body size limit.
@@ -47,6 +47,7 @@ pub const ROUTES: &[(&str, &str)] = &[
     ("get", "/overview"),
     ("get", "/search"),
     ("get", "/files/{path}"),
+    ("get", "/files/{path}/rows"),
     ("post", "/ask"),
     ("get", "/runs/{id}"),
     ("get", "/runs/{id}/events"),

@@ -10,6 +10,7 @@ use super::handlers::{DEFAULT_DESCRIBE_BYTES, DEFAULT_K, MAX_DESCRIBE_BYTES};
 use super::runs::{DEFAULT_BUDGET, DEFAULT_ROUNDS, MAX_FILES, MAX_ROUNDS};
 use super::MAX_BODY_BYTES;
 use crate::service::overview::{COLLECTIONS_LISTED, FILES_LISTED};
+use crate::service::rows::{DEFAULT_ROWS, MAX_ROWS};
 use crate::service::{MAX_K, MAX_QUERY_BYTES};
 use axum::Json;
 use lakestar_index::search::glob::MAX_GLOB_BYTES;
@@ -65,9 +66,23 @@ pub fn spec() -> Value {
                             "bad_request", "unauthorized", "forbidden_path", "not_found", "no_route",
                             "method_not_allowed", "too_large", "body_timeout", "invalid_body", "unsupported_media_type", "no_files",
                             "too_many_runs", "index_unavailable", "search_timeout", "llm_not_configured",
+                            "not_tabular", "unknown_table", "unreadable_file",
                             "agent_unavailable", "internal"]},
                         "message": {"type": "string", "description": "What went wrong and what to do."}
                     }}}
+                },
+                "Rows": {
+                    "type": "object", "required": ["path", "format", "table", "tables", "columns", "rows", "n", "more"],
+                    "properties": {
+                        "path": {"type": "string", "description": "Lake-relative, /-separated."},
+                        "format": {"type": "string"},
+                        "table": {"type": "string", "description": "The table shown."},
+                        "tables": {"type": "array", "items": {"type": "string"}, "description": "Every table or sheet of the file."},
+                        "columns": {"type": "array", "items": {"type": "string"}},
+                        "rows": {"type": "array", "items": {"type": "array", "items": {"type": ["string", "null"]}}, "description": "One cell per column: text, or null when empty or missing."},
+                        "n": {"type": "integer", "description": "Rows asked for."},
+                        "more": {"type": "boolean", "description": "More rows follow."}
+                    }
                 },
                 "Hit": {
                     "type": "object", "required": ["path", "score", "format", "summary", "reasons"],
@@ -199,6 +214,23 @@ pub fn spec() -> Value {
                 "responses": {
                     "200": ok_json("The description.", json!({"$ref": "#/components/schemas/Described"})),
                     "400": error_response("Bad parameters."),
+                    "401": unauthorized,
+                    "403": error_response("The path leaves the lake (forbidden_path)."),
+                    "404": error_response("Not in the index.")
+                }
+            }},
+            "/files/{path}/rows": {"get": {
+                "summary": "The first rows of one table of an indexed file (CSV/TSV, fixed-width, Excel/ODS sheets, Parquet, JSON records, SQLite, HTML tables), read as its description reads them. When a file of the lake has the path `…/rows` itself, this URL describes it instead.",
+                "parameters": [
+                    {"name": "path", "in": "path", "required": true,
+                     "description": "Lake-relative path of the file (may hold /), followed by /rows.",
+                     "schema": {"type": "string"}},
+                    query("n", false, "Rows wanted.", json!({"type": "integer", "minimum": 1, "maximum": MAX_ROWS, "default": DEFAULT_ROWS})),
+                    query("table", false, "The table or sheet, by name (default: the first with rows); `tables` in the answer lists them.", json!({"type": "string"}))
+                ],
+                "responses": {
+                    "200": ok_json("The rows.", json!({"$ref": "#/components/schemas/Rows"})),
+                    "400": error_response("n out of range (bad_request), no table of that name (unknown_table: the message lists them), not a tabular file (not_tabular), or a file that cannot be read as its format (unreadable_file)."),
                     "401": unauthorized,
                     "403": error_response("The path leaves the lake (forbidden_path)."),
                     "404": error_response("Not in the index.")

@@ -11,6 +11,7 @@ pub mod ask;
 pub mod describe;
 pub mod overview;
 pub mod paths;
+pub mod rows;
 pub mod status;
 
 use lakestar_index::search::engine::{Hit, SearchOptions, Searcher};
@@ -20,6 +21,7 @@ use std::sync::{Arc, Mutex, RwLock};
 
 pub use describe::Described;
 pub use overview::Overview;
+pub use rows::Rows;
 pub use status::Status;
 
 /// Catalog meta key written last by every index run and watch batch.
@@ -49,6 +51,9 @@ pub enum ServiceError {
     /// The index refused or failed.
     #[error(transparent)]
     Index(#[from] lakestar_index::Error),
+    /// A file without the table asked for (not tabular, no such table, unreadable).
+    #[error(transparent)]
+    Preview(#[from] lakestar_index::preview::PreviewError),
 }
 
 impl ServiceError {
@@ -68,6 +73,7 @@ impl ServiceError {
             ServiceError::BadRequest(_) => "bad_request",
             ServiceError::Index(e) if e.is_user_error() => "index_unavailable",
             ServiceError::Index(_) => "internal",
+            ServiceError::Preview(e) => rows::code(e),
         }
     }
 }
@@ -183,6 +189,23 @@ impl Lake {
             .file(&rel)?
             .ok_or(ServiceError::NotFound { path: rel.clone() })?;
         Ok(describe::described(&cat, &self.root, &row, max_bytes, llm)?)
+    }
+
+    /// Whether lake-relative `path` names a file inside the lake.
+    pub fn is_file(&self, path: &str) -> bool {
+        paths::confine(&self.root, path).is_ok_and(|rel| self.root.join(rel).is_file())
+    }
+
+    /// The first `n` rows of a table of the indexed file at lake-relative `path`
+    /// (confined to the lake: see [`paths::confine`]).
+    pub fn rows(&self, path: &str, table: Option<&str>, n: usize) -> Result<Rows, ServiceError> {
+        let rel = paths::confine(&self.root, path)?;
+        let cat = Catalog::open_reader(&self.dir)?;
+        let file = self.root.join(&rel);
+        if cat.file(&rel)?.is_none() || !file.is_file() {
+            return Err(ServiceError::NotFound { path: rel });
+        }
+        rows::rows(&file, &rel, table, n)
     }
 }
 

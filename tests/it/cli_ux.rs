@@ -123,6 +123,22 @@ fn colour_is_for_terminals_or_when_asked() {
         &["search", "volcano", "--index", "lake", "--color", "never"],
     );
     assert!(!text(&never.stdout).contains('\u{1b}'));
+    // Errors too: coloured when asked, plain into a pipe.
+    let err = run(
+        tmp.path(),
+        &["search", "x", "--index", "nowhere", "--color", "always"],
+    );
+    assert!(
+        text(&err.stderr).starts_with("\u{1b}[1m\u{1b}[31merror:"),
+        "{:?}",
+        text(&err.stderr)
+    );
+    let err = run(tmp.path(), &["search", "x", "--index", "nowhere"]);
+    assert!(
+        text(&err.stderr).starts_with("error: no lakestar index"),
+        "{}",
+        text(&err.stderr)
+    );
 }
 
 #[test]

@@ -201,6 +201,7 @@ fn an_mcp_client_searches_describes_and_reads_the_status_of_the_dabench_lake() {
         [
             "ask",
             "describe_file",
+            "head",
             "index_status",
             "reindex",
             "search_files"

@@ -14,7 +14,7 @@
 mod tarball;
 pub(crate) mod zipfile;
 
-use super::model::{ArchiveSummary, Member};
+use super::model::{ArchiveSummary, Keep, Member};
 use super::render::human_size;
 use super::{
     analyzer_key, detect, AnalyzeError, Analyzer, Content, Description, Format, Opaque, Source,
@@ -81,8 +81,9 @@ fn analyze_at(src: &Source, depth: u32) -> Result<ArchiveSummary, AnalyzeError> 
 
 /// Describe one member (or the content of a stream) found inside an archive that is
 /// itself `depth` levels deep: archives in it are opened only while under [`MAX_DEPTH`].
-pub(crate) fn describe_member(name: &str, bytes: Vec<u8>, depth: u32) -> Description {
-    let src = Source::from_bytes(name, bytes);
+/// `keep`: the first rows its tables keep (a preview of a compressed stream keeps more).
+pub(crate) fn describe_member(name: &str, bytes: Vec<u8>, depth: u32, keep: Keep) -> Description {
+    let src = Source::from_bytes(name, bytes).with_keep(keep);
     let format = detect(src.path(), src.head(), src.size());
     if !matches!(format, Format::Archive | Format::Compressed) {
         return super::describe_as(&src, format);
@@ -350,7 +351,7 @@ fn compressed(src: &Source, codec: Codec, depth: u32) -> Result<ArchiveSummary, 
         ));
     }
     let name = inner_name(src.path(), codec);
-    let described = describe_member(&name, buf, depth);
+    let described = describe_member(&name, buf, depth, src.keep());
     summary.described.push((name, described));
     Ok(summary)
 }
@@ -400,8 +401,10 @@ pub(crate) fn add_described(
             human_size(bytes.len() as u64)
         )),
     }
-    s.described
-        .push((path.to_string(), describe_member(path, bytes, depth)));
+    s.described.push((
+        path.to_string(),
+        describe_member(path, bytes, depth, Keep::default()),
+    ));
 }
 
 /// Read the first [`MEMBER_CAP`] bytes of a member: the bytes, and whether it goes on.

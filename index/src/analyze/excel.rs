@@ -8,7 +8,7 @@
 //! sink, since a zip's stated sizes may lie.
 
 use super::sheet::{a1, Grid};
-use super::{AnalyzeError, Analyzer, Content, Format, NamedTable, Source, TableSet};
+use super::{AnalyzeError, Analyzer, Content, Format, Keep, NamedTable, Source, TableSet};
 use calamine::{
     Data, DataRef, Dimensions, ExcelDateTime, Ods, Range, Reader, SheetType, SheetVisible, Xls,
     Xlsb, Xlsx,
@@ -52,7 +52,7 @@ impl Analyzer for ExcelAnalyzer {
         };
         // calamine indexes record buffers of the binary formats directly: a panic on a
         // malformed file is caught by the boundary around every analyzer (`guard`).
-        describe_workbook(bytes)
+        describe_workbook(bytes, src.keep())
     }
 }
 
@@ -75,7 +75,7 @@ enum Book<'a> {
     Ods(Ods<Cursor<&'a [u8]>>),
 }
 
-fn describe_workbook(bytes: &[u8]) -> Result<Content, AnalyzeError> {
+fn describe_workbook(bytes: &[u8], keep: Keep) -> Result<Content, AnalyzeError> {
     let mut book = open(bytes)?;
     let sheets = match &book {
         Book::Xlsx(w) => w.sheets_metadata().to_vec(),
@@ -91,7 +91,7 @@ fn describe_workbook(bytes: &[u8]) -> Result<Content, AnalyzeError> {
             t.notes = vec!["chart sheet: no cells".into()];
             t
         } else {
-            match read_sheet(&mut book, &sheet.name) {
+            match read_sheet(&mut book, &sheet.name, keep) {
                 Ok(t) => t,
                 Err(e) => {
                     failures.push(e.clone());
@@ -177,8 +177,8 @@ fn open(bytes: &[u8]) -> Result<Book<'_>, AnalyzeError> {
 }
 
 /// Read one sheet into its table.
-fn read_sheet(book: &mut Book<'_>, name: &str) -> Result<NamedTable, String> {
-    let mut grid = Grid::new();
+fn read_sheet(book: &mut Book<'_>, name: &str, keep: Keep) -> Result<NamedTable, String> {
+    let mut grid = Grid::new().keeping(keep);
     let mut stop = None;
     let mut declared = None;
     match book {

@@ -42,7 +42,8 @@ pub use source::{Source, DEFAULT_BUDGET};
 pub use delimited::Table;
 pub use json::{JsonPath, JsonSummary};
 pub use model::{
-    ArchiveSummary, ArrayInfo, ArraySet, MediaInfo, Member, NamedTable, TableSet, TimeCoverage,
+    ArchiveSummary, ArrayInfo, ArraySet, Keep, MediaInfo, Member, NamedTable, TableSet,
+    TimeCoverage,
 };
 pub use text::{Heading, TextSummary, TextTable};
 
@@ -272,6 +273,7 @@ mod tests {
                 rows_exact: true,
                 sampled_bytes: None,
                 load: None,
+                sample_rows: Vec::new(),
             }),
             Content::Tables(TableSet {
                 tables: vec![NamedTable {

@@ -10,6 +10,43 @@ pub const SAMPLE_ROWS: usize = 3;
 /// Characters kept per sample cell.
 const SAMPLE_CELL_CHARS: usize = 40;
 
+/// How many first rows an analyzer keeps of each table, and how much of each cell: a
+/// few cut cells for a description, more and whole for a preview (`lakestar head`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Keep {
+    /// Rows kept, from the first data row.
+    pub rows: usize,
+    /// Characters kept of a cell (`None`: all).
+    pub cell_chars: Option<usize>,
+}
+
+impl Default for Keep {
+    fn default() -> Self {
+        Keep {
+            rows: SAMPLE_ROWS,
+            cell_chars: Some(SAMPLE_CELL_CHARS),
+        }
+    }
+}
+
+impl Keep {
+    /// `n` whole rows.
+    pub fn rows(n: usize) -> Self {
+        Keep {
+            rows: n,
+            cell_chars: None,
+        }
+    }
+
+    /// `s` as kept.
+    pub(crate) fn cell(&self, s: &str) -> String {
+        match self.cell_chars {
+            Some(n) => super::cut_chars(s, n),
+            None => s.to_string(),
+        }
+    }
+}
+
 /// Several named tables in one file: workbook sheets, database tables and views, HTML
 /// tables, a Parquet file's one table.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
@@ -103,10 +140,7 @@ pub(crate) struct TableBuilder {
     columns: Vec<ColumnBuilder>,
     rows: u64,
     samples: Vec<Vec<String>>,
-}
-
-fn cut_cell(s: &str) -> String {
-    super::cut_chars(s, SAMPLE_CELL_CHARS)
+    keep: Keep,
 }
 
 impl TableBuilder {
@@ -116,13 +150,20 @@ impl TableBuilder {
             columns: names.into_iter().map(ColumnBuilder::new).collect(),
             rows: 0,
             samples: Vec::new(),
+            keep: Keep::default(),
         }
+    }
+
+    /// Keep these first rows as the sample (a preview keeps more, whole).
+    pub(crate) fn keeping(mut self, keep: Keep) -> Self {
+        self.keep = keep;
+        self
     }
 
     /// Add one row; extra cells get `column_N` columns, missing cells count as nulls.
     pub(crate) fn push_row<S: AsRef<str>>(&mut self, cells: impl IntoIterator<Item = S>) {
         self.rows += 1;
-        let keep = self.samples.len() < SAMPLE_ROWS;
+        let keep = self.samples.len() < self.keep.rows;
         let mut sample = Vec::new();
         let mut n = 0;
         for (i, c) in cells.into_iter().enumerate() {
@@ -133,7 +174,7 @@ impl TableBuilder {
             }
             self.columns[i].push(c);
             if keep {
-                sample.push(cut_cell(c));
+                sample.push(self.keep.cell(c));
             }
             n = i + 1;
         }

@@ -14,7 +14,7 @@ mod load;
 mod schema;
 mod values;
 
-use super::model::{TableBuilder, TableSet};
+use super::model::{Keep, TableBuilder, TableSet};
 use super::{AnalyzeError, Analyzer, Content, Format, Source};
 use ::parquet::file::reader::{ChunkReader, FileReader, SerializedFileReader};
 use ::parquet::record::{Field, Row};
@@ -50,13 +50,21 @@ impl Analyzer for ParquetAnalyzer {
             Some(b) => {
                 let data = Bytes::copy_from_slice(b);
                 guarded(move || {
-                    describe(SerializedFileReader::new(data).map_err(malformed)?, budget)
+                    describe(
+                        SerializedFileReader::new(data).map_err(malformed)?,
+                        budget,
+                        src.keep(),
+                    )
                 })
             }
             None => {
                 let file = File::open(src.path())?;
                 guarded(move || {
-                    describe(SerializedFileReader::new(file).map_err(malformed)?, budget)
+                    describe(
+                        SerializedFileReader::new(file).map_err(malformed)?,
+                        budget,
+                        src.keep(),
+                    )
                 })
             }
         }?;
@@ -130,6 +138,7 @@ fn check_footer(src: &Source) -> Result<(), AnalyzeError> {
 fn describe<R: ChunkReader + 'static>(
     reader: SerializedFileReader<R>,
     budget: Option<u64>,
+    keep: Keep,
 ) -> Result<TableSet, AnalyzeError> {
     let md = reader.metadata();
     let decoded: i64 = md.row_groups().iter().map(|rg| rg.total_byte_size()).sum();
@@ -165,7 +174,7 @@ fn describe<R: ChunkReader + 'static>(
     } else {
         (SAMPLE_CELLS_MAX / cols.len().max(1) as u64).clamp(1, SAMPLE_ROWS_MAX)
     };
-    let mut builder = TableBuilder::new(cols.iter().map(|c| c.name.clone()));
+    let mut builder = TableBuilder::new(cols.iter().map(|c| c.name.clone())).keeping(keep);
     let failure = sample(&reader, &cols, limit, &mut builder);
     let read = builder.rows();
     let mut table = builder.finish("data", "parquet");

@@ -9,7 +9,7 @@
 
 mod load;
 
-use super::model::{NamedTable, TableBuilder};
+use super::model::{Keep, NamedTable, TableBuilder};
 use super::profile::{value_type, ColumnType};
 use super::{collapse, cut_chars};
 
@@ -54,6 +54,8 @@ pub(crate) struct Grid {
     out_of_order: bool,
     /// Used range over every cell with a value (errors and empty strings included).
     bounds: Option<((u32, u32), (u32, u32))>,
+    /// First data rows kept as the table's sample.
+    keep: Keep,
 }
 
 impl Grid {
@@ -63,6 +65,12 @@ impl Grid {
             keeping: true,
             ..Default::default()
         }
+    }
+
+    /// Keep these first data rows as the sample (a preview keeps more).
+    pub(crate) fn keeping(mut self, keep: Keep) -> Self {
+        self.keep = keep;
+        self
     }
 
     /// Add a cell. `text` empty means a cell that holds nothing usable (an error value, an
@@ -140,7 +148,7 @@ impl Grid {
                     .unwrap_or_else(|| col_letters(c))
             })
             .collect();
-        let mut b = TableBuilder::new(names.iter().cloned());
+        let mut b = TableBuilder::new(names.iter().cloned()).keeping(self.keep);
         let mut row_buf: Vec<&str> = Vec::new();
         for r in self.kept.iter().skip(layout.data_start) {
             row_buf.clear();

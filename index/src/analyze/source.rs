@@ -5,6 +5,8 @@ use std::io::{self, Cursor, Read};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use super::model::Keep;
+
 /// How many leading bytes every analyzer and the detector may look at without I/O.
 pub const HEAD_LEN: usize = 64 * 1024;
 
@@ -18,6 +20,7 @@ pub struct Source {
     data: Option<Arc<[u8]>>,
     head: Arc<[u8]>,
     budget: Option<u64>,
+    keep: Keep,
 }
 
 /// Bytes the default profile reads of one file at most (`index --full` lifts it).
@@ -46,6 +49,7 @@ impl Source {
             data: Some(data),
             head,
             budget: Some(DEFAULT_BUDGET),
+            keep: Keep::default(),
         }
     }
 
@@ -62,6 +66,7 @@ impl Source {
             data: None,
             head: head.into(),
             budget: Some(DEFAULT_BUDGET),
+            keep: Keep::default(),
         })
     }
 
@@ -81,6 +86,17 @@ impl Source {
     pub fn with_budget(mut self, budget: Option<u64>) -> Self {
         self.budget = budget;
         self
+    }
+
+    /// The same source with other first rows kept per table (see [`Keep`]).
+    pub fn with_keep(mut self, keep: Keep) -> Self {
+        self.keep = keep;
+        self
+    }
+
+    /// The first rows analyzers keep of each table.
+    pub fn keep(&self) -> Keep {
+        self.keep
     }
 
     /// The read budget of analyzers that can sample (`None`: read everything).

@@ -10,7 +10,7 @@
 mod geopackage;
 mod open;
 
-use super::model::{NamedTable, TableBuilder, TableSet};
+use super::model::{Keep, NamedTable, TableBuilder, TableSet};
 use super::{AnalyzeError, Analyzer, Content, Format, Source};
 use open::{check_header, open, start_budget};
 use rusqlite::types::ValueRef;
@@ -60,7 +60,7 @@ impl Analyzer for SqliteAnalyzer {
         };
         let path = tmp.as_ref().map_or(src.path(), |t| t.path());
         let mut conn = open(path)?;
-        let set = describe(&mut conn, src.budget().is_none());
+        let set = describe(&mut conn, src.budget().is_none(), src.keep());
         drop(conn);
         drop(tmp);
         set.map(Content::Tables)
@@ -94,7 +94,7 @@ fn internal(name: &str, sql: &str, shadow: &HashSet<String>) -> Option<&'static 
 }
 
 /// Every table and view; `full` profiles every row rather than the first ones.
-fn describe(conn: &mut Connection, full: bool) -> Result<TableSet, AnalyzeError> {
+fn describe(conn: &mut Connection, full: bool, keep: Keep) -> Result<TableSet, AnalyzeError> {
     start_budget(conn);
     let mut objects: Vec<(String, String, String)> = Vec::new();
     {
@@ -153,7 +153,7 @@ fn describe(conn: &mut Connection, full: bool) -> Result<TableSet, AnalyzeError>
             (None, _) if sql.to_lowercase().starts_with("create virtual table") => "virtual table",
             (None, _) => "table",
         };
-        let mut t = describe_table(conn, name, kind, full);
+        let mut t = describe_table(conn, name, kind, full, keep);
         if let Some(layer) = gpkg.as_ref().and_then(|g| g.layer(name)) {
             t.notes.splice(0..0, layer.notes.iter().cloned());
         }
@@ -172,7 +172,13 @@ fn describe(conn: &mut Connection, full: bool) -> Result<TableSet, AnalyzeError>
 }
 
 /// A table or view; a failure to read it becomes a note on it, not an error of the file.
-fn describe_table(conn: &mut Connection, name: &str, kind: &str, full: bool) -> NamedTable {
+fn describe_table(
+    conn: &mut Connection,
+    name: &str,
+    kind: &str,
+    full: bool,
+    keep: Keep,
+) -> NamedTable {
     let mut notes = Vec::new();
     start_budget(conn);
     let columns = match table_columns(conn, name) {
@@ -194,7 +200,7 @@ fn describe_table(conn: &mut Connection, name: &str, kind: &str, full: bool) -> 
     } else {
         (PROFILE_CELLS_MAX / columns.len().max(1) as u64).clamp(1, PROFILE_ROWS_MAX)
     };
-    let mut b = TableBuilder::new(columns.iter().map(|(n, _)| n.clone()));
+    let mut b = TableBuilder::new(columns.iter().map(|(n, _)| n.clone())).keeping(keep);
     start_budget(conn);
     if !columns.is_empty() {
         if let Err(e) = profile(conn, name, &columns, limit, &mut b) {

@@ -222,16 +222,23 @@ pub fn default_for(
         })?;
         return Ok((spec, DefaultChoice::Recorded));
     }
+    Ok(new_index_default(models_dir))
+}
+
+/// The embedder a new index gets without `--embedder`: the first installed model of
+/// [`DEFAULT_ORDER`](crate::models::DEFAULT_ORDER) in `models_dir` (a BERT model through
+/// its word vectors), else [`EmbedderSpec::Hash`].
+pub fn new_index_default(models_dir: Option<&std::path::Path>) -> (EmbedderSpec, DefaultChoice) {
     match models_dir.and_then(models::preferred) {
         // A BERT serves through its word vectors: as good as the encoder on both
         // development sets, at the hash embedder's indexing speed once its words are
         // cached (BENCHMARKS.md, "Meaning in the default").
-        Some(m) if m.manifest.kind == models::ModelKind::Bert => Ok((
+        Some(m) if m.manifest.kind == models::ModelKind::Bert => (
             EmbedderSpec::Words(m.path),
             DefaultChoice::Installed(format!("{}-words", m.manifest.name)),
-        )),
-        Some(m) => Ok((m.spec(), DefaultChoice::Installed(m.manifest.name))),
-        None => Ok((EmbedderSpec::Hash, DefaultChoice::Builtin)),
+        ),
+        Some(m) => (m.spec(), DefaultChoice::Installed(m.manifest.name)),
+        None => (EmbedderSpec::Hash, DefaultChoice::Builtin),
     }
 }
 

@@ -4,6 +4,7 @@
 pub(crate) mod api;
 pub(crate) mod ask;
 mod limits;
+mod rows;
 
 use crate::common::lakestar;
 use serde_json::Value;

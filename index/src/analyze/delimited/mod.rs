@@ -61,6 +61,9 @@ pub struct Table {
     /// file's path (`pd.read_csv(path, sep="\t", thousands=",")`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub load: Option<String>,
+    /// The first rows as read (see [`crate::analyze::Keep`]), for a preview; not stored.
+    #[serde(skip)]
+    pub sample_rows: Vec<Vec<String>>,
 }
 
 fn yes() -> bool {
@@ -100,7 +103,12 @@ impl Analyzer for DelimitedAnalyzer {
         // Tables end and start only in the sample's head: the pieces after it have no
         // known line numbers.
         let split_until = sample.as_ref().map_or(u64::MAX, |s| s.head_len as u64);
-        let (mut tables, orphans) = split(encoding::transcode(inner, enc)?, dialect, split_until)?;
+        let (mut tables, orphans) = split(
+            encoding::transcode(inner, enc)?,
+            dialect,
+            split_until,
+            src.keep(),
+        )?;
         let read = match &sample {
             Some(s) => Some(s.bytes.len() as u64),
             None => src.budget().filter(|b| src.size() > *b),
@@ -225,6 +233,7 @@ fn split(
     reader: impl Read,
     dialect: Dialect,
     split_until: u64,
+    keep: crate::analyze::Keep,
 ) -> Result<(Vec<TableOut>, Vec<String>), AnalyzeError> {
     let (reader, lines) = lines::Counting::new(reader);
     let mut rdr = csv::ReaderBuilder::new()
@@ -233,7 +242,7 @@ fn split(
         .has_headers(false)
         .flexible(true)
         .from_reader(reader);
-    let mut splitter = Splitter::new(split_until);
+    let mut splitter = Splitter::new(split_until, keep);
     let mut record = csv::ByteRecord::new();
     loop {
         match rdr.read_byte_record(&mut record) {
@@ -378,6 +387,7 @@ impl File {
                 rows_exact: true,
                 sampled_bytes: None,
                 load: None,
+                sample_rows: Vec::new(),
             };
         };
         let load = self.load(&t, exact);
@@ -395,6 +405,7 @@ impl File {
             sampled_bytes: if exact { None } else { self.sampled },
             load: Some(load),
             columns: t.columns,
+            sample_rows: t.samples,
         }
     }
 

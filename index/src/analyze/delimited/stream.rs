@@ -6,6 +6,7 @@
 
 use super::layout::{self, Signature};
 use super::sniff::{class, Cls, HeadRec, SNIFF_LINES};
+use crate::analyze::model::Keep;
 use crate::analyze::profile::{ColumnBuilder, ColumnProfile};
 use std::collections::VecDeque;
 
@@ -17,10 +18,6 @@ const LOOKAHEAD: usize = 20;
 const NOTES: usize = 3;
 /// Characters kept of a note line.
 const NOTE_CHARS: usize = 100;
-/// Sample rows kept per table.
-const SAMPLE_ROWS: usize = 3;
-/// Characters kept per sample cell.
-const SAMPLE_CELL_CHARS: usize = 40;
 
 /// One record as read, with where it is.
 pub(super) struct Held {
@@ -138,6 +135,7 @@ struct Current {
     out: TableOut,
     sig: Signature,
     builders: Vec<ColumnBuilder>,
+    keep: Keep,
 }
 
 impl Current {
@@ -170,13 +168,13 @@ impl Current {
             }
             self.builders.push(b);
         }
-        let keep = t.samples.len() < SAMPLE_ROWS;
+        let keep = t.samples.len() < self.keep.rows;
         let mut sample = Vec::new();
         for (i, f) in rec.iter().enumerate() {
             let v = String::from_utf8_lossy(f);
             self.builders[i].push(&v);
             if keep {
-                sample.push(crate::analyze::cut_chars(v.trim(), SAMPLE_CELL_CHARS));
+                sample.push(self.keep.cell(v.trim()));
             }
         }
         // Missing cells are nulls, as a reader pads them.
@@ -223,10 +221,12 @@ pub(super) struct Splitter {
     /// Lines seen while no table was open, for the next table's preamble.
     notes: Vec<String>,
     done: Vec<TableOut>,
+    /// First rows kept of each table.
+    keep: Keep,
 }
 
 impl Splitter {
-    pub(super) fn new(split_until: u64) -> Splitter {
+    pub(super) fn new(split_until: u64, keep: Keep) -> Splitter {
         Splitter {
             split_until,
             queue: VecDeque::new(),
@@ -234,6 +234,7 @@ impl Splitter {
             current: None,
             notes: Vec::new(),
             done: Vec::new(),
+            keep,
         }
     }
 
@@ -368,6 +369,7 @@ impl Splitter {
             },
             sig: f.signature,
             builders,
+            keep: self.keep,
         });
         for h in self.pending.drain(..).rev() {
             self.queue.push_front(h);

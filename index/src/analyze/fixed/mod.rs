@@ -107,9 +107,14 @@ impl Analyzer for FixedWidthAnalyzer {
         let mut cols: Vec<ColumnBuilder> = names.iter().map(ColumnBuilder::new).collect();
         let (mut rows, mut ragged, mut wider) = (0u64, 0u64, false);
         let mut cut = false;
+        let keep = src.keep();
+        let mut sample_rows: Vec<Vec<String>> = Vec::new();
         while let Some(l) = lines.next_filled() {
             let cs = cells(&l, &layout.split);
             rows += 1;
+            if sample_rows.len() < keep.rows {
+                sample_rows.push(cs.iter().map(|c| keep.cell(c)).collect());
+            }
             if cs.len() != ncols {
                 ragged += 1;
                 wider |= cs.len() > ncols;
@@ -152,6 +157,7 @@ impl Analyzer for FixedWidthAnalyzer {
             rows_exact: true,
             sampled_bytes: None,
             load,
+            sample_rows,
         };
         if cut {
             super::delimited::extrapolate(&mut table, src.size() as f64 / read.max(1) as f64, read);

@@ -8,7 +8,7 @@
 mod load;
 
 use super::markup;
-use super::model::TableBuilder;
+use super::model::{Keep, TableBuilder};
 use super::profile::{value_type, ColumnType};
 use super::{collapse, cut_chars};
 use super::{
@@ -147,7 +147,7 @@ impl Analyzer for HtmlAnalyzer {
             .iter()
             .take(MAX_TABLES)
             .enumerate()
-            .map(|(i, t)| describe_table(*t, i + 1))
+            .map(|(i, t)| describe_table(*t, i + 1, src.keep()))
             .collect();
         // pandas reads the whole file, and one table it fails on fails the whole call:
         // no load lines for a page read in part or mended, or with a table not vetted.
@@ -394,7 +394,7 @@ impl SpanGrid {
 
 /// One table: name, header (`<th>` rows or a first row of text), profiled rows; and
 /// what pandas' reading of it depends on.
-fn describe_table(table: ElementRef<'_>, number: usize) -> (NamedTable, load::Shape) {
+fn describe_table(table: ElementRef<'_>, number: usize, keep: Keep) -> (NamedTable, load::Shape) {
     let caption = table
         .child_elements()
         .find(|c| c.value().name() == "caption")
@@ -457,7 +457,7 @@ fn describe_table(table: ElementRef<'_>, number: usize) -> (NamedTable, load::Sh
                 header_rows.push(cells);
                 continue;
             }
-            builder = Some(TableBuilder::new(column_names(&header_rows)));
+            builder = Some(TableBuilder::new(column_names(&header_rows)).keeping(keep));
         }
         rows += 1;
         shape.data_text |= !blank;
@@ -467,7 +467,8 @@ fn describe_table(table: ElementRef<'_>, number: usize) -> (NamedTable, load::Sh
             }
         }
     }
-    let builder = builder.unwrap_or_else(|| TableBuilder::new(column_names(&header_rows)));
+    let builder =
+        builder.unwrap_or_else(|| TableBuilder::new(column_names(&header_rows)).keeping(keep));
     let profiled = builder.rows();
     let mut t = builder.finish(name, "html table");
     t.rows = rows;
