@@ -1,10 +1,10 @@
-//! The index routes: `/health`, `/status`, `/search`, `/files/{path}`,
+//! The index routes: `/health`, `/status`, `/overview`, `/search`, `/files/{path}`,
 //! `/files/{path}/rows`.
 
 use super::errors::ApiError;
 use super::AppState;
 use crate::service::rows::DEFAULT_ROWS;
-use crate::service::{Lake, Rows, ServiceError, Status};
+use crate::service::{Lake, Overview, Rows, ServiceError, Status};
 use axum::extract::rejection::{PathRejection, QueryRejection};
 use axum::extract::{Path, Query, State};
 use axum::http::Uri;
@@ -53,6 +53,12 @@ pub async fn health() -> Json<Value> {
 pub async fn status(State(s): State<AppState>) -> Result<Json<Status>, ApiError> {
     let lake = s.lake.clone();
     Ok(Json(blocking(move || lake.status()).await?))
+}
+
+/// `GET /overview`: the lake at a glance (what the web UI's first page shows).
+pub async fn overview(State(s): State<AppState>) -> Result<Json<Overview>, ApiError> {
+    let lake = s.lake.clone();
+    Ok(Json(blocking(move || lake.overview()).await?))
 }
 
 /// The parameters of `GET /search`.

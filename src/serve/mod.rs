@@ -6,6 +6,7 @@
 //! - [`runs`]: `POST /ask`, `/runs/{id}`, `/runs/{id}/events`, and the registry of runs.
 //! - [`openapi`]: the OpenAPI document of [`ROUTES`].
 //! - [`limits`]: the header, body and search time limits, and the body size limit.
+//! - [`ui`]: the web UI at `/`: pages and assets embedded in the binary, the token cookie.
 //!
 //! Every call into the index is blocking (SQLite, tantivy, the embedder) and goes through
 //! `spawn_blocking`; the [`Lake`] shares one searcher that reopens itself when an index
@@ -16,13 +17,14 @@ pub mod handlers;
 pub mod limits;
 pub mod openapi;
 pub mod runs;
+pub mod ui;
 
 use crate::agent::build::AgentSetup;
 use crate::service::Lake;
 use axum::extract::{DefaultBodyLimit, Request, State};
-use axum::http::{header, StatusCode};
+use axum::http::StatusCode;
 use axum::middleware::{self, Next};
-use axum::response::Response;
+use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Router;
 use errors::ApiError;
@@ -42,6 +44,7 @@ pub const MAX_BODY_BYTES: usize = 64 * 1024;
 pub const ROUTES: &[(&str, &str)] = &[
     ("get", "/health"),
     ("get", "/status"),
+    ("get", "/overview"),
     ("get", "/search"),
     ("get", "/files/{path}"),
     ("get", "/files/{path}/rows"),
@@ -99,15 +102,18 @@ impl AppState {
 pub fn router(state: AppState) -> Router {
     Router::new()
         .route("/status", get(handlers::status))
+        .route("/overview", get(handlers::overview))
         .route("/search", get(handlers::search))
         .route("/files/{*path}", get(handlers::file))
         .route("/ask", post(runs::ask))
         .route("/runs/{id}", get(runs::run))
         .route("/runs/{id}/events", get(runs::events))
         .route("/openapi.json", get(openapi::document))
+        .merge(ui::pages())
         // Only the routes above need the token: a load balancer's health probe has none.
         .route_layer(middleware::from_fn_with_state(state.clone(), require_token))
         .route("/health", get(handlers::health))
+        .merge(ui::assets())
         .fallback(|| async {
             ApiError::new(
                 StatusCode::NOT_FOUND,
@@ -129,39 +135,40 @@ pub fn router(state: AppState) -> Router {
             state.clone(),
             limits::bounded_body,
         ))
+        .layer(middleware::from_fn(ui::security_headers))
         .with_state(state)
 }
 
-/// Refuse a request without `Authorization: Bearer TOKEN` when a token is set.
-async fn require_token(
-    State(state): State<AppState>,
-    req: Request,
-    next: Next,
-) -> Result<Response, ApiError> {
+/// Refuse a request without the token when one is set: `Authorization: Bearer TOKEN`,
+/// or the cookie a browser got by opening a page with `?token=TOKEN` (see [`ui::auth`]).
+/// A browser is answered a page saying how to get in, an API client the JSON error.
+async fn require_token(State(state): State<AppState>, req: Request, next: Next) -> Response {
+    use ui::auth::{self, Credential};
     let Some(expected) = state.token else {
-        return Ok(next.run(req).await);
+        return next.run(req).await;
     };
-    let given = req
-        .headers()
-        .get(header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.trim().split_once(' '))
-        // The scheme's name is case-insensitive (RFC 9110 §11.1).
-        .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
-        .map(|(_, token)| token);
-    match given {
-        Some(t) if blake3::hash(t.trim().as_bytes()) == expected => Ok(next.run(req).await),
-        Some(_) => Err(ApiError::new(
-            StatusCode::UNAUTHORIZED,
-            "unauthorized",
-            "wrong bearer token",
-        )),
-        None => Err(ApiError::new(
-            StatusCode::UNAUTHORIZED,
-            "unauthorized",
-            "this server needs `Authorization: Bearer TOKEN` (the token `lakestar serve` was started with)",
-        )),
+    let valid = |t: &str| blake3::hash(t.trim().as_bytes()) == expected;
+    let refused = match auth::credential(&req) {
+        Credential::Bearer(t) | Credential::Cookie(t) if valid(&t) => {
+            return next.run(req).await;
+        }
+        Credential::Login { token, location } if valid(&token) => {
+            return auth::login(&token, &location);
+        }
+        Credential::Bearer(_) => "wrong bearer token",
+        Credential::Login { .. } => "wrong token in ?token=",
+        Credential::Cookie(_) => "the token of this browser's cookie is not this server's (it was restarted with another); open /?token=TOKEN again",
+        Credential::OtherScheme | Credential::None => {
+            if auth::wants_html(&req) {
+                return auth::unauthorized_page("no token was given");
+            }
+            "this server needs `Authorization: Bearer TOKEN` (the token `lakestar serve` was started with)"
+        }
+    };
+    if auth::wants_html(&req) {
+        return auth::unauthorized_page(refused);
     }
+    ApiError::new(StatusCode::UNAUTHORIZED, "unauthorized", refused).into_response()
 }
 
 /// Why a server cannot start.

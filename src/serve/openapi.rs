@@ -9,6 +9,7 @@
 use super::handlers::{DEFAULT_DESCRIBE_BYTES, DEFAULT_K, MAX_DESCRIBE_BYTES};
 use super::runs::{DEFAULT_BUDGET, DEFAULT_ROUNDS, MAX_FILES, MAX_ROUNDS};
 use super::MAX_BODY_BYTES;
+use crate::service::overview::{COLLECTIONS_LISTED, FILES_LISTED};
 use crate::service::rows::{DEFAULT_ROWS, MAX_ROWS};
 use crate::service::{MAX_K, MAX_QUERY_BYTES};
 use axum::Json;
@@ -53,7 +54,7 @@ pub fn spec() -> Value {
         "info": {
             "title": "lakestar",
             "version": env!("CARGO_PKG_VERSION"),
-            "description": format!("Search and describe the files of one indexed data lake, and ask questions answered by the DS-STAR agent. Every route but /health needs `Authorization: Bearer TOKEN` when the server was started with --token. Errors are {{\"error\": {{\"code\", \"message\"}}}}. On every route, a body declared larger than {MAX_BODY_BYTES} bytes is answered 413 (too_large) before it is read, and a body not received within the server's --body-timeout 408 (body_timeout); both close the connection. A connection whose request headers do not arrive within --header-timeout is closed without an answer.")
+            "description": format!("Search and describe the files of one indexed data lake, and ask questions answered by the DS-STAR agent. Every route but /health needs `Authorization: Bearer TOKEN` when the server was started with --token (a browser instead opens /?token=TOKEN once: the answer sets an HttpOnly, SameSite=Strict cookie that stands for the header; the web UI's pages at / and /ui/… follow the same rule). Errors are {{\"error\": {{\"code\", \"message\"}}}}. On every route, a body declared larger than {MAX_BODY_BYTES} bytes is answered 413 (too_large) before it is read, and a body not received within the server's --body-timeout 408 (body_timeout); both close the connection. A connection whose request headers do not arrive within --header-timeout is closed without an answer.")
         },
         "components": {
             "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
@@ -117,6 +118,14 @@ pub fn spec() -> Value {
                         "vectors": {"type": ["object", "null"]}
                     }
                 },
+                "FileBrief": {
+                    "type": "object", "required": ["path", "format", "size", "state"],
+                    "properties": {
+                        "path": {"type": "string"}, "format": {"type": "string"},
+                        "size": {"type": "integer"}, "state": {"type": "string"},
+                        "time": {"type": "array", "description": "First and last day covered.", "items": {"type": "string"}}
+                    }
+                },
                 "Described": {
                     "type": "object", "required": ["path", "indexed", "stale", "size", "format", "state", "text"],
                     "properties": {
@@ -155,6 +164,22 @@ pub fn spec() -> Value {
                 "summary": "What the index holds: counts by format and state, errors, size, last run.",
                 "responses": {
                     "200": ok_json("The status.", json!({"$ref": "#/components/schemas/Status"})),
+                    "401": unauthorized,
+                    "503": error_response("No usable index (run `lakestar index`).")
+                }
+            }},
+            "/overview": {"get": {
+                "summary": "The lake at a glance: the status, files and bytes per format, the days the files cover, the collections, the largest files and a listing of the files (what the web UI's first page shows).",
+                "responses": {
+                    "200": ok_json("The overview.", json!({"type": "object", "required": ["status", "formats", "collections", "largest", "files"], "properties": {
+                        "status": {"$ref": "#/components/schemas/Status"},
+                        "formats": {"type": "array", "items": {"type": "object", "properties": {
+                            "format": {"type": "string"}, "files": {"type": "integer"}, "bytes": {"type": "integer"}}}},
+                        "time": {"type": ["object", "null"], "properties": {
+                            "start": {"type": "string"}, "end": {"type": "string"}, "files": {"type": "integer"}}},
+                        "collections": {"type": "array", "description": format!("At most {COLLECTIONS_LISTED}, most members first."), "items": {"type": "object"}},
+                        "largest": {"type": "array", "items": {"$ref": "#/components/schemas/FileBrief"}},
+                        "files": {"type": "array", "description": format!("At most {FILES_LISTED}, by path."), "items": {"$ref": "#/components/schemas/FileBrief"}}}})),
                     "401": unauthorized,
                     "503": error_response("No usable index (run `lakestar index`).")
                 }

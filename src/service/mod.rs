@@ -9,6 +9,7 @@
 
 pub mod ask;
 pub mod describe;
+pub mod overview;
 pub mod paths;
 pub mod rows;
 pub mod status;
@@ -19,6 +20,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, RwLock};
 
 pub use describe::Described;
+pub use overview::Overview;
 pub use rows::Rows;
 pub use status::Status;
 
@@ -168,6 +170,11 @@ impl Lake {
         Ok(status::status(&self.dir)?)
     }
 
+    /// The lake at a glance: formats, time span, collections, largest files, listing.
+    pub fn overview(&self) -> Result<Overview, ServiceError> {
+        Ok(overview::overview(&self.dir)?)
+    }
+
     /// The description of the indexed file at lake-relative `path` (confined to the
     /// lake: see [`paths::confine`]).
     pub fn describe(
@@ -278,6 +285,16 @@ mod tests {
             Err(ServiceError::Forbidden { .. })
         ));
         assert_eq!(l.status().unwrap().files, 2);
+        let o = l.overview().unwrap();
+        assert_eq!(o.formats.len(), 1);
+        assert_eq!(
+            (o.formats[0].format.as_str(), o.formats[0].files),
+            ("csv", 2)
+        );
+        let listed: Vec<&str> = o.files.iter().map(|f| f.path.as_str()).collect();
+        assert_eq!(listed, ["penguins.csv", "volcanoes.csv"]);
+        assert_eq!(o.largest.len(), 2);
+        assert!(o.largest[0].size >= o.largest[1].size);
         for (q, k) in [("", 3), ("x", 0), ("x", MAX_K + 1)] {
             let opts = SearchOptions {
                 k,

@@ -42,4 +42,5 @@ mod shared_lakes;
 mod table_loads;
 mod vectors;
 mod watch;
+mod web_ui;
 mod words_embedder;

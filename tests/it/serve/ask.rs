@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 /// A lake of one small CSV, indexed; returns (tempdir, lake, index).
-fn sales_lake() -> (tempfile::TempDir, PathBuf, PathBuf) {
+pub(crate) fn sales_lake() -> (tempfile::TempDir, PathBuf, PathBuf) {
     let tmp = tempfile::tempdir().unwrap();
     let lake = tmp.path().join("lake");
     std::fs::create_dir(&lake).unwrap();
@@ -24,7 +24,7 @@ fn sales_lake() -> (tempfile::TempDir, PathBuf, PathBuf) {
 }
 
 /// `lakestar serve` talking to `llm`, generated code run by the system python3.
-fn serve_with(llm: &ScriptedLlm, idx: &std::path::Path, extra: &[&str]) -> Server {
+pub(crate) fn serve_with(llm: &ScriptedLlm, idx: &std::path::Path, extra: &[&str]) -> Server {
     let mut cmd = lakestar();
     cmd.env("OPENAI_BASE_URL", llm.base_url())
         .env("OPENAI_API_KEY", "sk-test-secret")

@@ -2,7 +2,7 @@
 //! request lines (reqwest normalizes `..` and `%2e%2e` out of URLs before sending).
 
 pub(crate) mod api;
-mod ask;
+pub(crate) mod ask;
 mod limits;
 mod rows;
 
