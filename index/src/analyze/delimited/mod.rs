@@ -77,7 +77,8 @@ impl Analyzer for DelimitedAnalyzer {
         "delimited"
     }
     fn version(&self) -> u32 {
-        5
+        // 6: a lone line of prose is text, not a header without rows (detect).
+        6
     }
     fn analyze(&self, src: &Source, format: Format) -> Result<Content, AnalyzeError> {
         let enc = encoding::sniff(src.head());
@@ -295,8 +296,28 @@ pub(crate) fn extrapolate(t: &mut Table, ratio: f64, read: u64) {
 
 /// The delimiter of a delimited head, if it is one (used by format detection).
 pub(crate) fn sniff_delimiter(head: &[u8]) -> Option<u8> {
-    sniff::sniff(head, head.len() < 4096).map(|d| d.delimiter)
+    let d = sniff::sniff(head, head.len() < 4096)?.delimiter;
+    // A file of one line splits into "a header without rows" on any comma or
+    // semicolon; when a field of it is a run of words, it is a sentence (a one-line
+    // README), not a header.
+    let mut lines = head
+        .split(|&b| b == b'\n')
+        .filter(|l| !l.trim_ascii().is_empty());
+    if let (Some(only), None) = (lines.next(), lines.next()) {
+        let text = String::from_utf8_lossy(only);
+        if text
+            .split(char::from(d))
+            .any(|f| f.split_whitespace().count() >= PROSE_WORDS)
+        {
+            return None;
+        }
+    }
+    Some(d)
 }
+
+/// Words in one field from which a lone line reads as a sentence: header cells are
+/// names (`median household income`), not clauses.
+const PROSE_WORDS: usize = 6;
 
 fn delimiter_name(d: u8) -> &'static str {
     match d {

@@ -389,6 +389,17 @@ mod tests {
     }
 
     #[test]
+    fn a_lone_sentence_is_text_and_a_lone_header_a_table() {
+        let readme =
+            b"Wildfire incidents reported to the state fire agency; perimeters are not included.\n";
+        assert_eq!(detect(Path::new("README.txt"), readme, 100), Format::Text);
+        let notes = b"County population estimates and income, one file per state. Vintage 2022.\n";
+        assert_eq!(detect(Path::new("README"), notes, 100), Format::Text);
+        let header = b"state;median household income;population\n";
+        assert_eq!(detect(Path::new("empty.txt"), header, 100), Format::Csv);
+    }
+
+    #[test]
     fn content_beats_extension() {
         let png = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR";
         assert_eq!(detect(Path::new("x.csv"), png, 100), Format::Image);

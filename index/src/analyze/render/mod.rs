@@ -152,6 +152,16 @@ fn render_with(path: &str, load_path: Option<&str>, d: &Description, caps: Caps)
     s
 }
 
+/// `n` (with thousands separators) and the noun, singular for one: "1 line", "3,196
+/// words".
+pub(crate) fn counted(n: u64, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{} {noun}s", thousands(n))
+    }
+}
+
 fn plural(kind: &str, n: usize) -> String {
     if n == 1 {
         format!("1 {kind}")
@@ -352,12 +362,7 @@ fn json(s: &mut String, j: &JsonSummary, caps: Caps) {
 }
 
 fn text(s: &mut String, t: &TextSummary, caps: Caps) {
-    let _ = write!(
-        s,
-        ", {} lines, {} words",
-        thousands(t.lines),
-        thousands(t.words)
-    );
+    let _ = write!(s, ", {}, {}", counted(t.lines, "line"), counted(t.words, "word"));
     if t.truncated {
         s.push_str(" (first part read)");
     }

@@ -1,7 +1,7 @@
 //! The tabular parts of a rendering: a delimited table, a set of named tables, their
 //! column lines and the `load:` line.
 
-use super::{human_size, more, num, plural, thousands, Caps};
+use super::{counted, human_size, more, num, plural, thousands, Caps};
 use crate::analyze::{ColumnProfile, ColumnType, Table, TableSet};
 use std::fmt::Write;
 
@@ -67,13 +67,13 @@ pub(super) fn table(s: &mut String, path: Option<&str>, t: &Table, caps: Caps) {
     };
     let _ = writeln!(
         s,
-        ", {} rows × {} columns, {}, {}",
+        ", {} × {}, {}, {}",
         if t.rows_exact {
-            thousands(t.rows)
+            counted(t.rows, "row")
         } else {
-            format!("~{}", thousands(t.rows))
+            format!("~{}", counted(t.rows, "row"))
         },
-        t.columns.len(),
+        counted(t.columns.len() as u64, "column"),
         layout,
         if t.header {
             format!("header row {}", t.skipped_lines + 1)

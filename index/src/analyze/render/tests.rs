@@ -166,3 +166,9 @@ fn a_member_is_loaded_by_the_stream_path_or_not_at_all() {
     let text = render("both.zip", &d, RenderOptions::default());
     assert!(text.contains("a.csv") && !text.contains("load:"), "{text}");
 }
+
+#[test]
+fn one_is_singular() {
+    assert_eq!(super::counted(1, "line"), "1 line");
+    assert_eq!(super::counted(3196, "word"), "3,196 words");
+}
