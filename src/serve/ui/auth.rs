@@ -58,7 +58,11 @@ pub fn credential(req: &Request) -> Credential {
             }
             if let Some(token) = token {
                 let rest = rest.finish();
-                let path = req.uri().path();
+                // `//host/…` (or `/\host`) would send the browser to another site.
+                let path = match req.uri().path() {
+                    p if p.starts_with("//") || p.starts_with("/\\") => "/",
+                    p => p,
+                };
                 let location = if rest.is_empty() {
                     path.to_string()
                 } else {
@@ -165,6 +169,13 @@ mod tests {
         );
         let c = credential(&req("/?token=x", &[]));
         assert!(matches!(&c, Credential::Login { location, .. } if location == "/"));
+        for elsewhere in ["//evil.example/x?token=x", "/%5Cevil.example?token=x"] {
+            let c = credential(&req(elsewhere, &[]));
+            assert!(
+                matches!(&c, Credential::Login { location, .. } if location.starts_with('/') && !location.starts_with("//") && !location.contains("evil.example/x")),
+                "{elsewhere}"
+            );
+        }
         let cookie = format!("a=b; {COOKIE}={}; c=d", hex("t;k é"));
         let c = credential(&req("/", &[("cookie", &cookie)]));
         assert!(matches!(c, Credential::Cookie(t) if t == "t;k é"));

@@ -362,7 +362,12 @@ fn json(s: &mut String, j: &JsonSummary, caps: Caps) {
 }
 
 fn text(s: &mut String, t: &TextSummary, caps: Caps) {
-    let _ = write!(s, ", {}, {}", counted(t.lines, "line"), counted(t.words, "word"));
+    let _ = write!(
+        s,
+        ", {}, {}",
+        counted(t.lines, "line"),
+        counted(t.words, "word")
+    );
     if t.truncated {
         s.push_str(" (first part read)");
     }
