@@ -67,7 +67,6 @@ fn collection_line(c: &HitCollection, path: &str) -> String {
         .take(MEMBERS_SHOWN)
         .map(|m| match (dir, m.rsplit_once('/')) {
             (Some(d), Some((md, _))) if d == md => file_name(m),
-            (None, None) => m.as_str(),
             _ => m.as_str(),
         })
         .collect();

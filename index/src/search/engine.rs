@@ -437,6 +437,8 @@ impl Searcher {
     ) -> Result<Vec<Hit>> {
         let paths: Vec<String> = ranked.iter().map(|c| c.path.clone()).collect();
         let top = ranked.iter().map(|c| c.score).fold(0.0, f64::max);
+        // The question's words, analyzed once for every hit's label and marks.
+        let mut asked = super::QueryWords::new(query);
         let mut slots: Vec<Option<Candidate>> = ranked.into_iter().map(Some).collect();
         let mut hits: Vec<Hit> = Vec::with_capacity(k);
         let mut returned: HashSet<String> = HashSet::new();
@@ -514,14 +516,14 @@ impl Searcher {
                 .map(|d| crate::render(&c.path, d, crate::RenderOptions { max_bytes: 2048 }))
                 .unwrap_or_else(|| c.path.clone());
             let summary = text.lines().next().unwrap_or_default().to_string();
-            let (held, asked) = super::words::coverage(query, &text);
-            let covered = if asked == 0 {
+            let (held, of) = asked.coverage(&text);
+            let covered = if of == 0 {
                 0.0
             } else {
-                held as f64 / asked as f64
+                held as f64 / of as f64
             };
             hits.push(Hit {
-                words: super::matching_words(query, &format!("{}\n{summary}", c.path)),
+                words: asked.words(&format!("{}\n{summary}", c.path)),
                 summary,
                 format: c.row.format.as_str().to_string(),
                 reasons: c.evidence.reasons(&self.ranking),

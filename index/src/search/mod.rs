@@ -23,4 +23,4 @@ pub mod sync;
 pub mod text;
 mod words;
 
-pub use words::{matching_spans, matching_words};
+pub use words::{matching_spans, QueryWords};

@@ -196,64 +196,74 @@ fn is_boundary(prev: char, c: char, next: Option<char>) -> bool {
         || (prev.is_numeric() != c.is_numeric())
 }
 
-/// The byte ranges of `text` whose words match a word of `query` the way the text index
-/// matches them (identifiers split, lowercased, stop words out, stemmed): what a surface
-/// highlights, so that "burglaries" marks `Burglary` and `burglary_count`.
-pub fn matching_spans(query: &str, text: &str) -> Vec<std::ops::Range<usize>> {
-    let mut analyzer = words_analyzer();
-    let mut wanted = std::collections::HashSet::new();
-    {
-        let mut stream = analyzer.token_stream(query);
-        while stream.advance() {
-            wanted.insert(stream.token().text.clone());
-        }
-    }
-    let mut spans: Vec<std::ops::Range<usize>> = Vec::new();
-    if wanted.is_empty() {
-        return spans;
-    }
-    let mut stream = analyzer.token_stream(text);
-    while stream.advance() {
-        let t = stream.token();
-        if wanted.contains(&t.text) {
-            match spans.last_mut() {
-                Some(last) if last.end >= t.offset_from => last.end = last.end.max(t.offset_to),
-                _ => spans.push(t.offset_from..t.offset_to),
+/// A question's words as the text index keeps them (identifiers split, lowercased, stop
+/// words out, stemmed), read once, to look for in texts: what a surface highlights, so
+/// that "burglaries" marks `Burglary` and `burglary_count`, and how much of a question a
+/// description holds.
+pub struct QueryWords {
+    analyzer: TextAnalyzer,
+    wanted: std::collections::HashSet<String>,
+}
+
+impl QueryWords {
+    /// The words of `query`.
+    pub fn new(query: &str) -> QueryWords {
+        let mut analyzer = words_analyzer();
+        let mut wanted = std::collections::HashSet::new();
+        {
+            let mut stream = analyzer.token_stream(query);
+            while stream.advance() {
+                wanted.insert(stream.token().text.clone());
             }
         }
+        QueryWords { analyzer, wanted }
     }
-    spans
-}
 
-/// How many of the question's distinct words (as the text index keeps them: stop words
-/// out, stemmed) `text` holds, and how many there are.
-pub fn coverage(query: &str, text: &str) -> (usize, usize) {
-    let mut analyzer = words_analyzer();
-    let mut wanted = std::collections::HashSet::new();
-    {
-        let mut stream = analyzer.token_stream(query);
+    /// The byte ranges of `text` whose words are the question's (adjacent ones merged).
+    pub fn spans(&mut self, text: &str) -> Vec<std::ops::Range<usize>> {
+        let mut spans: Vec<std::ops::Range<usize>> = Vec::new();
+        if self.wanted.is_empty() {
+            return spans;
+        }
+        let mut stream = self.analyzer.token_stream(text);
         while stream.advance() {
-            wanted.insert(stream.token().text.clone());
+            let t = stream.token();
+            if self.wanted.contains(&t.text) {
+                match spans.last_mut() {
+                    Some(last) if last.end >= t.offset_from => last.end = last.end.max(t.offset_to),
+                    _ => spans.push(t.offset_from..t.offset_to),
+                }
+            }
         }
+        spans
     }
-    let total = wanted.len();
-    let mut stream = analyzer.token_stream(text);
-    while stream.advance() && !wanted.is_empty() {
-        wanted.remove(&stream.token().text);
+
+    /// The words of `text` that [`QueryWords::spans`] marks, each once, in order.
+    pub fn words(&mut self, text: &str) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        for r in self.spans(text) {
+            let w = &text[r];
+            if !out.iter().any(|o| o == w) {
+                out.push(w.to_string());
+            }
+        }
+        out
     }
-    (total - wanted.len(), total)
+
+    /// How many of the question's distinct words `text` holds, and how many there are.
+    pub fn coverage(&mut self, text: &str) -> (usize, usize) {
+        let mut missing = self.wanted.clone();
+        let mut stream = self.analyzer.token_stream(text);
+        while stream.advance() && !missing.is_empty() {
+            missing.remove(&stream.token().text);
+        }
+        (self.wanted.len() - missing.len(), self.wanted.len())
+    }
 }
 
-/// The words of `text` that [`matching_spans`] marks, each once, in order.
-pub fn matching_words(query: &str, text: &str) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    for r in matching_spans(query, text) {
-        let w = &text[r];
-        if !out.iter().any(|o| o == w) {
-            out.push(w.to_string());
-        }
-    }
-    out
+/// [`QueryWords::spans`] of `query` in `text`, for one text.
+pub fn matching_spans(query: &str, text: &str) -> Vec<std::ops::Range<usize>> {
+    QueryWords::new(query).spans(text)
 }
 
 #[cfg(test)]
@@ -268,14 +278,13 @@ mod tests {
         assert_eq!(marked, ["burglary", "Burglaries", "stationReadings"]);
         assert!(matching_spans("the of and", text).is_empty());
         assert_eq!(
-            matching_words("burglary", "Burglary, burglary, Burglary"),
+            QueryWords::new("burglary").words("Burglary, burglary, Burglary"),
             ["Burglary", "burglary"]
         );
-        assert_eq!(
-            coverage("thefts reported in 2021", "ridership_2021.csv"),
-            (1, 3)
-        );
-        assert_eq!(coverage("the of", "anything"), (0, 0));
+        let mut q = QueryWords::new("thefts reported in 2021");
+        assert_eq!(q.coverage("ridership_2021.csv"), (1, 3));
+        assert_eq!(q.coverage("thefts reported"), (2, 3));
+        assert_eq!(QueryWords::new("the of").coverage("anything"), (0, 0));
     }
 
     fn tokens(analyzer: &str, text: &str) -> Vec<String> {
