@@ -93,6 +93,7 @@ fn main() {
     println!("| files | data | first index | CPU | files/s | MB/s | no-change re-index | bare walk+stat (walkdir) | ratio | parallel crawl only | one changed file |");
     println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     let mut graphs = Vec::new();
+    let mut sizes_seen = Vec::new();
     for n in sizes {
         let (root, bytes) = lake(&dir, n);
         let idx = dir.join(format!("index-{n}"));
@@ -104,6 +105,7 @@ fn main() {
         if let Some(g) = graph_rebuild(&root, &idx, &opts) {
             graphs.push((n, first, first_cpu, g));
         }
+        sizes_seen.push((n, bytes, index_size(&idx)));
 
         let mut again = Vec::new();
         let mut walk = Vec::new();
@@ -155,6 +157,21 @@ fn main() {
             ms(one),
         );
     }
+    println!("\nIndex size on disk after the first index, by part (MB; catalog tables by SQLite's dbstat, each with its indexes):\n");
+    for (n, bytes, parts) in &sizes_seen {
+        let total: u64 = parts.iter().map(|p| p.1).sum();
+        let list: Vec<String> = parts
+            .iter()
+            .map(|(name, b)| format!("{name} {:.1}", *b as f64 / 1e6))
+            .collect();
+        println!(
+            "- {n} files: {:.1} MB for {:.1} MB of data ({:.2}×): {}",
+            total as f64 / 1e6,
+            *bytes as f64 / 1e6,
+            total as f64 / *bytes as f64,
+            list.join(", ")
+        );
+    }
     let s = |d: Duration| d.as_secs_f64();
     for (n, first, first_cpu, (points, wall, cpu)) in graphs {
         println!(
@@ -185,4 +202,48 @@ fn graph_rebuild(
         "{built:?}"
     );
     Some((points, wall, cpu))
+}
+
+/// Bytes of every file under `dir`.
+fn dir_bytes(dir: &Path) -> u64 {
+    walkdir::WalkDir::new(dir)
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_file())
+        .filter_map(|e| e.metadata().ok())
+        .map(|m| m.len())
+        .sum()
+}
+
+/// The index at `idx` by part: each catalog table with its indexes (dbstat pages), the
+/// catalog's free pages and write-ahead log, the text index, the vector graph.
+fn index_size(idx: &Path) -> Vec<(String, u64)> {
+    let db = idx.join("catalog.sqlite");
+    let conn =
+        rusqlite::Connection::open_with_flags(&db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+            .unwrap();
+    let mut parts: Vec<(String, u64)> = conn
+        .prepare(
+            "SELECT COALESCE(m.tbl_name, d.name), SUM(d.pgsize) FROM dbstat d
+             LEFT JOIN sqlite_master m ON m.name = d.name GROUP BY 1 ORDER BY 2 DESC",
+        )
+        .unwrap()
+        .query_map([], |r| {
+            Ok((
+                format!("catalog {}", r.get::<_, String>(0)?),
+                r.get::<_, i64>(1)? as u64,
+            ))
+        })
+        .unwrap()
+        .map(Result::unwrap)
+        .filter(|p| p.1 >= 1_000_000)
+        .collect();
+    let file = std::fs::metadata(&db).map_or(0, |m| m.len());
+    let listed: u64 = parts.iter().map(|p| p.1).sum();
+    parts.push(("catalog other".into(), file.saturating_sub(listed)));
+    let wal = std::fs::metadata(idx.join("catalog.sqlite-wal")).map_or(0, |m| m.len());
+    parts.push(("catalog WAL".into(), wal));
+    parts.push(("text".into(), dir_bytes(&idx.join("text"))));
+    parts.push(("vectors".into(), dir_bytes(&idx.join("vectors"))));
+    parts
 }

@@ -17,6 +17,7 @@
 mod varied;
 
 use lakestar_index::catalog::Catalog;
+use lakestar_index::compact::Code;
 use lakestar_index::indexer::NoProgress;
 use lakestar_index::search::ann::dist::{normalized, Flat};
 use lakestar_index::search::ann::graph::{Graph, GraphParams};
@@ -204,11 +205,11 @@ fn per_query<T>(qs: &[Vec<f32>], mut f: impl FnMut(&[f32]) -> T) -> (Vec<Duratio
 
 /// The distinct vectors of `v` (as the graph holds them), in a fixed pseudo-random
 /// order so that any prefix is a fair sample of the lake.
-fn distinct(v: Vec<Vec<f32>>) -> Vec<Vec<f32>> {
+fn distinct(v: Vec<Code>) -> Vec<Code> {
     let mut seen = std::collections::HashSet::new();
-    let mut out: Vec<Vec<f32>> = v
+    let mut out: Vec<Code> = v
         .into_iter()
-        .filter(|x| seen.insert(x.iter().map(|f| f.to_bits()).collect::<Vec<u32>>()))
+        .filter(|x| seen.insert(x.codes.clone()))
         .collect();
     fastrand::Rng::with_seed(11).shuffle(&mut out);
     out
@@ -288,8 +289,8 @@ fn main() {
         varied::run(embedder.as_ref(), n, &efs200, &grid);
     }
 
-    let mut smallest: Option<Vec<Vec<f32>>> = None;
-    let mut largest: Option<Vec<Vec<f32>>> = None;
+    let mut smallest: Option<Vec<Code>> = None;
+    let mut largest: Option<Vec<Code>> = None;
     let mut summary = Vec::new();
     for &n in &sizes {
         let root = lake(&dir, n);
@@ -421,7 +422,7 @@ fn main() {
             mean(&overlap)
         );
         summary.push((n, e10, e10_99, e200, g200, e2e));
-        let stored: Vec<Vec<f32>> = cat
+        let stored: Vec<Code> = cat
             .keyed_file_vectors(&emb)
             .unwrap()
             .into_iter()
@@ -436,9 +437,9 @@ fn main() {
     let (Some(vectors), Some(big)) = (smallest, largest) else {
         return;
     };
-    let refs: Vec<&[f32]> = vectors.iter().map(Vec::as_slice).collect();
+    let refs: Vec<&[i8]> = vectors.iter().map(|c| c.codes.as_slice()).collect();
     let mut flat = Flat::new(refs[0].len());
-    for v in &refs {
+    for v in &vectors {
         flat.push(v);
     }
     let truth10: Vec<Vec<(usize, f32)>> = qunit.iter().map(|q| flat.top(q, 10)).collect();
@@ -485,9 +486,9 @@ fn main() {
     }
     println!("\n|---:|---:|---:|---:|---:|---:|---:|");
     for size in CROSSOVER.into_iter().filter(|&s| s <= big.len()) {
-        let sub: Vec<&[f32]> = big[..size].iter().map(Vec::as_slice).collect();
+        let sub: Vec<&[i8]> = big[..size].iter().map(|c| c.codes.as_slice()).collect();
         let mut f = Flat::new(sub[0].len());
-        for v in &sub {
+        for v in &big[..size] {
             f.push(v);
         }
         let g = Graph::build(&sub, chosen);

@@ -10,9 +10,10 @@
 //! categorical value kept with probability 0.3. Deterministic per seed.
 
 use crate::{mean, ms, p50_p99, per_query, recall, time, time_cpu, CANDIDATES};
+use lakestar_index::compact::Code;
 use lakestar_index::embed::Embedder;
 use lakestar_index::search::ann;
-use lakestar_index::search::ann::dist::{normalized, Flat};
+use lakestar_index::search::ann::dist::{self, normalized, Flat};
 use lakestar_index::search::ann::graph::{Graph, GraphParams};
 use lakestar_index::search::doc;
 use lakestar_index::{describe, Source};
@@ -132,13 +133,19 @@ pub fn run(embedder: &dyn Embedder, n: usize, efs: &[usize], grid: &[(usize, usi
         .collect();
     // One point per distinct vector, as the graph holds them (ann::update), shuffled so
     // that any prefix is a fair sample.
+    // Points are codes, as the catalog stores them; distinct by their code.
     let mut seen = std::collections::HashSet::new();
-    let mut points: Vec<Vec<f32>> = vectors
+    let mut points: Vec<(Vec<f32>, Code)> = vectors
         .into_iter()
-        .filter(|v| seen.insert(v.iter().map(|f| f.to_bits()).collect::<Vec<u32>>()))
+        .map(|v| {
+            let c = Code::new(&v);
+            (normalized(&v), c)
+        })
+        .filter(|(_, c)| seen.insert(c.codes.clone()))
         .collect();
     fastrand::Rng::with_seed(11).shuffle(&mut points);
-    let refs: Vec<&[f32]> = points.iter().map(Vec::as_slice).collect();
+    let codes: Vec<&Code> = points.iter().map(|p| &p.1).collect();
+    let refs: Vec<&[i8]> = codes.iter().map(|c| c.codes.as_slice()).collect();
     let dim = refs[0].len();
     println!(
         "### Varied set: {n} texts recombined from {} real files ({} distinct vectors, dim {dim}, embedded in {:.1} s), {} questions\n",
@@ -147,9 +154,28 @@ pub fn run(embedder: &dyn Embedder, n: usize, efs: &[usize], grid: &[(usize, usi
         t_embed.as_secs_f64(),
         qunit.len()
     );
-    let flat = flat_of(&refs);
+    let flat = flat_of(&codes);
     let (lat, truth) = per_query(&qunit, |q| flat.top(q, CANDIDATES));
     crate::print_neighbour_similarity(&truth);
+    // What the codes cost before any graph: exact search over them against exact search
+    // over the f32 vectors they were made from.
+    let (f32_lat, f32_truth) = per_query(&qunit, |q| {
+        let mut s: Vec<(usize, f32)> = points
+            .iter()
+            .map(|p| dist::dot(q, &p.0))
+            .enumerate()
+            .collect();
+        s.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        s.truncate(CANDIDATES);
+        s
+    });
+    println!(
+        "exact over codes against exact over f32: recall@{CANDIDATES} {:.4}, recall@10 {:.4}; p50 {} (codes) against {} (f32, unsorted scan + sort)\n",
+        mean_recall(&f32_truth, &truth, CANDIDATES),
+        mean_recall(&f32_truth, &truth, 10),
+        ms(p50_p99(lat.clone()).0),
+        ms(p50_p99(f32_lat).0)
+    );
     println!("| M | ef_construction | build | build CPU | ef | p50 | p99 | recall@{CANDIDATES} | recall@10 |");
     println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     let (p50, p99) = p50_p99(lat);
@@ -196,7 +222,7 @@ pub fn run(embedder: &dyn Embedder, n: usize, efs: &[usize], grid: &[(usize, usi
         .filter(|&s| s < refs.len())
     {
         let sub = &refs[..size];
-        let f = flat_of(sub);
+        let f = flat_of(&codes[..size]);
         let g = Graph::build(sub, params);
         let (lat, truth) = per_query(&qunit, |q| f.top(q, CANDIDATES));
         let (glat, got) = per_query(&qunit, |q| g.search(q, CANDIDATES, ef));
@@ -211,10 +237,10 @@ pub fn run(embedder: &dyn Embedder, n: usize, efs: &[usize], grid: &[(usize, usi
     println!();
 }
 
-fn flat_of(vectors: &[&[f32]]) -> Flat {
-    let mut f = Flat::new(vectors[0].len());
-    for v in vectors {
-        f.push(v);
+fn flat_of(codes: &[&Code]) -> Flat {
+    let mut f = Flat::new(codes[0].dim());
+    for c in codes {
+        f.push(c);
     }
     f
 }

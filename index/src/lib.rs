@@ -10,6 +10,7 @@
 pub mod analyze;
 pub mod catalog;
 pub mod collect;
+pub mod compact;
 pub mod companion;
 pub mod crawl;
 pub mod embed;

@@ -117,6 +117,10 @@ pub(crate) fn run_search(a: SearchArgs) -> Result<bool> {
     } else {
         super::hits::print(&a.query, &hits)?;
     }
+    // The process ends here: the OS takes the searcher's memory back at once, where
+    // dropping it frees a large index's graph point by point (a sixth of a 100k-file
+    // search's time).
+    std::mem::forget(lake);
     Ok(!hits.is_empty())
 }
 

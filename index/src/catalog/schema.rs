@@ -130,6 +130,7 @@ pub(super) fn init_or_check(conn: &mut Connection, dir: &Path, lake: &Path) -> R
         conn.execute_batch(super::llm_descriptions::SCHEMA)?;
         super::companions::create_in_existing(conn)?;
         super::collections::rederive_if_older(conn)?;
+        super::vectors::compact_older(conn)?;
         return Ok(());
     }
     let tx = conn.transaction()?;
@@ -146,8 +147,9 @@ pub(super) fn init_or_check(conn: &mut Connection, dir: &Path, lake: &Path) -> R
         ],
     )?;
     tx.commit()?;
-    // Records the current grouping rule (there is nothing yet to regroup).
+    // Records the current grouping rule and vector encoding (nothing to redo yet).
     super::collections::rederive_if_older(conn)?;
+    super::vectors::compact_older(conn)?;
     Ok(())
 }
 

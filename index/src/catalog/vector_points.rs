@@ -7,6 +7,7 @@
 
 use super::vectors::from_blob;
 use super::{Catalog, Hash};
+use crate::compact::Code;
 use crate::error::Result;
 use rusqlite::params;
 
@@ -30,8 +31,8 @@ pub struct KeyedVector {
     pub hash: Hash,
     /// Analyzer key of its description.
     pub analyzer: String,
-    /// The vector, as stored.
-    pub vector: Vec<f32>,
+    /// The vector, as stored: its direction's code.
+    pub vector: Code,
 }
 
 /// The graph's members that no longer hold their file's current description.
@@ -123,7 +124,7 @@ impl Catalog {
 
     /// Vectors by `embedder` of the files the graph does not hold as they are now:
     /// (path, vector), in path order.
-    pub fn graph_delta(&self, embedder: &str) -> Result<Vec<(String, Vec<f32>)>> {
+    pub fn graph_delta(&self, embedder: &str) -> Result<Vec<(String, Code)>> {
         let mut stmt = self
             .conn
             .prepare(&format!("SELECT f.path, e.vector {DELTA} ORDER BY f.path"))?;

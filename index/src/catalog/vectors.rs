@@ -2,19 +2,78 @@
 //! the embeddings of descriptions per embedder.
 
 use super::{Catalog, Hash};
+use crate::compact::Code;
 use crate::error::Result;
 use rusqlite::{params, OptionalExtension};
 
-/// Encode a vector as little-endian f32 bytes.
+/// A vector as stored: its compact code ([`Code::to_blob`]).
 fn to_blob(v: &[f32]) -> Vec<u8> {
-    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+    Code::new(v).to_blob()
 }
 
-/// Decode little-endian f32 bytes (a trailing partial value is ignored).
-pub(super) fn from_blob(b: &[u8]) -> Vec<f32> {
-    b.chunks_exact(4)
-        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect()
+/// A stored vector's code; a blob that is not one reads as the empty code, which no
+/// search compares with anything (its dimension is no embedder's).
+pub(super) fn from_blob(b: &[u8]) -> Code {
+    Code::from_blob(b).unwrap_or(Code {
+        scale: 0.0,
+        codes: Vec::new(),
+    })
+}
+
+/// Catalog meta key recording how `embeddings.vector` is encoded.
+pub(super) const ENCODING_META: &str = "vector_encoding";
+/// The encoding written now: [`Code`] blobs.
+const ENCODING: &str = "code-i8";
+
+/// Rewrite the f32 vectors of an older catalog as codes, once (meta [`ENCODING_META`]),
+/// and give the space back: at 512 dimensions an f32 vector did not fit its row and took
+/// an overflow page of its own, so this shrinks such a catalog by most of its size.
+/// Reading old blobs works either way ([`Code::from_blob`]); this is only for the size.
+pub(super) fn compact_older(conn: &mut rusqlite::Connection) -> Result<()> {
+    let recorded: Option<String> = conn
+        .query_row(
+            "SELECT value FROM meta WHERE key = ?1",
+            [ENCODING_META],
+            |r| r.get(0),
+        )
+        .optional()?;
+    if recorded.as_deref() == Some(ENCODING) {
+        return Ok(());
+    }
+    let tx = conn.transaction()?;
+    let mut rewritten = 0usize;
+    {
+        let mut old = tx.prepare(
+            "SELECT hash, analyzer, embedder, vector FROM embeddings WHERE length(vector) % 4 = 0",
+        )?;
+        let mut put = tx.prepare(
+            "UPDATE embeddings SET vector = ?4 WHERE hash = ?1 AND analyzer = ?2 AND embedder = ?3",
+        )?;
+        let mut rows = old.query([])?;
+        while let Some(r) = rows.next()? {
+            let (h, a, e, v): (Vec<u8>, String, String, Vec<u8>) =
+                (r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?);
+            put.execute(params![h, a, e, from_blob(&v).to_blob()])?;
+            rewritten += 1;
+        }
+    }
+    tx.execute(
+        "INSERT OR REPLACE INTO meta(key, value) VALUES (?1, ?2)",
+        params![ENCODING_META, ENCODING],
+    )?;
+    tx.commit()?;
+    if rewritten > 0 {
+        // The freed pages would be reused by later writes; a catalog that just lost most
+        // of its size should also be that much smaller on disk. Failing that (no room for
+        // the copy VACUUM writes) costs only the size.
+        if let Err(e) = conn.execute_batch("VACUUM") {
+            tracing::warn!(
+                "stored vectors rewritten compactly, but the catalog could not be vacuumed: {e}"
+            );
+        }
+        tracing::info!(rewritten, "stored vectors rewritten as codes");
+    }
+    Ok(())
 }
 
 impl Catalog {
@@ -124,8 +183,8 @@ impl Catalog {
         Ok(())
     }
 
-    /// Every file's vector by `embedder`: (path, vector), in path order.
-    pub fn file_vectors(&self, embedder: &str) -> Result<Vec<(String, Vec<f32>)>> {
+    /// Every file's vector by `embedder`: (path, code of its direction), in path order.
+    pub fn file_vectors(&self, embedder: &str) -> Result<Vec<(String, Code)>> {
         let mut stmt = self.conn.prepare(
             "SELECT f.path, e.vector FROM files f
              JOIN embeddings e ON e.hash = f.hash AND e.analyzer = f.analyzer AND e.embedder = ?1
@@ -143,8 +202,48 @@ mod tests {
     use super::*;
 
     #[test]
-    fn blobs_round_trip() {
+    fn an_older_catalog_s_f32_vectors_are_rewritten_as_codes_once() {
+        let d = tempfile::tempdir().unwrap();
+        let (idx, lake) = (d.path().join("idx"), d.path().join("lake"));
+        std::fs::create_dir_all(&lake).unwrap();
+        let v: Vec<f32> = (0..512).map(|i| (i as f32 * 0.1).sin()).collect();
+        let f32_blob: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
+        {
+            let cat = Catalog::open_writer(&idx, &lake).unwrap();
+            // As a catalog of the previous version holds it: f32 bytes, no encoding meta.
+            cat.conn
+                .execute(
+                    "INSERT INTO embeddings(hash, analyzer, embedder, vector) VALUES (?1, 'a@1', 'e', ?2)",
+                    params![vec![7u8; 32], f32_blob],
+                )
+                .unwrap();
+            cat.conn
+                .execute("DELETE FROM meta WHERE key = ?1", [ENCODING_META])
+                .unwrap();
+        }
+        let stored = |cat: &Catalog| -> Vec<u8> {
+            cat.conn
+                .query_row("SELECT vector FROM embeddings", [], |r| r.get(0))
+                .unwrap()
+        };
+        let reader = Catalog::open_reader(&idx).unwrap();
+        assert_eq!(stored(&reader).len(), 2048, "a reader changes nothing");
+        assert_eq!(
+            from_blob(&stored(&reader)),
+            Code::new(&v),
+            "and reads it as a code"
+        );
+        let cat = Catalog::open_writer(&idx, &lake).unwrap();
+        let blob = stored(&cat);
+        assert_eq!(blob.len(), 517);
+        assert_eq!(Code::from_blob(&blob), Some(Code::new(&v)));
+        assert_eq!(cat.meta(ENCODING_META).unwrap().as_deref(), Some(ENCODING));
+    }
+
+    #[test]
+    fn blobs_round_trip_as_codes() {
         let v = vec![0.5f32, -1.25, 3.0];
-        assert_eq!(from_blob(&to_blob(&v)), v);
+        assert_eq!(from_blob(&to_blob(&v)), Code::new(&v));
+        assert_eq!(from_blob(&[1, 2]).dim(), 0);
     }
 }

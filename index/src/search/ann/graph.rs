@@ -7,7 +7,8 @@
 //! Loading checks the digests first, because hnsw_rs's reader asserts (and in places
 //! exits the process) on malformed input: it only ever sees bytes this module wrote.
 
-use super::dist::{normalized, UnitDot};
+use super::dist::CodeCosine;
+use crate::compact::{dot_f32_i8, dot_i8, Code};
 use hnsw_rs::api::AnnT;
 use hnsw_rs::hnsw::Hnsw;
 use hnsw_rs::hnswio::HnswIo;
@@ -23,7 +24,8 @@ const BASENAME: &str = "ann";
 /// The manifest's file name inside a generation.
 const MANIFEST: &str = "manifest.json";
 /// Version of the generation layout; a generation of another version is rebuilt.
-const LAYOUT: u32 = 1;
+/// 2: points are codes ([`Code`]), not f32 vectors.
+const LAYOUT: u32 = 2;
 /// hnsw_rs can dump only graphs made with its maximum number of layers.
 const MAX_LAYER: usize = 16;
 
@@ -78,14 +80,14 @@ self_cell::self_cell!(
     }
 );
 
-type ReloadedHnsw<'a> = Hnsw<'a, f32, UnitDot>;
+type ReloadedHnsw<'a> = Hnsw<'a, i8, CodeCosine>;
 
 enum Inner {
-    Built(Box<Hnsw<'static, f32, UnitDot>>),
+    Built(Box<Hnsw<'static, i8, CodeCosine>>),
     Reloaded(Reloaded),
 }
 
-/// An HNSW graph over unit vectors; point ids are 0..len.
+/// An HNSW graph over the codes of unit vectors; point ids are 0..len.
 pub struct Graph {
     inner: Inner,
     points: usize,
@@ -102,23 +104,23 @@ impl std::fmt::Debug for Graph {
 }
 
 impl Graph {
-    /// Build a graph over `vectors` (normalized here; point id = position), inserting in
-    /// parallel. Every vector must have the same dimension.
-    pub fn build(vectors: &[&[f32]], params: GraphParams) -> Graph {
-        let dim = vectors.first().map_or(0, |v| v.len());
-        let unit: Vec<Vec<f32>> = vectors.iter().map(|v| normalized(v)).collect();
-        let hnsw = Hnsw::<f32, UnitDot>::new(
+    /// Build a graph over `codes` (point id = position), inserting in parallel. Every
+    /// code must have the same dimension.
+    pub fn build(codes: &[&[i8]], params: GraphParams) -> Graph {
+        let dim = codes.first().map_or(0, |v| v.len());
+        let hnsw = Hnsw::<i8, CodeCosine>::new(
             params.m.clamp(2, 255),
-            unit.len().max(1),
+            codes.len().max(1),
             MAX_LAYER,
             params.ef_construction.max(params.m),
-            UnitDot,
+            CodeCosine,
         );
-        let items: Vec<(&Vec<f32>, usize)> = unit.iter().zip(0..).collect();
+        let owned: Vec<Vec<i8>> = codes.iter().map(|c| c.to_vec()).collect();
+        let items: Vec<(&Vec<i8>, usize)> = owned.iter().zip(0..).collect();
         hnsw.parallel_insert(&items);
         Graph {
             inner: Inner::Built(Box::new(hnsw)),
-            points: unit.len(),
+            points: codes.len(),
             dim,
         }
     }
@@ -140,19 +142,40 @@ impl Graph {
 
     /// About the `k` points nearest the unit vector `q`, searching `ef` candidates:
     /// (point id, similarity), best first. Empty when `q` has another dimension.
+    ///
+    /// The graph is walked with `q`'s code; the points found are then rescored with `q`
+    /// itself, so only the point's rounding remains in the similarity returned.
     pub fn search(&self, q: &[f32], k: usize, ef: usize) -> Vec<(usize, f32)> {
         if q.len() != self.dim || k == 0 || self.points == 0 {
             return Vec::new();
         }
         let ef = ef.max(k);
-        let found = match &self.inner {
-            Inner::Built(h) => h.search(q, k, ef),
-            Inner::Reloaded(r) => r.with_dependent(|_, h| h.search(q, k, ef)),
+        let code = Code::new(q).codes;
+        let rescore = |h: &Hnsw<'_, i8, CodeCosine>| -> Vec<(usize, f32)> {
+            h.search(&code, k, ef)
+                .into_iter()
+                .map(|n| {
+                    let sim = match h.get_point_indexation().get_point_data(&n.p_id) {
+                        Some(p) => {
+                            let norm = (dot_i8(&p, &p) as f32).sqrt();
+                            if norm > 0.0 {
+                                dot_f32_i8(q, &p) / norm
+                            } else {
+                                0.0
+                            }
+                        }
+                        None => 1.0 - n.distance,
+                    };
+                    (n.d_id, sim)
+                })
+                .collect()
         };
+        let mut found = match &self.inner {
+            Inner::Built(h) => rescore(h),
+            Inner::Reloaded(r) => r.with_dependent(|_, h| rescore(h)),
+        };
+        found.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
         found
-            .into_iter()
-            .map(|n| (n.d_id, 1.0 - n.distance))
-            .collect()
     }
 
     /// Write the graph into `dir` (which must exist and be empty) with fsynced files; the
@@ -197,7 +220,7 @@ impl Graph {
         // should one fire anyway, it costs the graph (exact search takes over), not the
         // process.
         let loaded = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            Reloaded::try_new(io, |io| io.load_hnsw_with_dist(UnitDot))
+            Reloaded::try_new(io, |io| io.load_hnsw_with_dist(CodeCosine))
         }))
         .map_err(|_| "hnsw_rs panicked while loading".to_string())?
         .map_err(|e| format!("hnsw_rs could not load it: {e}"))?;
@@ -235,7 +258,7 @@ fn manifest(generation: u64, embedder: &str, graph: &Graph, params: GraphParams)
         layout: LAYOUT,
         generation,
         embedder: embedder.to_string(),
-        distance: std::any::type_name::<UnitDot>().to_string(),
+        distance: std::any::type_name::<CodeCosine>().to_string(),
         dim: graph.dim,
         points: graph.points,
         params,
@@ -291,7 +314,7 @@ pub fn looks_complete(index_dir: &Path, g: u64, embedder: &str) -> bool {
     m.layout == LAYOUT
         && m.generation == g
         && m.embedder == embedder
-        && m.distance == std::any::type_name::<UnitDot>()
+        && m.distance == std::any::type_name::<CodeCosine>()
         && m.files
             .iter()
             .all(|f| std::fs::metadata(dir.join(&f.name)).is_ok_and(|md| md.len() == f.bytes))
@@ -306,7 +329,8 @@ pub fn open_generation(
     points: usize,
 ) -> Result<Graph, String> {
     let m = read_manifest(index_dir, g).ok_or("no readable manifest")?;
-    if m.layout != LAYOUT || m.generation != g || m.distance != std::any::type_name::<UnitDot>() {
+    if m.layout != LAYOUT || m.generation != g || m.distance != std::any::type_name::<CodeCosine>()
+    {
         return Err("a generation of another layout".into());
     }
     if m.embedder != embedder || m.points != points {
@@ -354,6 +378,7 @@ pub fn remove_other_generations(index_dir: &Path, keep: Option<u64>) -> io::Resu
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::search::ann::dist::normalized;
 
     /// Deterministic pseudo-random unit-ish vectors.
     pub(crate) fn vectors(n: usize, dim: usize, seed: u64) -> Vec<Vec<f32>> {
@@ -368,7 +393,11 @@ mod tests {
         ef_construction: 32,
     };
 
-    fn refs(v: &[Vec<f32>]) -> Vec<&[f32]> {
+    fn codes(v: &[Vec<f32>]) -> Vec<Vec<i8>> {
+        v.iter().map(|v| Code::new(v).codes).collect()
+    }
+
+    fn refs(v: &[Vec<i8>]) -> Vec<&[i8]> {
         v.iter().map(Vec::as_slice).collect()
     }
 
@@ -377,7 +406,7 @@ mod tests {
         let mut v = vec![vec![0.25f32; 16]; 40];
         v.extend(vec![vec![0.0f32; 16]; 10]);
         v.extend(vectors(50, 16, 1));
-        let g = Graph::build(&refs(&v), PARAMS);
+        let g = Graph::build(&refs(&codes(&v)), PARAMS);
         assert_eq!(g.len(), 100);
         let hits = g.search(&normalized(&[0.25; 16]), 5, 32);
         assert_eq!(hits.len(), 5);
@@ -394,7 +423,7 @@ mod tests {
     fn a_written_generation_reloads_and_answers_like_the_built_graph() {
         let d = tempfile::tempdir().unwrap();
         let v = vectors(300, 24, 7);
-        let g = Graph::build(&refs(&v), PARAMS);
+        let g = Graph::build(&refs(&codes(&v)), PARAMS);
         let m = write_generation(d.path(), 3, "emb", &g, PARAMS).unwrap();
         assert_eq!((m.points, m.dim, m.generation), (300, 24, 3));
         assert!(looks_complete(d.path(), 3, "emb"));
@@ -417,7 +446,7 @@ mod tests {
     fn corrupt_truncated_or_missing_files_are_refused_not_loaded() {
         let d = tempfile::tempdir().unwrap();
         let v = vectors(100, 8, 3);
-        let g = Graph::build(&refs(&v), PARAMS);
+        let g = Graph::build(&refs(&codes(&v)), PARAMS);
         write_generation(d.path(), 1, "emb", &g, PARAMS).unwrap();
         let data = generation_dir(d.path(), 1).join("ann.hnsw.data");
         let mut bytes = std::fs::read(&data).unwrap();

@@ -178,11 +178,12 @@ pub fn status(cat: &Catalog, dir: &Path, embedder: &str) -> Result<VectorStatus>
     })
 }
 
-/// The dimension most of `vectors` have (all of them, unless the embedder misbehaved).
-fn common_dim<'a>(vectors: impl Iterator<Item = &'a [f32]>) -> usize {
+/// The dimension most vectors have (all of them, unless the embedder misbehaved), from
+/// their dimensions.
+fn common_dim(dims: impl Iterator<Item = usize>) -> usize {
     let mut counts: std::collections::HashMap<usize, usize> = Default::default();
-    for v in vectors {
-        *counts.entry(v.len()).or_default() += 1;
+    for d in dims {
+        *counts.entry(d).or_default() += 1;
     }
     counts
         .into_iter()

@@ -5,6 +5,7 @@ use super::dist::{self, Flat};
 use super::graph::{self, Graph};
 use super::{common_dim, exact_below, GraphMeta, VectorMeta, EF_SEARCH};
 use crate::catalog::Catalog;
+use crate::compact::Code;
 use crate::error::Result;
 use std::path::Path;
 use std::sync::Arc;
@@ -51,8 +52,8 @@ impl std::fmt::Debug for VectorIndex {
     }
 }
 
-/// Exact search over `rows` (path, vector): rows of dimension `dim` kept.
-fn flat_of(rows: Vec<(String, Vec<f32>)>, dim: usize) -> (Vec<String>, Flat) {
+/// Exact search over `rows` (path, code): rows of dimension `dim` kept.
+fn flat_of(rows: Vec<(String, Code)>, dim: usize) -> (Vec<String>, Flat) {
     let mut flat = Flat::new(dim);
     let mut paths = Vec::with_capacity(rows.len());
     for (p, v) in rows {
@@ -130,7 +131,7 @@ impl VectorIndex {
     /// Exact search over every stored vector by `embedder`.
     pub fn open_exact(cat: &Catalog, embedder: &str) -> Result<VectorIndex> {
         let rows = cat.file_vectors(embedder)?;
-        let dim = common_dim(rows.iter().map(|(_, v)| v.as_slice()));
+        let dim = common_dim(rows.iter().map(|(_, v)| v.dim()));
         let (paths, flat) = flat_of(rows, dim);
         Ok(VectorIndex {
             backing: Backing::Exact { paths, flat },

@@ -197,8 +197,8 @@ fn rebuild(
     let highest = graph::remove_other_generations(dir, keep).map_err(io)?;
     let next = highest.max(meta.graph.as_ref().map_or(0, |g| g.generation)) + 1;
     let mut rows = cat.keyed_file_vectors(embedder)?;
-    let dim = common_dim(rows.iter().map(|r| r.vector.as_slice()));
-    rows.retain(|r| r.vector.len() == dim);
+    let dim = common_dim(rows.iter().map(|r| r.vector.dim()));
+    rows.retain(|r| r.vector.dim() == dim);
     let params = GraphParams {
         m: M,
         ef_construction: EF_CONSTRUCTION,
@@ -206,16 +206,16 @@ fn rebuild(
     // One point per distinct vector (HNSW degrades on duplicates; identical vectors
     // are common among same-schema siblings): the catalog maps each file to its point.
     let mut ids: HashMap<[u8; 32], u64> = HashMap::new();
-    let mut points: Vec<&[f32]> = Vec::new();
+    let mut points: Vec<&[i8]> = Vec::new();
     let mut members: Vec<(u64, &KeyedVector)> = Vec::with_capacity(rows.len());
     let mut bytes = Vec::new();
     for r in &rows {
         bytes.clear();
-        bytes.extend(r.vector.iter().flat_map(|x| x.to_le_bytes()));
+        bytes.extend(r.vector.codes.iter().map(|&c| c as u8));
         let id = *ids
             .entry(*blake3::hash(&bytes).as_bytes())
             .or_insert_with(|| {
-                points.push(&r.vector);
+                points.push(&r.vector.codes);
                 points.len() as u64 - 1
             });
         members.push((id, r));
