@@ -25,7 +25,7 @@ pub mod watch;
 
 pub use analyze::{describe, render, Description, Format, RenderOptions, Source};
 pub use catalog::{Catalog, FileRow, FileState};
-pub use error::{Error, InternalError, Result, UserError};
+pub use error::{DecodeError, Error, InternalError, Result, UserError};
 pub use indexer::{index, IndexOptions, IndexReport, Progress};
 
 /// Now, in milliseconds since the Unix epoch.
