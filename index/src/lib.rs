@@ -21,6 +21,7 @@ pub mod models;
 pub mod preview;
 pub mod search;
 pub mod synth;
+pub(crate) mod text_util;
 pub mod watch;
 
 pub use analyze::{describe, render, Description, Format, RenderOptions, Source};
