@@ -114,12 +114,12 @@ pub enum UserError {
         known: String,
     },
     /// The operating system refused to watch the lake.
-    #[error("cannot watch {}: {reason}; if a limit was reached, raise it (Linux: sysctl fs.inotify.max_user_watches / max_user_instances), or run `lakestar index` when the lake changes", path.display())]
+    #[error("cannot watch {}: {source}; if a limit was reached, raise it (Linux: sysctl fs.inotify.max_user_watches / max_user_instances), or run `lakestar index` when the lake changes", path.display())]
     Watch {
         /// The lake.
         path: PathBuf,
         /// What the watcher said.
-        reason: String,
+        source: notify::Error,
     },
     /// A search's path glob is too long or malformed.
     #[error(transparent)]
@@ -181,6 +181,14 @@ pub enum InternalError {
     /// The embedder failed; its message says what to do.
     #[error(transparent)]
     Embed(#[from] EmbedError),
+    /// The indexing threads could not be started.
+    #[error("cannot start {jobs} indexing threads: {source}; pass a smaller --jobs")]
+    ThreadPool {
+        /// Threads asked for.
+        jobs: usize,
+        /// rayon's error.
+        source: rayon::ThreadPoolBuildError,
+    },
     /// A worker thread died.
     #[error("indexing worker failed: {0}")]
     Worker(String),

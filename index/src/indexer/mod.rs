@@ -222,7 +222,7 @@ impl Indexer {
             .num_threads(jobs)
             .thread_name(|i| format!("lakestar-index-{i}"))
             .build()
-            .map_err(|e| InternalError::Worker(e.to_string()))?;
+            .map_err(|source| InternalError::ThreadPool { jobs, source })?;
         Ok(Indexer {
             lake,
             index_dir,
