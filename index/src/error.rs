@@ -5,7 +5,13 @@
 //! [`InternalError`] is a fault of the machine or of lakestar itself (SQLite, I/O on the
 //! index). Per-file problems met while indexing a lake are *not* errors of this kind: they
 //! are recorded on the file's catalog row and the run goes on.
+//!
+//! Errors of the parts (the text index, the embedder, a stored value's decoder) are kept
+//! as the [`source`](std::error::Error::source) of the variant that wraps them, not
+//! flattened into strings.
 
+use crate::embed::EmbedError;
+use crate::search::text::TextIndexError;
 use std::path::PathBuf;
 
 /// Result alias of the indexer library.
@@ -80,9 +86,13 @@ pub enum UserError {
     /// A model could not be installed, found or distilled.
     #[error(transparent)]
     Model(crate::models::ModelError),
-    /// The embedder asked for cannot be built (bad spec, missing model files).
+    /// The embedder asked for cannot be built (bad spec, options or model name).
     #[error("cannot use that embedder: {0}")]
     BadEmbedder(String),
+    /// The embedder asked for was found but cannot be loaded or reached (its model
+    /// files, its server).
+    #[error("cannot use that embedder: {0}")]
+    UnusableEmbedder(#[source] EmbedError),
     /// A ranking override (a `LAKESTAR_*` tuning variable) is not a usable value.
     #[error("{variable}={value:?} is not {expected}; fix or unset that environment variable")]
     BadRanking {
@@ -104,12 +114,12 @@ pub enum UserError {
         known: String,
     },
     /// The operating system refused to watch the lake.
-    #[error("cannot watch {}: {reason}; if a limit was reached, raise it (Linux: sysctl fs.inotify.max_user_watches / max_user_instances), or run `lakestar index` when the lake changes", path.display())]
+    #[error("cannot watch {}: {source}; if a limit was reached, raise it (Linux: sysctl fs.inotify.max_user_watches / max_user_instances), or run `lakestar index` when the lake changes", path.display())]
     Watch {
         /// The lake.
         path: PathBuf,
         /// What the watcher said.
-        reason: String,
+        source: notify::Error,
     },
     /// A search's path glob is too long or malformed.
     #[error(transparent)]
@@ -122,6 +132,10 @@ pub enum UserError {
         /// The I/O error.
         source: std::io::Error,
     },
+    /// The full-text index is being written by another process, or was written by
+    /// another version ([`TextIndexError::is_user_error`]); its message says what to do.
+    #[error(transparent)]
+    TextIndex(TextIndexError),
 }
 
 /// Faults of the machine or of lakestar itself.
@@ -138,17 +152,60 @@ pub enum InternalError {
         /// The I/O error.
         source: std::io::Error,
     },
-    /// A stored description could not be decoded.
-    #[error(
-        "corrupt description blob in the catalog: {0}; re-index with `lakestar index --rebuild`"
-    )]
-    CorruptBlob(String),
-    /// The full-text index or the embedder failed.
-    #[error("search index error: {0}")]
-    Search(String),
+    /// A value stored in the catalog could not be decoded when read: the index is damaged.
+    #[error("corrupt {what} in the catalog: {source}; re-index with `lakestar index --rebuild`")]
+    CorruptBlob {
+        /// What was being read ("description", "collection", …).
+        what: &'static str,
+        /// Why it did not decode.
+        source: DecodeError,
+    },
+    /// A meta key every index records is missing: the index is damaged.
+    #[error("the catalog records no {key}; re-index with `lakestar index --rebuild`")]
+    MissingMeta {
+        /// The meta key.
+        key: &'static str,
+    },
+    /// A value could not be serialised to be stored. Every stored type serialises, so
+    /// this is a bug of lakestar, not a damaged index.
+    #[error("cannot serialise {what} for the catalog: {source}; this is a bug in lakestar, please report it")]
+    Serialize {
+        /// What was being written.
+        what: &'static str,
+        /// serde_json's error.
+        source: serde_json::Error,
+    },
+    /// The full-text index failed; its message says what to do.
+    #[error(transparent)]
+    TextIndex(TextIndexError),
+    /// The embedder failed; its message says what to do.
+    #[error(transparent)]
+    Embed(#[from] EmbedError),
+    /// The indexing threads could not be started.
+    #[error("cannot start {jobs} indexing threads: {source}; pass a smaller --jobs")]
+    ThreadPool {
+        /// Threads asked for.
+        jobs: usize,
+        /// rayon's error.
+        source: rayon::ThreadPoolBuildError,
+    },
     /// A worker thread died.
     #[error("indexing worker failed: {0}")]
     Worker(String),
+}
+
+/// Why a stored value could not be decoded.
+#[derive(Debug, thiserror::Error)]
+pub enum DecodeError {
+    /// Decompressing failed (zstd reports through `io::Error`).
+    #[error("zstd: {0}")]
+    Zstd(#[from] std::io::Error),
+    /// The decompressed bytes are not UTF-8.
+    #[error("not UTF-8: {0}")]
+    Utf8(#[from] std::string::FromUtf8Error),
+    /// The JSON does not decode into the stored type.
+    #[error("JSON: {0}")]
+    Json(#[from] serde_json::Error),
 }
 
 impl From<rusqlite::Error> for Error {
@@ -166,8 +223,97 @@ impl Error {
         })
     }
 
+    /// A stored `what` that did not decode when read.
+    pub(crate) fn corrupt(what: &'static str, source: impl Into<DecodeError>) -> Self {
+        Error::Internal(InternalError::CorruptBlob {
+            what,
+            source: source.into(),
+        })
+    }
+
+    /// A `what` that did not serialise to be stored.
+    pub(crate) fn serialize(what: &'static str, source: serde_json::Error) -> Self {
+        Error::Internal(InternalError::Serialize { what, source })
+    }
+
     /// True when the user can fix it (exit code 2 at the CLI rather than 1).
     pub fn is_user_error(&self) -> bool {
         matches!(self, Error::User(_))
+    }
+}
+
+impl From<TextIndexError> for Error {
+    /// A busy or other-version text index is the user's to fix, like the catalog's own
+    /// lock and format; the rest is internal.
+    fn from(e: TextIndexError) -> Self {
+        if e.is_user_error() {
+            Error::User(UserError::TextIndex(e))
+        } else {
+            Error::Internal(InternalError::TextIndex(e))
+        }
+    }
+}
+
+impl From<EmbedError> for Error {
+    fn from(e: EmbedError) -> Self {
+        Error::Internal(InternalError::Embed(e))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::error::Error as _;
+
+    #[test]
+    fn a_text_index_error_keeps_tantivys_error_as_its_source() {
+        let e = Error::from(TextIndexError::Read {
+            dir: "/i/text".into(),
+            source: tantivy::TantivyError::InvalidArgument("bad segment".into()),
+        });
+        assert!(!e.is_user_error());
+        assert!(e.to_string().contains("re-run `lakestar index`"), "{e}");
+        let source = e.source().expect("a source");
+        assert!(source.is::<tantivy::TantivyError>(), "{source:?}");
+
+        let locked = Error::from(TextIndexError::Locked {
+            dir: "/i/text".into(),
+        });
+        assert!(locked.is_user_error(), "{locked}");
+    }
+
+    #[test]
+    fn a_blob_that_does_not_decode_keeps_the_decoders_error_and_says_to_rebuild() {
+        let json = serde_json::from_str::<u32>("{").unwrap_err();
+        let e = Error::corrupt("collection", json);
+        let msg = e.to_string();
+        assert!(
+            msg.starts_with("corrupt collection in the catalog: JSON: "),
+            "{msg}"
+        );
+        assert!(msg.contains("lakestar index --rebuild"), "{msg}");
+        let source = e.source().expect("a source");
+        assert!(matches!(
+            source.downcast_ref::<DecodeError>(),
+            Some(DecodeError::Json(_))
+        ));
+        assert!(source
+            .source()
+            .expect("the decoder's")
+            .is::<serde_json::Error>());
+    }
+
+    #[test]
+    fn a_value_that_does_not_serialise_is_a_bug_not_a_damaged_index() {
+        // JSON objects need string keys.
+        let map = std::collections::HashMap::from([((1, 2), 3)]);
+        let e = Error::serialize("walk options", serde_json::to_string(&map).unwrap_err());
+        let msg = e.to_string();
+        assert!(msg.contains("bug in lakestar"), "{msg}");
+        assert!(
+            !msg.contains("corrupt") && !msg.contains("rebuild"),
+            "{msg}"
+        );
+        assert!(e.source().expect("a source").is::<serde_json::Error>());
     }
 }

@@ -22,11 +22,12 @@ pub mod models;
 pub mod preview;
 pub mod search;
 pub mod synth;
+pub(crate) mod text_util;
 pub mod watch;
 
 pub use analyze::{describe, render, Description, Format, RenderOptions, Source};
 pub use catalog::{Catalog, FileRow, FileState};
-pub use error::{Error, InternalError, Result, UserError};
+pub use error::{DecodeError, Error, InternalError, Result, UserError};
 pub use indexer::{index, IndexOptions, IndexReport, Progress};
 
 /// Now, in milliseconds since the Unix epoch.

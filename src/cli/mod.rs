@@ -205,7 +205,9 @@ fn report(e: &anyhow::Error) -> i32 {
     const ERROR: anstyle::Style = anstyle::Style::new()
         .bold()
         .fg_color(Some(anstyle::Color::Ansi(anstyle::AnsiColor::Red)));
-    anstream::eprintln!("{ERROR}error:{ERROR:#} {e:#}");
+    // Errors that keep their source also quote it; each cause is printed once.
+    let text = crate::agent::llm::error_chain(e.as_ref());
+    anstream::eprintln!("{ERROR}error:{ERROR:#} {text}");
     let user = e.is::<UsageError>()
         || e.downcast_ref::<crate::agent::AgentError>()
             .is_some_and(crate::agent::AgentError::is_user_error)

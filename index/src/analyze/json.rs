@@ -3,6 +3,7 @@
 
 use super::dates::{self, Day};
 use super::{AnalyzeError, Analyzer, Content, Format, Source};
+use crate::text_util::cut_chars;
 use foldhash::{HashMap, HashSet};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -126,14 +127,7 @@ fn type_name(v: &Value) -> &'static str {
 }
 
 fn scalar_text(v: &Value) -> String {
-    let s = v.to_string();
-    if s.chars().count() <= VALUE_MAX_CHARS {
-        s
-    } else {
-        let mut t: String = s.chars().take(VALUE_MAX_CHARS - 1).collect();
-        t.push('…');
-        t
-    }
+    cut_chars(&v.to_string(), VALUE_MAX_CHARS)
 }
 
 impl Walker {

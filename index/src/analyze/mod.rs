@@ -140,17 +140,6 @@ pub trait Analyzer: Sync {
     fn analyze(&self, src: &Source, format: Format) -> Result<Content, AnalyzeError>;
 }
 
-/// `s` cut to at most `n` characters, an ellipsis marking the cut.
-pub(crate) fn cut_chars(s: &str, n: usize) -> String {
-    if s.chars().count() <= n {
-        s.to_string()
-    } else {
-        let mut t: String = s.chars().take(n.saturating_sub(1)).collect();
-        t.push('…');
-        t
-    }
-}
-
 /// Whitespace runs (newlines in wrapped cells) as single spaces.
 pub(crate) fn collapse(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")

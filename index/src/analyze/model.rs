@@ -41,7 +41,7 @@ impl Keep {
     /// `s` as kept.
     pub(crate) fn cell(&self, s: &str) -> String {
         match self.cell_chars {
-            Some(n) => super::cut_chars(s, n),
+            Some(n) => crate::text_util::cut_chars(s, n),
             None => s.to_string(),
         }
     }

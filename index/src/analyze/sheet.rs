@@ -9,9 +9,10 @@
 
 mod load;
 
+use super::collapse;
 use super::model::{Keep, NamedTable, TableBuilder};
 use super::profile::{value_type, ColumnType};
-use super::{collapse, cut_chars};
+use crate::text_util::{cut_bytes, cut_chars};
 
 /// Non-empty rows examined when looking for the header.
 const SCAN_ROWS: usize = 30;
@@ -102,7 +103,7 @@ impl Grid {
         if !self.keeping {
             return;
         }
-        let text = cut_bytes(text, MAX_CELL_BYTES);
+        let text = cut_bytes(text, MAX_CELL_BYTES, "");
         self.kept_bytes += text.len() + std::mem::size_of::<GridCell>();
         if self.kept_bytes > MAX_KEPT_BYTES {
             // Drop the partly kept row: profiles see whole rows only.
@@ -308,17 +309,6 @@ pub(crate) fn col_letters(col: u32) -> String {
 /// A1 notation of a 0-based (row, column).
 pub(crate) fn a1(row: u32, col: u32) -> String {
     format!("{}{}", col_letters(col), u64::from(row) + 1)
-}
-
-fn cut_bytes(mut s: String, max: usize) -> String {
-    if s.len() > max {
-        let mut end = max;
-        while !s.is_char_boundary(end) {
-            end -= 1;
-        }
-        s.truncate(end);
-    }
-    s
 }
 
 #[cfg(test)]

@@ -12,6 +12,7 @@ mod open;
 
 use super::model::{Keep, NamedTable, TableBuilder, TableSet};
 use super::{AnalyzeError, Analyzer, Content, Format, Source};
+use crate::text_util::take_chars;
 use open::{check_header, open, start_budget};
 use rusqlite::types::ValueRef;
 use rusqlite::Connection;
@@ -329,16 +330,7 @@ fn profile(
                 ValueRef::Null => String::new(),
                 ValueRef::Integer(n) => n.to_string(),
                 ValueRef::Real(x) => float(x),
-                ValueRef::Text(t) => {
-                    let s = String::from_utf8_lossy(t);
-                    if s.chars().count() > CELL_CHARS_MAX {
-                        let mut s: String = s.chars().take(CELL_CHARS_MAX).collect();
-                        s.push('…');
-                        s
-                    } else {
-                        s.into_owned()
-                    }
-                }
+                ValueRef::Text(t) => take_chars(&String::from_utf8_lossy(t), CELL_CHARS_MAX),
                 ValueRef::Blob(x) => format!("<{}-byte blob>", x.len()),
             };
         }

@@ -1,6 +1,7 @@
 //! Markdown and plain text: size, outline of headings, tables and a leading excerpt.
 
 use super::{encoding, terms, AnalyzeError, Analyzer, Content, Format, Source};
+use crate::text_util::cut_chars;
 use pulldown_cmark::{Event, HeadingLevel, Options, Parser, Tag, TagEnd};
 use serde::{Deserialize, Serialize};
 
@@ -142,11 +143,7 @@ fn excerpt<'a>(lines: impl Iterator<Item = &'a str>) -> String {
         }
         out.push_str(l);
     }
-    if out.chars().count() > EXCERPT_CHARS {
-        out = out.chars().take(EXCERPT_CHARS - 1).collect();
-        out.push('…');
-    }
-    out
+    cut_chars(&out, EXCERPT_CHARS)
 }
 
 fn level(l: HeadingLevel) -> u8 {

@@ -4,7 +4,7 @@
 use super::companions::folder_of;
 use super::Catalog;
 use crate::collect::{self, Collection};
-use crate::error::{InternalError, Result};
+use crate::error::{Error, Result};
 use rusqlite::{params, OptionalExtension};
 use std::collections::{BTreeSet, HashMap};
 
@@ -64,7 +64,7 @@ fn entry_and_collection(
 }
 
 fn decode(detail: &str) -> Result<Collection> {
-    serde_json::from_str(detail).map_err(|e| InternalError::CorruptBlob(e.to_string()).into())
+    serde_json::from_str(detail).map_err(|e| Error::corrupt("collection", e))
 }
 
 impl Catalog {
@@ -117,8 +117,8 @@ impl Catalog {
                     rows.into_iter().unzip();
                 let mut now: HashMap<String, (String, Option<String>)> = HashMap::new();
                 for (c, members) in collect::group(&entries) {
-                    let detail = serde_json::to_string(&c)
-                        .map_err(|e| InternalError::CorruptBlob(e.to_string()))?;
+                    let detail =
+                        serde_json::to_string(&c).map_err(|e| Error::serialize("collection", e))?;
                     insert.execute(params![
                         c.id,
                         c.template,

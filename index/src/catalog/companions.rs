@@ -6,7 +6,7 @@
 use super::{Catalog, FileRow, FILE_COLUMNS};
 use crate::analyze::Description;
 use crate::companion::{self, lookup::LookupLink, Companion, Link};
-use crate::error::{InternalError, Result};
+use crate::error::{Error, Result};
 use rusqlite::{params, OptionalExtension};
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 
@@ -64,7 +64,7 @@ fn missing_table(e: &rusqlite::Error) -> bool {
 }
 
 fn columns_from(json: &str) -> Result<Vec<companion::DocColumn>> {
-    serde_json::from_str(json).map_err(|e| InternalError::CorruptBlob(e.to_string()).into())
+    serde_json::from_str(json).map_err(|e| Error::corrupt("companion columns", e))
 }
 
 impl Catalog {
@@ -226,9 +226,7 @@ impl Catalog {
             path,
         )?
         .iter()
-        .map(|j| {
-            serde_json::from_str(j).map_err(|e| InternalError::CorruptBlob(e.to_string()).into())
-        })
+        .map(|j| serde_json::from_str(j).map_err(|e| Error::corrupt("lookup link", e)))
         .collect()
     }
 
@@ -267,7 +265,7 @@ impl Catalog {
                 .iter()
                 .map(serde_json::to_string)
                 .collect::<std::result::Result<_, _>>()
-                .map_err(|e| InternalError::CorruptBlob(e.to_string()))?;
+                .map_err(|e| Error::serialize("lookup link", e))?;
             let mut new: Vec<(String, String)> = links
                 .iter()
                 .zip(&jsons)
@@ -394,7 +392,7 @@ impl Catalog {
             let mut affected: Vec<(String, Option<String>, Option<String>)> = Vec::new();
             for l in links {
                 let cols = serde_json::to_string(&l.columns)
-                    .map_err(|e| InternalError::CorruptBlob(e.to_string()))?;
+                    .map_err(|e| Error::serialize("companion columns", e))?;
                 insert.execute(params![l.data, l.doc, folder, cols])?;
                 let before = old.remove(&l.data);
                 let same = before

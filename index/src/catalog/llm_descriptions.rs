@@ -6,7 +6,7 @@
 //! format-version bump), and a reader of a catalog without it sees no LLM description.
 
 use super::{Catalog, Hash};
-use crate::error::{InternalError, Result};
+use crate::error::{Error, Result};
 use rusqlite::{params, OptionalExtension};
 
 /// Created when a writer opens the catalog.
@@ -94,9 +94,9 @@ impl Catalog {
             Some(b) => Some(
                 String::from_utf8(
                     zstd::decode_all(b.as_slice())
-                        .map_err(|e| InternalError::CorruptBlob(e.to_string()))?,
+                        .map_err(|e| Error::corrupt("LLM description", e))?,
                 )
-                .map_err(|e| InternalError::CorruptBlob(e.to_string()))?,
+                .map_err(|e| Error::corrupt("LLM description", e))?,
             ),
             None => None,
         };
@@ -118,10 +118,9 @@ impl Catalog {
         d: &LlmDescription,
     ) -> Result<()> {
         let blob = match &d.text {
-            Some(t) => Some(
-                zstd::encode_all(t.as_bytes(), 3)
-                    .map_err(|e| InternalError::CorruptBlob(e.to_string()))?,
-            ),
+            Some(t) => {
+                Some(zstd::encode_all(t.as_bytes(), 3).map_err(|e| Error::io(&self.dir, e))?)
+            }
             None => None,
         };
         self.conn.execute(
@@ -229,5 +228,31 @@ mod tests {
         let cat = Catalog::open_writer(dir.path(), dir.path()).unwrap();
         cat.put_llm_description(&[1u8; 32], "m", "p", &stored(Some("t"), None))
             .unwrap();
+    }
+
+    #[test]
+    fn a_damaged_text_is_a_corrupt_blob_with_the_decoders_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let cat = Catalog::open_writer(dir.path(), dir.path()).unwrap();
+        let h = [1u8; 32];
+        cat.put_llm_description(&h, "m", "p", &stored(Some("t"), None))
+            .unwrap();
+        cat.conn
+            .execute("UPDATE llm_descriptions SET text = x'00010203'", [])
+            .unwrap();
+        let e = cat.llm_description(&h, "m", "p").unwrap_err();
+        assert!(
+            matches!(
+                &e,
+                crate::Error::Internal(crate::InternalError::CorruptBlob {
+                    what: "LLM description",
+                    source: crate::DecodeError::Zstd(_),
+                })
+            ),
+            "{e:?}"
+        );
+        assert!(e.to_string().contains("lakestar index --rebuild"), "{e}");
+        let source = std::error::Error::source(&e).expect("a source");
+        assert!(source.source().expect("zstd's").is::<std::io::Error>());
     }
 }

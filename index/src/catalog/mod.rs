@@ -314,7 +314,7 @@ impl Catalog {
     pub fn lake_root(&self) -> Result<PathBuf> {
         self.meta("lake_root")?
             .map(PathBuf::from)
-            .ok_or_else(|| InternalError::CorruptBlob("index has no lake_root".into()).into())
+            .ok_or_else(|| InternalError::MissingMeta { key: "lake_root" }.into())
     }
 
     /// Every file row, by path.
@@ -390,18 +390,15 @@ impl Catalog {
         // of a first index (every description is decoded again for search).
         let mut slot = self.decompressor.borrow_mut();
         if slot.is_none() {
-            *slot = Some(
-                zstd::bulk::Decompressor::new()
-                    .map_err(|e| InternalError::CorruptBlob(e.to_string()))?,
-            );
+            *slot = Some(zstd::bulk::Decompressor::new().map_err(|e| Error::io(&self.dir, e))?);
         }
         let d = slot.as_mut().expect("set above");
         let json = d
             .decompress(&blob, (raw_len.max(0) as usize).max(1))
-            .map_err(|e| InternalError::CorruptBlob(e.to_string()))?;
+            .map_err(|e| Error::corrupt("description", e))?;
         serde_json::from_slice(&json)
             .map(Some)
-            .map_err(|e| InternalError::CorruptBlob(e.to_string()).into())
+            .map_err(|e| Error::corrupt("description", e))
     }
 
     /// Apply a batch of changes in one transaction.
@@ -468,7 +465,7 @@ impl Catalog {
                         if let (Some(d), Some(h), Some(a)) = (description, &row.hash, &row.analyzer)
                         {
                             let json = serde_json::to_vec(d)
-                                .map_err(|e| InternalError::CorruptBlob(e.to_string()))?;
+                                .map_err(|e| Error::serialize("description", e))?;
                             let blob = compressor
                                 .compress(&json)
                                 .map_err(|e| Error::io(&self.dir, e))?;

@@ -32,6 +32,7 @@ mod tests;
 pub use relink::relink;
 
 use crate::analyze::{ColumnProfile, Content, Description};
+use crate::text_util::cut_chars;
 use serde::{Deserialize, Serialize};
 
 /// Documentation files larger than this are not read: a format description or a data
@@ -139,12 +140,10 @@ fn meanings(columns: &[DocColumn]) -> Option<String> {
     if parts.is_empty() {
         return None;
     }
-    let mut s = format!("column meanings: {}", parts.join("; "));
-    if s.chars().count() > MEANINGS_MAX_CHARS {
-        s = s.chars().take(MEANINGS_MAX_CHARS - 1).collect();
-        s.push('…');
-    }
-    Some(s)
+    Some(cut_chars(
+        &format!("column meanings: {}", parts.join("; ")),
+        MEANINGS_MAX_CHARS,
+    ))
 }
 
 /// `call` with its `names=[…]` argument set to `names` (added before the closing

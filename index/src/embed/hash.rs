@@ -5,6 +5,7 @@
 use rayon::prelude::*;
 
 use super::{l2_normalize, EmbedError, Embedder};
+use crate::text_util::lowercase_words;
 
 /// Version of the hashing scheme; part of [`HashEmbedder::id`]. Bump it with any change
 /// to the words, features, hashing or weights below, and re-pin the values in the test
@@ -193,7 +194,7 @@ fn feature_hash(tag: u8, text: &str) -> u64 {
 
 /// The text's words (step 1 of the scheme) minus stop words (step 2).
 pub(crate) fn content_words(text: &str) -> Vec<String> {
-    let all = words(text);
+    let all = lowercase_words(text);
     let content: Vec<String> = all
         .iter()
         .filter(|w| STOPWORDS.binary_search(&w.as_str()).is_err())
@@ -204,54 +205,6 @@ pub(crate) fn content_words(text: &str) -> Vec<String> {
     } else {
         content
     }
-}
-
-/// Splits text into lowercase words: runs of letters and digits, cut at camelCase and
-/// letter–digit boundaries.
-fn words(text: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let chars: Vec<char> = text.chars().collect();
-    let mut start = None;
-    for i in 0..=chars.len() {
-        let c = chars.get(i).copied();
-        match (start, c) {
-            (None, Some(c)) if c.is_alphanumeric() => start = Some(i),
-            (Some(s), Some(c)) if c.is_alphanumeric() => {
-                if is_boundary(&chars, i) {
-                    push_word(&mut out, &chars[s..i]);
-                    start = Some(i);
-                }
-            }
-            (Some(s), _) => {
-                push_word(&mut out, &chars[s..i]);
-                start = None;
-            }
-            (None, _) => {}
-        }
-    }
-    out
-}
-
-/// Whether a word boundary falls between `chars[i - 1]` and `chars[i]` (both
-/// alphanumeric).
-fn is_boundary(chars: &[char], i: usize) -> bool {
-    let (prev, cur) = (chars[i - 1], chars[i]);
-    // Letter–digit in either direction: pm25 → pm 25, 3d → 3 d.
-    if prev.is_numeric() != cur.is_numeric() {
-        return true;
-    }
-    // camelCase: gdpPer → gdp Per.
-    if prev.is_lowercase() && cur.is_uppercase() {
-        return true;
-    }
-    // An acronym followed by a word: HTMLTable → HTML Table.
-    prev.is_uppercase()
-        && cur.is_uppercase()
-        && chars.get(i + 1).is_some_and(|next| next.is_lowercase())
-}
-
-fn push_word(out: &mut Vec<String>, chars: &[char]) {
-    out.push(chars.iter().flat_map(|c| c.to_lowercase()).collect());
 }
 
 #[cfg(test)]
@@ -269,16 +222,7 @@ mod tests {
     }
 
     #[test]
-    fn identifiers_split_like_prose() {
-        assert_eq!(words("gdp_pc_ppp.csv"), ["gdp", "pc", "ppp", "csv"]);
-        assert_eq!(words("GDP per capita PPP"), ["gdp", "per", "capita", "ppp"]);
-        assert_eq!(words("gdpPerCapita"), ["gdp", "per", "capita"]);
-        assert_eq!(
-            words("HTMLTable/pm25-x86"),
-            ["html", "table", "pm", "25", "x", "86"]
-        );
-        assert_eq!(words("  --  "), Vec::<String>::new());
-        assert_eq!(words("Straße_Größe"), ["straße", "größe"]);
+    fn function_words_are_dropped_unless_they_are_all() {
         assert_eq!(
             content_words("the GDP of France"),
             ["gdp", "france"],

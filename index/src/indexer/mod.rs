@@ -101,7 +101,7 @@ pub fn recorded_walk(index_dir: &Path) -> Result<Option<WalkOptions>> {
     };
     serde_json::from_str(&json)
         .map(Some)
-        .map_err(|e| InternalError::CorruptBlob(format!("{WALK_META}: {e}")).into())
+        .map_err(|e| Error::corrupt("walk options (meta `walk_options`)", e))
 }
 
 /// What an index run did. Serialized as the `index --json` contract: these integer
@@ -222,7 +222,7 @@ impl Indexer {
             .num_threads(jobs)
             .thread_name(|i| format!("lakestar-index-{i}"))
             .build()
-            .map_err(|e| InternalError::Worker(e.to_string()))?;
+            .map_err(|source| InternalError::ThreadPool { jobs, source })?;
         Ok(Indexer {
             lake,
             index_dir,

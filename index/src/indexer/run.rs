@@ -7,7 +7,7 @@ use super::{IndexReport, Indexer, Progress};
 use crate::catalog::{Catalog, Change, FileRow, Hash, Known};
 use crate::crawl::links::Containment;
 use crate::crawl::Crawl;
-use crate::error::{InternalError, Result};
+use crate::error::{Error, Result};
 use crate::search::sync::SyncReport;
 use rayon::prelude::*;
 use std::collections::HashMap;
@@ -228,14 +228,13 @@ impl Indexer {
         };
         self.catalog.set_meta(
             super::WALK_META,
-            &serde_json::to_string(&walk).map_err(|e| InternalError::CorruptBlob(e.to_string()))?,
+            &serde_json::to_string(&walk).map_err(|e| Error::serialize("walk options", e))?,
         )?;
         self.catalog
             .set_meta("last_index_finished_at", &crate::now_ms().to_string())?;
         self.catalog.set_meta(
             "last_index_report",
-            &serde_json::to_string(&report)
-                .map_err(|e| InternalError::CorruptBlob(e.to_string()))?,
+            &serde_json::to_string(&report).map_err(|e| Error::serialize("index report", e))?,
         )?;
         progress.finish();
         Ok(report)

@@ -109,17 +109,16 @@ impl EmbedderSpec {
     /// Build the embedder.
     pub fn build(&self) -> Result<Box<dyn Embedder>> {
         let bad = |e: String| UserError::BadEmbedder(e);
+        let unusable = UserError::UnusableEmbedder;
         Ok(match self {
             EmbedderSpec::Hash => Box::new(HashEmbedder::default()),
             EmbedderSpec::Model2Vec(dir) => {
-                Box::new(Model2VecEmbedder::load(dir).map_err(|e| bad(e.to_string()))?)
+                Box::new(Model2VecEmbedder::load(dir).map_err(unusable)?)
             }
-            EmbedderSpec::Bert(dir) => {
-                Box::new(BertEmbedder::load(dir).map_err(|e| bad(e.to_string()))?)
-            }
+            EmbedderSpec::Bert(dir) => Box::new(BertEmbedder::load(dir).map_err(unusable)?),
             EmbedderSpec::Words(dir) => {
                 let opts = words_options().map_err(bad)?;
-                Box::new(WordsEmbedder::load_with(dir, &opts).map_err(|e| bad(e.to_string()))?)
+                Box::new(WordsEmbedder::load_with(dir, &opts).map_err(unusable)?)
             }
             // HTTP embedders learn their dimension from a first request: the id recorded
             // in the index must carry it.
@@ -128,14 +127,13 @@ impl EmbedderSpec {
                 model,
                 api_key,
             } => {
-                let e = OpenAiEmbedder::new(base_url, model, api_key.clone())
-                    .map_err(|e| bad(e.to_string()))?;
-                e.probe().map_err(|e| bad(e.to_string()))?;
+                let e = OpenAiEmbedder::new(base_url, model, api_key.clone()).map_err(unusable)?;
+                e.probe().map_err(unusable)?;
                 Box::new(e)
             }
             EmbedderSpec::Ollama { base_url, model } => {
-                let e = OllamaEmbedder::new(base_url, model).map_err(|e| bad(e.to_string()))?;
-                e.probe().map_err(|e| bad(e.to_string()))?;
+                let e = OllamaEmbedder::new(base_url, model).map_err(unusable)?;
+                e.probe().map_err(unusable)?;
                 Box::new(e)
             }
         })

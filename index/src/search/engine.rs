@@ -17,7 +17,7 @@ use crate::catalog::Catalog;
 use crate::collect::Collection;
 use crate::companion::Companion;
 use crate::embed::Embedder;
-use crate::error::{InternalError, Result, UserError};
+use crate::error::{Result, UserError};
 use serde::Serialize;
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -124,10 +124,6 @@ pub struct Searcher {
     ranking: RankingConfig,
 }
 
-fn search_err(e: impl std::fmt::Display) -> crate::Error {
-    InternalError::Search(e.to_string()).into()
-}
-
 /// A candidate with what ranking and output need of it.
 struct Candidate {
     path: String,
@@ -198,9 +194,7 @@ impl Searcher {
             }
             .into());
         }
-        let text = TextIndex::open(&text_dir)
-            .map_err(search_err)?
-            .with_boosts(&ranking.boosts);
+        let text = TextIndex::open(&text_dir)?.with_boosts(&ranking.boosts);
         let vectors = match previous {
             Some(v) => v.reopen(&catalog, dir, &embedder.id())?,
             None => VectorIndex::open(&catalog, dir, &embedder.id())?,
@@ -298,15 +292,12 @@ impl Searcher {
     fn retrieve(&self, query: &str) -> Result<HashMap<String, Evidence>> {
         let cfg = &self.ranking;
         let mut found: HashMap<String, Evidence> = HashMap::new();
-        let text = self
-            .text
-            .search(query, cfg.candidates)
-            .map_err(search_err)?;
+        let text = self.text.search(query, cfg.candidates)?;
         for (rank, hit) in text.into_iter().enumerate() {
             let fields = hit.fields.into_iter().map(String::from).collect();
             found.entry(hit.path).or_default().text = Some((rank, fields));
         }
-        let q = self.embedder.embed(&[query]).map_err(search_err)?;
+        let q = self.embedder.embed(&[query])?;
         if let Some(q) = q.into_iter().next() {
             let nearest = self.vectors.nearest(&q, cfg.candidates);
             for (rank, (path, sim)) in nearest.into_iter().enumerate() {
@@ -402,7 +393,7 @@ impl Searcher {
                 e.1 |= n.column;
             }
         }
-        let files = self.text.len().map_err(search_err)?;
+        let files = self.text.len()?;
         let whole = candidates.len() as u64 >= files;
         let n = files.max(candidates.len() as u64).max(1);
         df.into_iter()
@@ -411,7 +402,7 @@ impl Searcher {
                 // name's rarest identifier is an upper bound (`portfolio` counts the file
                 // with a `Portfolio Weight` column too).
                 let lake = if column && !whole {
-                    self.text.name_doc_freq(key).map_err(search_err)?
+                    self.text.name_doc_freq(key)?
                 } else {
                     0
                 };

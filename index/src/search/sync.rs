@@ -11,7 +11,7 @@ use super::text::{TextDoc, TextIndex};
 use crate::analyze::Description;
 use crate::catalog::{Catalog, FileRow, Hash};
 use crate::embed::Embedder;
-use crate::error::{InternalError, Result};
+use crate::error::Result;
 use rayon::prelude::*;
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
@@ -44,10 +44,6 @@ pub struct SyncReport {
     pub removed: usize,
     /// Descriptions embedded.
     pub embedded: usize,
-}
-
-fn search_err(e: impl std::fmt::Display) -> crate::Error {
-    InternalError::Search(e.to_string()).into()
 }
 
 /// The text-index document of a catalog row and its description, with the line its
@@ -104,8 +100,7 @@ fn embed_and_store(
     let vectors: Vec<Vec<f32>> = refs
         .par_chunks(EMBED_BATCH)
         .map(|c| embedder.embed(c))
-        .collect::<std::result::Result<Vec<_>, _>>()
-        .map_err(search_err)?
+        .collect::<std::result::Result<Vec<_>, _>>()?
         .into_iter()
         .flatten()
         .collect();
@@ -174,7 +169,7 @@ pub fn sync_with(
 
     let text = match text {
         Some(t) => t,
-        None => text.insert(TextIndex::open(&text_dir).map_err(search_err)?),
+        None => text.insert(TextIndex::open(&text_dir)?),
     };
     // Collection id → the line its members' documents carry.
     let mut sibling_text: HashMap<String, Option<String>> = HashMap::new();
@@ -223,7 +218,7 @@ pub fn sync_with(
             ));
         }
         report.embedded += embed_and_store(cat, embedder, &id, to_embed)?;
-        text.update(&upserts, &removed).map_err(search_err)?;
+        text.update(&upserts, &removed)?;
         cat.clear_search_dirty(chunk)?;
         report.documents += upserts.len();
         report.removed += removed.len();

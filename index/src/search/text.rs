@@ -141,6 +141,16 @@ pub enum TextIndexError {
     },
 }
 
+impl TextIndexError {
+    /// True for what the user can fix: another writer, or an index of another version.
+    pub fn is_user_error(&self) -> bool {
+        matches!(
+            self,
+            TextIndexError::Locked { .. } | TextIndexError::SchemaMismatch { .. }
+        )
+    }
+}
+
 /// The schema's fields.
 #[derive(Clone, Copy)]
 struct Fields {

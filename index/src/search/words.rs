@@ -5,6 +5,7 @@
 //! their words, the same way for documents and queries, is what lets the two meet. The
 //! analyzers built here are registered on the index under [`WORDS`] and [`IDENT`].
 
+use crate::text_util::word_ranges;
 use tantivy::tokenizer::{
     Language, LowerCaser, RemoveLongFilter, Stemmer, StopWordFilter, TextAnalyzer, Token,
     TokenStream, Tokenizer, TokenizerManager,
@@ -65,10 +66,9 @@ fn words_analyzer() -> TextAnalyzer {
         .build()
 }
 
-/// Splits text into runs of letters and digits. With `split` it also cuts inside a run at
-/// camelCase humps (`stationReadings` → `station Readings`), at the end of an acronym
-/// (`HTMLTable` → `HTML Table`) and between letters and digits (`pm25` → `pm 25`); without
-/// it, `_` joins a run and runs are kept whole (`gdp_pc_ppp`).
+/// Splits text into words with [`word_ranges`]: identifiers cut into their parts
+/// (`stationReadings` → `station Readings`), or, without `split`, kept whole
+/// (`gdp_pc_ppp`).
 #[derive(Clone)]
 pub struct WordTokenizer {
     split: bool,
@@ -108,7 +108,7 @@ impl Tokenizer for WordTokenizer {
         self.tokens.clear();
         let split = self.split;
         let mut position = 0;
-        cut(text, split, &mut |from, to| {
+        word_ranges(text, split, &mut |from, to| {
             self.tokens.push(Token {
                 offset_from: from,
                 offset_to: to,
@@ -144,56 +144,6 @@ impl TokenStream for WordTokenStream<'_> {
     fn token_mut(&mut self) -> &mut Token {
         &mut self.tokens[self.cursor - 1]
     }
-}
-
-/// The words of an identifier as the path and name fields split it (`budget_year_start`,
-/// `gdpPercap_1992`, `HTMLTable` → `budget` `year` `start`, `gdp` `Percap` `1992`,
-/// `HTML` `Table`).
-pub fn split(text: &str) -> Vec<&str> {
-    let mut out = Vec::new();
-    cut(text, true, &mut |from, to| out.push(&text[from..to]));
-    out
-}
-
-/// Calls `emit(from, to)` with the byte range of every word of `text`, in order.
-fn cut(text: &str, split: bool, emit: &mut dyn FnMut(usize, usize)) {
-    let in_word = |c: char| c.is_alphanumeric() || (!split && c == '_');
-    let chars: Vec<(usize, char)> = text.char_indices().collect();
-    let mut start: Option<usize> = None;
-    for (i, &(offset, c)) in chars.iter().enumerate() {
-        if !in_word(c) {
-            if let Some(from) = start.take() {
-                emit(from, offset);
-            }
-            continue;
-        }
-        match start {
-            None => start = Some(offset),
-            Some(from) if split => {
-                let prev = chars[i - 1].1;
-                let next = chars.get(i + 1).map(|&(_, c)| c);
-                if is_boundary(prev, c, next) {
-                    emit(from, offset);
-                    start = Some(offset);
-                }
-            }
-            Some(_) => {}
-        }
-    }
-    if let Some(from) = start {
-        emit(from, text.len());
-    }
-}
-
-/// Whether a word boundary falls between `prev` and `c` (both letters or digits), `next`
-/// being the character after `c`.
-fn is_boundary(prev: char, c: char, next: Option<char>) -> bool {
-    // stationReadings: a hump.
-    (prev.is_lowercase() && c.is_uppercase())
-        // HTMLTable: the last capital of an acronym starts the next word.
-        || (prev.is_uppercase() && c.is_uppercase() && next.is_some_and(char::is_lowercase))
-        // readings2019, 2014q4.
-        || (prev.is_numeric() != c.is_numeric())
 }
 
 /// A question's words as the text index keeps them (identifiers split, lowercased, stop
@@ -295,30 +245,6 @@ mod tests {
             out.push(t.text.clone());
         }
         out
-    }
-
-    fn raw_words(text: &str) -> Vec<&str> {
-        let mut out = Vec::new();
-        cut(text, true, &mut |from, to| out.push(&text[from..to]));
-        out
-    }
-
-    #[test]
-    fn identifiers_split_into_words() {
-        assert_eq!(raw_words("gdp_pc_ppp"), ["gdp", "pc", "ppp"]);
-        assert_eq!(
-            raw_words("stationReadings2019"),
-            ["station", "Readings", "2019"]
-        );
-        assert_eq!(raw_words("HTMLTable"), ["HTML", "Table"]);
-        assert_eq!(
-            raw_words("sensors/station-0042/readings-20190301.csv"),
-            ["sensors", "station", "0042", "readings", "20190301", "csv"]
-        );
-        assert_eq!(raw_words("2014_q4"), ["2014", "q", "4"]);
-        assert_eq!(raw_words("PassengerId"), ["Passenger", "Id"]);
-        assert_eq!(raw_words("  ,;--"), Vec::<&str>::new());
-        assert_eq!(raw_words("Zürich_Größe"), ["Zürich", "Größe"]);
     }
 
     #[test]

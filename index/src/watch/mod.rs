@@ -111,9 +111,9 @@ pub fn watch(
 ) -> Result<()> {
     let mut ix = Indexer::open(lake, index_dir, &opts.index)?;
     let (tx, rx) = mpsc::channel();
-    let watch_error = |e: notify::Error| UserError::Watch {
+    let watch_error = |source: notify::Error| UserError::Watch {
         path: lake.to_path_buf(),
-        reason: e.to_string(),
+        source,
     };
     let config = notify::Config::default().with_follow_symlinks(opts.index.follow_links);
     let mut watcher = notify::RecommendedWatcher::new(tx, config).map_err(watch_error)?;

@@ -36,6 +36,7 @@ pub use client::LlmClient;
 pub use config::{LlmConfig, CONFIG_FILE, DEFAULT_CONTEXT_TOKENS, DEFAULT_MAX_OUTPUT_TOKENS};
 pub use error::{LlmError, LlmInternalError, LlmUserError};
 pub use price::Price;
+pub(crate) use wire::error_chain;
 
 /// The part a request plays in the DS-STAR loop; sent as the `X-Lakestar-Role` header
 /// and usable as a key of `[llm.models]` to pick a model per role.

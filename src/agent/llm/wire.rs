@@ -209,8 +209,9 @@ pub(crate) fn excerpt(s: &str, max: usize) -> String {
     }
 }
 
-/// The error and its sources, joined: reqwest's own message hides the cause
-/// ("connection refused") in the source chain.
+/// The error and its sources, joined, a source left out when an earlier message quotes
+/// it: reqwest's own message hides the cause ("connection refused") in the source chain,
+/// while lakestar's errors quote theirs (the CLI prints errors with it too).
 pub(crate) fn error_chain(e: &dyn std::error::Error) -> String {
     let mut out = e.to_string();
     let mut source = e.source();

@@ -7,6 +7,7 @@
 //! lists with counts taken from the file.
 
 use crate::analyze::model::{ArrayInfo, ArraySet};
+use crate::text_util::take_chars;
 
 /// Global attributes kept as notes.
 const MAX_GLOBAL_ATTRS: usize = 20;
@@ -236,12 +237,7 @@ fn render_values(t: u32, raw: &[u8]) -> String {
     if t == 2 {
         let s = String::from_utf8_lossy(raw);
         let s = s.trim_end_matches('\0');
-        return if s.chars().count() > MAX_VALUE_CHARS {
-            let cut: String = s.chars().take(MAX_VALUE_CHARS).collect();
-            format!("{cut}…")
-        } else {
-            s.to_string()
-        };
+        return take_chars(s, MAX_VALUE_CHARS);
     }
     let size = type_size(t) as usize;
     let mut values: Vec<String> = raw

@@ -71,7 +71,7 @@ impl Held {
             .map(|f| String::from_utf8_lossy(f).trim().to_string())
             .filter(|f| !f.is_empty())
             .collect();
-        crate::analyze::cut_chars(&crate::analyze::collapse(&cells.join(", ")), NOTE_CHARS)
+        crate::text_util::cut_chars(&crate::analyze::collapse(&cells.join(", ")), NOTE_CHARS)
     }
 
     /// A blank row or one lone text cell at the left: a title, a note, a footer.

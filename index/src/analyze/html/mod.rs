@@ -7,13 +7,14 @@
 
 mod load;
 
+use super::collapse;
 use super::markup;
 use super::model::{Keep, TableBuilder};
 use super::profile::{value_type, ColumnType};
-use super::{collapse, cut_chars};
 use super::{
     AnalyzeError, Analyzer, Content, Format, Heading, NamedTable, Source, TableSet, TextSummary,
 };
+use crate::text_util::{cut_bytes, cut_chars};
 use scraper::{node::Node, ElementRef, Html, Selector};
 
 /// HTML read at most; longer pages are described from their beginning.
@@ -298,14 +299,11 @@ fn raw_cells(tr: ElementRef<'_>) -> Vec<RawCell> {
         .filter(|c| matches!(c.value().name(), "td" | "th"))
         .map(|c| {
             let span = |a: &str| c.attr(a).and_then(|v| v.trim().parse::<u32>().ok());
-            let mut text = collapse(&text_under(c, false, MAX_CELL_BYTES * 4));
-            if text.len() > MAX_CELL_BYTES {
-                let mut end = MAX_CELL_BYTES;
-                while !text.is_char_boundary(end) {
-                    end -= 1;
-                }
-                text.truncate(end);
-            }
+            let text = cut_bytes(
+                collapse(&text_under(c, false, MAX_CELL_BYTES * 4)),
+                MAX_CELL_BYTES,
+                "",
+            );
             let plain = c.descendants().skip(1).all(|d| match d.value() {
                 Node::Text(_) => true,
                 Node::Element(e) => INLINE.contains(&e.name()),

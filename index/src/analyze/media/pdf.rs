@@ -9,6 +9,7 @@
 //! and files that do not parse are errors.
 
 use super::super::{AnalyzeError, Analyzer, Content, Format, MediaInfo, Source};
+use crate::text_util::cut_chars;
 use lopdf::content::Content as PdfContent;
 use lopdf::{decode_text_string, Document, Encoding, LoadOptions, Object, ObjectId};
 use std::collections::{BTreeMap, HashSet};
@@ -145,17 +146,7 @@ fn read_metadata(bytes: &[u8], info: &mut MediaInfo) -> Result<(), AnalyzeError>
 fn clean(s: Option<String>) -> Option<String> {
     let s = s?;
     let s = s.split_whitespace().collect::<Vec<_>>().join(" ");
-    (!s.is_empty()).then(|| cut(&s))
-}
-
-fn cut(s: &str) -> String {
-    if s.chars().count() <= LINE_CHARS {
-        s.to_string()
-    } else {
-        let mut t: String = s.chars().take(LINE_CHARS - 1).collect();
-        t.push('…');
-        t
-    }
+    (!s.is_empty()).then(|| cut_chars(&s, LINE_CHARS))
 }
 
 /// `D:20240105133000+01'00'` → `2024-01-05 13:30:00 +01:00`; other text as it is.

@@ -4,6 +4,7 @@
 //! Cells are formatted here rather than with `Field`'s `Display`, which unwraps on
 //! out-of-range timestamps and quotes strings.
 
+use crate::text_util::take_chars;
 use ::parquet::basic::{ConvertedType, LogicalType, TimeUnit, Type as PhysicalType};
 use ::parquet::data_type::Decimal;
 use ::parquet::file::metadata::ParquetMetaData;
@@ -96,15 +97,6 @@ fn utc(adjusted: bool) -> &'static str {
     }
 }
 
-fn cut(s: &str) -> String {
-    if s.chars().nth(CELL_CHARS_MAX).is_none() {
-        return s.to_string();
-    }
-    let mut t: String = s.chars().take(CELL_CHARS_MAX).collect();
-    t.push('…');
-    t
-}
-
 fn float(x: f64) -> String {
     // Whole floats keep a fraction so that a DOUBLE column is not inferred as integer.
     if x.is_finite() && x.fract() == 0.0 && x.abs() < 1e15 {
@@ -186,7 +178,7 @@ fn decimal(d: &Decimal) -> String {
 
 fn bytes_text(b: &[u8]) -> String {
     match std::str::from_utf8(b) {
-        Ok(s) => cut(s),
+        Ok(s) => take_chars(s, CELL_CHARS_MAX),
         Err(_) => format!("<{}-byte binary>", b.len()),
     }
 }
@@ -225,12 +217,12 @@ pub(super) fn cell(f: &Field, logical: Option<&LogicalType>) -> String {
         | Field::TimeMicros(_)
         | Field::TimestampMillis(_)
         | Field::TimestampMicros(_) => scalar(f),
-        Field::Str(s) => cut(s),
+        Field::Str(s) => take_chars(s, CELL_CHARS_MAX),
         Field::Group(_) | Field::ListInternal(_) | Field::MapInternal(_) => {
             let mut s = String::new();
             nested(f, &mut s);
             if s.len() > CELL_CHARS_MAX {
-                cut(&s)
+                take_chars(&s, CELL_CHARS_MAX)
             } else {
                 s
             }
@@ -254,7 +246,7 @@ fn scalar(f: &Field) -> String {
         Field::Float(v) => float(f64::from(*v)),
         Field::Double(v) => float(*v),
         Field::Decimal(d) => decimal(d),
-        Field::Str(s) => cut(s),
+        Field::Str(s) => take_chars(s, CELL_CHARS_MAX),
         Field::Bytes(b) => bytes_text(b.data()),
         Field::Date(d) => date(i64::from(*d)),
         Field::TimeMillis(v) => time_of_day(i64::from(*v), 1_000),

@@ -8,6 +8,7 @@ use super::{
     unit_from_name, ColumnProfile, ColumnType, CATEGORICAL_MAX, EXAMPLES, TOP, VALUE_MAX_CHARS,
 };
 // foldhash: the date-shape map is touched by every date cell; SipHash showed in profiles.
+use crate::text_util::cut_chars;
 use foldhash::HashMap;
 
 #[derive(Default, Clone, Copy)]
@@ -136,10 +137,6 @@ fn trim(v: &str) -> &str {
     }
 }
 
-fn cut(v: &str) -> String {
-    super::super::cut_chars(v, VALUE_MAX_CHARS)
-}
-
 /// A number for `min`/`max`: the shortest text that reads back as the same f64.
 fn show(x: f64) -> String {
     format!("{x}")
@@ -213,7 +210,7 @@ impl Column {
         }
         let keep_names = CATEGORICAL_MAX as usize;
         if self.distinct.add(v, keep_names) && self.examples.len() < EXAMPLES {
-            self.examples.push(cut(v));
+            self.examples.push(cut_chars(v, VALUE_MAX_CHARS));
         }
     }
 
@@ -321,7 +318,9 @@ impl Column {
             // Count descending, then value, so that ties render the same on every run.
             v.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
             v.truncate(TOP);
-            v.into_iter().map(|(s, c)| (cut(&s), c)).collect()
+            v.into_iter()
+                .map(|(s, c)| (cut_chars(&s, VALUE_MAX_CHARS), c))
+                .collect()
         } else {
             Vec::new()
         };

@@ -3,6 +3,7 @@
 //! items until it fits.
 
 use super::{ArchiveSummary, ArraySet, Content, Description, JsonSummary, MediaInfo, TextSummary};
+use crate::text_util::cut_bytes;
 use std::fmt::Write;
 #[cfg(test)]
 pub(crate) use tabular::with_path;
@@ -50,24 +51,13 @@ pub fn render(path: &str, desc: &Description, opts: RenderOptions) -> String {
         } else if caps.examples > 0 {
             caps.examples = 0;
         } else {
-            return cut_to(s, opts.max_bytes);
+            return cut_bytes(s, opts.max_bytes, CUT_MARK);
         }
     }
 }
 
-fn cut_to(mut s: String, max: usize) -> String {
-    if s.len() <= max {
-        return s;
-    }
-    const MARK: &str = " …\n";
-    let mut end = max.saturating_sub(MARK.len());
-    while !s.is_char_boundary(end) {
-        end -= 1;
-    }
-    s.truncate(end);
-    s.push_str(MARK);
-    s
-}
+/// Ends a rendering cut to its budget.
+const CUT_MARK: &str = " …\n";
 
 /// Decimal units, as file browsers show sizes.
 pub fn human_size(n: u64) -> String {

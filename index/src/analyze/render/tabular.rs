@@ -3,6 +3,7 @@
 
 use super::{counted, human_size, more, num, plural, thousands, Caps};
 use crate::analyze::{ColumnProfile, ColumnType, Table, TableSet};
+use crate::text_util::cut_chars;
 use std::fmt::Write;
 
 /// Examples are cut shorter than stored: a prompt needs their shape, not their length.
@@ -13,13 +14,7 @@ fn quote_examples(ex: &[String], kind: ColumnType, n: usize) -> String {
     ex.iter()
         .take(n)
         .map(|e| {
-            let e = if e.chars().count() > EXAMPLE_CHARS {
-                let mut c: String = e.chars().take(EXAMPLE_CHARS - 1).collect();
-                c.push('…');
-                c
-            } else {
-                e.clone()
-            };
+            let e = cut_chars(e, EXAMPLE_CHARS);
             if text {
                 format!("{e:?}")
             } else {

@@ -126,7 +126,7 @@ fn a_cut_text_keeps_within_the_budget_marker_included() {
         ("é".repeat(100), 11),
         ("ab".into(), 2),
     ] {
-        let cut = cut_to(text.clone(), max);
+        let cut = cut_bytes(text.clone(), max, CUT_MARK);
         assert!(cut.len() <= max, "{cut:?} is over {max}");
         assert!(cut.len() == text.len() || cut.ends_with(" …\n"), "{cut:?}");
     }

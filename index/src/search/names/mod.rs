@@ -293,7 +293,7 @@ impl NameMatcher {
     /// strength, scaled by the share of the name's letters the run covers. One word is
     /// not enough: `name` or `id` are parts of too many names.
     pub fn names_part(&mut self, name: &str) -> Option<(String, f64)> {
-        let parts: Vec<String> = super::words::split(name)
+        let parts: Vec<String> = crate::text_util::split_identifier(name)
             .into_iter()
             .map(str::to_lowercase)
             .collect();

@@ -282,7 +282,7 @@ pub(crate) fn member_words(template: &str) -> Vec<String> {
             .rsplit_once('.')
             .map_or(literal.as_str(), |(s, _)| s);
         let wordy = |t: &str| -> Vec<String> {
-            crate::search::words::split(t)
+            crate::text_util::split_identifier(t)
                 .into_iter()
                 .map(str::to_lowercase)
                 .filter(|w| w.len() >= 3 && w.chars().all(char::is_alphabetic))
