@@ -173,7 +173,10 @@ pub fn schema_signature(d: &Description) -> String {
                 .collect();
             format!("{kind}|{}", arrays.join("\u{1f}"))
         }
-        _ => kind.to_string(),
+        // No schema beyond the format: such files group by template alone.
+        Content::Text(_) | Content::Archive(_) | Content::Media(_) | Content::Opaque(_) => {
+            kind.to_string()
+        }
     }
 }
 

@@ -21,6 +21,8 @@ pub mod lock;
 pub mod models;
 pub mod preview;
 pub mod search;
+// Generators for benchmarks and tests, not for library users: behind a feature.
+#[cfg(any(test, feature = "synth"))]
 pub mod synth;
 pub(crate) mod text_util;
 pub mod watch;

@@ -79,7 +79,11 @@ impl Description {
             Content::Table(t) => t.sampled_bytes.is_some(),
             Content::Json(j) => j.sampled_bytes.is_some(),
             Content::Tables(t) => t.tables.iter().any(|t| t.sampled),
-            _ => false,
+            Content::Text(_)
+            | Content::Archive(_)
+            | Content::Arrays(_)
+            | Content::Media(_)
+            | Content::Opaque(_) => false,
         }
     }
 }
@@ -104,6 +108,48 @@ pub enum Content {
     Media(MediaInfo),
     /// A file we only recognise: its type and size.
     Opaque(Opaque),
+}
+
+impl Content {
+    /// Every profiled column of a tabular description, with its table's row count: the
+    /// one table's, or each named table's. The one place that says which kinds have them.
+    pub fn profiled_columns(&self) -> impl Iterator<Item = (u64, &ColumnProfile)> {
+        let (one, named): (Option<&Table>, &[NamedTable]) = match self {
+            Content::Table(t) => (Some(t), &[]),
+            Content::Tables(ts) => (None, &ts.tables),
+            Content::Json(_)
+            | Content::Text(_)
+            | Content::Archive(_)
+            | Content::Arrays(_)
+            | Content::Media(_)
+            | Content::Opaque(_) => (None, &[]),
+        };
+        let one = one
+            .into_iter()
+            .flat_map(|t| t.columns.iter().map(move |c| (t.rows, c)));
+        let named = named
+            .iter()
+            .flat_map(|t| t.columns.iter().map(move |c| (t.rows, c)));
+        one.chain(named)
+    }
+
+    /// The table of a description of exactly one (a `Table`, or `Tables` holding one):
+    /// whether it has a header row, and its columns.
+    pub fn single_table(&self) -> Option<(bool, &[ColumnProfile])> {
+        match self {
+            Content::Table(t) => Some((t.header, &t.columns)),
+            Content::Tables(ts) => match ts.tables.as_slice() {
+                [t] => Some((t.header_row.is_some(), &t.columns)),
+                _ => None,
+            },
+            Content::Json(_)
+            | Content::Text(_)
+            | Content::Archive(_)
+            | Content::Arrays(_)
+            | Content::Media(_)
+            | Content::Opaque(_) => None,
+        }
+    }
 }
 
 /// A file we do not (yet) look inside.
@@ -272,6 +318,12 @@ mod tests {
                 notes: vec!["n".into()],
             }),
             Content::Json(json::summarize_value(&serde_json::json!({"a": [1]}))),
+            text::TextAnalyzer
+                .analyze(
+                    &Source::from_bytes("a.md", b"# Title\n\nSome words.\n".to_vec()),
+                    Format::Markdown,
+                )
+                .unwrap(),
             Content::Archive(ArchiveSummary::default()),
             Content::Arrays(ArraySet::default()),
             Content::Media(MediaInfo {
@@ -284,6 +336,21 @@ mod tests {
                 mime: None,
             }),
         ];
+        // Exhaustive: a new kind does not compile here until it has a case above.
+        let kinds: std::collections::BTreeSet<u8> = contents
+            .iter()
+            .map(|c| match c {
+                Content::Table(_) => 0,
+                Content::Tables(_) => 1,
+                Content::Json(_) => 2,
+                Content::Text(_) => 3,
+                Content::Archive(_) => 4,
+                Content::Arrays(_) => 5,
+                Content::Media(_) => 6,
+                Content::Opaque(_) => 7,
+            })
+            .collect();
+        assert_eq!(kinds.len(), 8, "a content kind has no case");
         for content in contents {
             let d = Description {
                 format: Format::Binary,

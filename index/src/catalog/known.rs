@@ -14,7 +14,7 @@ const SCAN_ABOVE: usize = 4096;
 /// inlined as a CASE so that SQLite flags stale rows.
 fn select() -> String {
     let mut case = String::from("CASE format");
-    for f in Format::ALL {
+    for &f in Format::ALL {
         case.push_str(&format!(
             " WHEN '{}' THEN '{}'",
             f.as_str(),

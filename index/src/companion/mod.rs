@@ -79,14 +79,10 @@ pub struct Companion {
 /// The headerless table of a description whose columns documentation can name: its
 /// column count, or `None` when the file has a header or is not one table.
 pub fn headerless_columns(d: &Description) -> Option<usize> {
-    match &d.content {
-        Content::Table(t) if !t.header && !t.columns.is_empty() => Some(t.columns.len()),
-        Content::Tables(ts) => match ts.tables.as_slice() {
-            [t] if t.header_row.is_none() && !t.columns.is_empty() => Some(t.columns.len()),
-            _ => None,
-        },
-        _ => None,
-    }
+    d.content
+        .single_table()
+        .filter(|(header, columns)| !header && !columns.is_empty())
+        .map(|(_, columns)| columns.len())
 }
 
 /// Apply `link` to the description of its data file: the columns take the documented
@@ -102,7 +98,12 @@ pub fn apply_data(d: &mut Description, link: &Link) {
             let t = &mut ts.tables[0];
             (&mut t.columns, &mut t.load)
         }
-        _ => return,
+        Content::Json(_)
+        | Content::Text(_)
+        | Content::Archive(_)
+        | Content::Arrays(_)
+        | Content::Media(_)
+        | Content::Opaque(_) => return,
     };
     for (c, doc) in columns.iter_mut().zip(&link.columns) {
         c.name = doc.name.clone();

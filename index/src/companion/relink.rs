@@ -138,15 +138,7 @@ fn sampled_columns(d: &Description) -> Vec<SampledColumn> {
             distinct: c.distinct_exact.then_some(c.distinct),
         }
     };
-    match &d.content {
-        Content::Table(t) => t.columns.iter().map(one).collect(),
-        Content::Tables(ts) => ts
-            .tables
-            .iter()
-            .flat_map(|t| t.columns.iter().map(one))
-            .collect(),
-        _ => Vec::new(),
-    }
+    d.content.profiled_columns().map(|(_, c)| one(c)).collect()
 }
 
 /// Whether a row may be a lookup table: a small delimited file.

@@ -5,7 +5,7 @@
 //! opens it with any member: the totals to divide by, the year-by-year view. Nothing
 //! names particular files or words: the members' own names and years decide.
 
-use crate::analyze::{ColumnProfile, ColumnType, Content, Description};
+use crate::analyze::{ColumnType, Description};
 use crate::collect::Collection;
 
 /// Fewest listed values of a column, all of them members, that make it a member column:
@@ -14,15 +14,11 @@ const MIN_LISTED: usize = 3;
 
 /// The column of `d` that lists the members of `c`, if `d` summarizes it.
 pub fn member_column(d: &Description, c: &Collection) -> Option<String> {
-    let columns: Vec<&ColumnProfile> = match &d.content {
-        Content::Table(t) => t.columns.iter().collect(),
-        Content::Tables(ts) => ts.tables.iter().flat_map(|t| &t.columns).collect(),
-        _ => return None,
-    };
     let names: Vec<String> = c.names.iter().map(|n| normal(n)).collect();
     let years = year_range(c);
-    columns
-        .into_iter()
+    d.content
+        .profiled_columns()
+        .map(|(_, col)| col)
         .find(|col| {
             let listed: Vec<&str> = col
                 .examples

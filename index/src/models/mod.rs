@@ -13,6 +13,8 @@ pub mod distill;
 mod fetch;
 mod install;
 mod pca;
+// A random test model, not for library users: behind the `synth` feature.
+#[cfg(any(test, feature = "synth"))]
 pub mod tiny;
 
 use std::path::{Path, PathBuf};

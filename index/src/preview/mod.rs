@@ -167,7 +167,11 @@ fn tables_of(d: Description, stem: &str) -> Result<Vec<Found>, PreviewError> {
                 a.container, a.members_total
             ),
         }),
-        _ => Err(PreviewError::NotTabular {
+        Content::Json(_)
+        | Content::Text(_)
+        | Content::Arrays(_)
+        | Content::Media(_)
+        | Content::Opaque(_) => Err(PreviewError::NotTabular {
             what: format!("a {} file", d.format.human()),
         }),
     }

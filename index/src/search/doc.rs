@@ -60,13 +60,10 @@ fn column_values(c: &ColumnProfile, out: &mut Vec<String>) {
 /// The categories of a description's categorical columns (their most frequent values):
 /// what a question names when it says "in the Americas region" or "for diesel cars".
 pub fn categories(d: &Description) -> Vec<String> {
-    let columns: Vec<&ColumnProfile> = match &d.content {
-        Content::Table(t) => t.columns.iter().collect(),
-        Content::Tables(ts) => ts.tables.iter().flat_map(|t| &t.columns).collect(),
-        _ => Vec::new(),
-    };
-    let mut out: Vec<String> = columns
-        .into_iter()
+    let mut out: Vec<String> = d
+        .content
+        .profiled_columns()
+        .map(|(_, c)| c)
         .filter(|c| c.kind == ColumnType::Categorical)
         .flat_map(|c| c.top.iter().map(|(v, _)| v.trim().to_string()))
         .filter(|v| !v.is_empty())
@@ -80,17 +77,8 @@ pub fn categories(d: &Description) -> Vec<String> {
 /// incident: its `incident` column is all `Camp Fire`): values that say what the file
 /// is about, not merely that it holds them.
 pub fn dominant_categories(d: &Description) -> Vec<String> {
-    let tables: Vec<(u64, &ColumnProfile)> = match &d.content {
-        Content::Table(t) => t.columns.iter().map(|c| (t.rows, c)).collect(),
-        Content::Tables(ts) => ts
-            .tables
-            .iter()
-            .flat_map(|t| t.columns.iter().map(move |c| (t.rows, c)))
-            .collect(),
-        _ => Vec::new(),
-    };
-    tables
-        .into_iter()
+    d.content
+        .profiled_columns()
         .filter(|(_, c)| c.kind == ColumnType::Categorical)
         .flat_map(|(rows, c)| {
             let filled = rows.saturating_sub(c.nulls).max(1);
@@ -123,7 +111,7 @@ pub fn values(d: &Description) -> Vec<String> {
             }
         }
         Content::Text(t) => out.extend(t.definitions.iter().cloned()),
-        _ => {}
+        Content::Archive(_) | Content::Arrays(_) | Content::Media(_) | Content::Opaque(_) => {}
     }
     out.retain(|v| !v.is_empty());
     out

@@ -3,10 +3,12 @@
 //! - `dabstep`: DABStep's task format, written as a submission file.
 //! - `dabench`: InfiAgent-DABench, graded as the benchmark does (`bench::dabench`), with
 //!   the ablation modes of the loop.
-//! - `devset`: write the generated retrieval development set (no agent involved).
+//! - `devset`: write the generated retrieval development set (no agent involved; the
+//!   default `devset` feature).
 
 mod dabench;
 mod dabstep;
+#[cfg(feature = "devset")]
 mod devset;
 
 use crate::agent::{AgentError, Summary};
@@ -31,6 +33,7 @@ enum BenchWhat {
     Dabench(dabench::DabenchArgs),
     /// Write the generated retrieval development set (a lake and its questions, grouped
     /// by retrieval mechanism) and print the commands that index and measure it.
+    #[cfg(feature = "devset")]
     Devset(devset::DevsetArgs),
 }
 
@@ -38,6 +41,7 @@ pub(crate) fn run(a: BenchArgs) -> Result<()> {
     match a.what {
         BenchWhat::Dabstep(a) => dabstep::run(a),
         BenchWhat::Dabench(a) => dabench::run(a),
+        #[cfg(feature = "devset")]
         BenchWhat::Devset(a) => devset::run(a),
     }
 }

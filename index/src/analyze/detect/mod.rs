@@ -8,8 +8,21 @@ use markdown::looks_markdown;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
-/// A file format lakestar recognises.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+/// A file format lakestar recognises. A new variant fails to compile until every
+/// exhaustive match over formats decides what it gets ("Adding a format" in ARCHITECTURE.md).
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    Serialize,
+    Deserialize,
+    strum::VariantArray,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Format {
     /// Comma (or semicolon, pipe) separated values.
@@ -59,31 +72,8 @@ pub enum Format {
 }
 
 impl Format {
-    /// Every format, in a stable order.
-    pub const ALL: [Format; 22] = [
-        Format::Csv,
-        Format::Tsv,
-        Format::FixedWidth,
-        Format::Json,
-        Format::Jsonl,
-        Format::Yaml,
-        Format::Toml,
-        Format::Xml,
-        Format::Markdown,
-        Format::Text,
-        Format::Html,
-        Format::Parquet,
-        Format::Excel,
-        Format::Sqlite,
-        Format::Pdf,
-        Format::Image,
-        Format::Archive,
-        Format::Compressed,
-        Format::Npy,
-        Format::Scientific,
-        Format::Binary,
-        Format::Empty,
-    ];
+    /// Every format, in declaration order (derived: a new variant is never missing).
+    pub const ALL: &'static [Format] = <Format as strum::VariantArray>::VARIANTS;
 
     /// Stable lowercase name, as stored in the catalog and printed in JSON.
     pub fn as_str(self) -> &'static str {
@@ -115,7 +105,7 @@ impl Format {
 
     /// Parse a name written by [`Format::as_str`].
     pub fn parse(s: &str) -> Option<Format> {
-        Format::ALL.into_iter().find(|f| f.as_str() == s)
+        Format::ALL.iter().copied().find(|f| f.as_str() == s)
     }
 
     /// The format a person or an agent means by `given`: a stored name (`excel`), a
@@ -143,7 +133,11 @@ impl Format {
         };
         Format::parse(name).ok_or_else(|| crate::UserError::UnknownFormat {
             given: given.to_string(),
-            known: Format::ALL.map(Format::as_str).join(", "),
+            known: Format::ALL
+                .iter()
+                .map(|f| f.as_str())
+                .collect::<Vec<_>>()
+                .join(", "),
         })
     }
 
@@ -479,7 +473,7 @@ mod tests {
 
     #[test]
     fn format_names_round_trip() {
-        for f in Format::ALL {
+        for &f in Format::ALL {
             assert_eq!(Format::parse(f.as_str()), Some(f));
         }
     }

@@ -130,8 +130,12 @@ pub(crate) fn from_content(content: &Content) -> Option<TimeCoverage> {
                 (None, None) => None,
             }
         }
-        Content::Archive(a) if a.described.len() == 1 => a.described[0].1.time_coverage.clone(),
-        _ => None,
+        // One member: the archive covers what it covers; several need not share a span.
+        Content::Archive(a) => match a.described.as_slice() {
+            [(_, only)] => only.time_coverage.clone(),
+            _ => None,
+        },
+        Content::Arrays(_) | Content::Media(_) | Content::Opaque(_) => None,
     }
 }
 

@@ -88,18 +88,13 @@ pub fn parse(text: &str) -> Option<Vec<DocColumn>> {
 /// Whether a description is of a table with a header naming a column of names: what a
 /// delimited data dictionary must have.
 pub fn names_header(d: &crate::analyze::Description) -> bool {
-    use crate::analyze::Content;
-    let columns = match &d.content {
-        Content::Table(t) if t.header => &t.columns,
-        Content::Tables(ts) => match ts.tables.as_slice() {
-            [t] if t.header_row.is_some() => &t.columns,
-            _ => return false,
-        },
-        _ => return false,
+    let Some((header, columns)) = d.content.single_table() else {
+        return false;
     };
-    columns
-        .iter()
-        .any(|c| NAME_HEADERS.contains(&norm_header(&c.name).as_str()))
+    header
+        && columns
+            .iter()
+            .any(|c| NAME_HEADERS.contains(&norm_header(&c.name).as_str()))
 }
 
 fn norm_header(s: &str) -> String {

@@ -310,7 +310,12 @@ pub fn tables_of(d: &Description) -> Vec<TableView<'_>> {
                 delimiter: None,
             })
             .collect(),
-        _ => Vec::new(),
+        Content::Json(_)
+        | Content::Text(_)
+        | Content::Archive(_)
+        | Content::Arrays(_)
+        | Content::Media(_)
+        | Content::Opaque(_) => Vec::new(),
     }
 }
 
