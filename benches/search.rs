@@ -437,8 +437,8 @@ fn main() {
     let (Some(vectors), Some(big)) = (smallest, largest) else {
         return;
     };
-    let refs: Vec<&[i8]> = vectors.iter().map(|c| c.codes.as_slice()).collect();
-    let mut flat = Flat::new(refs[0].len());
+    let refs: Vec<&Code> = vectors.iter().collect();
+    let mut flat = Flat::new(refs[0].dim());
     for v in &vectors {
         flat.push(v);
     }
@@ -486,8 +486,8 @@ fn main() {
     }
     println!("\n|---:|---:|---:|---:|---:|---:|---:|");
     for size in CROSSOVER.into_iter().filter(|&s| s <= big.len()) {
-        let sub: Vec<&[i8]> = big[..size].iter().map(|c| c.codes.as_slice()).collect();
-        let mut f = Flat::new(sub[0].len());
+        let sub: Vec<&Code> = big[..size].iter().collect();
+        let mut f = Flat::new(sub[0].dim());
         for v in &big[..size] {
             f.push(v);
         }

@@ -145,8 +145,8 @@ pub fn run(embedder: &dyn Embedder, n: usize, efs: &[usize], grid: &[(usize, usi
         .collect();
     fastrand::Rng::with_seed(11).shuffle(&mut points);
     let codes: Vec<&Code> = points.iter().map(|p| &p.1).collect();
-    let refs: Vec<&[i8]> = codes.iter().map(|c| c.codes.as_slice()).collect();
-    let dim = refs[0].len();
+    let refs: Vec<&Code> = codes.clone();
+    let dim = refs[0].dim();
     println!(
         "### Varied set: {n} texts recombined from {} real files ({} distinct vectors, dim {dim}, embedded in {:.1} s), {} questions\n",
         schemas.len(),

@@ -2,31 +2,12 @@
 //! and exact top-n scoring over a flat matrix of codes (the small-index path and the
 //! graph's delta).
 
-use crate::compact::{cosine_i8, dot_f32_i8, Code};
+use crate::compact::{dot_f32_i8, dot_i8, Code};
 use hnsw_rs::anndists::dist::Distance;
 
-/// Dot product of two equally long slices, summed in eight lanes.
-///
-/// Hand-written rather than `iter().zip().sum()`: a single f32 accumulator is a serial
-/// dependency the compiler may not reorder, so it does not vectorize; eight independent
-/// partial sums do, and also lose less precision than one running sum over hundreds of
-/// components.
+/// Dot product of two equally long slices (SIMD where the CPU has it).
 pub fn dot(a: &[f32], b: &[f32]) -> f32 {
-    let n = a.len().min(b.len());
-    let (a, b) = (&a[..n], &b[..n]);
-    let mut acc = [0.0f32; 8];
-    let (ca, cb) = (a.chunks_exact(8), b.chunks_exact(8));
-    let (ra, rb) = (ca.remainder(), cb.remainder());
-    for (x, y) in ca.zip(cb) {
-        for i in 0..8 {
-            acc[i] += x[i] * y[i];
-        }
-    }
-    let mut tail = 0.0f32;
-    for (x, y) in ra.iter().zip(rb) {
-        tail += x * y;
-    }
-    acc.iter().sum::<f32>() + tail
+    crate::compact::dot_f32(a, b)
 }
 
 /// A copy of `v` scaled to unit length; zero and non-finite vectors become all zeros
@@ -37,26 +18,62 @@ pub fn normalized(v: &[f32]) -> Vec<f32> {
     out
 }
 
-/// Cosine distance of two codes, `1 - cos`, for the graph: its points and queries are
-/// [`Code`]s, a quarter of the bytes of f32 vectors, which is what a build bound by
-/// memory reads needs.
+/// Cosine distance of two graph points, `1 - cos`. A point is a code's scale (four
+/// bytes, little-endian f32) followed by its codes ([`point`]): hnsw_rs hands a distance
+/// two slices and nothing else, and with the scale at hand a distance is one pass of
+/// integer products, where the cosine of two bare codes needs their norms too (three
+/// passes; the graph's build took twice the CPU of the f32 one that way).
 ///
 /// hnsw_rs asserts that distances are ≥ 0 and panics on NaN. This one is clamped to
-/// `[0, 2]` and maps zero codes and codes of different lengths to 1 (unrelated), and so
-/// cannot panic whatever is stored.
+/// `[0, 2]` and maps zero codes, short slices and slices of different lengths to 1
+/// (unrelated), and so cannot panic whatever is stored.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct CodeCosine;
 
+/// The scale of a graph point, or 0 for a slice too short to hold one.
+fn point_scale(p: &[i8]) -> f32 {
+    match p {
+        [a, b, c, d, ..] => {
+            let s = f32::from_le_bytes([*a as u8, *b as u8, *c as u8, *d as u8]);
+            if s.is_finite() {
+                s
+            } else {
+                0.0
+            }
+        }
+        _ => 0.0,
+    }
+}
+
+/// A code as a graph point: its scale's four bytes, then the codes.
+pub fn point(c: &Code) -> Vec<i8> {
+    let mut out: Vec<i8> = c.scale.to_le_bytes().iter().map(|&b| b as i8).collect();
+    out.extend_from_slice(&c.codes);
+    out
+}
+
+/// The similarity of the unit vector `q` with a graph point.
+pub fn point_dot(q: &[f32], p: &[i8]) -> f32 {
+    if p.len() < 4 {
+        return 0.0;
+    }
+    point_scale(p) * dot_f32_i8(q, &p[4..])
+}
+
 impl Distance<i8> for CodeCosine {
     fn eval(&self, va: &[i8], vb: &[i8]) -> f32 {
-        if va.len() != vb.len() {
+        if va.len() != vb.len() || va.len() < 4 {
             return 1.0;
         }
-        let c = cosine_i8(va, vb);
-        if c == 0.0 {
+        let s = point_scale(va) * point_scale(vb);
+        if s == 0.0 {
+            return 1.0;
+        }
+        let d = 1.0 - s * dot_i8(&va[4..], &vb[4..]) as f32;
+        if d.is_nan() {
             1.0
         } else {
-            (1.0 - c).clamp(0.0, 2.0)
+            d.clamp(0.0, 2.0)
         }
     }
 }
@@ -151,15 +168,25 @@ mod tests {
     #[test]
     fn identical_zero_and_odd_codes_give_a_distance_in_range() {
         let d = CodeCosine;
-        let v = Code::new(&[0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.1]).codes;
+        let c = Code::new(&[0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.1]);
+        let v = point(&c);
         let x = d.eval(&v, &v);
         assert!((0.0..1e-5).contains(&x), "{x}");
-        let zero = vec![0i8; 9];
+        let zero = point(&Code::new(&[0.0; 9]));
         assert_eq!(d.eval(&zero, &zero), 1.0);
         assert_eq!(d.eval(&zero, &v), 1.0);
         assert_eq!(d.eval(&v, &v[..3]), 1.0);
-        let neg: Vec<i8> = v.iter().map(|x| -x).collect();
+        assert_eq!(d.eval(&v[..2], &v[..2]), 1.0);
+        let neg = point(&Code {
+            scale: c.scale,
+            codes: c.codes.iter().map(|x| -x).collect(),
+        });
         assert!((d.eval(&v, &neg) - 2.0).abs() < 1e-5);
+        let q = normalized(&[0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.1]);
+        assert!((point_dot(&q, &v) - 1.0).abs() < 1e-3);
+        let mut nan = v.clone();
+        nan[..4].copy_from_slice(&f32::NAN.to_le_bytes().map(|b| b as i8));
+        assert_eq!(d.eval(&nan, &v), 1.0);
         assert_eq!(normalized(&[f32::INFINITY, 1.0]), vec![0.0, 0.0]);
     }
 

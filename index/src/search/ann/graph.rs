@@ -7,8 +7,8 @@
 //! Loading checks the digests first, because hnsw_rs's reader asserts (and in places
 //! exits the process) on malformed input: it only ever sees bytes this module wrote.
 
-use super::dist::CodeCosine;
-use crate::compact::{dot_f32_i8, dot_i8, Code};
+use super::dist::{point, point_dot, CodeCosine};
+use crate::compact::Code;
 use hnsw_rs::api::AnnT;
 use hnsw_rs::hnsw::Hnsw;
 use hnsw_rs::hnswio::HnswIo;
@@ -106,8 +106,8 @@ impl std::fmt::Debug for Graph {
 impl Graph {
     /// Build a graph over `codes` (point id = position), inserting in parallel. Every
     /// code must have the same dimension.
-    pub fn build(codes: &[&[i8]], params: GraphParams) -> Graph {
-        let dim = codes.first().map_or(0, |v| v.len());
+    pub fn build(codes: &[&Code], params: GraphParams) -> Graph {
+        let dim = codes.first().map_or(0, |c| c.dim());
         let hnsw = Hnsw::<i8, CodeCosine>::new(
             params.m.clamp(2, 255),
             codes.len().max(1),
@@ -115,8 +115,8 @@ impl Graph {
             params.ef_construction.max(params.m),
             CodeCosine,
         );
-        let owned: Vec<Vec<i8>> = codes.iter().map(|c| c.to_vec()).collect();
-        let items: Vec<(&Vec<i8>, usize)> = owned.iter().zip(0..).collect();
+        let points: Vec<Vec<i8>> = codes.iter().map(|c| point(c)).collect();
+        let items: Vec<(&Vec<i8>, usize)> = points.iter().zip(0..).collect();
         hnsw.parallel_insert(&items);
         Graph {
             inner: Inner::Built(Box::new(hnsw)),
@@ -150,20 +150,13 @@ impl Graph {
             return Vec::new();
         }
         let ef = ef.max(k);
-        let code = Code::new(q).codes;
+        let code = point(&Code::new(q));
         let rescore = |h: &Hnsw<'_, i8, CodeCosine>| -> Vec<(usize, f32)> {
             h.search(&code, k, ef)
                 .into_iter()
                 .map(|n| {
                     let sim = match h.get_point_indexation().get_point_data(&n.p_id) {
-                        Some(p) => {
-                            let norm = (dot_i8(&p, &p) as f32).sqrt();
-                            if norm > 0.0 {
-                                dot_f32_i8(q, &p) / norm
-                            } else {
-                                0.0
-                            }
-                        }
+                        Some(p) => point_dot(q, &p),
                         None => 1.0 - n.distance,
                     };
                     (n.d_id, sim)
@@ -393,12 +386,12 @@ mod tests {
         ef_construction: 32,
     };
 
-    fn codes(v: &[Vec<f32>]) -> Vec<Vec<i8>> {
-        v.iter().map(|v| Code::new(v).codes).collect()
+    fn codes(v: &[Vec<f32>]) -> Vec<Code> {
+        v.iter().map(|v| Code::new(v)).collect()
     }
 
-    fn refs(v: &[Vec<i8>]) -> Vec<&[i8]> {
-        v.iter().map(Vec::as_slice).collect()
+    fn refs(v: &[Code]) -> Vec<&Code> {
+        v.iter().collect()
     }
 
     #[test]

@@ -12,6 +12,7 @@ use super::{
     VECTOR_META,
 };
 use crate::catalog::{Catalog, KeyedVector};
+use crate::compact::Code;
 use crate::error::{Error, Result};
 use std::collections::HashMap;
 use std::path::Path;
@@ -206,7 +207,7 @@ fn rebuild(
     // One point per distinct vector (HNSW degrades on duplicates; identical vectors
     // are common among same-schema siblings): the catalog maps each file to its point.
     let mut ids: HashMap<[u8; 32], u64> = HashMap::new();
-    let mut points: Vec<&[i8]> = Vec::new();
+    let mut points: Vec<&Code> = Vec::new();
     let mut members: Vec<(u64, &KeyedVector)> = Vec::with_capacity(rows.len());
     let mut bytes = Vec::new();
     for r in &rows {
@@ -215,7 +216,7 @@ fn rebuild(
         let id = *ids
             .entry(*blake3::hash(&bytes).as_bytes())
             .or_insert_with(|| {
-                points.push(&r.vector.codes);
+                points.push(&r.vector);
                 points.len() as u64 - 1
             });
         members.push((id, r));
