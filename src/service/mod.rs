@@ -14,6 +14,7 @@ pub mod paths;
 pub mod rows;
 pub mod status;
 
+use lakestar_index::catalog::MetaKey;
 use lakestar_index::search::engine::{Hit, SearchOptions, Searcher};
 use lakestar_index::Catalog;
 use std::path::{Path, PathBuf};
@@ -23,9 +24,6 @@ pub use describe::Described;
 pub use overview::Overview;
 pub use rows::Rows;
 pub use status::Status;
-
-/// Catalog meta key written last by every index run and watch batch.
-pub const INDEX_STAMP: &str = "last_index_finished_at";
 
 /// What a service call can fail with. User errors are the client's to fix (HTTP 4xx,
 /// MCP tool errors); the rest are faults of the server.
@@ -119,7 +117,7 @@ impl Lake {
 
     fn stamp(&self) -> Result<Option<String>, ServiceError> {
         let cat = self.stamp_reader.lock().unwrap_or_else(|p| p.into_inner());
-        Ok(cat.meta(INDEX_STAMP)?)
+        Ok(cat.meta(MetaKey::LastIndexFinishedAt)?)
     }
 
     /// The searcher at the index's latest committed state.

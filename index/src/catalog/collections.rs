@@ -2,7 +2,7 @@
 //! and reading collections back.
 
 use super::companions::folder_of;
-use super::Catalog;
+use super::{Catalog, MetaKey};
 use crate::collect::{self, Collection};
 use crate::error::{Error, Result};
 use rusqlite::{params, OptionalExtension};
@@ -11,7 +11,6 @@ use std::collections::{BTreeSet, HashMap};
 /// Version of how collections are derived from the files: a catalog that recorded an
 /// older one regroups every folder on its next run (word-named siblings, version 2).
 const DERIVED: &str = "2";
-const DERIVED_META: &str = "collections_version";
 
 /// In a catalog whose collections were derived by an older rule, mark every template
 /// for regrouping (the next run's `refresh_collections` does it, and rewrites the search
@@ -20,16 +19,17 @@ pub(super) fn rederive_if_older(conn: &rusqlite::Connection) -> Result<()> {
     let recorded: Option<String> = conn
         .query_row(
             "SELECT value FROM meta WHERE key = ?1",
-            [DERIVED_META],
+            [MetaKey::CollectionsVersion],
             |r| r.get(0),
         )
         .optional()?;
     if recorded.as_deref() != Some(DERIVED) {
+        let key = MetaKey::CollectionsVersion;
         conn.execute_batch(&format!(
             "BEGIN;
              INSERT OR IGNORE INTO dirty_templates(template)
                  SELECT DISTINCT template FROM files WHERE template IS NOT NULL;
-             INSERT OR REPLACE INTO meta(key, value) VALUES ('{DERIVED_META}', '{DERIVED}');
+             INSERT OR REPLACE INTO meta(key, value) VALUES ('{key}', '{DERIVED}');
              COMMIT;"
         ))?;
     }

@@ -5,7 +5,7 @@
 //! The table is additive: catalogs made before it gain it when a writer opens them (no
 //! format-version bump), and a reader of a catalog without it sees no LLM description.
 
-use super::{Catalog, Hash};
+use super::{Catalog, Hash, MetaKey};
 use crate::error::{Error, Result};
 use rusqlite::{params, OptionalExtension};
 
@@ -24,9 +24,6 @@ CREATE TABLE IF NOT EXISTS llm_descriptions (
 ) WITHOUT ROWID;
 ";
 
-/// The meta key naming the (model, prompt hash) of the last `index --llm-analyzer` run.
-pub const LLM_ANALYZER_META: &str = "llm_analyzer";
-
 /// One LLM analyzer result for a content hash.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LlmDescription {
@@ -42,7 +39,7 @@ pub struct LlmDescription {
     pub created_at: i64,
 }
 
-/// What the `llm_analyzer` meta key records.
+/// What the [`MetaKey::LlmAnalyzer`] meta key records.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct LlmAnalyzerKey {
     /// The analyzer role's model.
@@ -144,14 +141,14 @@ impl Catalog {
     /// The (model, prompt hash) recorded by the last `index --llm-analyzer` run.
     pub fn llm_analyzer_key(&self) -> Result<Option<LlmAnalyzerKey>> {
         Ok(self
-            .meta(LLM_ANALYZER_META)?
+            .meta(MetaKey::LlmAnalyzer)?
             .and_then(|v| serde_json::from_str(&v).ok()))
     }
 
     /// Record the (model, prompt hash) whose descriptions readers should use.
     pub fn set_llm_analyzer_key(&self, key: &LlmAnalyzerKey) -> Result<()> {
         let v = serde_json::to_string(key).expect("two strings serialize");
-        self.set_meta(LLM_ANALYZER_META, &v)
+        self.set_meta(MetaKey::LlmAnalyzer, &v)
     }
 
     /// The text `ask` shows for a file of content `hash`: the LLM description of the

@@ -1,7 +1,7 @@
 //! The catalog: one SQLite database (WAL mode) in the index directory.
 //!
 //! Tables:
-//! - `meta` — key/value: format version, lake root, last run.
+//! - `meta` — key/value: format version, lake root, last run… (the keys: [`meta::Key`]).
 //! - `files` — one row per crawled file: relative path, size, mtime, blake3 hash, format,
 //!   analyzer key, state and last error.
 //! - `descriptions` — the content-addressed cache: (hash, analyzer key) → zstd-compressed
@@ -20,6 +20,7 @@ mod collections;
 mod companions;
 mod known;
 mod llm_descriptions;
+pub mod meta;
 mod schema;
 mod vector_points;
 mod vectors;
@@ -31,7 +32,8 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
 pub use companions::folder_of;
-pub use llm_descriptions::{LlmAnalyzerKey, LlmDescription, LLM_ANALYZER_META};
+pub use llm_descriptions::{LlmAnalyzerKey, LlmDescription};
+pub use meta::Key as MetaKey;
 pub use schema::FORMAT_VERSION;
 pub use vector_points::{GraphMember, KeyedVector};
 
@@ -294,7 +296,7 @@ impl Catalog {
     }
 
     /// A metadata value.
-    pub fn meta(&self, key: &str) -> Result<Option<String>> {
+    pub fn meta(&self, key: MetaKey) -> Result<Option<String>> {
         Ok(self
             .conn
             .query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0))
@@ -302,7 +304,7 @@ impl Catalog {
     }
 
     /// Set a metadata value.
-    pub fn set_meta(&self, key: &str, value: &str) -> Result<()> {
+    pub fn set_meta(&self, key: MetaKey, value: &str) -> Result<()> {
         self.conn.execute(
             "INSERT INTO meta(key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
             params![key, value],
@@ -312,9 +314,14 @@ impl Catalog {
 
     /// The lake root recorded in the index.
     pub fn lake_root(&self) -> Result<PathBuf> {
-        self.meta("lake_root")?
+        self.meta(MetaKey::LakeRoot)?
             .map(PathBuf::from)
-            .ok_or_else(|| InternalError::MissingMeta { key: "lake_root" }.into())
+            .ok_or_else(|| {
+                InternalError::MissingMeta {
+                    key: MetaKey::LakeRoot.as_str(),
+                }
+                .into()
+            })
     }
 
     /// Every file row, by path.

@@ -6,7 +6,7 @@
 //! can leave half-updated.
 
 use super::vectors::from_blob;
-use super::{Catalog, Hash};
+use super::{Catalog, Hash, MetaKey};
 use crate::compact::Code;
 use crate::error::Result;
 use rusqlite::params;
@@ -150,7 +150,7 @@ impl Catalog {
     pub fn replace_graph_members(
         &mut self,
         members: &[(u64, &KeyedVector)],
-        key: &str,
+        key: MetaKey,
         value: &str,
     ) -> Result<()> {
         let tx = self.conn.transaction()?;

@@ -1,7 +1,7 @@
 //! Search bookkeeping in the catalog: the paths whose search documents are stale, and
 //! the embeddings of descriptions per embedder.
 
-use super::{Catalog, Hash};
+use super::{Catalog, Hash, MetaKey};
 use crate::compact::Code;
 use crate::error::Result;
 use rusqlite::{params, OptionalExtension};
@@ -20,12 +20,10 @@ pub(super) fn from_blob(b: &[u8]) -> Code {
     })
 }
 
-/// Catalog meta key recording how `embeddings.vector` is encoded.
-pub(super) const ENCODING_META: &str = "vector_encoding";
 /// The encoding written now: [`Code`] blobs.
 const ENCODING: &str = "code-i8";
 
-/// Rewrite the f32 vectors of an older catalog as codes, once (meta [`ENCODING_META`]),
+/// Rewrite the f32 vectors of an older catalog as codes, once (meta [`MetaKey::VectorEncoding`]),
 /// and give the space back: at 512 dimensions an f32 vector did not fit its row and took
 /// an overflow page of its own, so this shrinks such a catalog by most of its size.
 /// Reading old blobs works either way ([`Code::from_blob`]); this is only for the size.
@@ -33,7 +31,7 @@ pub(super) fn compact_older(conn: &mut rusqlite::Connection) -> Result<()> {
     let recorded: Option<String> = conn
         .query_row(
             "SELECT value FROM meta WHERE key = ?1",
-            [ENCODING_META],
+            [MetaKey::VectorEncoding],
             |r| r.get(0),
         )
         .optional()?;
@@ -59,7 +57,7 @@ pub(super) fn compact_older(conn: &mut rusqlite::Connection) -> Result<()> {
     }
     tx.execute(
         "INSERT OR REPLACE INTO meta(key, value) VALUES (?1, ?2)",
-        params![ENCODING_META, ENCODING],
+        params![MetaKey::VectorEncoding, ENCODING],
     )?;
     tx.commit()?;
     if rewritten > 0 {
@@ -218,7 +216,7 @@ mod tests {
                 )
                 .unwrap();
             cat.conn
-                .execute("DELETE FROM meta WHERE key = ?1", [ENCODING_META])
+                .execute("DELETE FROM meta WHERE key = ?1", [MetaKey::VectorEncoding])
                 .unwrap();
         }
         let stored = |cat: &Catalog| -> Vec<u8> {
@@ -237,7 +235,10 @@ mod tests {
         let blob = stored(&cat);
         assert_eq!(blob.len(), 517);
         assert_eq!(Code::from_blob(&blob), Some(Code::new(&v)));
-        assert_eq!(cat.meta(ENCODING_META).unwrap().as_deref(), Some(ENCODING));
+        assert_eq!(
+            cat.meta(MetaKey::VectorEncoding).unwrap().as_deref(),
+            Some(ENCODING)
+        );
     }
 
     #[test]

@@ -4,7 +4,7 @@ use super::lookup::{self, DataFile, LookupLink, LookupTable, SampledColumn};
 use super::matcher::{match_folder, FolderFile};
 use super::{headerless_columns, parse, DOC_MAX_BYTES};
 use crate::analyze::{ColumnProfile, Content, Description, Format};
-use crate::catalog::{folder_of, Catalog, FileRow, FileState};
+use crate::catalog::{folder_of, Catalog, FileRow, FileState, MetaKey};
 use crate::error::Result;
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::io::Read;
@@ -242,7 +242,7 @@ pub fn relink(cat: &mut Catalog, lake: &Path, changed: &[String]) -> Result<usiz
         let links = folder_links(cat, lake, folder)?;
         touched += cat.replace_companions(folder, &links, &changed)?;
     }
-    let every = cat.meta(lookup::LOOKUP_RULE_META)?.as_deref() != Some(lookup::LOOKUP_RULE);
+    let every = cat.meta(MetaKey::LookupsVersion)?.as_deref() != Some(lookup::LOOKUP_RULE);
     let mut lookup_folders: BTreeSet<String> = folders.iter().map(|f| f.to_string()).collect();
     if every {
         lookup_folders.extend(cat.folders()?);
@@ -263,7 +263,7 @@ pub fn relink(cat: &mut Catalog, lake: &Path, changed: &[String]) -> Result<usiz
         cat.replace_lookups(folder, &links)?;
     }
     if every {
-        cat.set_meta(lookup::LOOKUP_RULE_META, lookup::LOOKUP_RULE)?;
+        cat.set_meta(MetaKey::LookupsVersion, lookup::LOOKUP_RULE)?;
     }
     Ok(touched)
 }

@@ -20,7 +20,7 @@
 mod process;
 mod run;
 
-use crate::catalog::Catalog;
+use crate::catalog::{Catalog, MetaKey};
 use crate::crawl::{crawl, CrawlOptions, Scope};
 use crate::embed::Embedder;
 use crate::error::{Error, InternalError, Result, UserError};
@@ -87,16 +87,13 @@ pub struct WalkOptions {
     pub hidden: bool,
 }
 
-/// Catalog meta key of the [`WalkOptions`] (JSON).
-pub const WALK_META: &str = "walk_options";
-
 /// The walk options the index at `index_dir` records: `None` for no index yet, or one
 /// made before they were recorded.
 pub fn recorded_walk(index_dir: &Path) -> Result<Option<WalkOptions>> {
     if !index_dir.join(crate::catalog::CATALOG_FILE).is_file() {
         return Ok(None);
     }
-    let Some(json) = Catalog::open_reader(index_dir)?.meta(WALK_META)? else {
+    let Some(json) = Catalog::open_reader(index_dir)?.meta(MetaKey::WalkOptions)? else {
         return Ok(None);
     };
     serde_json::from_str(&json)

@@ -4,7 +4,7 @@
 
 use super::process::{process, Ctx, Kind, Outcome, Work};
 use super::{IndexReport, Indexer, Progress};
-use crate::catalog::{Catalog, Change, FileRow, Hash, Known};
+use crate::catalog::{Catalog, Change, FileRow, Hash, Known, MetaKey};
 use crate::crawl::links::Containment;
 use crate::crawl::Crawl;
 use crate::error::{Error, Result};
@@ -227,13 +227,13 @@ impl Indexer {
             hidden: self.opts.hidden,
         };
         self.catalog.set_meta(
-            super::WALK_META,
+            MetaKey::WalkOptions,
             &serde_json::to_string(&walk).map_err(|e| Error::serialize("walk options", e))?,
         )?;
         self.catalog
-            .set_meta("last_index_finished_at", &crate::now_ms().to_string())?;
+            .set_meta(MetaKey::LastIndexFinishedAt, &crate::now_ms().to_string())?;
         self.catalog.set_meta(
-            "last_index_report",
+            MetaKey::LastIndexReport,
             &serde_json::to_string(&report).map_err(|e| Error::serialize("index report", e))?,
         )?;
         progress.finish();

@@ -100,7 +100,7 @@ fn scoped_updates_match_a_full_index() {
     assert_eq!(r.files_seen, 2, "{r:?}");
     let meta = Catalog::open_reader(ix.index_dir())
         .unwrap()
-        .meta("last_index_report")
+        .meta(MetaKey::LastIndexReport)
         .unwrap()
         .unwrap();
     assert!(meta.contains("\"files_seen\":2"), "{meta}");
@@ -117,8 +117,8 @@ fn a_scoped_run_that_finds_nothing_keeps_the_last_report() {
     let last = |ix: &Indexer| {
         let c = Catalog::open_reader(ix.index_dir()).unwrap();
         (
-            c.meta("last_index_report").unwrap().unwrap(),
-            c.meta("last_index_finished_at").unwrap().unwrap(),
+            c.meta(MetaKey::LastIndexReport).unwrap().unwrap(),
+            c.meta(MetaKey::LastIndexFinishedAt).unwrap().unwrap(),
         )
     };
     let before = last(&ix);
@@ -199,7 +199,7 @@ fn runs_record_how_they_walked_the_lake() {
     let old = r#"{"follow_links":true,"hidden":false}"#;
     Catalog::open_writer(&idx, &lake.canonicalize().unwrap())
         .unwrap()
-        .set_meta(WALK_META, old)
+        .set_meta(MetaKey::WalkOptions, old)
         .unwrap();
     let want = WalkOptions {
         follow_links: true,

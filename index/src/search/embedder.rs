@@ -207,11 +207,7 @@ pub fn default_for(
 ) -> Result<(EmbedderSpec, DefaultChoice)> {
     let recorded = crate::catalog::Catalog::open_reader(index_dir)
         .ok()
-        .and_then(|c| {
-            c.meta(crate::search::sync::EMBEDDER_SPEC_META)
-                .ok()
-                .flatten()
-        });
+        .and_then(|c| c.meta(crate::catalog::MetaKey::EmbedderSpec).ok().flatten());
     if let Some(spec) = recorded {
         let spec = EmbedderSpec::parse(&spec).map_err(|e| {
             UserError::BadEmbedder(format!(

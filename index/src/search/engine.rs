@@ -10,10 +10,10 @@ use super::names::NameMatcher;
 use super::rank::evidence::{self, Covers, Evidence, Named};
 use super::rank::fold::{self, Planned, Ranked};
 use super::rank::{relevance, score, RankingConfig, Reason, Relevance};
-use super::sync::{EMBEDDER_META, TEXT_DIR};
+use super::sync::TEXT_DIR;
 use super::text::TextIndex;
 use crate::analyze::Format;
-use crate::catalog::Catalog;
+use crate::catalog::{Catalog, MetaKey};
 use crate::collect::Collection;
 use crate::companion::Companion;
 use crate::embed::Embedder;
@@ -148,7 +148,7 @@ impl Searcher {
     /// index that records none).
     pub fn open_recorded(dir: &Path) -> Result<Searcher> {
         let spec = Catalog::open_reader(dir)?
-            .meta(crate::search::sync::EMBEDDER_SPEC_META)?
+            .meta(MetaKey::EmbedderSpec)?
             .map(|s| {
                 crate::search::embedder::EmbedderSpec::parse(&s).map_err(UserError::BadEmbedder)
             })
@@ -176,7 +176,7 @@ impl Searcher {
     ) -> Result<Searcher> {
         let ranking = RankingConfig::from_env(&embedder.id())?;
         let catalog = Catalog::open_reader(dir)?;
-        let recorded = catalog.meta(EMBEDDER_META)?;
+        let recorded = catalog.meta(MetaKey::Embedder)?;
         if recorded.as_deref().is_some_and(|r| r != embedder.id()) {
             return Err(UserError::EmbedderMismatch {
                 recorded: recorded.unwrap_or_default(),

@@ -7,11 +7,8 @@
 //! each bound by `n`, and only a bound that reaches its limit costs an exact count.
 
 use super::graph::{self, Graph, GraphParams};
-use super::{
-    common_dim, exact_below, GraphMeta, VectorMeta, EF_CONSTRUCTION, M, REBUILD_FRACTION,
-    VECTOR_META,
-};
-use crate::catalog::{Catalog, KeyedVector};
+use super::{common_dim, exact_below, GraphMeta, VectorMeta, EF_CONSTRUCTION, M, REBUILD_FRACTION};
+use crate::catalog::{Catalog, KeyedVector, MetaKey};
 use crate::error::{Error, Result};
 use std::collections::HashMap;
 use std::path::Path;
@@ -41,7 +38,7 @@ pub fn begin(cat: &Catalog) -> Result<bool> {
     let trusted = meta.fresh;
     if meta.fresh {
         meta.fresh = false;
-        cat.set_meta(VECTOR_META, &meta.to_json())?;
+        cat.set_meta(MetaKey::VectorIndex, &meta.to_json())?;
     }
     Ok(trusted)
 }
@@ -127,7 +124,7 @@ pub fn refresh_with(
             None => meta.graph.is_none() && bounded.live < exact_below,
         };
         if settled {
-            cat.set_meta(VECTOR_META, &bounded.to_json())?;
+            cat.set_meta(MetaKey::VectorIndex, &bounded.to_json())?;
             return Ok(if current.is_some() {
                 Refreshed::Kept
             } else {
@@ -156,9 +153,9 @@ pub fn refresh_with(
             ..VectorMeta::default()
         };
         if meta.graph.is_some() {
-            cat.replace_graph_members(&[], VECTOR_META, &none.to_json())?;
+            cat.replace_graph_members(&[], MetaKey::VectorIndex, &none.to_json())?;
         } else {
-            cat.set_meta(VECTOR_META, &none.to_json())?;
+            cat.set_meta(MetaKey::VectorIndex, &none.to_json())?;
         }
         graph::remove_other_generations(dir, None).map_err(io)?;
         return Ok(Refreshed::Exact);
@@ -175,7 +172,7 @@ pub fn refresh_with(
                 fresh: true,
                 ..meta
             };
-            cat.set_meta(VECTOR_META, &counted.to_json())?;
+            cat.set_meta(MetaKey::VectorIndex, &counted.to_json())?;
             // Leftovers of an interrupted build, if any.
             graph::remove_other_generations(dir, keep).map_err(io)?;
             return Ok(Refreshed::Kept);
@@ -236,7 +233,7 @@ fn rebuild(
         delta: 0,
         fresh: true,
     };
-    cat.replace_graph_members(&members, VECTOR_META, &meta.to_json())?;
+    cat.replace_graph_members(&members, MetaKey::VectorIndex, &meta.to_json())?;
     graph::remove_other_generations(dir, Some(next)).map_err(io)?;
     tracing::debug!(generation = next, files, "vector graph rebuilt");
     Ok(Refreshed::Built {
