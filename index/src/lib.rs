@@ -26,7 +26,7 @@ pub(crate) mod text_util;
 pub mod watch;
 
 pub use analyze::{describe, render, Description, Format, RenderOptions, Source};
-pub use catalog::{Catalog, FileRow, FileState};
+pub use catalog::{CatalogReader, CatalogWriter, FileRow, FileState};
 pub use error::{DecodeError, Error, InternalError, Result, UserError};
 pub use indexer::{index, IndexOptions, IndexReport, Progress};
 

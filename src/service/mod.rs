@@ -16,7 +16,7 @@ pub mod status;
 
 use lakestar_index::catalog::MetaKey;
 use lakestar_index::search::engine::{Hit, SearchOptions, Searcher};
-use lakestar_index::Catalog;
+use lakestar_index::CatalogReader;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, RwLock};
 
@@ -86,7 +86,7 @@ pub struct Lake {
     dir: PathBuf,
     root: PathBuf,
     /// Reads the stamp; its own connection, so that checking never waits on a search.
-    stamp_reader: Mutex<Catalog>,
+    stamp_reader: Mutex<CatalogReader>,
     /// The shared searcher and the stamp it was opened at.
     searcher: RwLock<Option<(Option<String>, Arc<Searcher>)>>,
 }
@@ -94,7 +94,7 @@ pub struct Lake {
 impl Lake {
     /// Serve the index at `dir` (which must exist: `lakestar index` makes it).
     pub fn open(dir: &Path) -> Result<Lake, ServiceError> {
-        let cat = Catalog::open_reader(dir)?;
+        let cat = CatalogReader::open(dir)?;
         let root = cat.lake_root()?;
         let root = root.canonicalize().unwrap_or(root);
         Ok(Lake {
@@ -182,7 +182,7 @@ impl Lake {
         llm: bool,
     ) -> Result<Described, ServiceError> {
         let rel = paths::confine(&self.root, path)?;
-        let cat = Catalog::open_reader(&self.dir)?;
+        let cat = CatalogReader::open(&self.dir)?;
         let row = cat
             .file(&rel)?
             .ok_or(ServiceError::NotFound { path: rel.clone() })?;
@@ -198,7 +198,7 @@ impl Lake {
     /// (confined to the lake: see [`paths::confine`]).
     pub fn rows(&self, path: &str, table: Option<&str>, n: usize) -> Result<Rows, ServiceError> {
         let rel = paths::confine(&self.root, path)?;
-        let cat = Catalog::open_reader(&self.dir)?;
+        let cat = CatalogReader::open(&self.dir)?;
         let file = self.root.join(&rel);
         if cat.file(&rel)?.is_none() || !file.is_file() {
             return Err(ServiceError::NotFound { path: rel });

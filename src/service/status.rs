@@ -3,7 +3,7 @@
 use lakestar_index::catalog::MetaKey;
 use lakestar_index::catalog::{CatalogStats, FileError};
 use lakestar_index::search::ann::{self, VectorStatus};
-use lakestar_index::Catalog;
+use lakestar_index::CatalogReader;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -65,7 +65,7 @@ fn dir_size(dir: &Path) -> u64 {
 
 /// The status of the index at `dir`, read from one catalog connection.
 pub fn status(dir: &Path) -> lakestar_index::Result<Status> {
-    let cat = Catalog::open_reader(dir)?;
+    let cat = CatalogReader::open(dir)?;
     let CatalogStats {
         files,
         bytes,

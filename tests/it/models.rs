@@ -5,7 +5,7 @@
 use crate::common::*;
 use lakestar::index::catalog::MetaKey;
 use lakestar::index::models::{tiny, DEFAULT_ORDER, HF_ENDPOINT_ENV, MODELS_ENV};
-use lakestar::index::Catalog;
+use lakestar::index::CatalogReader;
 use serde_json::Value;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -58,7 +58,7 @@ fn setup(tmp: &Path) -> (PathBuf, PathBuf) {
 }
 
 fn meta(idx: &Path, key: MetaKey) -> String {
-    Catalog::open_reader(idx)
+    CatalogReader::open(idx)
         .unwrap()
         .meta(key)
         .unwrap()

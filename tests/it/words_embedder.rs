@@ -5,7 +5,7 @@
 use crate::common::*;
 use lakestar::index::catalog::MetaKey;
 use lakestar::index::models::{tiny, MODELS_ENV};
-use lakestar::index::Catalog;
+use lakestar::index::CatalogReader;
 use serde_json::Value;
 use std::path::Path;
 
@@ -26,7 +26,7 @@ fn ok_in(models: &Path, cwd: &Path, env: &[(&str, &str)], args: &[&str]) -> Stri
 }
 
 fn meta(idx: &Path, key: MetaKey) -> String {
-    Catalog::open_reader(idx)
+    CatalogReader::open(idx)
         .unwrap()
         .meta(key)
         .unwrap()

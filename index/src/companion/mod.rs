@@ -6,7 +6,7 @@
 //! content-addressed description cache. The indexer recomputes the links of every folder
 //! in which a file changed ([`relink`], after the files are described), the catalog keeps
 //! them in its `companions` table, and readers apply them to the cached descriptions
-//! ([`apply_data`], [`apply_doc`]) through [`crate::catalog::Catalog::file_description`]:
+//! ([`apply_data`], [`apply_doc`]) through [`crate::catalog::CatalogReader::file_description`]:
 //! the data file's `column_1…` become the documented names (with units), its `load` line
 //! names them, and both descriptions name the other file.
 //!
@@ -19,7 +19,7 @@
 //!   beside it, at search time.
 //!
 //! Search returns a hit's companions with it ([`Companion`], read by
-//! [`crate::catalog::Catalog::companions`]).
+//! [`crate::catalog::CatalogReader::companions`]).
 
 pub mod lookup;
 pub mod matcher;

@@ -4,7 +4,7 @@ use super::lookup::{self, DataFile, LookupLink, LookupTable, SampledColumn};
 use super::matcher::{match_folder, FolderFile};
 use super::{headerless_columns, parse, DOC_MAX_BYTES};
 use crate::analyze::{ColumnProfile, Content, Description, Format};
-use crate::catalog::{folder_of, Catalog, FileRow, FileState, MetaKey};
+use crate::catalog::{folder_of, CatalogReader, CatalogWriter, FileRow, FileState, MetaKey};
 use crate::error::Result;
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::io::Read;
@@ -57,7 +57,7 @@ fn read_doc(lake: &Path, rel: &str) -> Option<String> {
 }
 
 /// The links of the files directly in `folder`.
-fn folder_links(cat: &Catalog, lake: &Path, folder: &str) -> Result<Vec<super::Link>> {
+fn folder_links(cat: &CatalogReader, lake: &Path, folder: &str) -> Result<Vec<super::Link>> {
     let rows = cat.folder_files(folder)?;
     if rows.len() > MAX_FOLDER_FILES || !rows.iter().any(doc_candidate) {
         return Ok(Vec::new());
@@ -160,7 +160,7 @@ fn small_delimited(r: &FileRow) -> bool {
 /// The lookup tables directly in `folder`, read once per relink (`cache`): a folder's
 /// lookups serve the data of every folder below it too.
 fn folder_tables<'c>(
-    cat: &Catalog,
+    cat: &CatalogReader,
     lake: &Path,
     folder: &str,
     cache: &'c mut HashMap<String, Vec<LookupTable>>,
@@ -196,7 +196,7 @@ fn ancestors(folder: &str) -> Vec<&str> {
 /// folder above it (a `reference/` table at the lake's root serves every folder): the
 /// descriptions of its tables are read only when there is such a table.
 fn folder_lookups(
-    cat: &Catalog,
+    cat: &CatalogReader,
     lake: &Path,
     folder: &str,
     cache: &mut HashMap<String, Vec<LookupTable>>,
@@ -234,7 +234,7 @@ fn folder_lookups(
 /// every folder are recomputed once when the catalog's were made by an older rule.
 /// Returns how many documentation links appeared, went or changed. A data file whose
 /// lookup links changed is marked stale for search: its document carries their labels.
-pub fn relink(cat: &mut Catalog, lake: &Path, changed: &[String]) -> Result<usize> {
+pub fn relink(cat: &mut CatalogWriter, lake: &Path, changed: &[String]) -> Result<usize> {
     let folders: BTreeSet<&str> = changed.iter().map(|p| folder_of(p)).collect();
     let changed: HashSet<&str> = changed.iter().map(String::as_str).collect();
     let mut touched = 0;

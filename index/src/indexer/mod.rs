@@ -20,7 +20,7 @@
 mod process;
 mod run;
 
-use crate::catalog::{Catalog, MetaKey};
+use crate::catalog::{CatalogReader, CatalogWriter, MetaKey};
 use crate::crawl::{crawl, CrawlOptions, Scope};
 use crate::embed::Embedder;
 use crate::error::{Error, InternalError, Result, UserError};
@@ -93,7 +93,7 @@ pub fn recorded_walk(index_dir: &Path) -> Result<Option<WalkOptions>> {
     if !index_dir.join(crate::catalog::CATALOG_FILE).is_file() {
         return Ok(None);
     }
-    let Some(json) = Catalog::open_reader(index_dir)?.meta(MetaKey::WalkOptions)? else {
+    let Some(json) = CatalogReader::open(index_dir)?.meta(MetaKey::WalkOptions)? else {
         return Ok(None);
     };
     serde_json::from_str(&json)
@@ -186,14 +186,15 @@ pub struct Indexer {
     index_dir: PathBuf,
     opts: IndexOptions,
     jobs: usize,
-    catalog: Catalog,
     pool: rayon::ThreadPool,
     /// Built on first use and kept: loading a model per `watch` batch would dominate it.
     embedder: Option<Box<dyn Embedder>>,
     /// Opened on first use and kept, so that its writer merges the small segments of
     /// frequent small runs.
     text: Option<crate::search::text::TextIndex>,
-    _lock: WriterLock,
+    /// Last, so dropped last: it holds the writer lock, which must outlive the text
+    /// index's writer.
+    catalog: CatalogWriter,
 }
 
 impl Indexer {
@@ -209,7 +210,7 @@ impl Indexer {
         if opts.rebuild {
             remove_catalog(&index_dir)?;
         }
-        let catalog = Catalog::open_writer(&index_dir, &lake)?;
+        let catalog = CatalogWriter::open(lock, &lake)?;
         let jobs = if opts.jobs == 0 {
             std::thread::available_parallelism().map_or(2, |n| n.get())
         } else {
@@ -225,11 +226,10 @@ impl Indexer {
             index_dir,
             opts: opts.clone(),
             jobs,
-            catalog,
             pool,
             embedder: None,
             text: None,
-            _lock: lock,
+            catalog,
         })
     }
 
@@ -264,7 +264,7 @@ impl Indexer {
         let (known, found) = std::thread::scope(|s| {
             let loader = s.spawn(|| {
                 let t = Instant::now();
-                let r = Catalog::open_reader(index_dir).and_then(|c| c.load_known());
+                let r = CatalogReader::open(index_dir).and_then(|c| c.load_known());
                 tracing::debug!(elapsed = ?t.elapsed(), "catalog loaded");
                 r
             });

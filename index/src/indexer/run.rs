@@ -4,7 +4,7 @@
 
 use super::process::{process, Ctx, Kind, Outcome, Work};
 use super::{IndexReport, Indexer, Progress};
-use crate::catalog::{Catalog, Change, FileRow, Hash, Known, MetaKey};
+use crate::catalog::{CatalogReader, Change, FileRow, Hash, Known, MetaKey};
 use crate::crawl::links::Containment;
 use crate::crawl::Crawl;
 use crate::error::{Error, Result};
@@ -131,7 +131,7 @@ impl Indexer {
             s.spawn(move || {
                 pool.install(|| {
                     work.par_iter().for_each_init(
-                        || (tx.clone(), Catalog::open_reader(ctx.index_dir).ok()),
+                        || (tx.clone(), CatalogReader::open(ctx.index_dir).ok()),
                         |(tx, cache), w| {
                             let _ = tx.send(process(ctx, cache.as_ref(), w));
                         },

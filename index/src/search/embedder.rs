@@ -205,7 +205,7 @@ pub fn default_for(
     index_dir: &std::path::Path,
     models_dir: Option<&std::path::Path>,
 ) -> Result<(EmbedderSpec, DefaultChoice)> {
-    let recorded = crate::catalog::Catalog::open_reader(index_dir)
+    let recorded = crate::catalog::CatalogReader::open(index_dir)
         .ok()
         .and_then(|c| c.meta(crate::catalog::MetaKey::EmbedderSpec).ok().flatten());
     if let Some(spec) = recorded {

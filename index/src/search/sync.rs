@@ -9,7 +9,7 @@
 use super::doc;
 use super::text::{TextDoc, TextIndex};
 use crate::analyze::Description;
-use crate::catalog::{Catalog, FileRow, Hash, MetaKey};
+use crate::catalog::{CatalogWriter, FileRow, Hash, MetaKey};
 use crate::embed::Embedder;
 use crate::error::Result;
 use rayon::prelude::*;
@@ -81,7 +81,7 @@ fn document(
 
 /// Embed `items` (description key, semantic text) in parallel batches and store them.
 fn embed_and_store(
-    cat: &mut Catalog,
+    cat: &mut CatalogWriter,
     embedder: &dyn Embedder,
     id: &str,
     items: Vec<((Hash, String), String)>,
@@ -113,7 +113,7 @@ fn embed_and_store(
 /// missing, its embedding; embeddings of a chunk are stored before its stale marks are
 /// cleared, so that "no mark and the same embedder" means "nothing to do".
 pub fn sync(
-    cat: &mut Catalog,
+    cat: &mut CatalogWriter,
     dir: &Path,
     embedder: &dyn Embedder,
     spec: &str,
@@ -126,7 +126,7 @@ pub fn sync(
 /// commits make (one per `watch` batch); one dropped after each commit never does, and
 /// the segments pile up.
 pub fn sync_with(
-    cat: &mut Catalog,
+    cat: &mut CatalogWriter,
     dir: &Path,
     text: &mut Option<TextIndex>,
     embedder: &dyn Embedder,

@@ -26,7 +26,7 @@ pub mod graph;
 mod nearest;
 pub mod update;
 
-use crate::catalog::{Catalog, MetaKey};
+use crate::catalog::{CatalogReader, MetaKey};
 use crate::error::Result;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -103,7 +103,7 @@ pub struct VectorMeta {
 
 impl VectorMeta {
     /// The recorded state, or the default when there is none or it cannot be read.
-    pub fn load(cat: &Catalog) -> Result<VectorMeta> {
+    pub fn load(cat: &CatalogReader) -> Result<VectorMeta> {
         Ok(cat
             .meta(MetaKey::VectorIndex)?
             .and_then(|s| serde_json::from_str(&s).ok())
@@ -140,7 +140,7 @@ pub struct VectorStatus {
 
 /// The vector status of the index at `dir` for `embedder`, counted now (without loading
 /// the graph: a graph that fails its digests still shows here, and searches go exact).
-pub fn status(cat: &Catalog, dir: &Path, embedder: &str) -> Result<VectorStatus> {
+pub fn status(cat: &CatalogReader, dir: &Path, embedder: &str) -> Result<VectorStatus> {
     let threshold = exact_below();
     cat.read_snapshot(|cat| {
         let meta = VectorMeta::load(cat)?;

@@ -8,7 +8,7 @@
 
 use super::graph::{self, Graph, GraphParams};
 use super::{common_dim, exact_below, GraphMeta, VectorMeta, EF_CONSTRUCTION, M, REBUILD_FRACTION};
-use crate::catalog::{Catalog, KeyedVector, MetaKey};
+use crate::catalog::{CatalogWriter, KeyedVector, MetaKey};
 use crate::error::{Error, Result};
 use std::collections::HashMap;
 use std::path::Path;
@@ -33,7 +33,7 @@ pub enum Refreshed {
 /// finishes is caught up by the next run. Returns whether the recorded bounds can be
 /// trusted (the last refresh finished), i.e. whether [`after_sync`] may count changes
 /// instead of files.
-pub fn begin(cat: &Catalog) -> Result<bool> {
+pub fn begin(cat: &CatalogWriter) -> Result<bool> {
     let mut meta = VectorMeta::load(cat)?;
     let trusted = meta.fresh;
     if meta.fresh {
@@ -46,13 +46,13 @@ pub fn begin(cat: &Catalog) -> Result<bool> {
 /// After a run that changed no vector: refresh only if the last refresh did not finish,
 /// the graph's files are missing or damaged (sizes; a cheap check), or the threshold
 /// now asks for a graph where there is none or the other way round.
-pub fn check(cat: &mut Catalog, dir: &Path, embedder: &str) -> Result<Refreshed> {
+pub fn check(cat: &mut CatalogWriter, dir: &Path, embedder: &str) -> Result<Refreshed> {
     check_with(cat, dir, embedder, exact_below())
 }
 
 /// [`check`] with the exact-search threshold given.
 pub fn check_with(
-    cat: &mut Catalog,
+    cat: &mut CatalogWriter,
     dir: &Path,
     embedder: &str,
     exact_below: u64,
@@ -76,7 +76,7 @@ pub fn check_with(
 /// the bounds are not trusted): raise the bounds, and refresh exactly only when one
 /// reaches its limit.
 pub fn after_sync(
-    cat: &mut Catalog,
+    cat: &mut CatalogWriter,
     dir: &Path,
     embedder: &str,
     changed: Option<u64>,
@@ -87,14 +87,14 @@ pub fn after_sync(
 /// Bring the graph in step with the catalog's vectors by `embedder`, counting exactly:
 /// drop it below the exact-search threshold, rebuild it when it is missing, damaged, of
 /// another embedder or has too many tombstones or delta vectors, else keep it.
-pub fn refresh(cat: &mut Catalog, dir: &Path, embedder: &str) -> Result<Refreshed> {
+pub fn refresh(cat: &mut CatalogWriter, dir: &Path, embedder: &str) -> Result<Refreshed> {
     refresh_with(cat, dir, embedder, exact_below(), None)
 }
 
 /// [`refresh`] with the exact-search threshold given, and `changed` as in
 /// [`after_sync`].
 pub fn refresh_with(
-    cat: &mut Catalog,
+    cat: &mut CatalogWriter,
     dir: &Path,
     embedder: &str,
     exact_below: u64,
@@ -184,7 +184,7 @@ pub fn refresh_with(
 /// Build a new generation from every file's vector and swap it in. The current
 /// generation (`keep`) stays readable until the catalog points at the new one.
 fn rebuild(
-    cat: &mut Catalog,
+    cat: &mut CatalogWriter,
     dir: &Path,
     embedder: &str,
     meta: &VectorMeta,
