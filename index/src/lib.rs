@@ -16,10 +16,13 @@ pub mod crawl;
 pub mod embed;
 mod error;
 pub mod indexer;
+#[cfg(test)]
+mod layering_tests;
 pub mod locate;
 pub mod lock;
 pub mod models;
 pub mod preview;
+pub mod progress;
 pub mod search;
 pub mod synth;
 pub(crate) mod text_util;

@@ -36,7 +36,7 @@ CREATE INDEX IF NOT EXISTS lookups_folder ON lookups(folder);
 /// the search documents once), rather than only those where something changes. The
 /// `lookups` table changes no search document: a catalog without it records no lookup
 /// rule either, and the next run links every folder's lookups
-/// ([`crate::companion::relink`]).
+/// (`indexer::relink`).
 pub(super) fn create_in_existing(conn: &rusqlite::Connection) -> Result<()> {
     let had: bool = conn.query_row(
         "SELECT EXISTS(SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'companions')",

@@ -43,7 +43,7 @@ pub enum Key {
     /// `search::ann` with the graph's members.
     VectorIndex,
     /// The rule lookup links were made by ([`crate::companion::lookup::LOOKUP_RULE`]);
-    /// written by the companion relink.
+    /// written by the indexer's relink step (`indexer::relink`).
     LookupsVersion,
 }
 

@@ -114,7 +114,8 @@ pub struct FileRow {
 pub enum Change {
     /// Insert or replace a file row; store the description in the cache when given.
     Upsert {
-        /// The new row.
+        /// The new row. With a description, its `schema` is that description's digest
+        /// ([`crate::collect::schema_digest`], computed once by the indexer), cached with it.
         row: FileRow,
         /// A freshly computed description to cache under (row.hash, row.analyzer).
         description: Option<Box<Description>>,
@@ -581,7 +582,7 @@ impl CatalogWriter {
                                 d.time_coverage.as_ref().map(|t| &t.end),
                                 d.time_coverage.as_ref().map(|t| &t.source),
                                 d.is_sampled(),
-                                crate::collect::schema_digest(d),
+                                row.schema,
                             ])?;
                         }
                         let t = crate::collect::template(&row.path).text;

@@ -18,6 +18,7 @@
 //! directory moves inside its scope exactly as a full run would.
 
 mod process;
+mod relink;
 mod run;
 
 use crate::catalog::{CatalogReader, CatalogWriter, MetaKey};
@@ -132,19 +133,7 @@ pub struct IndexReport {
     pub problems: Vec<(String, String)>,
 }
 
-/// Progress reporting hooks (the CLI draws a bar; tests and the library pass [`NoProgress`]).
-pub trait Progress: Sync {
-    /// The number of files that need reading is known.
-    fn start(&self, _total: u64) {}
-    /// `n` more files done.
-    fn inc(&self, _n: u64) {}
-    /// The run is over.
-    fn finish(&self) {}
-}
-
-/// Progress that reports nothing.
-pub struct NoProgress;
-impl Progress for NoProgress {}
+pub use crate::progress::{NoProgress, Progress};
 
 /// The lake's canonical path, or the user error saying why `lake` cannot be one.
 pub fn canonical_lake(lake: &Path) -> Result<PathBuf> {

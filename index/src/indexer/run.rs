@@ -189,7 +189,7 @@ impl Indexer {
         // stale-for-search marks are the changes not yet caught up (a crash after this
         // point leaves them for the next run, which redoes the same folders).
         let changed = self.catalog.search_dirty()?;
-        let relinked = crate::companion::relink(&mut self.catalog, &self.lake, &changed)?;
+        let relinked = super::relink::relink(&mut self.catalog, &self.lake, &changed)?;
         let regrouped = self.catalog.refresh_collections()?;
         // The search side follows the catalog; a failure there (an embedding server down)
         // is reported and retried by the next run, never loses the catalog's work.

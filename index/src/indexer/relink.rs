@@ -1,10 +1,12 @@
-//! The indexer's step: recompute the links of every folder in which a file changed.
+//! The indexer's step: recompute the companion-documentation and lookup links
+//! ([`crate::companion`]) of every folder in which a file changed. Here rather than in
+//! `companion`, which the catalog uses: the matching is pure, this step writes the catalog.
 
-use super::lookup::{self, DataFile, LookupLink, LookupTable, SampledColumn};
-use super::matcher::{match_folder, FolderFile};
-use super::{headerless_columns, parse, DOC_MAX_BYTES};
 use crate::analyze::{ColumnProfile, Content, Description, Format};
 use crate::catalog::{folder_of, CatalogReader, CatalogWriter, FileRow, FileState, MetaKey};
+use crate::companion::lookup::{self, DataFile, LookupLink, LookupTable, SampledColumn};
+use crate::companion::matcher::{self, match_folder, FolderFile};
+use crate::companion::{headerless_columns, parse, Link, DOC_MAX_BYTES};
 use crate::error::Result;
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::io::Read;
@@ -35,7 +37,7 @@ fn doc_candidate(row: &FileRow) -> bool {
         .unwrap_or(&row.path)
         .to_lowercase();
     let ext = name.rsplit_once('.').map_or("", |(_, e)| e);
-    DOC_EXTENSIONS.contains(&ext) || super::matcher::has_doc_word(&name)
+    DOC_EXTENSIONS.contains(&ext) || matcher::has_doc_word(&name)
 }
 
 /// Formats whose description can be a headerless table.
@@ -57,7 +59,7 @@ fn read_doc(lake: &Path, rel: &str) -> Option<String> {
 }
 
 /// The links of the files directly in `folder`.
-fn folder_links(cat: &CatalogReader, lake: &Path, folder: &str) -> Result<Vec<super::Link>> {
+fn folder_links(cat: &CatalogReader, lake: &Path, folder: &str) -> Result<Vec<Link>> {
     let rows = cat.folder_files(folder)?;
     if rows.len() > MAX_FOLDER_FILES || !rows.iter().any(doc_candidate) {
         return Ok(Vec::new());
