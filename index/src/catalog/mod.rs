@@ -224,8 +224,8 @@ pub struct CatalogWriter {
     reader: CatalogReader,
     /// Reused across batches: creating a zstd context per blob was measurable.
     compressor: Option<zstd::bulk::Compressor<'static>>,
-    /// Dropped with the connection, after it is closed.
-    lock: WriterLock,
+    /// Held for as long as the writer lives; dropped after the connection is closed.
+    _lock: WriterLock,
 }
 
 impl std::ops::Deref for CatalogWriter {
@@ -285,13 +285,8 @@ impl CatalogWriter {
                 decompressor: Default::default(),
             },
             compressor: None,
-            lock,
+            _lock: lock,
         })
-    }
-
-    /// The writer lock held.
-    pub fn lock(&self) -> &WriterLock {
-        &self.lock
     }
 }
 
