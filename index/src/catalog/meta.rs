@@ -20,18 +20,20 @@ pub enum Key {
     /// older catalog's vectors.
     VectorEncoding,
     /// The LLM analyzer's model and prompt (JSON [`super::LlmAnalyzerKey`]); written by
-    /// `index --llm-analyzer`, read by `describe`.
+    /// `index --llm-analyzer`, read by `describe` and the agent.
     LlmAnalyzer,
     /// The crawl's options (JSON [`crate::indexer::WalkOptions`]); written at the end of
-    /// every index run, read by the next one and by `watch`.
+    /// every index run, read by the CLI's and MCP's next runs to walk the lake alike.
     WalkOptions,
-    /// When the last index run or watch batch finished, Unix milliseconds; written last
-    /// by each, so a reader that sees it change knows the index changed.
+    /// When the last index run or watch batch finished, Unix milliseconds; written at the
+    /// end of each, so a reader that sees it change knows the index changed (the service
+    /// then opens a fresh searcher).
     LastIndexFinishedAt,
     /// The last run's report (JSON [`crate::indexer::IndexReport`]); written by every
     /// index run, read by `status`.
     LastIndexReport,
-    /// The id of the embedder of the stored vectors; written by the search sync.
+    /// The id of the embedder of the stored vectors; written by the search sync, read by
+    /// search and `status`.
     Embedder,
     /// How to build that embedder again (its spec); written by the search sync, read
     /// by search and `doctor`.
