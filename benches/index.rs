@@ -7,8 +7,9 @@
 //! When a lake has enough vectors for the vector graph, the graph's share of the first
 //! index is measured by rebuilding it alone.
 
-use lakestar_index::catalog::Catalog;
+use lakestar_index::catalog::CatalogWriter;
 use lakestar_index::indexer::NoProgress;
+use lakestar_index::lock::WriterLock;
 use lakestar_index::search::ann;
 use lakestar_index::{crawl, index, synth, IndexOptions};
 use std::path::{Path, PathBuf};
@@ -193,7 +194,11 @@ fn graph_rebuild(
     opts: &IndexOptions,
 ) -> Option<(u64, Duration, Duration)> {
     let emb = opts.embedder.build().unwrap().id();
-    let mut cat = Catalog::open_writer(idx, &root.canonicalize().unwrap()).unwrap();
+    let mut cat = CatalogWriter::open(
+        WriterLock::acquire(idx).unwrap(),
+        &root.canonicalize().unwrap(),
+    )
+    .unwrap();
     let points = ann::VectorMeta::load(&cat).unwrap().graph?.points;
     std::fs::remove_dir_all(idx.join("vectors")).unwrap();
     let (wall, cpu, built) = time_cpu(|| ann::check(&mut cat, idx, &emb).unwrap());

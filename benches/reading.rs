@@ -19,7 +19,7 @@ mod venv;
 
 use lakestar::index::indexer::NoProgress;
 use lakestar::index::synth::messy::{self, tables_of, Class, Expected};
-use lakestar::index::{index, Catalog, IndexOptions};
+use lakestar::index::{index, CatalogReader, IndexOptions};
 use lakestar::service::describe::described;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
@@ -185,7 +185,7 @@ impl Reading {
 }
 
 /// lakestar's reading of `rel`, as `describe` shows it from the index.
-fn lakestar_reading(cat: &Catalog, lake: &Path, rel: &str) -> Reading {
+fn lakestar_reading(cat: &CatalogReader, lake: &Path, rel: &str) -> Reading {
     let Some(row) = cat.file(rel).expect("catalog readable") else {
         return Reading::default();
     };
@@ -388,11 +388,11 @@ fn python_readings(py: &Path, work: &Path, paths: &[(PathBuf, bool)]) -> Vec<Val
     serde_json::from_slice(&std::fs::read(&output).unwrap()).unwrap()
 }
 
-fn indexed(lake: &Path, idx: &Path) -> Catalog {
+fn indexed(lake: &Path, idx: &Path) -> CatalogReader {
     let _ = std::fs::remove_dir_all(idx);
     let r = index(lake, idx, &IndexOptions::default(), &NoProgress).expect("index");
     assert_eq!(r.errors, 0, "{}", lake.display());
-    Catalog::open_reader(idx).expect("catalog")
+    CatalogReader::open(idx).expect("catalog")
 }
 
 /// The shared lakes' CSV and TSV files: DABench tables, DABStep context, DA-Code sources.

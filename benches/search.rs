@@ -16,9 +16,10 @@
 #[path = "search/varied.rs"]
 mod varied;
 
-use lakestar_index::catalog::Catalog;
+use lakestar_index::catalog::CatalogWriter;
 use lakestar_index::compact::Code;
 use lakestar_index::indexer::NoProgress;
+use lakestar_index::lock::WriterLock;
 use lakestar_index::search::ann::dist::{normalized, Flat};
 use lakestar_index::search::ann::graph::{Graph, GraphParams};
 use lakestar_index::search::ann::{self, VectorIndex};
@@ -300,7 +301,11 @@ fn main() {
         assert_eq!(r.errors, 0, "{r:?}");
         // A full rebuild of the graph alone: remove it, let the writer's check rebuild it.
         std::fs::remove_dir_all(idx.join("vectors")).unwrap();
-        let mut cat = Catalog::open_writer(&idx, &root.canonicalize().unwrap()).unwrap();
+        let mut cat = CatalogWriter::open(
+            WriterLock::acquire(&idx).unwrap(),
+            &root.canonicalize().unwrap(),
+        )
+        .unwrap();
         let (t_build, c_build, built) = time_cpu(|| ann::check(&mut cat, &idx, &emb).unwrap());
         assert!(
             matches!(built, ann::update::Refreshed::Built { .. }),

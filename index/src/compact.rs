@@ -7,7 +7,7 @@
 //! cosine by about 10⁻³ on 256–768 dimensions (tested below), far less than what separates
 //! a question's candidates.
 //!
-//! Catalog blobs (`embeddings.vector`) are written by [`Code::to_blob`]: a tag byte, the
+//! CatalogReader blobs (`embeddings.vector`) are written by [`Code::to_blob`]: a tag byte, the
 //! scale, the codes, zero padding to a length of `1 mod 4`. Blobs of earlier versions are
 //! raw little-endian f32 (length `0 mod 4`) and still read, so an old catalog keeps
 //! working and shrinks as it is re-embedded or compacted.

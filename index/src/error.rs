@@ -11,8 +11,9 @@
 //! flattened into strings.
 
 use crate::embed::EmbedError;
-use crate::search::text::TextIndexError;
+use crate::models::ModelError;
 use std::path::PathBuf;
+use tantivy::TantivyError;
 
 /// Result alias of the indexer library.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -85,7 +86,7 @@ pub enum UserError {
     },
     /// A model could not be installed, found or distilled.
     #[error(transparent)]
-    Model(crate::models::ModelError),
+    Model(ModelError),
     /// The embedder asked for cannot be built (bad spec, options or model name).
     #[error("cannot use that embedder: {0}")]
     BadEmbedder(String),
@@ -123,7 +124,7 @@ pub enum UserError {
     },
     /// A search's path glob is too long or malformed.
     #[error(transparent)]
-    BadGlob(#[from] crate::search::glob::GlobError),
+    BadGlob(#[from] GlobError),
     /// A file asked about cannot be read.
     #[error("cannot read {}: {source}", path.display())]
     Unreadable {
@@ -258,6 +259,101 @@ impl From<EmbedError> for Error {
     fn from(e: EmbedError) -> Self {
         Error::Internal(InternalError::Embed(e))
     }
+}
+
+impl From<ModelError> for Error {
+    fn from(e: ModelError) -> Self {
+        match e {
+            ModelError::Io { path, source } => InternalError::Io { path, source }.into(),
+            other => UserError::Model(other).into(),
+        }
+    }
+}
+
+// The errors of the text index and of path globs are defined here rather than in
+// `search`, which returns this module's `Error`: so `error` depends on no module that
+// depends on it (`search::text` and `search::glob` re-export them).
+
+/// Errors of the text index; each message says what to do about it.
+#[derive(Debug, thiserror::Error)]
+pub enum TextIndexError {
+    /// The index directory could not be created.
+    #[error("cannot create the text index directory {}: {source}; check that the index directory is writable", dir.display())]
+    CreateDir {
+        /// The index directory.
+        dir: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// The directory holds an index with other fields (another lakestar version).
+    #[error("text index {} was written by another version of lakestar (its fields differ); delete that directory and re-run `lakestar index` to rebuild it", dir.display())]
+    SchemaMismatch {
+        /// The index directory.
+        dir: PathBuf,
+    },
+    /// Another process is writing the index.
+    #[error("text index {} is being written by another process (another `lakestar index` or `watch`); wait for it to finish or stop it", dir.display())]
+    Locked {
+        /// The index directory.
+        dir: PathBuf,
+    },
+    /// The index could not be opened.
+    #[error("cannot open the text index {}: {source}; if it is damaged, delete that directory and re-run `lakestar index` to rebuild it", dir.display())]
+    Open {
+        /// The index directory.
+        dir: PathBuf,
+        /// tantivy's error.
+        source: TantivyError,
+    },
+    /// An update failed; none of it was committed.
+    #[error("cannot update the text index {}: {source}; nothing of this update was committed, check free disk space and run the update again", dir.display())]
+    Write {
+        /// The index directory.
+        dir: PathBuf,
+        /// tantivy's error.
+        source: TantivyError,
+    },
+    /// Reading the index failed.
+    #[error("cannot read the text index {}: {source}; if this persists, delete that directory and re-run `lakestar index` to rebuild it", dir.display())]
+    Read {
+        /// The index directory.
+        dir: PathBuf,
+        /// tantivy's error.
+        source: TantivyError,
+    },
+}
+
+impl TextIndexError {
+    /// True for what the user can fix: another writer, or an index of another version.
+    pub fn is_user_error(&self) -> bool {
+        matches!(
+            self,
+            TextIndexError::Locked { .. } | TextIndexError::SchemaMismatch { .. }
+        )
+    }
+}
+
+/// Bytes of a glob at most. Real path filters are a few dozen bytes; the bound keeps what
+/// a client can make the server compile small.
+pub const MAX_GLOB_BYTES: usize = 512;
+
+/// A glob that cannot be used. Both are the user's to fix (a 400 over HTTP).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum GlobError {
+    /// Longer than [`MAX_GLOB_BYTES`].
+    #[error("the glob is {len} bytes; at most {MAX_GLOB_BYTES} are accepted: give a shorter pattern, such as sales/**/*.csv")]
+    TooLong {
+        /// Its length in bytes.
+        len: usize,
+    },
+    /// Not a glob (an unclosed `[` or `{`, a bad range).
+    #[error("{pattern:?} is not a valid glob ({reason}); give a pattern such as sales/**/*.csv: `*` and `?` match within one directory, `**` spans directories, [abc] and {{a,b}} choose")]
+    Invalid {
+        /// The pattern given (cut to 200 characters).
+        pattern: String,
+        /// What globset said.
+        reason: String,
+    },
 }
 
 #[cfg(test)]

@@ -16,10 +16,13 @@ pub mod crawl;
 pub mod embed;
 mod error;
 pub mod indexer;
+#[cfg(test)]
+mod layering_tests;
 pub mod locate;
 pub mod lock;
 pub mod models;
 pub mod preview;
+pub mod progress;
 pub mod search;
 // Generators for benchmarks and tests, not for library users: behind a feature.
 #[cfg(any(test, feature = "synth"))]
@@ -28,7 +31,7 @@ pub(crate) mod text_util;
 pub mod watch;
 
 pub use analyze::{describe, render, Description, Format, RenderOptions, Source};
-pub use catalog::{Catalog, FileRow, FileState};
+pub use catalog::{CatalogReader, CatalogWriter, FileRow, FileState};
 pub use error::{DecodeError, Error, InternalError, Result, UserError};
 pub use indexer::{index, IndexOptions, IndexReport, Progress};
 

@@ -16,6 +16,7 @@ pub const LOCK_FILE: &str = "lock";
 #[derive(Debug)]
 pub struct WriterLock {
     _file: File,
+    dir: PathBuf,
     path: PathBuf,
 }
 
@@ -52,7 +53,16 @@ impl WriterLock {
             f.flush()
         };
         write_pid(&mut file).map_err(|e| Error::io(&path, e))?;
-        Ok(WriterLock { _file: file, path })
+        Ok(WriterLock {
+            _file: file,
+            dir: dir.to_path_buf(),
+            path,
+        })
+    }
+
+    /// The index directory it locks.
+    pub fn dir(&self) -> &Path {
+        &self.dir
     }
 
     /// The lock file's path.

@@ -5,7 +5,7 @@ use super::llm::tokens;
 use super::AgentError;
 use lakestar_index::analyze::{Content, Description, RenderOptions};
 use lakestar_index::search::engine::{SearchOptions, Searcher};
-use lakestar_index::{crawl, render, Catalog};
+use lakestar_index::{crawl, render, CatalogReader};
 use std::path::{Path, PathBuf};
 
 /// Bytes of one file's description in a prompt.
@@ -162,7 +162,7 @@ pub fn retrieve_with(
     question: &str,
     count: FileCount,
 ) -> Result<Vec<FileContext>, AgentError> {
-    let catalog = Catalog::open_reader(index_dir)?;
+    let catalog = CatalogReader::open(index_dir)?;
     let lake = catalog.lake_root()?;
     let k = match count {
         FileCount::Fixed(k) => k,
@@ -223,7 +223,7 @@ pub fn retrieve_with(
 /// records an `index --llm-analyzer` run and that run described this content, else the
 /// native one. The rendering names `abs`, so that its `load:` line is the call the
 /// generated code can use as it is.
-fn from_catalog(catalog: &Catalog, rel: &str, abs: &Path) -> Result<FileContext, AgentError> {
+fn from_catalog(catalog: &CatalogReader, rel: &str, abs: &Path) -> Result<FileContext, AgentError> {
     let row = catalog.file(rel)?;
     let opts = RenderOptions {
         max_bytes: DESCRIPTION_BYTES,
@@ -288,7 +288,7 @@ pub fn pinned(
 ) -> Result<Vec<FileContext>, AgentError> {
     let indexed = match index_dir {
         Some(dir) => {
-            let catalog = Catalog::open_reader(dir)?;
+            let catalog = CatalogReader::open(dir)?;
             let lake = catalog.lake_root()?;
             Some((catalog, lake))
         }

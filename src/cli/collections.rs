@@ -4,7 +4,7 @@ use super::output::print_json;
 use super::{IndexDirArg, UsageError};
 use anyhow::Result;
 use lakestar_index::analyze::RenderOptions;
-use lakestar_index::{locate, render, Catalog};
+use lakestar_index::{locate, render, CatalogReader};
 
 /// Arguments of `lakestar collections`.
 #[derive(Debug, clap::Args)]
@@ -21,7 +21,7 @@ pub(crate) struct CollectionsArgs {
 pub(crate) fn run(a: CollectionsArgs) -> Result<()> {
     let cwd = std::env::current_dir()?;
     let dir = locate::find_index(a.index.index.as_deref(), &cwd)?;
-    let cat = Catalog::open_reader(&dir)?;
+    let cat = CatalogReader::open(&dir)?;
     let all = cat.collections()?;
     let Some(wanted) = a.collection else {
         if all.is_empty() && !a.json {

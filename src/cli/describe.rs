@@ -6,7 +6,7 @@ use crate::service::describe::{described, Described, LlmShown};
 use anyhow::{Context, Result};
 use lakestar_index::analyze::RenderOptions;
 use lakestar_index::catalog::FileRow;
-use lakestar_index::{crawl, locate, render, Catalog};
+use lakestar_index::{crawl, locate, render, CatalogReader};
 use std::path::{Path, PathBuf};
 
 /// Arguments of `lakestar describe`.
@@ -33,7 +33,7 @@ pub(super) fn lookup(
     arg: &Path,
     explicit: Option<&Path>,
     cwd: &Path,
-) -> Result<Option<(Catalog, PathBuf, FileRow)>> {
+) -> Result<Option<(CatalogReader, PathBuf, FileRow)>> {
     let abs = if arg.is_absolute() {
         arg.to_path_buf()
     } else {
@@ -44,7 +44,7 @@ pub(super) fn lookup(
         None => locate::find_upwards(cwd).or_else(|| abs.parent().and_then(locate::find_upwards)),
     };
     let Some(dir) = dir else { return Ok(None) };
-    let cat = Catalog::open_reader(&dir)?;
+    let cat = CatalogReader::open(&dir)?;
     let lake = cat.lake_root()?;
     let mut candidates = Vec::new();
     if let Ok(canon) = abs.canonicalize() {

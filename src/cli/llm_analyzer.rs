@@ -10,7 +10,7 @@ use crate::agent::{Agent, AgentError};
 use anyhow::Result;
 use lakestar_index::catalog::{Hash, LlmAnalyzerKey, LlmDescription};
 use lakestar_index::lock::WriterLock;
-use lakestar_index::{Catalog, FileState};
+use lakestar_index::{CatalogReader, CatalogWriter, FileState};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -128,9 +128,9 @@ pub(crate) fn run(
         )
     })?;
     let prompt = agent.prompts.hash(Template::Analyzer);
-    let _lock = WriterLock::acquire(index_dir)?;
-    let lake = Catalog::open_reader(index_dir)?.lake_root()?;
-    let catalog = Catalog::open_writer(index_dir, &lake)?;
+    let lock = WriterLock::acquire(index_dir)?;
+    let lake = CatalogReader::open(index_dir)?.lake_root()?;
+    let catalog = CatalogWriter::open(lock, &lake)?;
     catalog.set_llm_analyzer_key(&LlmAnalyzerKey {
         model: model.clone(),
         prompt: prompt.clone(),

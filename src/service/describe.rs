@@ -3,7 +3,7 @@
 
 use lakestar_index::analyze::{RenderOptions, TimeCoverage};
 use lakestar_index::catalog::FileRow;
-use lakestar_index::{crawl, render, Catalog, Description};
+use lakestar_index::{crawl, render, CatalogReader, Description};
 use serde::Serialize;
 use std::path::Path;
 
@@ -64,7 +64,7 @@ fn hex(h: &[u8]) -> String {
 }
 
 /// The LLM description of `row` under the index's recorded (model, prompt).
-pub fn llm_shown(cat: &Catalog, row: &FileRow) -> lakestar_index::Result<Option<LlmShown>> {
+pub fn llm_shown(cat: &CatalogReader, row: &FileRow) -> lakestar_index::Result<Option<LlmShown>> {
     let (Some(key), Some(hash)) = (cat.llm_analyzer_key()?, row.hash.as_ref()) else {
         return Ok(None);
     };
@@ -83,7 +83,7 @@ pub fn llm_shown(cat: &Catalog, row: &FileRow) -> lakestar_index::Result<Option<
 /// The description of the catalog row `row` of the lake at `lake`, its text rendering
 /// cut to `max_bytes`; with `llm`, the LLM analyzer's too.
 pub fn described(
-    cat: &Catalog,
+    cat: &CatalogReader,
     lake: &Path,
     row: &FileRow,
     max_bytes: usize,

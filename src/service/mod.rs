@@ -14,8 +14,9 @@ pub mod paths;
 pub mod rows;
 pub mod status;
 
+use lakestar_index::catalog::MetaKey;
 use lakestar_index::search::engine::{Hit, SearchOptions, Searcher};
-use lakestar_index::Catalog;
+use lakestar_index::CatalogReader;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, RwLock};
 
@@ -23,9 +24,6 @@ pub use describe::Described;
 pub use overview::Overview;
 pub use rows::Rows;
 pub use status::Status;
-
-/// Catalog meta key written last by every index run and watch batch.
-pub const INDEX_STAMP: &str = "last_index_finished_at";
 
 /// What a service call can fail with. User errors are the client's to fix (HTTP 4xx,
 /// MCP tool errors); the rest are faults of the server.
@@ -88,7 +86,7 @@ pub struct Lake {
     dir: PathBuf,
     root: PathBuf,
     /// Reads the stamp; its own connection, so that checking never waits on a search.
-    stamp_reader: Mutex<Catalog>,
+    stamp_reader: Mutex<CatalogReader>,
     /// The shared searcher and the stamp it was opened at.
     searcher: RwLock<Option<(Option<String>, Arc<Searcher>)>>,
 }
@@ -96,7 +94,7 @@ pub struct Lake {
 impl Lake {
     /// Serve the index at `dir` (which must exist: `lakestar index` makes it).
     pub fn open(dir: &Path) -> Result<Lake, ServiceError> {
-        let cat = Catalog::open_reader(dir)?;
+        let cat = CatalogReader::open(dir)?;
         let root = cat.lake_root()?;
         let root = root.canonicalize().unwrap_or(root);
         Ok(Lake {
@@ -119,7 +117,7 @@ impl Lake {
 
     fn stamp(&self) -> Result<Option<String>, ServiceError> {
         let cat = self.stamp_reader.lock().unwrap_or_else(|p| p.into_inner());
-        Ok(cat.meta(INDEX_STAMP)?)
+        Ok(cat.meta(MetaKey::LastIndexFinishedAt)?)
     }
 
     /// The searcher at the index's latest committed state.
@@ -184,7 +182,7 @@ impl Lake {
         llm: bool,
     ) -> Result<Described, ServiceError> {
         let rel = paths::confine(&self.root, path)?;
-        let cat = Catalog::open_reader(&self.dir)?;
+        let cat = CatalogReader::open(&self.dir)?;
         let row = cat
             .file(&rel)?
             .ok_or(ServiceError::NotFound { path: rel.clone() })?;
@@ -200,7 +198,7 @@ impl Lake {
     /// (confined to the lake: see [`paths::confine`]).
     pub fn rows(&self, path: &str, table: Option<&str>, n: usize) -> Result<Rows, ServiceError> {
         let rel = paths::confine(&self.root, path)?;
-        let cat = Catalog::open_reader(&self.dir)?;
+        let cat = CatalogReader::open(&self.dir)?;
         let file = self.root.join(&rel);
         if cat.file(&rel)?.is_none() || !file.is_file() {
             return Err(ServiceError::NotFound { path: rel });

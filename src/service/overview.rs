@@ -5,7 +5,7 @@
 use super::status::{self, Status};
 use lakestar_index::catalog::FileRow;
 use lakestar_index::collect::Collection;
-use lakestar_index::Catalog;
+use lakestar_index::CatalogReader;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -87,7 +87,7 @@ pub struct Overview {
 /// The overview of the index at `dir`.
 pub fn overview(dir: &Path) -> lakestar_index::Result<Overview> {
     let status = status::status(dir)?;
-    let cat = Catalog::open_reader(dir)?;
+    let cat = CatalogReader::open(dir)?;
     let mut rows: Vec<FileRow> = cat.load_files()?.into_values().collect();
     rows.sort_by(|a, b| a.path.cmp(&b.path));
 

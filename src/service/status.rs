@@ -1,9 +1,9 @@
 //! What an index holds: the `status` of the CLI, the HTTP API and the MCP server.
 
+use lakestar_index::catalog::MetaKey;
 use lakestar_index::catalog::{CatalogStats, FileError};
 use lakestar_index::search::ann::{self, VectorStatus};
-use lakestar_index::search::sync::EMBEDDER_META;
-use lakestar_index::Catalog;
+use lakestar_index::CatalogReader;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -65,7 +65,7 @@ fn dir_size(dir: &Path) -> u64 {
 
 /// The status of the index at `dir`, read from one catalog connection.
 pub fn status(dir: &Path) -> lakestar_index::Result<Status> {
-    let cat = Catalog::open_reader(dir)?;
+    let cat = CatalogReader::open(dir)?;
     let CatalogStats {
         files,
         bytes,
@@ -75,9 +75,9 @@ pub fn status(dir: &Path) -> lakestar_index::Result<Status> {
         errors,
     } = cat.stats()?;
     let last_ms: Option<i64> = cat
-        .meta("last_index_finished_at")?
+        .meta(MetaKey::LastIndexFinishedAt)?
         .and_then(|s| s.parse().ok());
-    let vectors = match cat.meta(EMBEDDER_META)? {
+    let vectors = match cat.meta(MetaKey::Embedder)? {
         Some(embedder) => Some(ann::status(&cat, dir, &embedder)?),
         None => None,
     };
@@ -94,7 +94,7 @@ pub fn status(dir: &Path) -> lakestar_index::Result<Status> {
         errors,
         last_index_at: last_ms.map(rfc3339),
         last_index: cat
-            .meta("last_index_report")?
+            .meta(MetaKey::LastIndexReport)?
             .and_then(|s| serde_json::from_str(&s).ok()),
         vectors,
     })

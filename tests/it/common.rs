@@ -244,8 +244,8 @@ pub fn assert_counts(v: &Value, expected: &[(&str, u64)]) {
 }
 
 /// Open the catalog of the index at `dir` and check its consistency.
-pub fn check_catalog(dir: &Path) -> lakestar::index::Catalog {
-    let cat = lakestar::index::Catalog::open_reader(dir).unwrap();
+pub fn check_catalog(dir: &Path) -> lakestar::index::CatalogReader {
+    let cat = lakestar::index::CatalogReader::open(dir).unwrap();
     let problems = cat.check_integrity().unwrap();
     assert!(problems.is_empty(), "catalog problems: {problems:?}");
     cat

@@ -2,12 +2,12 @@
 //! redoes only what was not committed.
 
 use crate::common::*;
-use lakestar::index::Catalog;
+use lakestar::index::CatalogReader;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 fn committed(idx: &std::path::Path) -> usize {
-    Catalog::open_reader(idx)
+    CatalogReader::open(idx)
         .and_then(|c| c.load_files())
         .map(|f| f.len())
         .unwrap_or(0)

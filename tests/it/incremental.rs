@@ -129,7 +129,7 @@ fn dabstep_context_incremental() {
         ("acquirer_countries.csv", "acquirers_renamed.csv"),
         "fees.json",
     );
-    let row = lakestar::index::Catalog::open_reader(&lake.join(".lakestar"))
+    let row = lakestar::index::CatalogReader::open(&lake.join(".lakestar"))
         .unwrap()
         .file("merchant_category_codes.csv")
         .unwrap()

@@ -4,7 +4,7 @@
 
 use crate::common::{lakestar, n, python3, run_ok};
 use crate::llm_server::ScriptedLlm;
-use lakestar::index::Catalog;
+use lakestar::index::CatalogReader;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Output;
@@ -67,7 +67,7 @@ fn csv_describer(path: &Path, tag: &str) -> String {
 
 /// The stored LLM description of `rel` under the index's recorded (model, prompt).
 fn stored(idx: &Path, rel: &str) -> lakestar::index::catalog::LlmDescription {
-    let cat = Catalog::open_reader(idx).unwrap();
+    let cat = CatalogReader::open(idx).unwrap();
     let key = cat
         .llm_analyzer_key()
         .unwrap()

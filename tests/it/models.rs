@@ -3,8 +3,9 @@
 //! model (90 MB, no network): a tiny random BERT in the same layout stands in.
 
 use crate::common::*;
+use lakestar::index::catalog::MetaKey;
 use lakestar::index::models::{tiny, DEFAULT_ORDER, HF_ENDPOINT_ENV, MODELS_ENV};
-use lakestar::index::Catalog;
+use lakestar::index::CatalogReader;
 use serde_json::Value;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -56,8 +57,8 @@ fn setup(tmp: &Path) -> (PathBuf, PathBuf) {
     (src, tmp.join("models"))
 }
 
-fn meta(idx: &Path, key: &str) -> String {
-    Catalog::open_reader(idx)
+fn meta(idx: &Path, key: MetaKey) -> String {
+    CatalogReader::open(idx)
         .unwrap()
         .meta(key)
         .unwrap()
@@ -240,7 +241,7 @@ fn bert_and_distilled_embedders_index_and_search_and_become_the_default() {
             &spec,
         ],
     );
-    let id = meta(&idx, "embedder");
+    let id = meta(&idx, MetaKey::Embedder);
     assert!(
         id.starts_with("bert-tiny-bert-") && id.ends_with("-32"),
         "{id}"
@@ -252,7 +253,7 @@ fn bert_and_distilled_embedders_index_and_search_and_become_the_default() {
         &lake,
         &["index", l, "--index", idx.to_str().unwrap()],
     );
-    assert_eq!(meta(&idx, "embedder"), id);
+    assert_eq!(meta(&idx, MetaKey::Embedder), id);
 
     // No model installed: a new index says it uses the built-in embedder.
     let idx = tmp.path().join("idx-hash");
@@ -262,7 +263,7 @@ fn bert_and_distilled_embedders_index_and_search_and_become_the_default() {
         &["index", l, "--index", idx.to_str().unwrap()],
     );
     assert!(err.contains("new index: embedder hash"), "{err}");
-    assert_eq!(meta(&idx, "embedder_spec"), "hash");
+    assert_eq!(meta(&idx, MetaKey::EmbedderSpec), "hash");
 
     // Installed as minilm: by name, and by default for new indexes.
     ok_in(
@@ -289,7 +290,7 @@ fn bert_and_distilled_embedders_index_and_search_and_become_the_default() {
             "minilm",
         ],
     );
-    let bert_id = meta(&idx, "embedder");
+    let bert_id = meta(&idx, MetaKey::Embedder);
     assert!(bert_id.starts_with("bert-all-MiniLM-L6-v2-"), "{bert_id}");
     assert_eq!(search(&idx)[0], "rainfall.csv");
 
@@ -322,7 +323,7 @@ fn bert_and_distilled_embedders_index_and_search_and_become_the_default() {
             "minilm-static",
         ],
     );
-    let static_id = meta(&idx, "embedder");
+    let static_id = meta(&idx, MetaKey::Embedder);
     assert!(
         static_id.starts_with("model2vec-minilm-static-") && static_id.ends_with("-16"),
         "{static_id}"
@@ -347,7 +348,7 @@ fn bert_and_distilled_embedders_index_and_search_and_become_the_default() {
         err.contains(&format!("new index: embedder {name} ")),
         "{err}"
     );
-    let got = meta(&idx, "embedder");
+    let got = meta(&idx, MetaKey::Embedder);
     assert!(got.starts_with(want), "{got}");
     assert_eq!(search(&idx)[0], "rainfall.csv");
 

@@ -5,7 +5,7 @@
 
 use crate::common::*;
 use lakestar::index::analyze::Content;
-use lakestar::index::Catalog;
+use lakestar::index::CatalogReader;
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::io::{BufRead, Write};
@@ -244,7 +244,7 @@ fn assert_like_fresh(lake: &Path, idx: &Path) {
 
 /// The rows of the description of `path` (a table), if the catalog has it.
 fn table_rows(idx: &Path, path: &str) -> Option<(u64, u64)> {
-    let cat = Catalog::open_reader(idx).ok()?;
+    let cat = CatalogReader::open(idx).ok()?;
     let row = cat.file(path).ok()??;
     let d = cat
         .description(&row.hash?, row.analyzer.as_deref()?)

@@ -3,8 +3,9 @@
 //! all-MiniLM-L6-v2, with "rain" and "weather" made synonyms so that meaning can be seen.
 
 use crate::common::*;
+use lakestar::index::catalog::MetaKey;
 use lakestar::index::models::{tiny, MODELS_ENV};
-use lakestar::index::Catalog;
+use lakestar::index::CatalogReader;
 use serde_json::Value;
 use std::path::Path;
 
@@ -24,8 +25,8 @@ fn ok_in(models: &Path, cwd: &Path, env: &[(&str, &str)], args: &[&str]) -> Stri
     o
 }
 
-fn meta(idx: &Path, key: &str) -> String {
-    Catalog::open_reader(idx)
+fn meta(idx: &Path, key: MetaKey) -> String {
+    CatalogReader::open(idx)
         .unwrap()
         .meta(key)
         .unwrap()
@@ -82,10 +83,10 @@ fn words_embedder_indexes_searches_by_meaning_and_caches_words() {
         &[],
         &["index", l, "--index", i, "--embedder", "minilm-words"],
     );
-    let id = meta(&idx, "embedder");
+    let id = meta(&idx, MetaKey::Embedder);
     assert!(id.starts_with("words-v1-all-MiniLM-L6-v2-"), "{id}");
     assert!(id.ends_with(&format!("-{}", tiny::HIDDEN + 512)), "{id}");
-    let spec = meta(&idx, "embedder_spec");
+    let spec = meta(&idx, MetaKey::EmbedderSpec);
     assert!(
         spec.starts_with("words:") && spec.ends_with("minilm"),
         "{spec}"
@@ -117,7 +118,7 @@ fn words_embedder_indexes_searches_by_meaning_and_caches_words() {
         &env,
         &["index", n, "--index", w, "--embedder", "minilm-words"],
     );
-    assert!(meta(&words_only, "embedder").ends_with(&format!("-h0.00-{}", tiny::HIDDEN)));
+    assert!(meta(&words_only, MetaKey::Embedder).ends_with(&format!("-h0.00-{}", tiny::HIDDEN)));
     assert_eq!(top(&words_only, &env, "weather"), "b.csv");
 
     // A second index of the same lake embeds no word again: the cache does not grow.
@@ -136,7 +137,7 @@ fn words_embedder_indexes_searches_by_meaning_and_caches_words() {
             &format!("words:{}", models.join("minilm").display()),
         ],
     );
-    assert_eq!(meta(&idx2, "embedder"), id);
+    assert_eq!(meta(&idx2, MetaKey::Embedder), id);
     assert_eq!(std::fs::metadata(&cache).unwrap().len(), cached);
 
     // A bad hash share is a clear error when the embedder is built.

@@ -1,8 +1,8 @@
-//! Collections in the catalog: regrouping the templates marked dirty by [`Catalog::apply`]
+//! Collections in the catalog: regrouping the templates marked dirty by [`CatalogWriter::apply`]
 //! and reading collections back.
 
 use super::companions::folder_of;
-use super::Catalog;
+use super::{CatalogReader, CatalogWriter, MetaKey};
 use crate::collect::{self, Collection};
 use crate::error::{Error, Result};
 use rusqlite::{params, OptionalExtension};
@@ -11,7 +11,6 @@ use std::collections::{BTreeSet, HashMap};
 /// Version of how collections are derived from the files: a catalog that recorded an
 /// older one regroups every folder on its next run (word-named siblings, version 2).
 const DERIVED: &str = "2";
-const DERIVED_META: &str = "collections_version";
 
 /// In a catalog whose collections were derived by an older rule, mark every template
 /// for regrouping (the next run's `refresh_collections` does it, and rewrites the search
@@ -20,16 +19,17 @@ pub(super) fn rederive_if_older(conn: &rusqlite::Connection) -> Result<()> {
     let recorded: Option<String> = conn
         .query_row(
             "SELECT value FROM meta WHERE key = ?1",
-            [DERIVED_META],
+            [MetaKey::CollectionsVersion],
             |r| r.get(0),
         )
         .optional()?;
     if recorded.as_deref() != Some(DERIVED) {
+        let key = MetaKey::CollectionsVersion;
         conn.execute_batch(&format!(
             "BEGIN;
              INSERT OR IGNORE INTO dirty_templates(template)
                  SELECT DISTINCT template FROM files WHERE template IS NOT NULL;
-             INSERT OR REPLACE INTO meta(key, value) VALUES ('{DERIVED_META}', '{DERIVED}');
+             INSERT OR REPLACE INTO meta(key, value) VALUES ('{key}', '{DERIVED}');
              COMMIT;"
         ))?;
     }
@@ -67,13 +67,71 @@ fn decode(detail: &str) -> Result<Collection> {
     serde_json::from_str(detail).map_err(|e| Error::corrupt("collection", e))
 }
 
-impl Catalog {
+impl CatalogReader {
+    /// Every collection, largest first.
+    pub fn collections(&self) -> Result<Vec<Collection>> {
+        let mut stmt = self
+            .conn
+            .prepare("SELECT detail FROM collections ORDER BY members DESC, template")?;
+        let rows = stmt.query_map([], |r| r.get::<_, String>(0))?;
+        let mut out = Vec::new();
+        for r in rows {
+            out.push(decode(&r?)?);
+        }
+        Ok(out)
+    }
+
+    /// The collection with this id.
+    pub fn collection(&self, id: &str) -> Result<Option<Collection>> {
+        let detail: Option<String> = self
+            .conn
+            .query_row("SELECT detail FROM collections WHERE id = ?1", [id], |r| {
+                r.get(0)
+            })
+            .optional()?;
+        detail.map(|d| decode(&d)).transpose()
+    }
+
+    /// Members of collection `id` whose time coverage overlaps the days `start … end`
+    /// (`YYYY-MM-DD`, compared to the day), in path order, at most `limit`.
+    pub fn members_overlapping(
+        &self,
+        id: &str,
+        start: &str,
+        end: &str,
+        limit: usize,
+    ) -> Result<Vec<String>> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT path FROM files WHERE collection = ?1
+                 AND substr(time_start, 1, 10) <= ?3 AND substr(time_end, 1, 10) >= ?2
+             ORDER BY path LIMIT ?4",
+        )?;
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        let rows = stmt.query_map(params![id, start, end, limit], |r| r.get(0))?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// The id of the collection `path` belongs to, if any.
+    pub fn collection_of(&self, path: &str) -> Result<Option<String>> {
+        Ok(self
+            .conn
+            .query_row(
+                "SELECT collection FROM files WHERE path = ?1",
+                [path],
+                |r| r.get::<_, Option<String>>(0),
+            )
+            .optional()?
+            .flatten())
+    }
+}
+
+impl CatalogWriter {
     /// Regroup the collections of the folders of every template whose files changed, in
     /// one transaction; returns how many templates were regrouped. A file whose
     /// collection's search text ([`collect::siblings::search_text`]) changed is marked
     /// stale for search, so that the sync after it rewrites its document.
     pub fn refresh_collections(&mut self) -> Result<usize> {
-        let tx = self.conn.transaction()?;
+        let tx = self.reader.conn.transaction()?;
         let templates: Vec<String> = {
             let mut stmt = tx.prepare("SELECT template FROM dirty_templates")?;
             let rows = stmt.query_map([], |r| r.get(0))?;
@@ -157,61 +215,5 @@ impl Catalog {
         }
         tx.commit()?;
         Ok(templates.len())
-    }
-
-    /// Every collection, largest first.
-    pub fn collections(&self) -> Result<Vec<Collection>> {
-        let mut stmt = self
-            .conn
-            .prepare("SELECT detail FROM collections ORDER BY members DESC, template")?;
-        let rows = stmt.query_map([], |r| r.get::<_, String>(0))?;
-        let mut out = Vec::new();
-        for r in rows {
-            out.push(decode(&r?)?);
-        }
-        Ok(out)
-    }
-
-    /// The collection with this id.
-    pub fn collection(&self, id: &str) -> Result<Option<Collection>> {
-        let detail: Option<String> = self
-            .conn
-            .query_row("SELECT detail FROM collections WHERE id = ?1", [id], |r| {
-                r.get(0)
-            })
-            .optional()?;
-        detail.map(|d| decode(&d)).transpose()
-    }
-
-    /// Members of collection `id` whose time coverage overlaps the days `start … end`
-    /// (`YYYY-MM-DD`, compared to the day), in path order, at most `limit`.
-    pub fn members_overlapping(
-        &self,
-        id: &str,
-        start: &str,
-        end: &str,
-        limit: usize,
-    ) -> Result<Vec<String>> {
-        let mut stmt = self.conn.prepare_cached(
-            "SELECT path FROM files WHERE collection = ?1
-                 AND substr(time_start, 1, 10) <= ?3 AND substr(time_end, 1, 10) >= ?2
-             ORDER BY path LIMIT ?4",
-        )?;
-        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
-        let rows = stmt.query_map(params![id, start, end, limit], |r| r.get(0))?;
-        Ok(rows.collect::<rusqlite::Result<_>>()?)
-    }
-
-    /// The id of the collection `path` belongs to, if any.
-    pub fn collection_of(&self, path: &str) -> Result<Option<String>> {
-        Ok(self
-            .conn
-            .query_row(
-                "SELECT collection FROM files WHERE path = ?1",
-                [path],
-                |r| r.get::<_, Option<String>>(0),
-            )
-            .optional()?
-            .flatten())
     }
 }

@@ -1,9 +1,9 @@
 //! Companion-documentation links in the catalog (`companions`: data path → documentation
 //! path and the documented columns), and the descriptions as readers see them with the
-//! links applied ([`Catalog::file_description`]). The indexer writes a folder's links
-//! whole ([`Catalog::replace_companions`]) after its files are described.
+//! links applied ([`CatalogReader::file_description`]). The indexer writes a folder's links
+//! whole ([`CatalogWriter::replace_companions`]) after its files are described.
 
-use super::{Catalog, FileRow, FILE_COLUMNS};
+use super::{CatalogReader, CatalogWriter, FileRow, FILE_COLUMNS};
 use crate::analyze::Description;
 use crate::companion::{self, lookup::LookupLink, Companion, Link};
 use crate::error::{Error, Result};
@@ -36,7 +36,7 @@ CREATE INDEX IF NOT EXISTS lookups_folder ON lookups(folder);
 /// the search documents once), rather than only those where something changes. The
 /// `lookups` table changes no search document: a catalog without it records no lookup
 /// rule either, and the next run links every folder's lookups
-/// ([`crate::companion::relink`]).
+/// (`indexer::relink`).
 pub(super) fn create_in_existing(conn: &rusqlite::Connection) -> Result<()> {
     let had: bool = conn.query_row(
         "SELECT EXISTS(SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'companions')",
@@ -67,7 +67,7 @@ fn columns_from(json: &str) -> Result<Vec<companion::DocColumn>> {
     serde_json::from_str(json).map_err(|e| Error::corrupt("companion columns", e))
 }
 
-impl Catalog {
+impl CatalogReader {
     /// The rows of at most `limit` files directly in `folder` that are not members of
     /// collection `id`, by path: the tables beside a collection.
     pub fn folder_files_outside(
@@ -251,11 +251,50 @@ impl Catalog {
         Ok(out)
     }
 
+    /// A file's description as the lake shows it: the cached description of its content
+    /// with its companion links applied (documented column names, notes naming the other
+    /// file). What `describe`, search and the agent read.
+    pub fn file_description(&self, row: &FileRow) -> Result<Option<Description>> {
+        let (Some(h), Some(a)) = (&row.hash, &row.analyzer) else {
+            return Ok(None);
+        };
+        let Some(mut d) = self.description(h, a)? else {
+            return Ok(None);
+        };
+        if let Some(link) = self.companion_of(&row.path)? {
+            companion::apply_data(&mut d, &link);
+        }
+        companion::apply_doc(&mut d, &self.documented_by(&row.path)?);
+        Ok(Some(d))
+    }
+
+    /// A linked data file whose content has description key (hash, analyzer), if any:
+    /// what an embedding of that key must be computed from.
+    pub fn linked_file_with_key(&self, hash: &[u8; 32], analyzer: &str) -> Result<Option<FileRow>> {
+        let found = self
+            .conn
+            .prepare_cached(&format!(
+                "SELECT {FILE_COLUMNS} FROM files WHERE hash = ?1 AND analyzer = ?2
+                 AND path IN (SELECT data FROM companions) ORDER BY path LIMIT 1"
+            ))
+            .and_then(|mut s| {
+                s.query_row(params![&hash[..], analyzer], super::row_from)
+                    .optional()
+            });
+        match found {
+            Ok(f) => Ok(f),
+            Err(e) if missing_table(&e) => Ok(None),
+            Err(e) => Err(e.into()),
+        }
+    }
+}
+
+impl CatalogWriter {
     /// Replace the lookup links of the files of `folder` with `links`, in one
     /// transaction; a data file whose links changed is marked stale for search (its
     /// document carries their labels).
     pub fn replace_lookups(&mut self, folder: &str, links: &[LookupLink]) -> Result<()> {
-        let tx = self.conn.transaction()?;
+        let tx = self.reader.conn.transaction()?;
         {
             let mut old: Vec<(String, String)> = tx
                 .prepare_cached("SELECT data, link FROM lookups WHERE folder = ?1")?
@@ -304,43 +343,6 @@ impl Catalog {
         Ok(())
     }
 
-    /// A file's description as the lake shows it: the cached description of its content
-    /// with its companion links applied (documented column names, notes naming the other
-    /// file). What `describe`, search and the agent read.
-    pub fn file_description(&self, row: &FileRow) -> Result<Option<Description>> {
-        let (Some(h), Some(a)) = (&row.hash, &row.analyzer) else {
-            return Ok(None);
-        };
-        let Some(mut d) = self.description(h, a)? else {
-            return Ok(None);
-        };
-        if let Some(link) = self.companion_of(&row.path)? {
-            companion::apply_data(&mut d, &link);
-        }
-        companion::apply_doc(&mut d, &self.documented_by(&row.path)?);
-        Ok(Some(d))
-    }
-
-    /// A linked data file whose content has description key (hash, analyzer), if any:
-    /// what an embedding of that key must be computed from.
-    pub fn linked_file_with_key(&self, hash: &[u8; 32], analyzer: &str) -> Result<Option<FileRow>> {
-        let found = self
-            .conn
-            .prepare_cached(&format!(
-                "SELECT {FILE_COLUMNS} FROM files WHERE hash = ?1 AND analyzer = ?2
-                 AND path IN (SELECT data FROM companions) ORDER BY path LIMIT 1"
-            ))
-            .and_then(|mut s| {
-                s.query_row(params![&hash[..], analyzer], super::row_from)
-                    .optional()
-            });
-        match found {
-            Ok(f) => Ok(f),
-            Err(e) if missing_table(&e) => Ok(None),
-            Err(e) => Err(e.into()),
-        }
-    }
-
     /// Replace the links of the files of `folder` with `links`, in one transaction. The
     /// data and documentation files of every link that appeared, went or changed — and
     /// of every link whose data file is in `changed` (new content) — are marked stale
@@ -353,7 +355,7 @@ impl Catalog {
         links: &[Link],
         changed: &HashSet<&str>,
     ) -> Result<usize> {
-        let tx = self.conn.transaction()?;
+        let tx = self.reader.conn.transaction()?;
         let mut touched = 0;
         {
             let mut old: BTreeMap<String, (String, String)> = BTreeMap::new();

@@ -1,7 +1,7 @@
 //! Loading the change-detection view of file rows ([`Known`]): all of them for a full
 //! run, or those equal to or under a scope's paths for a scoped one.
 
-use super::{Catalog, Known};
+use super::{CatalogReader, Known};
 use crate::analyze::Format;
 use crate::crawl::Scope;
 use crate::error::Result;
@@ -39,7 +39,7 @@ fn known_from(r: &rusqlite::Row<'_>) -> rusqlite::Result<Known> {
     })
 }
 
-impl Catalog {
+impl CatalogReader {
     /// Every row's change-detection view, ordered by path (byte order, as Rust sorts
     /// strings), so that it can be merged with a sorted crawl.
     pub fn load_known(&self) -> Result<Vec<Known>> {
@@ -87,7 +87,8 @@ impl Catalog {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::catalog::{Change, FileRow, FileState};
+    use crate::catalog::{CatalogWriter, Change, FileRow, FileState};
+    use crate::lock::WriterLock;
 
     fn row(path: &str) -> Change {
         Change::Upsert {
@@ -113,7 +114,8 @@ mod tests {
     #[test]
     fn scoped_rows_are_the_paths_and_their_subtrees() {
         let d = tempfile::tempdir().unwrap();
-        let mut cat = Catalog::open_writer(d.path(), d.path()).unwrap();
+        let mut cat =
+            CatalogWriter::open(WriterLock::acquire(d.path()).unwrap(), d.path()).unwrap();
         let paths = [
             "a", "a-b/x", "a.csv", "a/b", "a/b/c", "a/c", "ab/x", "b/a", "z",
         ];

@@ -5,7 +5,7 @@
 //! The table is additive: catalogs made before it gain it when a writer opens them (no
 //! format-version bump), and a reader of a catalog without it sees no LLM description.
 
-use super::{Catalog, Hash};
+use super::{CatalogReader, CatalogWriter, Hash, MetaKey};
 use crate::error::{Error, Result};
 use rusqlite::{params, OptionalExtension};
 
@@ -24,9 +24,6 @@ CREATE TABLE IF NOT EXISTS llm_descriptions (
 ) WITHOUT ROWID;
 ";
 
-/// The meta key naming the (model, prompt hash) of the last `index --llm-analyzer` run.
-pub const LLM_ANALYZER_META: &str = "llm_analyzer";
-
 /// One LLM analyzer result for a content hash.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LlmDescription {
@@ -42,7 +39,7 @@ pub struct LlmDescription {
     pub created_at: i64,
 }
 
-/// What the `llm_analyzer` meta key records.
+/// What the [`MetaKey::LlmAnalyzer`] meta key records.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct LlmAnalyzerKey {
     /// The analyzer role's model.
@@ -51,7 +48,7 @@ pub struct LlmAnalyzerKey {
     pub prompt: String,
 }
 
-impl Catalog {
+impl CatalogReader {
     /// The LLM analyzer's result for (hash, model, prompt hash), if one is stored.
     pub fn llm_description(
         &self,
@@ -109,6 +106,26 @@ impl Catalog {
         }))
     }
 
+    /// The (model, prompt hash) recorded by the last `index --llm-analyzer` run.
+    pub fn llm_analyzer_key(&self) -> Result<Option<LlmAnalyzerKey>> {
+        Ok(self
+            .meta(MetaKey::LlmAnalyzer)?
+            .and_then(|v| serde_json::from_str(&v).ok()))
+    }
+
+    /// The text `ask` shows for a file of content `hash`: the LLM description of the
+    /// recorded (model, prompt), when there is a successful one.
+    pub fn recorded_llm_text(&self, hash: &Hash) -> Result<Option<String>> {
+        let Some(key) = self.llm_analyzer_key()? else {
+            return Ok(None);
+        };
+        Ok(self
+            .llm_description(hash, &key.model, &key.prompt)?
+            .and_then(|d| d.text))
+    }
+}
+
+impl CatalogWriter {
     /// Store (or replace) the LLM analyzer's result for (hash, model, prompt hash).
     pub fn put_llm_description(
         &self,
@@ -141,34 +158,17 @@ impl Catalog {
         Ok(())
     }
 
-    /// The (model, prompt hash) recorded by the last `index --llm-analyzer` run.
-    pub fn llm_analyzer_key(&self) -> Result<Option<LlmAnalyzerKey>> {
-        Ok(self
-            .meta(LLM_ANALYZER_META)?
-            .and_then(|v| serde_json::from_str(&v).ok()))
-    }
-
     /// Record the (model, prompt hash) whose descriptions readers should use.
     pub fn set_llm_analyzer_key(&self, key: &LlmAnalyzerKey) -> Result<()> {
         let v = serde_json::to_string(key).expect("two strings serialize");
-        self.set_meta(LLM_ANALYZER_META, &v)
-    }
-
-    /// The text `ask` shows for a file of content `hash`: the LLM description of the
-    /// recorded (model, prompt), when there is a successful one.
-    pub fn recorded_llm_text(&self, hash: &Hash) -> Result<Option<String>> {
-        let Some(key) = self.llm_analyzer_key()? else {
-            return Ok(None);
-        };
-        Ok(self
-            .llm_description(hash, &key.model, &key.prompt)?
-            .and_then(|d| d.text))
+        self.set_meta(MetaKey::LlmAnalyzer, &v)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::lock::WriterLock;
 
     fn stored(text: Option<&str>, error: Option<&str>) -> LlmDescription {
         LlmDescription {
@@ -183,7 +183,8 @@ mod tests {
     #[test]
     fn keyed_by_hash_model_and_prompt() {
         let dir = tempfile::tempdir().unwrap();
-        let cat = Catalog::open_writer(dir.path(), dir.path()).unwrap();
+        let cat =
+            CatalogWriter::open(WriterLock::acquire(dir.path()).unwrap(), dir.path()).unwrap();
         let h = [1u8; 32];
         assert_eq!(cat.llm_description(&h, "m", "p").unwrap(), None);
         cat.put_llm_description(&h, "m", "p", &stored(Some("cols: a, b"), None))
@@ -217,15 +218,17 @@ mod tests {
     fn a_reader_of_a_catalog_without_the_table_sees_nothing() {
         let dir = tempfile::tempdir().unwrap();
         {
-            let cat = Catalog::open_writer(dir.path(), dir.path()).unwrap();
+            let cat =
+                CatalogWriter::open(WriterLock::acquire(dir.path()).unwrap(), dir.path()).unwrap();
             cat.conn
                 .execute_batch("DROP TABLE llm_descriptions")
                 .unwrap();
         }
-        let reader = Catalog::open_reader(dir.path()).unwrap();
+        let reader = CatalogReader::open(dir.path()).unwrap();
         assert_eq!(reader.llm_description(&[1u8; 32], "m", "p").unwrap(), None);
         // A writer adds it back.
-        let cat = Catalog::open_writer(dir.path(), dir.path()).unwrap();
+        let cat =
+            CatalogWriter::open(WriterLock::acquire(dir.path()).unwrap(), dir.path()).unwrap();
         cat.put_llm_description(&[1u8; 32], "m", "p", &stored(Some("t"), None))
             .unwrap();
     }
@@ -233,7 +236,8 @@ mod tests {
     #[test]
     fn a_damaged_text_is_a_corrupt_blob_with_the_decoders_error() {
         let dir = tempfile::tempdir().unwrap();
-        let cat = Catalog::open_writer(dir.path(), dir.path()).unwrap();
+        let cat =
+            CatalogWriter::open(WriterLock::acquire(dir.path()).unwrap(), dir.path()).unwrap();
         let h = [1u8; 32];
         cat.put_llm_description(&h, "m", "p", &stored(Some("t"), None))
             .unwrap();

@@ -1,7 +1,7 @@
 //! The catalog: one SQLite database (WAL mode) in the index directory.
 //!
 //! Tables:
-//! - `meta` — key/value: format version, lake root, last run.
+//! - `meta` — key/value: format version, lake root, last run… (the keys: [`meta::Key`]).
 //! - `files` — one row per crawled file: relative path, size, mtime, blake3 hash, format,
 //!   analyzer key, state and last error.
 //! - `descriptions` — the content-addressed cache: (hash, analyzer key) → zstd-compressed
@@ -11,27 +11,32 @@
 //!   describer script's output or its error.
 //! - `companions` — companion-documentation links: a headerless data file → the file
 //!   documenting its columns (see [`crate::companion`]); applied by
-//!   [`Catalog::file_description`].
+//!   [`CatalogReader::file_description`].
 //!
-//! Every change of an index run goes through [`Catalog::apply`], one transaction per
-//! batch, so a killed run leaves the catalog as of its last committed batch.
+//! Reading is a [`CatalogReader`]; writing is only possible through the one
+//! [`CatalogWriter`], which owns the index's writer lock. Every change of an index run
+//! goes through [`CatalogWriter::apply`], one transaction per batch, so a killed run
+//! leaves the catalog as of its last committed batch.
 
 mod collections;
 mod companions;
 mod known;
 mod llm_descriptions;
+pub mod meta;
 mod schema;
 mod vector_points;
 mod vectors;
 
 use crate::analyze::{Description, Format, TimeCoverage};
 use crate::error::{Error, InternalError, Result, UserError};
+use crate::lock::WriterLock;
 use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
 pub use companions::folder_of;
-pub use llm_descriptions::{LlmAnalyzerKey, LlmDescription, LLM_ANALYZER_META};
+pub use llm_descriptions::{LlmAnalyzerKey, LlmDescription};
+pub use meta::Key as MetaKey;
 pub use schema::FORMAT_VERSION;
 pub use vector_points::{GraphMember, KeyedVector};
 
@@ -109,7 +114,8 @@ pub struct FileRow {
 pub enum Change {
     /// Insert or replace a file row; store the description in the cache when given.
     Upsert {
-        /// The new row.
+        /// The new row. With a description, its `schema` is that description's digest
+        /// ([`crate::collect::schema_digest`], computed once by the indexer), cached with it.
         row: FileRow,
         /// A freshly computed description to cache under (row.hash, row.analyzer).
         description: Option<Box<Description>>,
@@ -202,14 +208,32 @@ pub struct FileError {
     pub error: String,
 }
 
-/// A connection to the catalog of one index.
-pub struct Catalog {
+/// A connection to the catalog of one index, for reading. Readers never block the
+/// writer nor wait for it (WAL).
+pub struct CatalogReader {
     conn: Connection,
     dir: PathBuf,
+    /// Reused across descriptions: creating a zstd context per blob was measurable.
+    decompressor: std::cell::RefCell<Option<zstd::bulk::Decompressor<'static>>>,
+}
+
+/// The connection that writes the catalog of one index; it owns the index's
+/// [`WriterLock`], so there is at most one, and only while the lock is held. Reads go
+/// through the [`CatalogReader`] it derefs to (in its own transactions' view).
+pub struct CatalogWriter {
+    reader: CatalogReader,
     /// Reused across batches: creating a zstd context per blob was measurable.
     compressor: Option<zstd::bulk::Compressor<'static>>,
-    /// Likewise for reading descriptions.
-    decompressor: std::cell::RefCell<Option<zstd::bulk::Decompressor<'static>>>,
+    /// Held for as long as the writer lives; dropped after the connection is closed.
+    _lock: WriterLock,
+}
+
+impl std::ops::Deref for CatalogWriter {
+    type Target = CatalogReader;
+
+    fn deref(&self) -> &CatalogReader {
+        &self.reader
+    }
 }
 
 fn row_from(r: &rusqlite::Row<'_>) -> rusqlite::Result<FileRow> {
@@ -246,25 +270,29 @@ fn row_from(r: &rusqlite::Row<'_>) -> rusqlite::Result<FileRow> {
 const FILE_COLUMNS: &str =
     "path, size, mtime_ns, hash, format, analyzer, state, error, racy, indexed_at, time_start, time_end, time_source, sampled, schema, template";
 
-impl Catalog {
-    /// Open the catalog of the index at `dir` for writing, creating it for `lake` if it
-    /// does not exist. The caller must hold the writer lock.
-    pub fn open_writer(dir: &Path, lake: &Path) -> Result<Catalog> {
-        std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+impl CatalogWriter {
+    /// Open the catalog of the index whose writer `lock` is held, creating it for `lake`
+    /// if it does not exist.
+    pub fn open(lock: WriterLock, lake: &Path) -> Result<CatalogWriter> {
+        let dir = lock.dir();
         let mut conn = Connection::open(dir.join(CATALOG_FILE))?;
         schema::configure(&conn)?;
         schema::init_or_check(&mut conn, dir, lake)?;
-        Ok(Catalog {
-            conn,
-            dir: dir.to_path_buf(),
+        Ok(CatalogWriter {
+            reader: CatalogReader {
+                conn,
+                dir: dir.to_path_buf(),
+                decompressor: Default::default(),
+            },
             compressor: None,
-            decompressor: Default::default(),
+            _lock: lock,
         })
     }
+}
 
-    /// Open the catalog of the index at `dir` for reading. Readers never block the writer
-    /// nor wait for it (WAL).
-    pub fn open_reader(dir: &Path) -> Result<Catalog> {
+impl CatalogReader {
+    /// Open the catalog of the index at `dir` for reading.
+    pub fn open(dir: &Path) -> Result<CatalogReader> {
         let path = dir.join(CATALOG_FILE);
         if !path.is_file() {
             return Err(UserError::NoIndex {
@@ -280,10 +308,9 @@ impl Catalog {
         )?;
         conn.busy_timeout(std::time::Duration::from_secs(5))?;
         schema::check_version(&conn, dir)?;
-        Ok(Catalog {
+        Ok(CatalogReader {
             conn,
             dir: dir.to_path_buf(),
-            compressor: None,
             decompressor: Default::default(),
         })
     }
@@ -294,27 +321,23 @@ impl Catalog {
     }
 
     /// A metadata value.
-    pub fn meta(&self, key: &str) -> Result<Option<String>> {
+    pub fn meta(&self, key: MetaKey) -> Result<Option<String>> {
         Ok(self
             .conn
             .query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0))
             .optional()?)
     }
 
-    /// Set a metadata value.
-    pub fn set_meta(&self, key: &str, value: &str) -> Result<()> {
-        self.conn.execute(
-            "INSERT INTO meta(key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-            params![key, value],
-        )?;
-        Ok(())
-    }
-
     /// The lake root recorded in the index.
     pub fn lake_root(&self) -> Result<PathBuf> {
-        self.meta("lake_root")?
+        self.meta(MetaKey::LakeRoot)?
             .map(PathBuf::from)
-            .ok_or_else(|| InternalError::MissingMeta { key: "lake_root" }.into())
+            .ok_or_else(|| {
+                InternalError::MissingMeta {
+                    key: MetaKey::LakeRoot.as_str(),
+                }
+                .into()
+            })
     }
 
     /// Every file row, by path.
@@ -401,119 +424,6 @@ impl Catalog {
             .map_err(|e| Error::corrupt("description", e))
     }
 
-    /// Apply a batch of changes in one transaction.
-    pub fn apply(&mut self, changes: &[Change]) -> Result<()> {
-        if self.compressor.is_none() {
-            self.compressor =
-                Some(zstd::bulk::Compressor::new(3).map_err(|e| Error::io(&self.dir, e))?);
-        }
-        let compressor = self.compressor.as_mut().expect("set above");
-        let tx = self.conn.transaction()?;
-        {
-            let mut upsert = tx.prepare_cached(&format!(
-                "INSERT OR REPLACE INTO files({FILE_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)"
-            ))?;
-            let mut cache = tx.prepare_cached(
-                // An exact description replaces one made from a sample; nothing else is replaced.
-                "INSERT INTO descriptions(hash, analyzer, format, error, raw_len, blob, created_at, time_start, time_end, time_source, sampled, schema)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
-                 ON CONFLICT(hash, analyzer) DO UPDATE SET format = excluded.format, error = excluded.error,
-                   raw_len = excluded.raw_len, blob = excluded.blob, created_at = excluded.created_at,
-                   time_start = excluded.time_start, time_end = excluded.time_end,
-                   time_source = excluded.time_source, sampled = excluded.sampled, schema = excluded.schema
-                 WHERE descriptions.sampled > excluded.sampled",
-            )?;
-            let mut delete = tx.prepare_cached("DELETE FROM files WHERE path = ?1")?;
-            let mut touch = tx.prepare_cached(
-                "UPDATE files SET size = ?2, mtime_ns = ?3, racy = ?4 WHERE path = ?1",
-            )?;
-            let write_row =
-                |stmt: &mut rusqlite::CachedStatement<'_>, row: &FileRow, template: &str| {
-                    stmt.execute(params![
-                        row.path,
-                        row.size as i64,
-                        row.mtime_ns,
-                        row.hash.as_ref().map(|h| &h[..]),
-                        row.format.as_str(),
-                        row.analyzer,
-                        row.state.as_str(),
-                        row.error,
-                        row.racy,
-                        row.indexed_at,
-                        row.time.as_ref().map(|t| &t.start),
-                        row.time.as_ref().map(|t| &t.end),
-                        row.time.as_ref().map(|t| &t.source),
-                        row.sampled,
-                        row.schema,
-                        template,
-                    ])
-                };
-            // Collections of the touched templates are regrouped after the run; marking
-            // them in the same transaction keeps that promise across a crash.
-            let mut dirty =
-                tx.prepare_cached("INSERT OR IGNORE INTO dirty_templates(template) VALUES (?1)")?;
-            // Likewise the search documents of changed paths.
-            let mut stale_doc =
-                tx.prepare_cached("INSERT OR IGNORE INTO search_dirty(path) VALUES (?1)")?;
-            let mut mark = |path: &str, template: &str| -> rusqlite::Result<usize> {
-                stale_doc.execute([path])?;
-                dirty.execute([template])
-            };
-            for c in changes {
-                match c {
-                    Change::Upsert { row, description } => {
-                        if let (Some(d), Some(h), Some(a)) = (description, &row.hash, &row.analyzer)
-                        {
-                            let json = serde_json::to_vec(d)
-                                .map_err(|e| Error::serialize("description", e))?;
-                            let blob = compressor
-                                .compress(&json)
-                                .map_err(|e| Error::io(&self.dir, e))?;
-                            cache.execute(params![
-                                &h[..],
-                                a,
-                                d.format.as_str(),
-                                d.error,
-                                json.len() as i64,
-                                blob,
-                                row.indexed_at,
-                                d.time_coverage.as_ref().map(|t| &t.start),
-                                d.time_coverage.as_ref().map(|t| &t.end),
-                                d.time_coverage.as_ref().map(|t| &t.source),
-                                d.is_sampled(),
-                                crate::collect::schema_digest(d),
-                            ])?;
-                        }
-                        let t = crate::collect::template(&row.path).text;
-                        write_row(&mut upsert, row, &t)?;
-                        mark(&row.path, &t)?;
-                    }
-                    Change::Rename { from, row } => {
-                        delete.execute([from])?;
-                        let t = crate::collect::template(&row.path).text;
-                        write_row(&mut upsert, row, &t)?;
-                        mark(from, &crate::collect::template(from).text)?;
-                        mark(&row.path, &t)?;
-                    }
-                    Change::Touch {
-                        path,
-                        size,
-                        mtime_ns,
-                        racy,
-                    } => {
-                        touch.execute(params![path, *size as i64, mtime_ns, racy])?;
-                    }
-                    Change::Delete { path } => {
-                        delete.execute([path])?;
-                        mark(path, &crate::collect::template(path).text)?;
-                    }
-                }
-            }
-        }
-        tx.commit()?;
-        Ok(())
-    }
-
     /// Counts by format and state, errors, cache size.
     pub fn stats(&self) -> Result<CatalogStats> {
         let mut s = CatalogStats::default();
@@ -574,5 +484,129 @@ impl Catalog {
             problems.push(format!("{}: no cached description", p?));
         }
         Ok(problems)
+    }
+}
+
+impl CatalogWriter {
+    /// Set a metadata value.
+    pub fn set_meta(&self, key: MetaKey, value: &str) -> Result<()> {
+        self.conn.execute(
+            "INSERT INTO meta(key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            params![key, value],
+        )?;
+        Ok(())
+    }
+
+    /// Apply a batch of changes in one transaction.
+    pub fn apply(&mut self, changes: &[Change]) -> Result<()> {
+        if self.compressor.is_none() {
+            self.compressor =
+                Some(zstd::bulk::Compressor::new(3).map_err(|e| Error::io(&self.dir, e))?);
+        }
+        let compressor = self.compressor.as_mut().expect("set above");
+        let tx = self.reader.conn.transaction()?;
+        {
+            let mut upsert = tx.prepare_cached(&format!(
+                "INSERT OR REPLACE INTO files({FILE_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)"
+            ))?;
+            let mut cache = tx.prepare_cached(
+                // An exact description replaces one made from a sample; nothing else is replaced.
+                "INSERT INTO descriptions(hash, analyzer, format, error, raw_len, blob, created_at, time_start, time_end, time_source, sampled, schema)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
+                 ON CONFLICT(hash, analyzer) DO UPDATE SET format = excluded.format, error = excluded.error,
+                   raw_len = excluded.raw_len, blob = excluded.blob, created_at = excluded.created_at,
+                   time_start = excluded.time_start, time_end = excluded.time_end,
+                   time_source = excluded.time_source, sampled = excluded.sampled, schema = excluded.schema
+                 WHERE descriptions.sampled > excluded.sampled",
+            )?;
+            let mut delete = tx.prepare_cached("DELETE FROM files WHERE path = ?1")?;
+            let mut touch = tx.prepare_cached(
+                "UPDATE files SET size = ?2, mtime_ns = ?3, racy = ?4 WHERE path = ?1",
+            )?;
+            let write_row =
+                |stmt: &mut rusqlite::CachedStatement<'_>, row: &FileRow, template: &str| {
+                    stmt.execute(params![
+                        row.path,
+                        row.size as i64,
+                        row.mtime_ns,
+                        row.hash.as_ref().map(|h| &h[..]),
+                        row.format.as_str(),
+                        row.analyzer,
+                        row.state.as_str(),
+                        row.error,
+                        row.racy,
+                        row.indexed_at,
+                        row.time.as_ref().map(|t| &t.start),
+                        row.time.as_ref().map(|t| &t.end),
+                        row.time.as_ref().map(|t| &t.source),
+                        row.sampled,
+                        row.schema,
+                        template,
+                    ])
+                };
+            // Collections of the touched templates are regrouped after the run; marking
+            // them in the same transaction keeps that promise across a crash.
+            let mut dirty =
+                tx.prepare_cached("INSERT OR IGNORE INTO dirty_templates(template) VALUES (?1)")?;
+            // Likewise the search documents of changed paths.
+            let mut stale_doc =
+                tx.prepare_cached("INSERT OR IGNORE INTO search_dirty(path) VALUES (?1)")?;
+            let mut mark = |path: &str, template: &str| -> rusqlite::Result<usize> {
+                stale_doc.execute([path])?;
+                dirty.execute([template])
+            };
+            for c in changes {
+                match c {
+                    Change::Upsert { row, description } => {
+                        if let (Some(d), Some(h), Some(a)) = (description, &row.hash, &row.analyzer)
+                        {
+                            let json = serde_json::to_vec(d)
+                                .map_err(|e| Error::serialize("description", e))?;
+                            let blob = compressor
+                                .compress(&json)
+                                .map_err(|e| Error::io(&self.reader.dir, e))?;
+                            cache.execute(params![
+                                &h[..],
+                                a,
+                                d.format.as_str(),
+                                d.error,
+                                json.len() as i64,
+                                blob,
+                                row.indexed_at,
+                                d.time_coverage.as_ref().map(|t| &t.start),
+                                d.time_coverage.as_ref().map(|t| &t.end),
+                                d.time_coverage.as_ref().map(|t| &t.source),
+                                d.is_sampled(),
+                                row.schema,
+                            ])?;
+                        }
+                        let t = crate::collect::template(&row.path).text;
+                        write_row(&mut upsert, row, &t)?;
+                        mark(&row.path, &t)?;
+                    }
+                    Change::Rename { from, row } => {
+                        delete.execute([from])?;
+                        let t = crate::collect::template(&row.path).text;
+                        write_row(&mut upsert, row, &t)?;
+                        mark(from, &crate::collect::template(from).text)?;
+                        mark(&row.path, &t)?;
+                    }
+                    Change::Touch {
+                        path,
+                        size,
+                        mtime_ns,
+                        racy,
+                    } => {
+                        touch.execute(params![path, *size as i64, mtime_ns, racy])?;
+                    }
+                    Change::Delete { path } => {
+                        delete.execute([path])?;
+                        mark(path, &crate::collect::template(path).text)?;
+                    }
+                }
+            }
+        }
+        tx.commit()?;
+        Ok(())
     }
 }

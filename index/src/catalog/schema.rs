@@ -1,5 +1,6 @@
 //! Catalog schema, pragmas and the format-version check.
 
+use super::MetaKey;
 use crate::error::{Result, UserError};
 use rusqlite::{Connection, OptionalExtension};
 use std::path::Path;
@@ -112,9 +113,11 @@ pub(super) fn init_or_check(conn: &mut Connection, dir: &Path, lake: &Path) -> R
     if exists {
         check_version(conn, dir)?;
         let recorded: Option<String> = conn
-            .query_row("SELECT value FROM meta WHERE key = 'lake_root'", [], |r| {
-                r.get(0)
-            })
+            .query_row(
+                "SELECT value FROM meta WHERE key = ?1",
+                [MetaKey::LakeRoot],
+                |r| r.get(0),
+            )
             .optional()?;
         if let Some(rec) = recorded {
             if Path::new(&rec) != lake {
@@ -139,10 +142,13 @@ pub(super) fn init_or_check(conn: &mut Connection, dir: &Path, lake: &Path) -> R
     tx.execute_batch(super::llm_descriptions::SCHEMA)?;
     tx.execute_batch(super::companions::SCHEMA)?;
     tx.execute(
-        "INSERT INTO meta(key, value) VALUES ('format_version', ?1), ('lake_root', ?2), ('created_at', ?3)",
+        "INSERT INTO meta(key, value) VALUES (?1, ?2), (?3, ?4), (?5, ?6)",
         rusqlite::params![
+            MetaKey::FormatVersion,
             FORMAT_VERSION.to_string(),
+            MetaKey::LakeRoot,
             lake.to_string_lossy(),
+            MetaKey::CreatedAt,
             crate::now_ms().to_string()
         ],
     )?;
@@ -156,8 +162,8 @@ pub(super) fn init_or_check(conn: &mut Connection, dir: &Path, lake: &Path) -> R
 /// Refuse an index written by another format version, with the way out in the message.
 pub(super) fn check_version(conn: &Connection, dir: &Path) -> Result<()> {
     let found: Option<String> = match conn.query_row(
-        "SELECT value FROM meta WHERE key = 'format_version'",
-        [],
+        "SELECT value FROM meta WHERE key = ?1",
+        [MetaKey::FormatVersion],
         |r| r.get(0),
     ) {
         Ok(v) => Some(v),

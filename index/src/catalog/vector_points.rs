@@ -6,7 +6,7 @@
 //! can leave half-updated.
 
 use super::vectors::from_blob;
-use super::{Catalog, Hash};
+use super::{CatalogReader, CatalogWriter, Hash, MetaKey};
 use crate::compact::Code;
 use crate::error::Result;
 use rusqlite::params;
@@ -45,10 +45,10 @@ const DELTA: &str = "FROM files f
      WHERE NOT EXISTS (SELECT 1 FROM vector_points v
                        WHERE v.path = f.path AND v.hash = f.hash AND v.analyzer = f.analyzer)";
 
-impl Catalog {
+impl CatalogReader {
     /// Run `f` on one consistent snapshot of the catalog (one read transaction), so that
     /// what it reads in several queries belongs to the same committed state.
-    pub fn read_snapshot<T>(&self, f: impl FnOnce(&Catalog) -> Result<T>) -> Result<T> {
+    pub fn read_snapshot<T>(&self, f: impl FnOnce(&CatalogReader) -> Result<T>) -> Result<T> {
         let tx = self.conn.unchecked_transaction()?;
         let out = f(self)?;
         tx.commit()?;
@@ -134,7 +134,7 @@ impl Catalog {
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
-    /// How many files the graph lacks (see [`Catalog::graph_delta`]).
+    /// How many files the graph lacks (see [`CatalogReader::graph_delta`]).
     pub fn graph_delta_count(&self, embedder: &str) -> Result<u64> {
         let n: i64 = self
             .conn
@@ -143,17 +143,19 @@ impl Catalog {
             })?;
         Ok(n as u64)
     }
+}
 
+impl CatalogWriter {
     /// Replace the files the graph stands for and set the meta value `key` that
     /// describes the graph, in one transaction: a reader sees the old graph's members and
     /// description or the new ones, never a mix.
     pub fn replace_graph_members(
         &mut self,
         members: &[(u64, &KeyedVector)],
-        key: &str,
+        key: MetaKey,
         value: &str,
     ) -> Result<()> {
-        let tx = self.conn.transaction()?;
+        let tx = self.reader.conn.transaction()?;
         tx.execute("DELETE FROM vector_points", [])?;
         {
             let mut put = tx.prepare_cached(

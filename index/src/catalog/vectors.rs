@@ -1,7 +1,7 @@
 //! Search bookkeeping in the catalog: the paths whose search documents are stale, and
 //! the embeddings of descriptions per embedder.
 
-use super::{Catalog, Hash};
+use super::{CatalogReader, CatalogWriter, Hash, MetaKey};
 use crate::compact::Code;
 use crate::error::Result;
 use rusqlite::{params, OptionalExtension};
@@ -20,12 +20,10 @@ pub(super) fn from_blob(b: &[u8]) -> Code {
     })
 }
 
-/// Catalog meta key recording how `embeddings.vector` is encoded.
-pub(super) const ENCODING_META: &str = "vector_encoding";
 /// The encoding written now: [`Code`] blobs.
 const ENCODING: &str = "code-i8";
 
-/// Rewrite the f32 vectors of an older catalog as codes, once (meta [`ENCODING_META`]),
+/// Rewrite the f32 vectors of an older catalog as codes, once (meta [`MetaKey::VectorEncoding`]),
 /// and give the space back: at 512 dimensions an f32 vector did not fit its row and took
 /// an overflow page of its own, so this shrinks such a catalog by most of its size.
 /// Reading old blobs works either way ([`Code::from_blob`]); this is only for the size.
@@ -33,7 +31,7 @@ pub(super) fn compact_older(conn: &mut rusqlite::Connection) -> Result<()> {
     let recorded: Option<String> = conn
         .query_row(
             "SELECT value FROM meta WHERE key = ?1",
-            [ENCODING_META],
+            [MetaKey::VectorEncoding],
             |r| r.get(0),
         )
         .optional()?;
@@ -59,7 +57,7 @@ pub(super) fn compact_older(conn: &mut rusqlite::Connection) -> Result<()> {
     }
     tx.execute(
         "INSERT OR REPLACE INTO meta(key, value) VALUES (?1, ?2)",
-        params![ENCODING_META, ENCODING],
+        params![MetaKey::VectorEncoding, ENCODING],
     )?;
     tx.commit()?;
     if rewritten > 0 {
@@ -76,42 +74,14 @@ pub(super) fn compact_older(conn: &mut rusqlite::Connection) -> Result<()> {
     Ok(())
 }
 
-impl Catalog {
-    /// Paths marked stale for search since the last [`Catalog::clear_search_dirty`].
+impl CatalogReader {
+    /// Paths marked stale for search since the last [`CatalogWriter::clear_search_dirty`].
     pub fn search_dirty(&self) -> Result<Vec<String>> {
         let mut stmt = self
             .conn
             .prepare("SELECT path FROM search_dirty ORDER BY path")?;
         let rows = stmt.query_map([], |r| r.get(0))?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
-    }
-
-    /// Mark every file stale for search (the search index was lost or rebuilt).
-    pub fn mark_all_search_dirty(&self) -> Result<()> {
-        self.conn.execute(
-            "INSERT OR IGNORE INTO search_dirty(path) SELECT path FROM files",
-            [],
-        )?;
-        Ok(())
-    }
-
-    /// Forget these stale marks (their documents were written and committed).
-    pub fn clear_search_dirty(&mut self, paths: &[String]) -> Result<()> {
-        let tx = self.conn.transaction()?;
-        {
-            let mut del = tx.prepare_cached("DELETE FROM search_dirty WHERE path = ?1")?;
-            for p in paths {
-                del.execute([p])?;
-            }
-        }
-        tx.commit()?;
-        Ok(())
-    }
-
-    /// Forget every stored embedding (what they were made from changed).
-    pub fn drop_embeddings(&self) -> Result<()> {
-        self.conn.execute("DELETE FROM embeddings", [])?;
-        Ok(())
     }
 
     /// Described files with no embedding by `embedder` yet: (hash, analyzer key).
@@ -164,25 +134,6 @@ impl Catalog {
         Ok(out)
     }
 
-    /// Store embeddings in one transaction.
-    pub fn put_embeddings(
-        &mut self,
-        embedder: &str,
-        items: &[(Hash, String, Vec<f32>)],
-    ) -> Result<()> {
-        let tx = self.conn.transaction()?;
-        {
-            let mut put = tx.prepare_cached(
-                "INSERT OR REPLACE INTO embeddings(hash, analyzer, embedder, vector) VALUES (?1, ?2, ?3, ?4)",
-            )?;
-            for (h, a, v) in items {
-                put.execute(params![&h[..], a, embedder, to_blob(v)])?;
-            }
-        }
-        tx.commit()?;
-        Ok(())
-    }
-
     /// Every file's vector by `embedder`: (path, code of its direction), in path order.
     pub fn file_vectors(&self, embedder: &str) -> Result<Vec<(String, Code)>> {
         let mut stmt = self.conn.prepare(
@@ -197,9 +148,59 @@ impl Catalog {
     }
 }
 
+impl CatalogWriter {
+    /// Mark every file stale for search (the search index was lost or rebuilt).
+    pub fn mark_all_search_dirty(&self) -> Result<()> {
+        self.conn.execute(
+            "INSERT OR IGNORE INTO search_dirty(path) SELECT path FROM files",
+            [],
+        )?;
+        Ok(())
+    }
+
+    /// Forget these stale marks (their documents were written and committed).
+    pub fn clear_search_dirty(&mut self, paths: &[String]) -> Result<()> {
+        let tx = self.reader.conn.transaction()?;
+        {
+            let mut del = tx.prepare_cached("DELETE FROM search_dirty WHERE path = ?1")?;
+            for p in paths {
+                del.execute([p])?;
+            }
+        }
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// Forget every stored embedding (what they were made from changed).
+    pub fn drop_embeddings(&self) -> Result<()> {
+        self.conn.execute("DELETE FROM embeddings", [])?;
+        Ok(())
+    }
+
+    /// Store embeddings in one transaction.
+    pub fn put_embeddings(
+        &mut self,
+        embedder: &str,
+        items: &[(Hash, String, Vec<f32>)],
+    ) -> Result<()> {
+        let tx = self.reader.conn.transaction()?;
+        {
+            let mut put = tx.prepare_cached(
+                "INSERT OR REPLACE INTO embeddings(hash, analyzer, embedder, vector) VALUES (?1, ?2, ?3, ?4)",
+            )?;
+            for (h, a, v) in items {
+                put.execute(params![&h[..], a, embedder, to_blob(v)])?;
+            }
+        }
+        tx.commit()?;
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::lock::WriterLock;
 
     #[test]
     fn an_older_catalog_s_f32_vectors_are_rewritten_as_codes_once() {
@@ -209,7 +210,7 @@ mod tests {
         let v: Vec<f32> = (0..512).map(|i| (i as f32 * 0.1).sin()).collect();
         let f32_blob: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
         {
-            let cat = Catalog::open_writer(&idx, &lake).unwrap();
+            let cat = CatalogWriter::open(WriterLock::acquire(&idx).unwrap(), &lake).unwrap();
             // As a catalog of the previous version holds it: f32 bytes, no encoding meta.
             cat.conn
                 .execute(
@@ -218,26 +219,29 @@ mod tests {
                 )
                 .unwrap();
             cat.conn
-                .execute("DELETE FROM meta WHERE key = ?1", [ENCODING_META])
+                .execute("DELETE FROM meta WHERE key = ?1", [MetaKey::VectorEncoding])
                 .unwrap();
         }
-        let stored = |cat: &Catalog| -> Vec<u8> {
+        let stored = |cat: &CatalogReader| -> Vec<u8> {
             cat.conn
                 .query_row("SELECT vector FROM embeddings", [], |r| r.get(0))
                 .unwrap()
         };
-        let reader = Catalog::open_reader(&idx).unwrap();
+        let reader = CatalogReader::open(&idx).unwrap();
         assert_eq!(stored(&reader).len(), 2048, "a reader changes nothing");
         assert_eq!(
             from_blob(&stored(&reader)),
             Code::new(&v),
             "and reads it as a code"
         );
-        let cat = Catalog::open_writer(&idx, &lake).unwrap();
+        let cat = CatalogWriter::open(WriterLock::acquire(&idx).unwrap(), &lake).unwrap();
         let blob = stored(&cat);
         assert_eq!(blob.len(), 517);
         assert_eq!(Code::from_blob(&blob), Some(Code::new(&v)));
-        assert_eq!(cat.meta(ENCODING_META).unwrap().as_deref(), Some(ENCODING));
+        assert_eq!(
+            cat.meta(MetaKey::VectorEncoding).unwrap().as_deref(),
+            Some(ENCODING)
+        );
     }
 
     #[test]

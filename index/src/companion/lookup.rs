@@ -11,10 +11,9 @@
 use serde::{Deserialize, Serialize};
 use std::collections::HashSet;
 
-/// The catalog meta key recording the rule its lookup links were made by, and the
-/// rule: a catalog recording another (or none) has every folder's links made again.
-pub const LOOKUP_RULE_META: &str = "lookups_version";
-/// Bump when [`match_lookups`] or what it is given changes (3: links carry the
+/// The rule lookup links are made by, recorded in the catalog (meta
+/// [`crate::catalog::MetaKey::LookupsVersion`]): a catalog recording another (or none)
+/// has every folder's links made again. Bump when [`match_lookups`] or what it is given changes (3: links carry the
 /// lookup's labels; 4: lookups in the folders above the data's).
 pub const LOOKUP_RULE: &str = "4";
 

@@ -4,9 +4,9 @@
 //!
 //! A link is a property of the lake, not of one file's content, so it never enters the
 //! content-addressed description cache. The indexer recomputes the links of every folder
-//! in which a file changed ([`relink`], after the files are described), the catalog keeps
+//! in which a file changed (`indexer::relink`, after the files are described), the catalog keeps
 //! them in its `companions` table, and readers apply them to the cached descriptions
-//! ([`apply_data`], [`apply_doc`]) through [`crate::catalog::Catalog::file_description`]:
+//! ([`apply_data`], [`apply_doc`]) through [`crate::catalog::CatalogReader::file_description`]:
 //! the data file's `column_1…` become the documented names (with units), its `load` line
 //! names them, and both descriptions name the other file.
 //!
@@ -14,22 +14,20 @@
 //! - [`matcher`] pairs documentation files with the data files of one folder;
 //! - [`lookup`] links small lookup tables to the data files whose column values their key
 //!   holds;
-//! - [`relink`] is the indexer's step;
+//! - the indexer's step that writes the links, `indexer::relink`, lives with the
+//!   indexer: this module is pure (the catalog uses it), that step writes the catalog;
 //! - [`summary`] tells a collection's summary table (a row per member) from the tables
 //!   beside it, at search time.
 //!
 //! Search returns a hit's companions with it ([`Companion`], read by
-//! [`crate::catalog::Catalog::companions`]).
+//! [`crate::catalog::CatalogReader::companions`]).
 
 pub mod lookup;
 pub mod matcher;
 pub mod parse;
-mod relink;
 pub mod summary;
 #[cfg(test)]
 mod tests;
-
-pub use relink::relink;
 
 use crate::analyze::{ColumnProfile, Content, Description};
 use crate::text_util::cut_chars;

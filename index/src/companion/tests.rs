@@ -2,9 +2,10 @@
 //! appears, and the data file changes its shape.
 
 use crate::analyze::Content;
-use crate::catalog::Catalog;
+use crate::catalog::{CatalogReader, CatalogWriter};
 use crate::embed::{Embedder, HashEmbedder};
 use crate::indexer::{IndexOptions, Indexer, NoProgress};
+use crate::lock::WriterLock;
 use std::path::{Path, PathBuf};
 
 fn write(root: &Path, rel: &str, body: &str) {
@@ -21,7 +22,7 @@ fn doc(third: &str) -> String {
 
 /// The column names and notes of `path` as the catalog shows it.
 fn shown(idx: &Path, path: &str) -> (Vec<String>, Vec<String>) {
-    let cat = Catalog::open_reader(idx).unwrap();
+    let cat = CatalogReader::open(idx).unwrap();
     let row = cat.file(path).unwrap().unwrap();
     let d = cat.file_description(&row).unwrap().unwrap();
     let names = match &d.content {
@@ -34,7 +35,7 @@ fn shown(idx: &Path, path: &str) -> (Vec<String>, Vec<String>) {
 /// The stored vector of `path` is the embedding of its description as shown, and no
 /// search work is left pending.
 fn assert_vector_follows(idx: &Path, path: &str) {
-    let cat = Catalog::open_reader(idx).unwrap();
+    let cat = CatalogReader::open(idx).unwrap();
     assert!(cat.search_dirty().unwrap().is_empty());
     let row = cat.file(path).unwrap().unwrap();
     let d = cat.file_description(&row).unwrap().unwrap();
@@ -85,7 +86,7 @@ fn scoped_runs_keep_links_true() {
     assert_vector_follows(&idx, "w/obs.dat");
 
     // The documentation changes (the data file does not): a scoped run on the doc alone.
-    let hash_before = Catalog::open_reader(&idx)
+    let hash_before = CatalogReader::open(&idx)
         .unwrap()
         .file("w/obs.dat")
         .unwrap()
@@ -94,7 +95,7 @@ fn scoped_runs_keep_links_true() {
     write(&lake, "w/obs_format.txt", &doc("TEMP_AIR"));
     ix.update(&[PathBuf::from("w/obs_format.txt")], &NoProgress)
         .unwrap();
-    let row = Catalog::open_reader(&idx)
+    let row = CatalogReader::open(&idx)
         .unwrap()
         .file("w/obs.dat")
         .unwrap()
@@ -160,7 +161,11 @@ fn a_new_embedder_embeds_linked_files_as_shown() {
     crate::indexer::index(&lake, &idx, &opts, &NoProgress).unwrap();
     // Another embedder: every description is embedded again, outside any file change.
     let e = HashEmbedder::new(64).unwrap();
-    let mut cat = Catalog::open_writer(&idx, &lake.canonicalize().unwrap()).unwrap();
+    let mut cat = CatalogWriter::open(
+        WriterLock::acquire(&idx).unwrap(),
+        &lake.canonicalize().unwrap(),
+    )
+    .unwrap();
     crate::search::sync::sync(&mut cat, &idx, &e, "hash64").unwrap();
     let row = cat.file("w/obs.dat").unwrap().unwrap();
     let shown = cat.file_description(&row).unwrap().unwrap();

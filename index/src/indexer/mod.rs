@@ -18,9 +18,10 @@
 //! directory moves inside its scope exactly as a full run would.
 
 mod process;
+mod relink;
 mod run;
 
-use crate::catalog::Catalog;
+use crate::catalog::{CatalogReader, CatalogWriter, MetaKey};
 use crate::crawl::{crawl, CrawlOptions, Scope};
 use crate::embed::Embedder;
 use crate::error::{Error, InternalError, Result, UserError};
@@ -87,16 +88,13 @@ pub struct WalkOptions {
     pub hidden: bool,
 }
 
-/// Catalog meta key of the [`WalkOptions`] (JSON).
-pub const WALK_META: &str = "walk_options";
-
 /// The walk options the index at `index_dir` records: `None` for no index yet, or one
 /// made before they were recorded.
 pub fn recorded_walk(index_dir: &Path) -> Result<Option<WalkOptions>> {
     if !index_dir.join(crate::catalog::CATALOG_FILE).is_file() {
         return Ok(None);
     }
-    let Some(json) = Catalog::open_reader(index_dir)?.meta(WALK_META)? else {
+    let Some(json) = CatalogReader::open(index_dir)?.meta(MetaKey::WalkOptions)? else {
         return Ok(None);
     };
     serde_json::from_str(&json)
@@ -135,19 +133,7 @@ pub struct IndexReport {
     pub problems: Vec<(String, String)>,
 }
 
-/// Progress reporting hooks (the CLI draws a bar; tests and the library pass [`NoProgress`]).
-pub trait Progress: Sync {
-    /// The number of files that need reading is known.
-    fn start(&self, _total: u64) {}
-    /// `n` more files done.
-    fn inc(&self, _n: u64) {}
-    /// The run is over.
-    fn finish(&self) {}
-}
-
-/// Progress that reports nothing.
-pub struct NoProgress;
-impl Progress for NoProgress {}
+pub use crate::progress::{NoProgress, Progress};
 
 /// The lake's canonical path, or the user error saying why `lake` cannot be one.
 pub fn canonical_lake(lake: &Path) -> Result<PathBuf> {
@@ -189,14 +175,15 @@ pub struct Indexer {
     index_dir: PathBuf,
     opts: IndexOptions,
     jobs: usize,
-    catalog: Catalog,
     pool: rayon::ThreadPool,
     /// Built on first use and kept: loading a model per `watch` batch would dominate it.
     embedder: Option<Box<dyn Embedder>>,
     /// Opened on first use and kept, so that its writer merges the small segments of
     /// frequent small runs.
     text: Option<crate::search::text::TextIndex>,
-    _lock: WriterLock,
+    /// Last, so dropped last: it holds the writer lock, which must outlive the text
+    /// index's writer.
+    catalog: CatalogWriter,
 }
 
 impl Indexer {
@@ -212,7 +199,7 @@ impl Indexer {
         if opts.rebuild {
             remove_catalog(&index_dir)?;
         }
-        let catalog = Catalog::open_writer(&index_dir, &lake)?;
+        let catalog = CatalogWriter::open(lock, &lake)?;
         let jobs = if opts.jobs == 0 {
             std::thread::available_parallelism().map_or(2, |n| n.get())
         } else {
@@ -228,11 +215,10 @@ impl Indexer {
             index_dir,
             opts: opts.clone(),
             jobs,
-            catalog,
             pool,
             embedder: None,
             text: None,
-            _lock: lock,
+            catalog,
         })
     }
 
@@ -267,7 +253,7 @@ impl Indexer {
         let (known, found) = std::thread::scope(|s| {
             let loader = s.spawn(|| {
                 let t = Instant::now();
-                let r = Catalog::open_reader(index_dir).and_then(|c| c.load_known());
+                let r = CatalogReader::open(index_dir).and_then(|c| c.load_known());
                 tracing::debug!(elapsed = ?t.elapsed(), "catalog loaded");
                 r
             });

@@ -3,7 +3,7 @@
 
 use super::IN_MEMORY_LIMIT;
 use crate::analyze::{self, current_key, describe_as, detect, Source};
-use crate::catalog::{Catalog, Change, FileRow, FileState, Hash};
+use crate::catalog::{CatalogReader, Change, FileRow, FileState, Hash};
 use crate::crawl::links::{refuse_read, Containment};
 use crate::crawl::Entry;
 use std::collections::HashMap;
@@ -91,7 +91,7 @@ pub(super) struct Ctx<'a> {
     pub(super) budget: Option<u64>,
 }
 
-pub(super) fn process(ctx: &Ctx<'_>, cache: Option<&Catalog>, w: &Work<'_>) -> Outcome {
+pub(super) fn process(ctx: &Ctx<'_>, cache: Option<&CatalogReader>, w: &Work<'_>) -> Outcome {
     let e = w.entry;
     let abs = ctx.lake.join(&e.path);
     let fail = |kind: Kind, change: Option<Change>, msg: String| Outcome {

@@ -4,7 +4,7 @@
 
 use super::process::{process, Ctx, Kind, Outcome, Work};
 use super::{IndexReport, Indexer, Progress};
-use crate::catalog::{Catalog, Change, FileRow, Hash, Known};
+use crate::catalog::{CatalogReader, Change, FileRow, Hash, Known, MetaKey};
 use crate::crawl::links::Containment;
 use crate::crawl::Crawl;
 use crate::error::{Error, Result};
@@ -131,7 +131,7 @@ impl Indexer {
             s.spawn(move || {
                 pool.install(|| {
                     work.par_iter().for_each_init(
-                        || (tx.clone(), Catalog::open_reader(ctx.index_dir).ok()),
+                        || (tx.clone(), CatalogReader::open(ctx.index_dir).ok()),
                         |(tx, cache), w| {
                             let _ = tx.send(process(ctx, cache.as_ref(), w));
                         },
@@ -189,7 +189,7 @@ impl Indexer {
         // stale-for-search marks are the changes not yet caught up (a crash after this
         // point leaves them for the next run, which redoes the same folders).
         let changed = self.catalog.search_dirty()?;
-        let relinked = crate::companion::relink(&mut self.catalog, &self.lake, &changed)?;
+        let relinked = super::relink::relink(&mut self.catalog, &self.lake, &changed)?;
         let regrouped = self.catalog.refresh_collections()?;
         // The search side follows the catalog; a failure there (an embedding server down)
         // is reported and retried by the next run, never loses the catalog's work.
@@ -227,13 +227,13 @@ impl Indexer {
             hidden: self.opts.hidden,
         };
         self.catalog.set_meta(
-            super::WALK_META,
+            MetaKey::WalkOptions,
             &serde_json::to_string(&walk).map_err(|e| Error::serialize("walk options", e))?,
         )?;
         self.catalog
-            .set_meta("last_index_finished_at", &crate::now_ms().to_string())?;
+            .set_meta(MetaKey::LastIndexFinishedAt, &crate::now_ms().to_string())?;
         self.catalog.set_meta(
-            "last_index_report",
+            MetaKey::LastIndexReport,
             &serde_json::to_string(&report).map_err(|e| Error::serialize("index report", e))?,
         )?;
         progress.finish();

@@ -20,7 +20,7 @@ fn csv(n: usize) -> String {
 
 /// (path → hash, analyzer) of every row of the index at `dir`.
 fn rows(dir: &Path) -> BTreeMap<String, (Option<crate::catalog::Hash>, Option<String>)> {
-    Catalog::open_reader(dir)
+    CatalogReader::open(dir)
         .unwrap()
         .load_files()
         .unwrap()
@@ -98,9 +98,9 @@ fn scoped_updates_match_a_full_index() {
     // The root in the scope is a full run.
     let r = ix.update(std::slice::from_ref(&lake), &NoProgress).unwrap();
     assert_eq!(r.files_seen, 2, "{r:?}");
-    let meta = Catalog::open_reader(ix.index_dir())
+    let meta = CatalogReader::open(ix.index_dir())
         .unwrap()
-        .meta("last_index_report")
+        .meta(MetaKey::LastIndexReport)
         .unwrap()
         .unwrap();
     assert!(meta.contains("\"files_seen\":2"), "{meta}");
@@ -115,10 +115,10 @@ fn a_scoped_run_that_finds_nothing_keeps_the_last_report() {
     let mut ix = Indexer::open(&lake, &d.path().join("idx"), &opts()).unwrap();
     ix.run(&NoProgress).unwrap();
     let last = |ix: &Indexer| {
-        let c = Catalog::open_reader(ix.index_dir()).unwrap();
+        let c = CatalogReader::open(ix.index_dir()).unwrap();
         (
-            c.meta("last_index_report").unwrap().unwrap(),
-            c.meta("last_index_finished_at").unwrap().unwrap(),
+            c.meta(MetaKey::LastIndexReport).unwrap().unwrap(),
+            c.meta(MetaKey::LastIndexFinishedAt).unwrap().unwrap(),
         )
     };
     let before = last(&ix);
@@ -197,10 +197,13 @@ fn runs_record_how_they_walked_the_lake() {
     assert_eq!(recorded_walk(&idx).unwrap(), Some(WalkOptions::default()));
     // A record made before `follow_outside` existed reads as inside only.
     let old = r#"{"follow_links":true,"hidden":false}"#;
-    Catalog::open_writer(&idx, &lake.canonicalize().unwrap())
-        .unwrap()
-        .set_meta(WALK_META, old)
-        .unwrap();
+    CatalogWriter::open(
+        WriterLock::acquire(&idx).unwrap(),
+        &lake.canonicalize().unwrap(),
+    )
+    .unwrap()
+    .set_meta(MetaKey::WalkOptions, old)
+    .unwrap();
     let want = WalkOptions {
         follow_links: true,
         ..Default::default()

@@ -22,7 +22,7 @@ use super::install::check_embeds;
 use super::{find, io_err, pca, publish, staging, write_manifest, Installed};
 use super::{Manifest, ModelError, ModelKind};
 use crate::embed::{BertEmbedder, EmbedError, Embedder, Model2VecEmbedder};
-use crate::indexer::Progress;
+use crate::progress::Progress;
 
 /// Dimension of a distilled model unless told otherwise (Model2Vec's default).
 pub const DEFAULT_DIM: usize = 256;
@@ -268,8 +268,8 @@ fn write_model(
 mod tests {
     use super::*;
     use crate::embed::cosine;
-    use crate::indexer::NoProgress;
     use crate::models::{install, tiny};
+    use crate::progress::NoProgress;
 
     fn installed() -> tempfile::TempDir {
         let src = tempfile::tempdir().unwrap();

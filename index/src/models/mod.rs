@@ -22,8 +22,6 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::embed::{EmbedError, MANIFEST};
-use crate::error::{Error, InternalError, UserError};
-use crate::search::embedder::EmbedderSpec;
 
 pub use install::install;
 
@@ -117,16 +115,6 @@ pub struct Installed {
     pub path: PathBuf,
 }
 
-impl Installed {
-    /// The embedder spec that uses this model.
-    pub fn spec(&self) -> EmbedderSpec {
-        match self.manifest.kind {
-            ModelKind::Bert => EmbedderSpec::Bert(self.path.clone()),
-            ModelKind::Static => EmbedderSpec::Model2Vec(self.path.clone()),
-        }
-    }
-}
-
 /// Why a model could not be installed, found or distilled. Messages say what to do.
 #[derive(Debug, thiserror::Error)]
 pub enum ModelError {
@@ -193,15 +181,6 @@ pub enum ModelError {
         /// The error.
         source: std::io::Error,
     },
-}
-
-impl From<ModelError> for Error {
-    fn from(e: ModelError) -> Self {
-        match e {
-            ModelError::Io { path, source } => InternalError::Io { path, source }.into(),
-            other => UserError::Model(other).into(),
-        }
-    }
 }
 
 /// `ModelError::Io` for `path`.

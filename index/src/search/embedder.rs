@@ -41,6 +41,16 @@ pub enum EmbedderSpec {
     },
 }
 
+impl From<&models::Installed> for EmbedderSpec {
+    /// The embedder spec that uses an installed model.
+    fn from(m: &models::Installed) -> EmbedderSpec {
+        match m.manifest.kind {
+            models::ModelKind::Bert => EmbedderSpec::Bert(m.path.clone()),
+            models::ModelKind::Static => EmbedderSpec::Model2Vec(m.path.clone()),
+        }
+    }
+}
+
 impl EmbedderSpec {
     /// Parse `hash`, `model2vec:DIR`, `bert:DIR`, `words:DIR`, `openai:MODEL@URL`,
     /// `ollama:MODEL@URL`, or the name of an installed model (`minilm`, `minilm-static`),
@@ -75,7 +85,7 @@ impl EmbedderSpec {
                     return Ok(spec);
                 }
                 models::find(&dir, name)
-                    .map(|m| m.spec())
+                    .map(|m| EmbedderSpec::from(&m))
                     .map_err(|e| format!("unknown embedder {s:?}: {e}; or use hash, model2vec:DIR, bert:DIR, words:DIR, openai:MODEL[@URL], ollama:MODEL[@URL]"))
             }
             "openai" if !rest.is_empty() => {
@@ -205,13 +215,9 @@ pub fn default_for(
     index_dir: &std::path::Path,
     models_dir: Option<&std::path::Path>,
 ) -> Result<(EmbedderSpec, DefaultChoice)> {
-    let recorded = crate::catalog::Catalog::open_reader(index_dir)
+    let recorded = crate::catalog::CatalogReader::open(index_dir)
         .ok()
-        .and_then(|c| {
-            c.meta(crate::search::sync::EMBEDDER_SPEC_META)
-                .ok()
-                .flatten()
-        });
+        .and_then(|c| c.meta(crate::catalog::MetaKey::EmbedderSpec).ok().flatten());
     if let Some(spec) = recorded {
         let spec = EmbedderSpec::parse(&spec).map_err(|e| {
             UserError::BadEmbedder(format!(
@@ -235,7 +241,10 @@ pub fn new_index_default(models_dir: Option<&std::path::Path>) -> (EmbedderSpec,
             EmbedderSpec::Words(m.path),
             DefaultChoice::Installed(format!("{}-words", m.manifest.name)),
         ),
-        Some(m) => (m.spec(), DefaultChoice::Installed(m.manifest.name)),
+        Some(m) => (
+            EmbedderSpec::from(&m),
+            DefaultChoice::Installed(m.manifest.name),
+        ),
         None => (EmbedderSpec::Hash, DefaultChoice::Builtin),
     }
 }
@@ -275,7 +284,7 @@ mod tests {
         install(&models, "minilm", Some(&src), "").unwrap();
         // A model outside DEFAULT_ORDER is used only when asked for.
         let opts = crate::models::distill::DistillOptions { dim: 8, batch: 64 };
-        let np = crate::indexer::NoProgress;
+        let np = crate::progress::NoProgress;
         crate::models::distill::distill(&models, "minilm", "minilm-static", &opts, &np).unwrap();
         if !crate::models::DEFAULT_ORDER.contains(&"minilm-static") {
             std::fs::rename(models.join("minilm"), tmp.path().join("away")).unwrap();

@@ -10,10 +10,10 @@ use super::names::NameMatcher;
 use super::rank::evidence::{self, Covers, Evidence, Named};
 use super::rank::fold::{self, Planned, Ranked};
 use super::rank::{relevance, score, RankingConfig, Reason, Relevance};
-use super::sync::{EMBEDDER_META, TEXT_DIR};
+use super::sync::TEXT_DIR;
 use super::text::TextIndex;
 use crate::analyze::Format;
-use crate::catalog::Catalog;
+use crate::catalog::{CatalogReader, MetaKey};
 use crate::collect::Collection;
 use crate::companion::Companion;
 use crate::embed::Embedder;
@@ -116,7 +116,7 @@ pub const MATCHING_NAMED: usize = 10;
 pub struct Searcher {
     dir: PathBuf,
     /// rusqlite connections are not `Sync`; each search holds it only for its reads.
-    catalog: Mutex<Catalog>,
+    catalog: Mutex<CatalogReader>,
     text: TextIndex,
     embedder: Arc<dyn Embedder>,
     vectors: VectorIndex,
@@ -147,8 +147,8 @@ impl Searcher {
     /// Open the index at `dir` with the embedder it records (the built-in one for an
     /// index that records none).
     pub fn open_recorded(dir: &Path) -> Result<Searcher> {
-        let spec = Catalog::open_reader(dir)?
-            .meta(crate::search::sync::EMBEDDER_SPEC_META)?
+        let spec = CatalogReader::open(dir)?
+            .meta(MetaKey::EmbedderSpec)?
             .map(|s| {
                 crate::search::embedder::EmbedderSpec::parse(&s).map_err(UserError::BadEmbedder)
             })
@@ -175,8 +175,8 @@ impl Searcher {
         previous: Option<&VectorIndex>,
     ) -> Result<Searcher> {
         let ranking = RankingConfig::from_env(&embedder.id())?;
-        let catalog = Catalog::open_reader(dir)?;
-        let recorded = catalog.meta(EMBEDDER_META)?;
+        let catalog = CatalogReader::open(dir)?;
+        let recorded = catalog.meta(MetaKey::Embedder)?;
         if recorded.as_deref().is_some_and(|r| r != embedder.id()) {
             return Err(UserError::EmbedderMismatch {
                 recorded: recorded.unwrap_or_default(),
@@ -231,7 +231,7 @@ impl Searcher {
 
     /// The catalog connection (a panic in another search cannot have left it in a
     /// half-done state: every use is a read).
-    fn catalog(&self) -> MutexGuard<'_, Catalog> {
+    fn catalog(&self) -> MutexGuard<'_, CatalogReader> {
         self.catalog.lock().unwrap_or_else(|p| p.into_inner())
     }
 

@@ -7,31 +7,9 @@
 //! candidate. Its length is bounded too ([`MAX_GLOB_BYTES`]), so that compiling it is
 //! cheap whoever sends it.
 
+pub use crate::error::{GlobError, MAX_GLOB_BYTES};
 use globset::{GlobBuilder, GlobMatcher};
 use serde::Deserialize;
-
-/// Bytes of a glob at most. Real path filters are a few dozen bytes; the bound keeps what
-/// a client can make the server compile small.
-pub const MAX_GLOB_BYTES: usize = 512;
-
-/// A glob that cannot be used. Both are the user's to fix (a 400 over HTTP).
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum GlobError {
-    /// Longer than [`MAX_GLOB_BYTES`].
-    #[error("the glob is {len} bytes; at most {MAX_GLOB_BYTES} are accepted: give a shorter pattern, such as sales/**/*.csv")]
-    TooLong {
-        /// Its length in bytes.
-        len: usize,
-    },
-    /// Not a glob (an unclosed `[` or `{`, a bad range).
-    #[error("{pattern:?} is not a valid glob ({reason}); give a pattern such as sales/**/*.csv: `*` and `?` match within one directory, `**` spans directories, [abc] and {{a,b}} choose")]
-    Invalid {
-        /// The pattern given (cut to 200 characters).
-        pattern: String,
-        /// What globset said.
-        reason: String,
-    },
-}
 
 /// A compiled glob over lake-relative, `/`-separated paths: `*` and `?` do not cross `/`,
 /// `**` spans directories (`**/x.csv` matches `x.csv` too), `[abc]` and `{a,b}` choose.

@@ -9,7 +9,7 @@
 use super::doc;
 use super::text::{TextDoc, TextIndex};
 use crate::analyze::Description;
-use crate::catalog::{Catalog, FileRow, Hash};
+use crate::catalog::{CatalogWriter, FileRow, Hash, MetaKey};
 use crate::embed::Embedder;
 use crate::error::Result;
 use rayon::prelude::*;
@@ -18,18 +18,12 @@ use std::path::Path;
 
 /// Name of the full-text index directory inside the index directory.
 pub const TEXT_DIR: &str = "text";
-/// Catalog meta key recording the embedder of the stored vectors (its id).
-pub const EMBEDDER_META: &str = "embedder";
-/// Catalog meta key recording how to build that embedder again (its spec).
-pub const EMBEDDER_SPEC_META: &str = "embedder_spec";
 /// Version of what the search side holds of a file: its full-text document and the
 /// text its embedding is made from ([`doc`]). Raise it with any change to either; a
 /// catalog that records another one rewrites every document and re-embeds every
 /// description on its next sync, rather than searching a mix of old and new.
 /// (2: a data file's document holds its lookups' labels among its values.)
 pub const SEARCH_DOCS: &str = "2";
-/// Catalog meta key recording [`SEARCH_DOCS`].
-pub const SEARCH_DOCS_META: &str = "search_docs_version";
 /// Paths per text-index commit.
 const CHUNK: usize = 2000;
 /// Texts per embedder call (calls run in parallel).
@@ -87,7 +81,7 @@ fn document(
 
 /// Embed `items` (description key, semantic text) in parallel batches and store them.
 fn embed_and_store(
-    cat: &mut Catalog,
+    cat: &mut CatalogWriter,
     embedder: &dyn Embedder,
     id: &str,
     items: Vec<((Hash, String), String)>,
@@ -119,7 +113,7 @@ fn embed_and_store(
 /// missing, its embedding; embeddings of a chunk are stored before its stale marks are
 /// cleared, so that "no mark and the same embedder" means "nothing to do".
 pub fn sync(
-    cat: &mut Catalog,
+    cat: &mut CatalogWriter,
     dir: &Path,
     embedder: &dyn Embedder,
     spec: &str,
@@ -132,7 +126,7 @@ pub fn sync(
 /// commits make (one per `watch` batch); one dropped after each commit never does, and
 /// the segments pile up.
 pub fn sync_with(
-    cat: &mut Catalog,
+    cat: &mut CatalogWriter,
     dir: &Path,
     text: &mut Option<TextIndex>,
     embedder: &dyn Embedder,
@@ -143,7 +137,7 @@ pub fn sync_with(
     if !text_dir.join("meta.json").is_file() {
         cat.mark_all_search_dirty()?;
     }
-    let docs_current = cat.meta(SEARCH_DOCS_META)?.as_deref() == Some(SEARCH_DOCS);
+    let docs_current = cat.meta(MetaKey::SearchDocsVersion)?.as_deref() == Some(SEARCH_DOCS);
     if !docs_current {
         // Marks and deletions are redone by the next sync if this one stops early: the
         // version is recorded last.
@@ -152,7 +146,8 @@ pub fn sync_with(
     }
     let dirty = cat.search_dirty()?;
     let id = embedder.id();
-    let same_embedder = docs_current && cat.meta(EMBEDDER_META)?.as_deref() == Some(id.as_str());
+    let same_embedder =
+        docs_current && cat.meta(MetaKey::Embedder)?.as_deref() == Some(id.as_str());
     if dirty.is_empty() && same_embedder {
         super::ann::check(cat, dir, &id)?;
         return Ok(report);
@@ -240,9 +235,9 @@ pub fn sync_with(
         }
         report.embedded += embed_and_store(cat, embedder, &id, items)?;
     }
-    cat.set_meta(EMBEDDER_META, &id)?;
-    cat.set_meta(EMBEDDER_SPEC_META, spec)?;
-    cat.set_meta(SEARCH_DOCS_META, SEARCH_DOCS)?;
+    cat.set_meta(MetaKey::Embedder, &id)?;
+    cat.set_meta(MetaKey::EmbedderSpec, spec)?;
+    cat.set_meta(MetaKey::SearchDocsVersion, SEARCH_DOCS)?;
     // Same embedder: only the stale paths' vectors changed, which bounds the graph's
     // tombstones and delta without counting them.
     let changed = (counted && same_embedder).then_some(dirty.len() as u64);

@@ -21,6 +21,7 @@
 //! last commit at the time it was opened, updated or [reloaded](TextIndex::reload).
 
 use super::words::{tokenizers, IDENT, WORDS};
+pub use crate::error::TextIndexError;
 use std::path::{Path, PathBuf};
 use tantivy::directory::error::LockError;
 use tantivy::directory::MmapDirectory;
@@ -90,65 +91,6 @@ pub struct TextHit {
     /// The fields the question matched, for "matched because": among "name", "columns",
     /// "path", "time", "values", "format", "text", in that order.
     pub fields: Vec<&'static str>,
-}
-
-/// Errors of the text index; each message says what to do about it.
-#[derive(Debug, thiserror::Error)]
-pub enum TextIndexError {
-    /// The index directory could not be created.
-    #[error("cannot create the text index directory {}: {source}; check that the index directory is writable", dir.display())]
-    CreateDir {
-        /// The index directory.
-        dir: PathBuf,
-        /// The I/O error.
-        source: std::io::Error,
-    },
-    /// The directory holds an index with other fields (another lakestar version).
-    #[error("text index {} was written by another version of lakestar (its fields differ); delete that directory and re-run `lakestar index` to rebuild it", dir.display())]
-    SchemaMismatch {
-        /// The index directory.
-        dir: PathBuf,
-    },
-    /// Another process is writing the index.
-    #[error("text index {} is being written by another process (another `lakestar index` or `watch`); wait for it to finish or stop it", dir.display())]
-    Locked {
-        /// The index directory.
-        dir: PathBuf,
-    },
-    /// The index could not be opened.
-    #[error("cannot open the text index {}: {source}; if it is damaged, delete that directory and re-run `lakestar index` to rebuild it", dir.display())]
-    Open {
-        /// The index directory.
-        dir: PathBuf,
-        /// tantivy's error.
-        source: TantivyError,
-    },
-    /// An update failed; none of it was committed.
-    #[error("cannot update the text index {}: {source}; nothing of this update was committed, check free disk space and run the update again", dir.display())]
-    Write {
-        /// The index directory.
-        dir: PathBuf,
-        /// tantivy's error.
-        source: TantivyError,
-    },
-    /// Reading the index failed.
-    #[error("cannot read the text index {}: {source}; if this persists, delete that directory and re-run `lakestar index` to rebuild it", dir.display())]
-    Read {
-        /// The index directory.
-        dir: PathBuf,
-        /// tantivy's error.
-        source: TantivyError,
-    },
-}
-
-impl TextIndexError {
-    /// True for what the user can fix: another writer, or an index of another version.
-    pub fn is_user_error(&self) -> bool {
-        matches!(
-            self,
-            TextIndexError::Locked { .. } | TextIndexError::SchemaMismatch { .. }
-        )
-    }
 }
 
 /// The schema's fields.

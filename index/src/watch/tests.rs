@@ -2,7 +2,7 @@
 //! binary, tests/it/watch.rs): which events count, batches, and the rescan path.
 
 use super::*;
-use crate::catalog::Catalog;
+use crate::catalog::CatalogReader;
 use notify::event::{CreateKind, Flag, ModifyKind, RemoveKind};
 use notify::Event;
 use std::sync::mpsc::Sender;
@@ -27,7 +27,7 @@ fn opts() -> WatchOptions {
 }
 
 fn paths(dir: &Path) -> Vec<String> {
-    let mut v: Vec<String> = Catalog::open_reader(dir)
+    let mut v: Vec<String> = CatalogReader::open(dir)
         .unwrap()
         .load_files()
         .unwrap()

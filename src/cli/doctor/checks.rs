@@ -6,8 +6,9 @@ use crate::agent::llm::{Cassette, LlmClient, LlmConfig, Message, Role};
 use crate::agent::sandbox::{
     default_venv_dir, Isolation, Limits, Policy, Python, PythonOrigin, Sandbox, DEFAULT_MODULES,
 };
+use lakestar_index::catalog::MetaKey;
 use lakestar_index::search::embedder::{new_index_default, DefaultChoice, EmbedderSpec};
-use lakestar_index::{locate, Catalog};
+use lakestar_index::{locate, CatalogReader};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -43,9 +44,9 @@ pub(super) fn index(explicit: Option<&Path>, cwd: &Path) -> (Check, Option<PathB
             return (Check::fail("index", e.to_string(), fix), Some(dir));
         }
     };
-    let version = Catalog::open_reader(&dir)
+    let version = CatalogReader::open(&dir)
         .ok()
-        .and_then(|c| c.meta("format_version").ok().flatten())
+        .and_then(|c| c.meta(MetaKey::FormatVersion).ok().flatten())
         .unwrap_or_else(|| "?".into());
     let detail = format!(
         "{} (format version {version}) for lake {}: {} file{}, {}",
@@ -82,12 +83,8 @@ pub(super) fn embedder(dir: Option<&Path>) -> Check {
         _ => "hash (built in; `lakestar model install minilm` for meaning)".into(),
     };
     let recorded = dir
-        .and_then(|d| Catalog::open_reader(d).ok())
-        .and_then(|c| {
-            c.meta(lakestar_index::search::sync::EMBEDDER_SPEC_META)
-                .ok()
-                .flatten()
-        });
+        .and_then(|d| CatalogReader::open(d).ok())
+        .and_then(|c| c.meta(MetaKey::EmbedderSpec).ok().flatten());
     let Some(recorded) = recorded else {
         return match fresh.build() {
             Ok(_) => Check::ok(

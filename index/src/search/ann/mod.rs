@@ -26,7 +26,7 @@ pub mod graph;
 mod nearest;
 pub mod update;
 
-use crate::catalog::Catalog;
+use crate::catalog::{CatalogReader, MetaKey};
 use crate::error::Result;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -59,8 +59,6 @@ pub const EF_CONSTRUCTION: usize = 100;
 /// retriever asks for 200, so this is its search breadth): 0.5 ms more per query than
 /// 200 on 81k `minilm-static` vectors, for 0.969 of the exact candidates instead of 0.921.
 pub const EF_SEARCH: usize = 400;
-/// Catalog meta key holding the [`VectorMeta`] (JSON).
-pub const VECTOR_META: &str = "vector_index";
 
 /// The live-vector threshold in force: [`EXACT_BELOW`] or `LAKESTAR_EXACT_BELOW`.
 pub fn exact_below() -> u64 {
@@ -85,7 +83,7 @@ pub struct GraphMeta {
     pub params: graph::GraphParams,
 }
 
-/// What the catalog records of the vector index (meta [`VECTOR_META`]).
+/// What the catalog records of the vector index (meta [`MetaKey::VectorIndex`]).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct VectorMeta {
@@ -105,9 +103,9 @@ pub struct VectorMeta {
 
 impl VectorMeta {
     /// The recorded state, or the default when there is none or it cannot be read.
-    pub fn load(cat: &Catalog) -> Result<VectorMeta> {
+    pub fn load(cat: &CatalogReader) -> Result<VectorMeta> {
         Ok(cat
-            .meta(VECTOR_META)?
+            .meta(MetaKey::VectorIndex)?
             .and_then(|s| serde_json::from_str(&s).ok())
             .unwrap_or_default())
     }
@@ -142,7 +140,7 @@ pub struct VectorStatus {
 
 /// The vector status of the index at `dir` for `embedder`, counted now (without loading
 /// the graph: a graph that fails its digests still shows here, and searches go exact).
-pub fn status(cat: &Catalog, dir: &Path, embedder: &str) -> Result<VectorStatus> {
+pub fn status(cat: &CatalogReader, dir: &Path, embedder: &str) -> Result<VectorStatus> {
     let threshold = exact_below();
     cat.read_snapshot(|cat| {
         let meta = VectorMeta::load(cat)?;

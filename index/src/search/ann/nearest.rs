@@ -4,7 +4,7 @@
 use super::dist::{self, Flat};
 use super::graph::{self, Graph};
 use super::{common_dim, exact_below, GraphMeta, VectorMeta, EF_SEARCH};
-use crate::catalog::Catalog;
+use crate::catalog::CatalogReader;
 use crate::compact::Code;
 use crate::error::Result;
 use std::path::Path;
@@ -67,13 +67,13 @@ fn flat_of(rows: Vec<(String, Code)>, dim: usize) -> (Vec<String>, Flat) {
 impl VectorIndex {
     /// Open the vectors of the index at `dir` made by `embedder`: the graph when the
     /// index has enough live vectors and a sound graph of this embedder, else exact.
-    pub fn open(cat: &Catalog, dir: &Path, embedder: &str) -> Result<VectorIndex> {
+    pub fn open(cat: &CatalogReader, dir: &Path, embedder: &str) -> Result<VectorIndex> {
         Self::open_with(cat, dir, embedder, exact_below())
     }
 
     /// [`VectorIndex::open`] with the exact-search threshold given.
     pub fn open_with(
-        cat: &Catalog,
+        cat: &CatalogReader,
         dir: &Path,
         embedder: &str,
         threshold: u64,
@@ -85,14 +85,14 @@ impl VectorIndex {
     /// the graph already loaded is kept when the index still uses its generation (only
     /// the member list, tombstones and delta are read again), which makes the reopen of
     /// a 100k-file index cost a catalog read instead of a graph load.
-    pub fn reopen(&self, cat: &Catalog, dir: &Path, embedder: &str) -> Result<VectorIndex> {
+    pub fn reopen(&self, cat: &CatalogReader, dir: &Path, embedder: &str) -> Result<VectorIndex> {
         self.reopen_with(cat, dir, embedder, exact_below())
     }
 
     /// [`VectorIndex::reopen`] with the exact-search threshold given.
     pub fn reopen_with(
         &self,
-        cat: &Catalog,
+        cat: &CatalogReader,
         dir: &Path,
         embedder: &str,
         threshold: u64,
@@ -105,7 +105,7 @@ impl VectorIndex {
     }
 
     fn open_reusing(
-        cat: &Catalog,
+        cat: &CatalogReader,
         dir: &Path,
         embedder: &str,
         threshold: u64,
@@ -129,7 +129,7 @@ impl VectorIndex {
     }
 
     /// Exact search over every stored vector by `embedder`.
-    pub fn open_exact(cat: &Catalog, embedder: &str) -> Result<VectorIndex> {
+    pub fn open_exact(cat: &CatalogReader, embedder: &str) -> Result<VectorIndex> {
         let rows = cat.file_vectors(embedder)?;
         let dim = common_dim(rows.iter().map(|(_, v)| v.dim()));
         let (paths, flat) = flat_of(rows, dim);
@@ -142,7 +142,7 @@ impl VectorIndex {
     /// The graph path: Ok(None) when the index is small enough for exact search,
     /// Err(why) when the graph cannot be used.
     fn open_graph(
-        cat: &Catalog,
+        cat: &CatalogReader,
         dir: &Path,
         g: &GraphMeta,
         threshold: u64,

@@ -3,7 +3,8 @@
 
 use super::update::{check_with, refresh_with, Refreshed};
 use super::*;
-use crate::catalog::{Change, FileRow, FileState, Hash};
+use crate::catalog::{CatalogWriter, Change, FileRow, FileState, Hash};
+use crate::lock::WriterLock;
 use crate::Format;
 
 const EMB: &str = "test-emb-16";
@@ -12,13 +13,13 @@ const DIM: usize = 16;
 struct Lake {
     _tmp: tempfile::TempDir,
     dir: std::path::PathBuf,
-    cat: Catalog,
+    cat: CatalogWriter,
 }
 
 fn lake() -> Lake {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("idx");
-    let cat = Catalog::open_writer(&dir, tmp.path()).unwrap();
+    let cat = CatalogWriter::open(WriterLock::acquire(&dir).unwrap(), tmp.path()).unwrap();
     Lake {
         _tmp: tmp,
         dir,

@@ -7,11 +7,8 @@
 //! each bound by `n`, and only a bound that reaches its limit costs an exact count.
 
 use super::graph::{self, Graph, GraphParams};
-use super::{
-    common_dim, exact_below, GraphMeta, VectorMeta, EF_CONSTRUCTION, M, REBUILD_FRACTION,
-    VECTOR_META,
-};
-use crate::catalog::{Catalog, KeyedVector};
+use super::{common_dim, exact_below, GraphMeta, VectorMeta, EF_CONSTRUCTION, M, REBUILD_FRACTION};
+use crate::catalog::{CatalogWriter, KeyedVector, MetaKey};
 use crate::compact::Code;
 use crate::error::{Error, Result};
 use std::collections::HashMap;
@@ -37,12 +34,12 @@ pub enum Refreshed {
 /// finishes is caught up by the next run. Returns whether the recorded bounds can be
 /// trusted (the last refresh finished), i.e. whether [`after_sync`] may count changes
 /// instead of files.
-pub fn begin(cat: &Catalog) -> Result<bool> {
+pub fn begin(cat: &CatalogWriter) -> Result<bool> {
     let mut meta = VectorMeta::load(cat)?;
     let trusted = meta.fresh;
     if meta.fresh {
         meta.fresh = false;
-        cat.set_meta(VECTOR_META, &meta.to_json())?;
+        cat.set_meta(MetaKey::VectorIndex, &meta.to_json())?;
     }
     Ok(trusted)
 }
@@ -50,13 +47,13 @@ pub fn begin(cat: &Catalog) -> Result<bool> {
 /// After a run that changed no vector: refresh only if the last refresh did not finish,
 /// the graph's files are missing or damaged (sizes; a cheap check), or the threshold
 /// now asks for a graph where there is none or the other way round.
-pub fn check(cat: &mut Catalog, dir: &Path, embedder: &str) -> Result<Refreshed> {
+pub fn check(cat: &mut CatalogWriter, dir: &Path, embedder: &str) -> Result<Refreshed> {
     check_with(cat, dir, embedder, exact_below())
 }
 
 /// [`check`] with the exact-search threshold given.
 pub fn check_with(
-    cat: &mut Catalog,
+    cat: &mut CatalogWriter,
     dir: &Path,
     embedder: &str,
     exact_below: u64,
@@ -80,7 +77,7 @@ pub fn check_with(
 /// the bounds are not trusted): raise the bounds, and refresh exactly only when one
 /// reaches its limit.
 pub fn after_sync(
-    cat: &mut Catalog,
+    cat: &mut CatalogWriter,
     dir: &Path,
     embedder: &str,
     changed: Option<u64>,
@@ -91,14 +88,14 @@ pub fn after_sync(
 /// Bring the graph in step with the catalog's vectors by `embedder`, counting exactly:
 /// drop it below the exact-search threshold, rebuild it when it is missing, damaged, of
 /// another embedder or has too many tombstones or delta vectors, else keep it.
-pub fn refresh(cat: &mut Catalog, dir: &Path, embedder: &str) -> Result<Refreshed> {
+pub fn refresh(cat: &mut CatalogWriter, dir: &Path, embedder: &str) -> Result<Refreshed> {
     refresh_with(cat, dir, embedder, exact_below(), None)
 }
 
 /// [`refresh`] with the exact-search threshold given, and `changed` as in
 /// [`after_sync`].
 pub fn refresh_with(
-    cat: &mut Catalog,
+    cat: &mut CatalogWriter,
     dir: &Path,
     embedder: &str,
     exact_below: u64,
@@ -128,7 +125,7 @@ pub fn refresh_with(
             None => meta.graph.is_none() && bounded.live < exact_below,
         };
         if settled {
-            cat.set_meta(VECTOR_META, &bounded.to_json())?;
+            cat.set_meta(MetaKey::VectorIndex, &bounded.to_json())?;
             return Ok(if current.is_some() {
                 Refreshed::Kept
             } else {
@@ -157,9 +154,9 @@ pub fn refresh_with(
             ..VectorMeta::default()
         };
         if meta.graph.is_some() {
-            cat.replace_graph_members(&[], VECTOR_META, &none.to_json())?;
+            cat.replace_graph_members(&[], MetaKey::VectorIndex, &none.to_json())?;
         } else {
-            cat.set_meta(VECTOR_META, &none.to_json())?;
+            cat.set_meta(MetaKey::VectorIndex, &none.to_json())?;
         }
         graph::remove_other_generations(dir, None).map_err(io)?;
         return Ok(Refreshed::Exact);
@@ -176,7 +173,7 @@ pub fn refresh_with(
                 fresh: true,
                 ..meta
             };
-            cat.set_meta(VECTOR_META, &counted.to_json())?;
+            cat.set_meta(MetaKey::VectorIndex, &counted.to_json())?;
             // Leftovers of an interrupted build, if any.
             graph::remove_other_generations(dir, keep).map_err(io)?;
             return Ok(Refreshed::Kept);
@@ -188,7 +185,7 @@ pub fn refresh_with(
 /// Build a new generation from every file's vector and swap it in. The current
 /// generation (`keep`) stays readable until the catalog points at the new one.
 fn rebuild(
-    cat: &mut Catalog,
+    cat: &mut CatalogWriter,
     dir: &Path,
     embedder: &str,
     meta: &VectorMeta,
@@ -237,7 +234,7 @@ fn rebuild(
         delta: 0,
         fresh: true,
     };
-    cat.replace_graph_members(&members, VECTOR_META, &meta.to_json())?;
+    cat.replace_graph_members(&members, MetaKey::VectorIndex, &meta.to_json())?;
     graph::remove_other_generations(dir, Some(next)).map_err(io)?;
     tracing::debug!(generation = next, files, "vector graph rebuilt");
     Ok(Refreshed::Built {

@@ -1,10 +1,12 @@
-//! The indexer's step: recompute the links of every folder in which a file changed.
+//! The indexer's step: recompute the companion-documentation and lookup links
+//! ([`crate::companion`]) of every folder in which a file changed. Here rather than in
+//! `companion`, which the catalog uses: the matching is pure, this step writes the catalog.
 
-use super::lookup::{self, DataFile, LookupLink, LookupTable, SampledColumn};
-use super::matcher::{match_folder, FolderFile};
-use super::{headerless_columns, parse, DOC_MAX_BYTES};
 use crate::analyze::{ColumnProfile, Content, Description, Format};
-use crate::catalog::{folder_of, Catalog, FileRow, FileState};
+use crate::catalog::{folder_of, CatalogReader, CatalogWriter, FileRow, FileState, MetaKey};
+use crate::companion::lookup::{self, DataFile, LookupLink, LookupTable, SampledColumn};
+use crate::companion::matcher::{self, match_folder, FolderFile};
+use crate::companion::{headerless_columns, parse, Link, DOC_MAX_BYTES};
 use crate::error::Result;
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::io::Read;
@@ -35,7 +37,7 @@ fn doc_candidate(row: &FileRow) -> bool {
         .unwrap_or(&row.path)
         .to_lowercase();
     let ext = name.rsplit_once('.').map_or("", |(_, e)| e);
-    DOC_EXTENSIONS.contains(&ext) || super::matcher::has_doc_word(&name)
+    DOC_EXTENSIONS.contains(&ext) || matcher::has_doc_word(&name)
 }
 
 /// Formats whose description can be a headerless table.
@@ -57,7 +59,7 @@ fn read_doc(lake: &Path, rel: &str) -> Option<String> {
 }
 
 /// The links of the files directly in `folder`.
-fn folder_links(cat: &Catalog, lake: &Path, folder: &str) -> Result<Vec<super::Link>> {
+fn folder_links(cat: &CatalogReader, lake: &Path, folder: &str) -> Result<Vec<Link>> {
     let rows = cat.folder_files(folder)?;
     if rows.len() > MAX_FOLDER_FILES || !rows.iter().any(doc_candidate) {
         return Ok(Vec::new());
@@ -152,7 +154,7 @@ fn small_delimited(r: &FileRow) -> bool {
 /// The lookup tables directly in `folder`, read once per relink (`cache`): a folder's
 /// lookups serve the data of every folder below it too.
 fn folder_tables<'c>(
-    cat: &Catalog,
+    cat: &CatalogReader,
     lake: &Path,
     folder: &str,
     cache: &'c mut HashMap<String, Vec<LookupTable>>,
@@ -188,7 +190,7 @@ fn ancestors(folder: &str) -> Vec<&str> {
 /// folder above it (a `reference/` table at the lake's root serves every folder): the
 /// descriptions of its tables are read only when there is such a table.
 fn folder_lookups(
-    cat: &Catalog,
+    cat: &CatalogReader,
     lake: &Path,
     folder: &str,
     cache: &mut HashMap<String, Vec<LookupTable>>,
@@ -226,7 +228,7 @@ fn folder_lookups(
 /// every folder are recomputed once when the catalog's were made by an older rule.
 /// Returns how many documentation links appeared, went or changed. A data file whose
 /// lookup links changed is marked stale for search: its document carries their labels.
-pub fn relink(cat: &mut Catalog, lake: &Path, changed: &[String]) -> Result<usize> {
+pub fn relink(cat: &mut CatalogWriter, lake: &Path, changed: &[String]) -> Result<usize> {
     let folders: BTreeSet<&str> = changed.iter().map(|p| folder_of(p)).collect();
     let changed: HashSet<&str> = changed.iter().map(String::as_str).collect();
     let mut touched = 0;
@@ -234,7 +236,7 @@ pub fn relink(cat: &mut Catalog, lake: &Path, changed: &[String]) -> Result<usiz
         let links = folder_links(cat, lake, folder)?;
         touched += cat.replace_companions(folder, &links, &changed)?;
     }
-    let every = cat.meta(lookup::LOOKUP_RULE_META)?.as_deref() != Some(lookup::LOOKUP_RULE);
+    let every = cat.meta(MetaKey::LookupsVersion)?.as_deref() != Some(lookup::LOOKUP_RULE);
     let mut lookup_folders: BTreeSet<String> = folders.iter().map(|f| f.to_string()).collect();
     if every {
         lookup_folders.extend(cat.folders()?);
@@ -255,7 +257,7 @@ pub fn relink(cat: &mut Catalog, lake: &Path, changed: &[String]) -> Result<usiz
         cat.replace_lookups(folder, &links)?;
     }
     if every {
-        cat.set_meta(lookup::LOOKUP_RULE_META, lookup::LOOKUP_RULE)?;
+        cat.set_meta(MetaKey::LookupsVersion, lookup::LOOKUP_RULE)?;
     }
     Ok(touched)
 }
