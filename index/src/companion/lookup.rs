@@ -9,6 +9,7 @@
 //! is covered by the key, not that every value is.
 
 use serde::{Deserialize, Serialize};
+use std::borrow::Borrow;
 use std::collections::HashSet;
 
 /// The rule lookup links are made by, recorded in the catalog (meta
@@ -142,33 +143,59 @@ fn related_names(a: &str, b: &str) -> bool {
     !a.is_empty() && !b.is_empty() && (a == b || a.contains(&b) || b.contains(&a))
 }
 
-/// How well `key` holds the sampled values of `col`: the number of values covered, or
-/// `None` when it is not a match. Numbers (codes like FIPS, but also any count) match
+/// A data column as [`coverage`] compares it, prepared once per column rather than
+/// once per (column, key) pair: a folder of N tables that may all be lookups compares
+/// N² pairs (a third of a 100k-file first index's CPU went to redoing this).
+struct Sampled<'a> {
+    col: &'a SampledColumn,
+    /// [`name_key`] of its name.
+    name: String,
+    /// Its sampled values, [`norm`]ed, blanks dropped.
+    values: HashSet<String>,
+    /// Every value is a number.
+    numeric: bool,
+    /// Some value has a decimal point.
+    fraction: bool,
+}
+
+impl<'a> Sampled<'a> {
+    fn new(col: &'a SampledColumn) -> Sampled<'a> {
+        let values: HashSet<String> = col
+            .values
+            .iter()
+            .map(|v| norm(v))
+            .filter(|v| !v.is_empty())
+            .collect();
+        Sampled {
+            col,
+            name: name_key(&col.name),
+            numeric: values.iter().all(|v| v.parse::<f64>().is_ok()),
+            fraction: values.iter().any(|v| v.contains('.')),
+            values,
+        }
+    }
+}
+
+/// How well `key` holds the sampled values of a column: the number of values covered,
+/// or `None` when it is not a match. Numbers (codes like FIPS, but also any count) match
 /// only between columns of related names: small integers are in every numeric key.
-fn coverage(col: &SampledColumn, key: &KeyColumn) -> Option<usize> {
-    let values: HashSet<String> = col
-        .values
-        .iter()
-        .map(|v| norm(v))
-        .filter(|v| !v.is_empty())
-        .collect();
-    if values.len() < 2 {
+fn coverage(s: &Sampled, key: &KeyColumn) -> Option<usize> {
+    if s.values.len() < 2 {
         return None;
     }
     // More distinct values than the key has cannot be mostly translated.
-    if col
+    if s.col
         .distinct
         .is_some_and(|d| d as f64 * COVERAGE > key.values.len() as f64)
     {
         return None;
     }
-    let covered = values.iter().filter(|v| key.values.contains(*v)).count();
-    if (covered as f64) < COVERAGE * values.len() as f64 || covered < 2 {
+    let covered = s.values.iter().filter(|v| key.values.contains(*v)).count();
+    if (covered as f64) < COVERAGE * s.values.len() as f64 || covered < 2 {
         return None;
     }
     // Codes are whole numbers: fractions are measurements.
-    let numeric = values.iter().all(|v| v.parse::<f64>().is_ok());
-    if numeric && (values.iter().any(|v| v.contains('.')) || !related_names(&col.name, &key.name)) {
+    if s.numeric && (s.fraction || !related_names(&s.col.name, &key.name)) {
         return None;
     }
     Some(covered)
@@ -181,24 +208,33 @@ fn coverage(col: &SampledColumn, key: &KeyColumn) -> Option<usize> {
 /// while a sibling of (nearly) the same schema — daily files of two stations sharing
 /// their `station` values, two wide exports sharing a `period` column — translates
 /// nothing.
-pub fn match_lookups(lookups: &[LookupTable], data: &[DataFile]) -> Vec<LookupLink> {
+pub fn match_lookups<L: Borrow<LookupTable>>(lookups: &[L], data: &[DataFile]) -> Vec<LookupLink> {
     let mut links = Vec::new();
+    let lookups: Vec<(&LookupTable, Vec<String>)> = lookups
+        .iter()
+        .map(Borrow::borrow)
+        .map(|l| (l, l.columns.iter().map(|c| name_key(c)).collect()))
+        .collect();
     for d in data {
-        for l in lookups {
-            let has = |c: &str| d.columns.iter().any(|dc| name_key(&dc.name) == name_key(c));
-            let shared = l.columns.iter().filter(|c| has(c)).count();
+        let cols: Vec<Sampled> = d.columns.iter().map(Sampled::new).collect();
+        let names: HashSet<&str> = cols.iter().map(|c| c.name.as_str()).collect();
+        for (l, l_names) in &lookups {
+            let shared = l_names
+                .iter()
+                .filter(|c| names.contains(c.as_str()))
+                .count();
             if l.path == d.path || shared * 2 > l.columns.len() {
                 continue;
             }
             let mut best: Option<((usize, bool), &SampledColumn, &KeyColumn)> = None;
-            for col in &d.columns {
+            for col in &cols {
                 for key in &l.keys {
                     let Some(covered) = coverage(col, key) else {
                         continue;
                     };
-                    let rank = (covered, name_key(&col.name) == name_key(&key.name));
+                    let rank = (covered, col.name == name_key(&key.name));
                     if best.as_ref().is_none_or(|(r, _, _)| rank > *r) {
-                        best = Some((rank, col, key));
+                        best = Some((rank, col.col, key));
                     }
                 }
             }

@@ -151,14 +151,14 @@ fn small_delimited(r: &FileRow) -> bool {
         && r.size <= lookup::LOOKUP_MAX_BYTES
 }
 
-/// The lookup tables directly in `folder`, read once per relink (`cache`): a folder's
-/// lookups serve the data of every folder below it too.
-fn folder_tables<'c>(
+/// Read the lookup tables directly in `folder` into `cache` unless they are there: a
+/// folder's lookups serve the data of every folder below it too.
+fn load_folder_tables(
     cat: &CatalogReader,
     lake: &Path,
     folder: &str,
-    cache: &'c mut HashMap<String, Vec<LookupTable>>,
-) -> Result<&'c [LookupTable]> {
+    cache: &mut HashMap<String, Vec<LookupTable>>,
+) -> Result<()> {
     if !cache.contains_key(folder) {
         let mut tables = Vec::new();
         for row in cat
@@ -172,7 +172,7 @@ fn folder_tables<'c>(
         }
         cache.insert(folder.to_string(), tables);
     }
-    Ok(&cache[folder])
+    Ok(())
 }
 
 /// The folders above `folder`, nearest first, the root last (none for the root).
@@ -195,10 +195,18 @@ fn folder_lookups(
     folder: &str,
     cache: &mut HashMap<String, Vec<LookupTable>>,
 ) -> Result<Vec<LookupLink>> {
-    let mut tables: Vec<LookupTable> = folder_tables(cat, lake, folder, cache)?.to_vec();
-    for a in ancestors(folder) {
-        tables.extend(folder_tables(cat, lake, a, cache)?.iter().cloned());
+    let mut wanted = vec![folder];
+    wanted.extend(ancestors(folder));
+    // Only this folder's tables and those above it serve it. Folders come in path
+    // order, so the ones above are mostly those the next folders need too; the rest
+    // are dropped, which keeps the cache to one path's worth of tables instead of
+    // every table of the lake (gigabytes at 100k files). One needed again later is
+    // read again.
+    cache.retain(|f, _| wanted.contains(&f.as_str()));
+    for f in &wanted {
+        load_folder_tables(cat, lake, f, cache)?;
     }
+    let tables: Vec<&LookupTable> = wanted.iter().flat_map(|f| &cache[*f]).collect();
     if tables.is_empty() {
         return Ok(Vec::new());
     }
