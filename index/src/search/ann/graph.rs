@@ -413,6 +413,26 @@ mod tests {
     }
 
     #[test]
+    fn found_points_are_rescored_against_the_query_itself() {
+        let v = vectors(200, 32, 5);
+        let c = codes(&v);
+        let g = Graph::build(&refs(&c), PARAMS);
+        for q in vectors(5, 32, 77) {
+            let q = normalized(&q);
+            let found = g.search(&q, 20, 200);
+            assert_eq!(found.len(), 20);
+            for (id, sim) in &found {
+                assert!(
+                    (sim - c[*id].dot(&q)).abs() < 1e-5,
+                    "{id}: {sim} vs {}",
+                    c[*id].dot(&q)
+                );
+            }
+            assert!(found.windows(2).all(|w| w[0].1 >= w[1].1), "best first");
+        }
+    }
+
+    #[test]
     fn a_written_generation_reloads_and_answers_like_the_built_graph() {
         let d = tempfile::tempdir().unwrap();
         let v = vectors(300, 24, 7);
