@@ -112,7 +112,7 @@ fn norm_sq(codes: &[i8]) -> f32 {
 
 /// Dot product of an f32 vector and codes.
 pub fn dot_f32_i8(a: &[f32], b: &[i8]) -> f32 {
-    pulp::Arch::new().dispatch(|| lanes_f32_i8(a, b))
+    pulp::Arch::new().dispatch(|| lanes_f32(a, b))
 }
 
 /// Dot product of two code slices, exact in i32 (±127² × 2¹⁷ components fits).
@@ -132,8 +132,9 @@ pub fn dot_f32(a: &[f32], b: &[f32]) -> f32 {
 // them (the portable x86-64 baseline has only SSE2: the build of the graph over codes
 // took twice the CPU of the f32 one before this).
 
+/// `Σ a·b` over f32 and any component type that converts to f32 (f32 itself, codes).
 #[inline(always)]
-fn lanes_f32_i8(a: &[f32], b: &[i8]) -> f32 {
+fn lanes_f32<T: Copy + Into<f32>>(a: &[f32], b: &[T]) -> f32 {
     let n = a.len().min(b.len());
     let (a, b) = (&a[..n], &b[..n]);
     let mut acc = [0.0f32; 16];
@@ -141,12 +142,12 @@ fn lanes_f32_i8(a: &[f32], b: &[i8]) -> f32 {
     let (ra, rb) = (ca.remainder(), cb.remainder());
     for (x, y) in ca.zip(cb) {
         for i in 0..16 {
-            acc[i] += x[i] * f32::from(y[i]);
+            acc[i] += x[i] * y[i].into();
         }
     }
     let mut tail = 0.0f32;
     for (x, &y) in ra.iter().zip(rb) {
-        tail += x * f32::from(y);
+        tail += x * y.into();
     }
     acc.iter().sum::<f32>() + tail
 }
@@ -168,25 +169,6 @@ fn lanes_i8(a: &[i8], b: &[i8]) -> i32 {
         tail += i32::from(x) * i32::from(y);
     }
     acc.iter().sum::<i32>() + tail
-}
-
-#[inline(always)]
-fn lanes_f32(a: &[f32], b: &[f32]) -> f32 {
-    let n = a.len().min(b.len());
-    let (a, b) = (&a[..n], &b[..n]);
-    let mut acc = [0.0f32; 16];
-    let (ca, cb) = (a.chunks_exact(16), b.chunks_exact(16));
-    let (ra, rb) = (ca.remainder(), cb.remainder());
-    for (x, y) in ca.zip(cb) {
-        for i in 0..16 {
-            acc[i] += x[i] * y[i];
-        }
-    }
-    let mut tail = 0.0f32;
-    for (x, y) in ra.iter().zip(rb) {
-        tail += x * y;
-    }
-    acc.iter().sum::<f32>() + tail
 }
 
 /// Cosine of two code slices (their scales are not needed: a code's norm is its own),

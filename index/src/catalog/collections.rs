@@ -16,13 +16,7 @@ const DERIVED: &str = "2";
 /// for regrouping (the next run's `refresh_collections` does it, and rewrites the search
 /// documents whose collection text changed); in a new one, record the current rule.
 pub(super) fn rederive_if_older(conn: &rusqlite::Connection) -> Result<()> {
-    let recorded: Option<String> = conn
-        .query_row(
-            "SELECT value FROM meta WHERE key = ?1",
-            [MetaKey::CollectionsVersion],
-            |r| r.get(0),
-        )
-        .optional()?;
+    let recorded: Option<String> = super::meta::read(conn, MetaKey::CollectionsVersion)?;
     if recorded.as_deref() != Some(DERIVED) {
         let key = MetaKey::CollectionsVersion;
         conn.execute_batch(&format!(

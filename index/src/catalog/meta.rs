@@ -101,6 +101,15 @@ impl rusqlite::ToSql for Key {
     }
 }
 
+/// The value of `key` on `conn`: what [`super::CatalogReader::meta`] reads, for the schema
+/// steps that run on the bare connection while a catalog is being opened.
+pub(super) fn read(conn: &rusqlite::Connection, key: Key) -> crate::error::Result<Option<String>> {
+    use rusqlite::OptionalExtension;
+    Ok(conn
+        .query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0))
+        .optional()?)
+}
+
 #[cfg(test)]
 mod tests {
     use super::Key;

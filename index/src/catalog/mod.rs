@@ -322,10 +322,7 @@ impl CatalogReader {
 
     /// A metadata value.
     pub fn meta(&self, key: MetaKey) -> Result<Option<String>> {
-        Ok(self
-            .conn
-            .query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0))
-            .optional()?)
+        meta::read(&self.conn, key)
     }
 
     /// The lake root recorded in the index.

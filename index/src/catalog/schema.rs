@@ -2,7 +2,7 @@
 
 use super::MetaKey;
 use crate::error::{Result, UserError};
-use rusqlite::{Connection, OptionalExtension};
+use rusqlite::Connection;
 use std::path::Path;
 
 /// Version of the on-disk index format. Bump on any incompatible change of the schema or
@@ -112,13 +112,7 @@ pub(super) fn init_or_check(conn: &mut Connection, dir: &Path, lake: &Path) -> R
     )?;
     if exists {
         check_version(conn, dir)?;
-        let recorded: Option<String> = conn
-            .query_row(
-                "SELECT value FROM meta WHERE key = ?1",
-                [MetaKey::LakeRoot],
-                |r| r.get(0),
-            )
-            .optional()?;
+        let recorded: Option<String> = super::meta::read(conn, MetaKey::LakeRoot)?;
         if let Some(rec) = recorded {
             if Path::new(&rec) != lake {
                 return Err(UserError::OtherLake {

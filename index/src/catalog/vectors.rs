@@ -28,13 +28,7 @@ const ENCODING: &str = "code-i8";
 /// an overflow page of its own, so this shrinks such a catalog by most of its size.
 /// Reading old blobs works either way ([`Code::from_blob`]); this is only for the size.
 pub(super) fn compact_older(conn: &mut rusqlite::Connection) -> Result<()> {
-    let recorded: Option<String> = conn
-        .query_row(
-            "SELECT value FROM meta WHERE key = ?1",
-            [MetaKey::VectorEncoding],
-            |r| r.get(0),
-        )
-        .optional()?;
+    let recorded: Option<String> = super::meta::read(conn, MetaKey::VectorEncoding)?;
     if recorded.as_deref() == Some(ENCODING) {
         return Ok(());
     }
