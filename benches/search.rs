@@ -318,14 +318,18 @@ fn main() {
 
         let (t_open_exact, exact) = time(|| VectorIndex::open_exact(&cat, &emb).unwrap());
         let (t_open_graph, mut graph) =
-            time(|| VectorIndex::open_with(&cat, &idx, &emb, 0).unwrap());
+            time(|| VectorIndex::open_with(&cat, &idx, &emb, 0, ann::Mode::Graph).unwrap());
         assert_eq!(graph.kind(), "hnsw");
+        let (t_open_codes, codes) =
+            time(|| VectorIndex::open_with(&cat, &idx, &emb, 0, ann::Mode::Scan).unwrap());
+        assert_eq!(codes.kind(), "codes");
         let live = exact.len();
         assert_eq!(graph.len(), live);
+        assert_eq!(codes.len(), live);
 
         println!("### {n} files ({live} vectors, dim {})\n", qvecs[0].len());
         println!(
-            "first index {:.1} s, {:.1} s CPU (graph included); graph rebuild alone {:.1} s, {:.1} s CPU; refresh keeping the graph {}; graph on disk {:.1} MB; open: exact {}, graph {}\n",
+            "first index {:.1} s, {:.1} s CPU (graph included); graph rebuild alone {:.1} s, {:.1} s CPU; refresh keeping the graph {}; graph on disk {:.1} MB; open: exact {}, graph {}, codes {}\n",
             t_index.as_secs_f64(),
             c_index.as_secs_f64(),
             t_build.as_secs_f64(),
@@ -333,10 +337,12 @@ fn main() {
             ms(t_kept),
             graph_bytes as f64 / 1e6,
             ms(t_open_exact),
-            ms(t_open_graph)
+            ms(t_open_graph),
+            ms(t_open_codes)
         );
-        let (lat_e10, truth10) = per_query(&qvecs, |q| exact.nearest(q, 10));
-        let (lat_e200, truth200) = per_query(&qvecs, |q| exact.nearest(q, CANDIDATES));
+        let near = |v: &VectorIndex, q: &[f32], n: usize| v.nearest(&cat, q, n).unwrap();
+        let (lat_e10, truth10) = per_query(&qvecs, |q| near(&exact, q, 10));
+        let (lat_e200, truth200) = per_query(&qvecs, |q| near(&exact, q, CANDIDATES));
         let (e10, e10_99) = p50_p99(lat_e10);
         let (e200, e200_99) = p50_p99(lat_e200);
         println!("| search | ef | k | p50 | p99 | recall@k |");
@@ -347,9 +353,25 @@ fn main() {
             ms(e200),
             ms(e200_99)
         );
+        for k in [10, CANDIDATES] {
+            let truth = if k == 10 { &truth10 } else { &truth200 };
+            let (lat, got) = per_query(&qvecs, |q| near(&codes, q, k));
+            let r: Vec<f64> = truth
+                .iter()
+                .zip(&got)
+                .map(|(t, g)| recall(t, g, k))
+                .collect();
+            let (p50, p99) = p50_p99(lat);
+            println!(
+                "| codes (mapped, scanned) | — | {k} | {} | {} | {:.3} |",
+                ms(p50),
+                ms(p99),
+                mean(&r)
+            );
+        }
         for &ef in &efs {
             graph.set_ef(ef);
-            let (lat, got) = per_query(&qvecs, |q| graph.nearest(q, 10));
+            let (lat, got) = per_query(&qvecs, |q| near(&graph, q, 10));
             let r: Vec<f64> = truth10
                 .iter()
                 .zip(&got)
@@ -366,7 +388,7 @@ fn main() {
         let mut g200 = Duration::ZERO;
         for &ef in &efs200 {
             graph.set_ef(ef);
-            let (lat, got) = per_query(&qvecs, |q| graph.nearest(q, CANDIDATES));
+            let (lat, got) = per_query(&qvecs, |q| near(&graph, q, CANDIDATES));
             let r: Vec<f64> = truth200
                 .iter()
                 .zip(&got)
@@ -395,10 +417,19 @@ fn main() {
         };
         let mut e2e = Vec::new();
         let mut answers = Vec::new();
-        for (label, threshold) in [("hnsw", "0"), ("exact", "18446744073709551615")] {
+        for (label, threshold) in [
+            ("hnsw", "0"),
+            ("codes", "0"),
+            ("exact", "18446744073709551615"),
+        ] {
             std::env::set_var("LAKESTAR_EXACT_BELOW", threshold);
-            let (t_open, s) =
-                time(|| Searcher::open(&idx, opts.embedder.build().unwrap()).unwrap());
+            let (t_open, s) = time(|| {
+                if label == "hnsw" {
+                    Searcher::open_resident(&idx).unwrap()
+                } else {
+                    Searcher::open(&idx, opts.embedder.build().unwrap()).unwrap()
+                }
+            });
             let (lat, got): (Vec<Duration>, Vec<Vec<String>>) = texts
                 .iter()
                 .map(|q| {
@@ -419,7 +450,7 @@ fn main() {
         std::env::set_var("LAKESTAR_EXACT_BELOW", "0");
         let overlap: Vec<f64> = answers[0]
             .iter()
-            .zip(&answers[1])
+            .zip(&answers[2])
             .map(|(a, b)| a.iter().filter(|p| b.contains(p)).count() as f64 / b.len().max(1) as f64)
             .collect();
         println!(
@@ -515,19 +546,19 @@ fn main() {
     }
 
     println!("\n### Summary\n");
-    println!("| files | exact k=10 p50 / p99 | exact k={CANDIDATES} p50 | hnsw k={CANDIDATES} p50 | hybrid query p50 / p99 (hnsw) | hybrid query p50 / p99 (exact) |");
-    println!("|---:|---:|---:|---:|---:|---:|");
+    println!("| files | exact k=10 p50 / p99 | exact k={CANDIDATES} p50 | hnsw k={CANDIDATES} p50 | hybrid query p50 / p99 (hnsw) | (codes) | (exact) |");
+    println!("|---:|---:|---:|---:|---:|---:|---:|");
     for (n, e10, e10_99, e200, g200, e2e) in summary {
+        let pair = |i: usize| format!("{} / {}", ms(e2e[i].1), ms(e2e[i].2));
         println!(
-            "| {n} | {} / {} | {} | {} | {} / {} | {} / {} |",
+            "| {n} | {} / {} | {} | {} | {} | {} | {} |",
             ms(e10),
             ms(e10_99),
             ms(e200),
             ms(g200),
-            ms(e2e[0].1),
-            ms(e2e[0].2),
-            ms(e2e[1].1),
-            ms(e2e[1].2)
+            pair(0),
+            pair(1),
+            pair(2)
         );
     }
 }

@@ -97,7 +97,7 @@ pub(crate) fn run_search(a: SearchArgs) -> Result<bool> {
         .map_err(|e| lakestar_index::Error::from(UserError::from(e)))?;
     let cwd = std::env::current_dir()?;
     // The service checks the query and `k` as it does for HTTP and MCP.
-    let lake = Lake::open(&locate::find_index(a.index.index.as_deref(), &cwd)?)?;
+    let lake = Lake::open_once(&locate::find_index(a.index.index.as_deref(), &cwd)?)?;
     let hits = lake.search(
         &a.query,
         &SearchOptions {

@@ -89,11 +89,24 @@ pub struct Lake {
     stamp_reader: Mutex<CatalogReader>,
     /// The shared searcher and the stamp it was opened at.
     searcher: RwLock<Option<(Option<String>, Arc<Searcher>)>>,
+    /// Load the vector graph (a server), or scan the generation's codes (one command).
+    resident: bool,
 }
 
 impl Lake {
-    /// Serve the index at `dir` (which must exist: `lakestar index` makes it).
+    /// Serve the index at `dir` (which must exist: `lakestar index` makes it) to a
+    /// long-lived process: the vector graph is loaded on the first search and kept
+    /// while its generation stands.
     pub fn open(dir: &Path) -> Result<Lake, ServiceError> {
+        Ok(Lake {
+            resident: true,
+            ..Self::open_once(dir)?
+        })
+    }
+
+    /// [`Lake::open`] for one command: nothing is loaded that its searches do not read
+    /// (the vector generation's codes are mapped and scanned, not the graph loaded).
+    pub fn open_once(dir: &Path) -> Result<Lake, ServiceError> {
         let cat = CatalogReader::open(dir)?;
         let root = cat.lake_root()?;
         let root = root.canonicalize().unwrap_or(root);
@@ -102,6 +115,7 @@ impl Lake {
             root,
             stamp_reader: Mutex::new(cat),
             searcher: RwLock::new(None),
+            resident: false,
         })
     }
 
@@ -137,6 +151,7 @@ impl Lake {
         }
         let fresh = match &*slot {
             Some((_, s)) => s.reopen()?,
+            None if self.resident => Searcher::open_resident(&self.dir)?,
             None => Searcher::open_recorded(&self.dir)?,
         };
         let fresh = Arc::new(fresh);

@@ -164,9 +164,13 @@ fn a_damaged_graph_falls_back_to_exact_search_and_the_next_run_rebuilds_it() {
     lakestar::index::synth::generate(&lake, 60, 11).unwrap();
     fs::write(lake.join("penguins.csv"), PENGUINS).unwrap();
     index(&lake);
-    let data = lake.join(".lakestar/vectors/gen-1/ann.hnsw.data");
-    let bytes = fs::read(&data).unwrap();
-    fs::write(&data, &bytes[..bytes.len() / 2]).unwrap();
+    // A one-off search scans the generation's codes; a server loads the graph: both
+    // damaged, so that either reader has to notice.
+    for name in ["codes.bin", "ann.hnsw.data"] {
+        let data = lake.join(".lakestar/vectors/gen-1").join(name);
+        let bytes = fs::read(&data).unwrap();
+        fs::write(&data, &bytes[..bytes.len() / 2]).unwrap();
+    }
 
     let out = lakestar()
         .env("LAKESTAR_EXACT_BELOW", "0")

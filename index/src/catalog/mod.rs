@@ -38,7 +38,7 @@ pub use companions::folder_of;
 pub use llm_descriptions::{LlmAnalyzerKey, LlmDescription};
 pub use meta::Key as MetaKey;
 pub use schema::FORMAT_VERSION;
-pub use vector_points::{GraphMember, KeyedVector};
+pub use vector_points::KeyedVector;
 
 /// File name of the catalog database inside the index directory.
 pub const CATALOG_FILE: &str = "catalog.sqlite";
@@ -548,8 +548,19 @@ impl CatalogWriter {
             // Likewise the search documents of changed paths.
             let mut stale_doc =
                 tx.prepare_cached("INSERT OR IGNORE INTO search_dirty(path) VALUES (?1)")?;
+            // And, while there is a vector graph, the paths it may no longer hold as they
+            // are (`search::ann` finds its tombstones and delta among them).
+            let graph: bool =
+                tx.query_row("SELECT EXISTS(SELECT 1 FROM vector_points)", [], |r| {
+                    r.get(0)
+                })?;
+            let mut stale_vector =
+                tx.prepare_cached("INSERT OR IGNORE INTO vector_stale(path) VALUES (?1)")?;
             let mut mark = |path: &str, template: &str| -> rusqlite::Result<usize> {
                 stale_doc.execute([path])?;
+                if graph {
+                    stale_vector.execute([path])?;
+                }
                 dirty.execute([template])
             };
             for c in changes {

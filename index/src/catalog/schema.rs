@@ -91,6 +91,14 @@ CREATE TABLE IF NOT EXISTS vector_points (
     hash     BLOB NOT NULL,
     analyzer TEXT NOT NULL
 ) WITHOUT ROWID;
+-- A search resolves only the points it found to their files.
+CREATE INDEX IF NOT EXISTS vector_points_id ON vector_points(id);
+-- Every path whose file may differ from what the graph holds for it (changed, gone,
+-- new since the graph was swapped in): tombstones and the delta are found among these
+-- without a join over every file.
+CREATE TABLE IF NOT EXISTS vector_stale (
+    path TEXT PRIMARY KEY
+) WITHOUT ROWID;
 ";
 
 /// WAL lets readers run during a write; NORMAL sync is durable against a killed process

@@ -1,26 +1,17 @@
 //! The vector graph's bookkeeping (`search::ann`): which files, by path and description
 //! key, each point of the on-disk graph stands for (files with identical vectors share
-//! one point). Members whose file changed or went away (tombstones) and files the graph
-//! lacks (the delta) then follow from one join with `files`, in the same snapshot as
-//! everything else a reader sees — nothing to keep in step by hand, and nothing a crash
-//! can leave half-updated.
+//! one point), and `vector_stale`, every path changed since the graph was swapped in.
+//! Members whose file changed or went away (tombstones) and files the graph lacks (the
+//! delta) are found among the stale paths, in the same snapshot as everything else a
+//! reader sees: a search pays for the changes since the graph, not for the lake, and
+//! nothing a crash can leave half-updated (paths are marked in the transaction that
+//! changes their file, and recomputed in the one that swaps a graph in).
 
 use super::vectors::from_blob;
 use super::{CatalogReader, CatalogWriter, Hash, MetaKey};
 use crate::compact::Code;
 use crate::error::Result;
 use rusqlite::params;
-
-/// A file the graph stands for.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct GraphMember {
-    /// The graph point holding its vector.
-    pub id: u64,
-    /// Relative path.
-    pub path: String,
-    /// The file is still as the graph holds it (false: a tombstone).
-    pub live: bool,
-}
 
 /// A file's vector together with the description it was computed from.
 #[derive(Debug, Clone, PartialEq)]
@@ -35,15 +26,32 @@ pub struct KeyedVector {
     pub vector: Code,
 }
 
-/// The graph's members that no longer hold their file's current description.
-const TOMBSTONES: &str = "FROM vector_points v LEFT JOIN files f ON f.path = v.path
+/// The graph's members that no longer hold their file's current description: stale
+/// paths only, since a path whose file did not change since the swap is not one.
+/// `CROSS JOIN` keeps SQLite's planner from starting at the larger table (the catalog
+/// has no statistics, and it would scan every member to avoid a sort).
+const TOMBSTONES: &str = "FROM vector_stale s CROSS JOIN vector_points v ON v.path = s.path
+     LEFT JOIN files f ON f.path = v.path
      WHERE f.path IS NULL OR f.hash IS NOT v.hash OR f.analyzer IS NOT v.analyzer";
 
-/// Files with a vector by `?1` that the graph does not hold as they are now.
-const DELTA: &str = "FROM files f
-     JOIN embeddings e ON e.hash = f.hash AND e.analyzer = f.analyzer AND e.embedder = ?1
+/// Stale files with a vector by `?1` that the graph does not hold as they are now.
+const DELTA: &str = "FROM vector_stale s CROSS JOIN files f ON f.path = s.path
+     CROSS JOIN embeddings e ON e.hash = f.hash AND e.analyzer = f.analyzer AND e.embedder = ?1
      WHERE NOT EXISTS (SELECT 1 FROM vector_points v
                        WHERE v.path = f.path AND v.hash = f.hash AND v.analyzer = f.analyzer)";
+
+/// Every path the graph (as `vector_points` now lists it) may not hold as it is: its
+/// tombstones and every file it lacks, whether or not that file has a vector yet (one
+/// may come later without its row changing).
+const RECOMPUTE_STALE: &str = "
+DELETE FROM vector_stale;
+INSERT OR IGNORE INTO vector_stale(path)
+  SELECT v.path FROM vector_points v LEFT JOIN files f ON f.path = v.path
+  WHERE f.path IS NULL OR f.hash IS NOT v.hash OR f.analyzer IS NOT v.analyzer
+  UNION ALL
+  SELECT f.path FROM files f WHERE NOT EXISTS (SELECT 1 FROM vector_points v
+    WHERE v.path = f.path AND v.hash = f.hash AND v.analyzer = f.analyzer);
+";
 
 impl CatalogReader {
     /// Run `f` on one consistent snapshot of the catalog (one read transaction), so that
@@ -97,20 +105,21 @@ impl CatalogReader {
         Ok(out)
     }
 
-    /// Every file the graph stands for, by point id then path, and whether the file is
-    /// still as the graph holds it (false: a tombstone).
-    pub fn graph_members(&self) -> Result<Vec<GraphMember>> {
-        let mut stmt = self.conn.prepare(
-            "SELECT v.id, v.path, f.path IS NOT NULL AND f.hash IS v.hash AND f.analyzer IS v.analyzer
-             FROM vector_points v LEFT JOIN files f ON f.path = v.path ORDER BY v.id, v.path",
-        )?;
-        let rows = stmt.query_map([], |r| {
-            Ok(GraphMember {
-                id: r.get::<_, i64>(0)? as u64,
-                path: r.get(1)?,
-                live: r.get(2)?,
-            })
-        })?;
+    /// The files the graph's point `id` stands for (tombstones included), by path.
+    pub fn point_files(&self, id: u64) -> Result<Vec<String>> {
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT path FROM vector_points WHERE id = ?1 ORDER BY path")?;
+        let rows = stmt.query_map([id as i64], |r| r.get::<_, String>(0))?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// The paths of the graph's tombstones: members whose file changed or went away.
+    pub fn graph_tombstones(&self) -> Result<Vec<String>> {
+        let mut stmt = self
+            .conn
+            .prepare(&format!("SELECT v.path {TOMBSTONES} ORDER BY s.path"))?;
+        let rows = stmt.query_map([], |r| r.get::<_, String>(0))?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
@@ -127,7 +136,7 @@ impl CatalogReader {
     pub fn graph_delta(&self, embedder: &str) -> Result<Vec<(String, Code)>> {
         let mut stmt = self
             .conn
-            .prepare(&format!("SELECT f.path, e.vector {DELTA} ORDER BY f.path"))?;
+            .prepare(&format!("SELECT f.path, e.vector {DELTA} ORDER BY s.path"))?;
         let rows = stmt.query_map([embedder], |r| {
             Ok((r.get::<_, String>(0)?, from_blob(&r.get::<_, Vec<u8>>(1)?)))
         })?;
@@ -164,6 +173,13 @@ impl CatalogWriter {
             for (id, m) in members {
                 put.execute(params![m.path, *id as i64, &m.hash[..], m.analyzer])?;
             }
+        }
+        // The members may come from an older snapshot than this one (the graph is built
+        // outside the writer's transactions): what changed since is stale from here on.
+        if members.is_empty() {
+            tx.execute("DELETE FROM vector_stale", [])?;
+        } else {
+            tx.execute_batch(RECOMPUTE_STALE)?;
         }
         tx.execute(
             "INSERT INTO meta(key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value = excluded.value",

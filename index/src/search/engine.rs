@@ -4,7 +4,7 @@
 //! columns and time coverage. The stages are [`rank`](super::rank)'s: evidence, a pure
 //! score, folding.
 
-use super::ann::VectorIndex;
+use super::ann::{Mode, VectorIndex};
 use super::glob::PathGlob;
 use super::names::NameMatcher;
 use super::rank::evidence::{self, Covers, Evidence, Named};
@@ -147,32 +147,52 @@ impl Searcher {
     /// Open the index at `dir` with the embedder it records (the built-in one for an
     /// index that records none).
     pub fn open_recorded(dir: &Path) -> Result<Searcher> {
-        let spec = CatalogReader::open(dir)?
+        Searcher::open(dir, Self::recorded_spec(dir)?.build()?)
+    }
+
+    /// The embedder the index at `dir` records (the built-in one when it records none).
+    fn recorded_spec(dir: &Path) -> Result<crate::search::embedder::EmbedderSpec> {
+        Ok(CatalogReader::open(dir)?
             .meta(MetaKey::EmbedderSpec)?
             .map(|s| {
                 crate::search::embedder::EmbedderSpec::parse(&s).map_err(UserError::BadEmbedder)
             })
             .transpose()?
-            .unwrap_or_default();
-        Searcher::open(dir, spec.build()?)
+            .unwrap_or_default())
     }
 
-    /// Open the index at `dir` with the embedder its vectors were made with.
+    /// Open the index at `dir` with the embedder its vectors were made with, for one
+    /// search or a few: nothing is loaded that a search does not read (the vector
+    /// generation's codes are mapped and scanned, [`Mode::Scan`]).
     pub fn open(dir: &Path, embedder: Box<dyn Embedder>) -> Result<Searcher> {
-        Self::open_with(dir, Arc::from(embedder), None)
+        Self::open_with(dir, Arc::from(embedder), None, Mode::Scan)
+    }
+
+    /// [`Searcher::open_recorded`] for a long-lived process (a server): the vector graph
+    /// is loaded once, and each search then takes about a millisecond of vector work.
+    pub fn open_resident(dir: &Path) -> Result<Searcher> {
+        let spec = Self::recorded_spec(dir)?;
+        Self::open_with(dir, Arc::from(spec.build()?), None, Mode::Graph)
     }
 
     /// A searcher over the index's current state, for a long-lived process after the
     /// index changed: the embedder (a model, possibly large) and, while its generation
     /// stands, the vector graph are kept rather than loaded again.
     pub fn reopen(&self) -> Result<Searcher> {
-        Self::open_with(&self.dir, self.embedder.clone(), Some(&self.vectors))
+        Self::open_with(
+            &self.dir,
+            self.embedder.clone(),
+            Some(&self.vectors),
+            Mode::Scan,
+        )
     }
 
+    /// `mode` applies to a first opening; a reopening keeps the previous one's.
     fn open_with(
         dir: &Path,
         embedder: Arc<dyn Embedder>,
         previous: Option<&VectorIndex>,
+        mode: Mode,
     ) -> Result<Searcher> {
         let ranking = RankingConfig::from_env(&embedder.id())?;
         let catalog = CatalogReader::open(dir)?;
@@ -197,7 +217,13 @@ impl Searcher {
         let text = TextIndex::open(&text_dir)?.with_boosts(&ranking.boosts);
         let vectors = match previous {
             Some(v) => v.reopen(&catalog, dir, &embedder.id())?,
-            None => VectorIndex::open(&catalog, dir, &embedder.id())?,
+            None => VectorIndex::open_with(
+                &catalog,
+                dir,
+                &embedder.id(),
+                super::ann::exact_below(),
+                mode,
+            )?,
         };
         Ok(Searcher {
             dir: dir.to_path_buf(),
@@ -299,7 +325,7 @@ impl Searcher {
         }
         let q = self.embedder.embed(&[query])?;
         if let Some(q) = q.into_iter().next() {
-            let nearest = self.vectors.nearest(&q, cfg.candidates);
+            let nearest = self.vectors.nearest(&self.catalog(), &q, cfg.candidates)?;
             for (rank, (path, sim)) in nearest.into_iter().enumerate() {
                 found.entry(path).or_default().vector = Some((rank, sim));
             }

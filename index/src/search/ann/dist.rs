@@ -134,20 +134,117 @@ impl Flat {
         if q.len() != self.dim || self.dim == 0 || n == 0 {
             return Vec::new();
         }
-        let mut sims: Vec<(usize, f32)> = self
+        let sims: Vec<(usize, f32)> = self
             .codes
             .chunks_exact(self.dim)
             .zip(&self.scales)
             .map(|(row, s)| s * dot_f32_i8(q, row))
             .enumerate()
             .collect();
-        let order = |a: &(usize, f32), b: &(usize, f32)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
-        if sims.len() > n {
-            sims.select_nth_unstable_by(n - 1, order);
-            sims.truncate(n);
+        best(sims, n)
+    }
+}
+
+/// Best first, ties by id.
+pub(crate) fn order(a: &(usize, f32), b: &(usize, f32)) -> std::cmp::Ordering {
+    b.1.total_cmp(&a.1).then(a.0.cmp(&b.0))
+}
+
+/// The `n` best of `(id, similarity)`, best first, ties by id.
+pub fn best(mut sims: Vec<(usize, f32)>, n: usize) -> Vec<(usize, f32)> {
+    if n == 0 {
+        return Vec::new();
+    }
+    if sims.len() > n {
+        sims.select_nth_unstable_by(n - 1, order);
+        sims.truncate(n);
+    }
+    sims.sort_unstable_by(order);
+    sims
+}
+
+/// The points of a generation's `codes.bin`, memory-mapped and scored exhaustively: what
+/// a process that searches once uses instead of loading the graph (at 100k files the
+/// load is most of a `lakestar search`; one pass over the codes costs a few
+/// milliseconds). Point `i` is `4 + dim` bytes at `i · (4 + dim)`: its scale, then its
+/// codes ([`point`]).
+pub struct MappedCodes {
+    map: memmap2::Mmap,
+    dim: usize,
+    points: usize,
+}
+
+impl std::fmt::Debug for MappedCodes {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MappedCodes")
+            .field("points", &self.points)
+            .field("dim", &self.dim)
+            .finish()
+    }
+}
+
+/// Points per parallel task of a scan: large enough that scheduling is noise.
+const SCAN_CHUNK: usize = 4096;
+
+impl MappedCodes {
+    /// Map `path`, which must hold exactly `points` points of dimension `dim`.
+    pub fn open(path: &std::path::Path, dim: usize, points: usize) -> Result<MappedCodes, String> {
+        let file = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let want = points as u64 * (4 + dim as u64);
+        let len = file
+            .metadata()
+            .map_err(|e| format!("{}: {e}", path.display()))?
+            .len();
+        if len != want || dim == 0 {
+            return Err(format!(
+                "{} holds {len} bytes, {points} points of {dim} need {want}",
+                path.display()
+            ));
         }
-        sims.sort_unstable_by(order);
-        sims
+        // SAFETY: a generation's files are written once, synced and renamed into place,
+        // and never written again: only truncation by hand under the index directory can
+        // change the bytes under the map (the same bargain tantivy's segments make).
+        // Every read below is bounds-checked against the length verified above.
+        let map =
+            unsafe { memmap2::Mmap::map(&file) }.map_err(|e| format!("{}: {e}", path.display()))?;
+        Ok(MappedCodes { map, dim, points })
+    }
+
+    /// Points held.
+    pub fn len(&self) -> usize {
+        self.points
+    }
+
+    /// Whether no point is held.
+    pub fn is_empty(&self) -> bool {
+        self.points == 0
+    }
+
+    /// Vector dimension.
+    pub fn dim(&self) -> usize {
+        self.dim
+    }
+
+    /// The similarity of the unit vector `q` with every point, by point id. Empty when
+    /// `q` has another dimension.
+    pub fn scores(&self, q: &[f32]) -> Vec<(usize, f32)> {
+        use rayon::prelude::*;
+        if q.len() != self.dim {
+            return Vec::new();
+        }
+        let stride = 4 + self.dim;
+        // The file's bytes are the points' i8 values, written as bytes.
+        let bytes: &[u8] = &self.map[..self.points * stride];
+        bytes
+            .par_chunks(stride * SCAN_CHUNK)
+            .enumerate()
+            .flat_map_iter(|(c, chunk)| {
+                chunk
+                    .chunks_exact(stride)
+                    .enumerate()
+                    .map(move |(i, p)| (c * SCAN_CHUNK + i, point_dot(q, bytemuck::cast_slice(p))))
+            })
+            .collect()
     }
 }
 

@@ -31,7 +31,7 @@ use crate::error::Result;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
-pub use nearest::VectorIndex;
+pub use nearest::{Mode, VectorIndex};
 pub use update::{after_sync, check, refresh};
 
 /// Live vectors below which no graph is kept and search is exact. Up to 20,000 vectors

@@ -1,37 +1,60 @@
-//! [`VectorIndex`]: the nearest files to a query vector, from the graph (minus its
-//! tombstones, plus the delta) or by exact search.
+//! [`VectorIndex`]: the nearest files to a query vector, from the current generation's
+//! points (minus its tombstones, plus the delta) or by exact search over the catalog.
+//!
+//! Opening reads only what changed since the generation was swapped in (its tombstones
+//! and the delta, among the catalog's stale paths); the points a search finds are
+//! resolved to their files afterwards, a handful of indexed reads, so that opening costs
+//! the same at a thousand files as at a million.
 
-use super::dist::{self, Flat};
+use super::dist::{self, Flat, MappedCodes};
 use super::graph::{self, Graph};
 use super::{common_dim, exact_below, GraphMeta, VectorMeta, EF_SEARCH};
 use crate::catalog::CatalogReader;
 use crate::compact::Code;
 use crate::error::Result;
+use std::collections::HashSet;
 use std::path::Path;
 use std::sync::Arc;
 
-/// The graph and the files its points stand for.
-struct Members {
+/// How a generation's points are searched.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Mode {
+    /// Every point scored from the generation's mapped codes: exact, and nothing to
+    /// load, which is what a process that searches once or a few times wants (loading
+    /// the graph is most of a `lakestar search` at 100k files).
+    #[default]
+    Scan,
+    /// The HNSW graph, loaded: a long-lived process pays the load once and then
+    /// searches in about a millisecond.
+    Graph,
+}
+
+/// Where a generation's nearest points come from.
+enum Points {
+    Scan(MappedCodes),
     /// Shared, so that a reopened index whose generation is unchanged keeps it.
-    graph: Arc<Graph>,
-    /// The generation it was read from.
-    generation: u64,
-    /// Member range of point `i`: `start[i]..start[i + 1]` (the catalog lists members
-    /// by point id).
-    start: Vec<usize>,
-    /// (path, still as the graph holds it).
-    files: Vec<(String, bool)>,
-    /// Members that are tombstones.
-    tombstones: usize,
+    Graph(Arc<Graph>),
+}
+
+/// The current generation, as of the index's opening.
+struct Generation {
+    points: Points,
+    /// Its number: members are resolved only while the catalog still names it.
+    number: u64,
+    embedder: String,
+    /// Files it stands for.
+    files: usize,
+    /// Members that were tombstones when the index was opened.
+    tombstones: HashSet<String>,
 }
 
 /// Where the nearest vectors come from.
 enum Backing {
-    /// Every live vector, scored exhaustively.
+    /// Every live vector, read from the catalog and scored exhaustively.
     Exact { paths: Vec<String>, flat: Flat },
-    /// The graph minus its tombstones, plus the delta scored exhaustively.
-    Graph {
-        members: Box<Members>,
+    /// The generation minus its tombstones, plus the delta scored exhaustively.
+    Generation {
+        generation: Box<Generation>,
         delta_paths: Vec<String>,
         delta: Flat,
     },
@@ -41,6 +64,7 @@ enum Backing {
 pub struct VectorIndex {
     backing: Backing,
     ef: usize,
+    mode: Mode,
 }
 
 impl std::fmt::Debug for VectorIndex {
@@ -65,26 +89,33 @@ fn flat_of(rows: Vec<(String, Code)>, dim: usize) -> (Vec<String>, Flat) {
 }
 
 impl VectorIndex {
-    /// Open the vectors of the index at `dir` made by `embedder`: the graph when the
-    /// index has enough live vectors and a sound graph of this embedder, else exact.
+    /// Open the vectors of the index at `dir` made by `embedder` for a few searches:
+    /// the current generation's codes, scanned, when the index has enough live vectors
+    /// and a sound generation of this embedder, else exact search over the catalog.
     pub fn open(cat: &CatalogReader, dir: &Path, embedder: &str) -> Result<VectorIndex> {
-        Self::open_with(cat, dir, embedder, exact_below())
+        Self::open_with(cat, dir, embedder, exact_below(), Mode::Scan)
     }
 
-    /// [`VectorIndex::open`] with the exact-search threshold given.
+    /// [`VectorIndex::open`] for a long-lived process: the graph loaded.
+    pub fn open_resident(cat: &CatalogReader, dir: &Path, embedder: &str) -> Result<VectorIndex> {
+        Self::open_with(cat, dir, embedder, exact_below(), Mode::Graph)
+    }
+
+    /// [`VectorIndex::open`] with the exact-search threshold and the mode given.
     pub fn open_with(
         cat: &CatalogReader,
         dir: &Path,
         embedder: &str,
         threshold: u64,
+        mode: Mode,
     ) -> Result<VectorIndex> {
-        Self::open_reusing(cat, dir, embedder, threshold, None)
+        Self::open_reusing(cat, dir, embedder, threshold, mode, None)
     }
 
-    /// [`VectorIndex::open`] again after the index changed, for a long-lived searcher:
-    /// the graph already loaded is kept when the index still uses its generation (only
-    /// the member list, tombstones and delta are read again), which makes the reopen of
-    /// a 100k-file index cost a catalog read instead of a graph load.
+    /// [`VectorIndex::open`] again after the index changed, in the same mode: a graph
+    /// already loaded is kept when the index still uses its generation (only the
+    /// tombstones and delta are read again), which makes the reopen of a 100k-file
+    /// index cost a few catalog reads instead of a graph load.
     pub fn reopen(&self, cat: &CatalogReader, dir: &Path, embedder: &str) -> Result<VectorIndex> {
         self.reopen_with(cat, dir, embedder, exact_below())
     }
@@ -98,10 +129,13 @@ impl VectorIndex {
         threshold: u64,
     ) -> Result<VectorIndex> {
         let loaded = match &self.backing {
-            Backing::Graph { members, .. } => Some((members.generation, members.graph.clone())),
+            Backing::Generation { generation, .. } => match &generation.points {
+                Points::Graph(g) => Some((generation.number, g.clone())),
+                Points::Scan(_) => None,
+            },
             Backing::Exact { .. } => None,
         };
-        Self::open_reusing(cat, dir, embedder, threshold, loaded)
+        Self::open_reusing(cat, dir, embedder, threshold, self.mode, loaded)
     }
 
     fn open_reusing(
@@ -109,13 +143,22 @@ impl VectorIndex {
         dir: &Path,
         embedder: &str,
         threshold: u64,
+        mode: Mode,
         loaded: Option<(u64, Arc<Graph>)>,
     ) -> Result<VectorIndex> {
         cat.read_snapshot(|cat| {
             let meta = VectorMeta::load(cat)?;
             if let Some(g) = meta.graph.filter(|g| g.embedder == embedder) {
                 let reuse = loaded.filter(|(generation, _)| *generation == g.generation);
-                match Self::open_graph(cat, dir, &g, threshold, reuse.map(|(_, graph)| graph))? {
+                let opened = Self::open_generation(
+                    cat,
+                    dir,
+                    &g,
+                    threshold,
+                    mode,
+                    reuse.map(|(_, graph)| graph),
+                )?;
+                match opened {
                     Ok(Some(v)) => return Ok(v),
                     Ok(None) => {}
                     Err(why) => tracing::warn!(
@@ -124,7 +167,9 @@ impl VectorIndex {
                     ),
                 }
             }
-            Self::open_exact(cat, embedder)
+            let mut v = Self::open_exact(cat, embedder)?;
+            v.mode = mode;
+            Ok(v)
         })
     }
 
@@ -136,58 +181,57 @@ impl VectorIndex {
         Ok(VectorIndex {
             backing: Backing::Exact { paths, flat },
             ef: EF_SEARCH,
+            mode: Mode::Scan,
         })
     }
 
-    /// The graph path: Ok(None) when the index is small enough for exact search,
-    /// Err(why) when the graph cannot be used.
-    fn open_graph(
+    /// The generation path: Ok(None) when the index is small enough for exact search,
+    /// Err(why) when the generation cannot be used.
+    fn open_generation(
         cat: &CatalogReader,
         dir: &Path,
         g: &GraphMeta,
         threshold: u64,
+        mode: Mode,
         loaded: Option<Arc<Graph>>,
     ) -> Result<std::result::Result<Option<VectorIndex>, String>> {
-        let listed = cat.graph_members()?;
-        let tombstones = listed.iter().filter(|m| !m.live).count();
+        let tombstones: HashSet<String> = cat.graph_tombstones()?.into_iter().collect();
         let delta_rows = cat.graph_delta(&g.embedder)?;
-        let live = (listed.len() - tombstones + delta_rows.len()) as u64;
+        let files = g.files as usize;
+        let live = (files.saturating_sub(tombstones.len()) + delta_rows.len()) as u64;
         if live < threshold || live == 0 {
             return Ok(Ok(None));
         }
         let points = g.points as usize;
-        if listed.len() as u64 != g.files || listed.iter().any(|m| m.id >= g.points) {
-            return Ok(Err(format!(
-                "the catalog lists {} files over {} points, the graph was built over {} and {}",
-                listed.len(),
-                listed.iter().map(|m| m.id + 1).max().unwrap_or(0),
-                g.files,
-                g.points
-            )));
-        }
-        let graph = match loaded {
-            Some(graph) => graph,
-            None => match graph::open_generation(dir, g.generation, &g.embedder, points) {
-                Ok(graph) => Arc::new(graph),
+        let (points, dim) = match (mode, loaded) {
+            (Mode::Graph, Some(graph)) => {
+                let dim = graph.dim();
+                (Points::Graph(graph), dim)
+            }
+            (Mode::Graph, None) => {
+                match graph::open_generation(dir, g.generation, &g.embedder, points) {
+                    Ok(graph) => {
+                        let dim = graph.dim();
+                        (Points::Graph(Arc::new(graph)), dim)
+                    }
+                    Err(why) => return Ok(Err(why)),
+                }
+            }
+            (Mode::Scan, _) => match graph::open_codes(dir, g.generation, &g.embedder, points) {
+                Ok(codes) => {
+                    let dim = codes.dim();
+                    (Points::Scan(codes), dim)
+                }
                 Err(why) => return Ok(Err(why)),
             },
         };
-        // Members come ordered by point id: count per point, then prefix sums.
-        let mut start = vec![0usize; points + 1];
-        for m in &listed {
-            start[m.id as usize + 1] += 1;
-        }
-        for i in 0..points {
-            start[i + 1] += start[i];
-        }
-        let files = listed.into_iter().map(|m| (m.path, m.live)).collect();
-        let (delta_paths, delta) = flat_of(delta_rows, graph.dim());
+        let (delta_paths, delta) = flat_of(delta_rows, dim);
         Ok(Ok(Some(VectorIndex {
-            backing: Backing::Graph {
-                members: Box::new(Members {
-                    graph,
-                    generation: g.generation,
-                    start,
+            backing: Backing::Generation {
+                generation: Box::new(Generation {
+                    points,
+                    number: g.generation,
+                    embedder: g.embedder.clone(),
                     files,
                     tombstones,
                 }),
@@ -195,24 +239,33 @@ impl VectorIndex {
                 delta,
             },
             ef: EF_SEARCH,
+            mode,
         })))
     }
 
     /// Whether `self` and `other` search the same loaded graph (not a copy).
     pub fn shares_graph_with(&self, other: &VectorIndex) -> bool {
         match (&self.backing, &other.backing) {
-            (Backing::Graph { members: a, .. }, Backing::Graph { members: b, .. }) => {
-                Arc::ptr_eq(&a.graph, &b.graph)
-            }
+            (
+                Backing::Generation { generation: a, .. },
+                Backing::Generation { generation: b, .. },
+            ) => match (&a.points, &b.points) {
+                (Points::Graph(a), Points::Graph(b)) => Arc::ptr_eq(a, b),
+                _ => false,
+            },
             _ => false,
         }
     }
 
-    /// `hnsw` or `exact`.
+    /// `hnsw` (the graph), `codes` (the generation's codes, scanned) or `exact` (every
+    /// vector, read from the catalog).
     pub fn kind(&self) -> &'static str {
-        match self.backing {
+        match &self.backing {
             Backing::Exact { .. } => "exact",
-            Backing::Graph { .. } => "hnsw",
+            Backing::Generation { generation, .. } => match generation.points {
+                Points::Graph(_) => "hnsw",
+                Points::Scan(_) => "codes",
+            },
         }
     }
 
@@ -220,9 +273,9 @@ impl VectorIndex {
     pub fn len(&self) -> usize {
         match &self.backing {
             Backing::Exact { flat, .. } => flat.len(),
-            Backing::Graph { members, delta, .. } => {
-                members.files.len() - members.tombstones + delta.len()
-            }
+            Backing::Generation {
+                generation, delta, ..
+            } => generation.live() + delta.len(),
         }
     }
 
@@ -238,67 +291,112 @@ impl VectorIndex {
     }
 
     /// The `n` files whose vectors are nearest `query`: (path, cosine similarity), best
-    /// first, ties by path. Exact search and the graph answer in the same shape; the
-    /// graph's answer is approximate and never holds a tombstone.
-    pub fn nearest(&self, query: &[f32], n: usize) -> Vec<(String, f32)> {
+    /// first, ties by path. Every backing answers in the same shape; the graph's answer
+    /// is approximate and none holds a tombstone. The points found are resolved to
+    /// their files in `cat`, which must be the catalog the index was opened from; if a
+    /// new generation has been swapped in since, the search is exact over the catalog.
+    pub fn nearest(
+        &self,
+        cat: &CatalogReader,
+        query: &[f32],
+        n: usize,
+    ) -> Result<Vec<(String, f32)>> {
         let q = dist::normalized(query);
-        let mut out: Vec<(&str, f32)> = match &self.backing {
+        let mut out: Vec<(String, f32)> = match &self.backing {
             Backing::Exact { paths, flat } => flat
                 .top(&q, n)
                 .into_iter()
-                .map(|(i, s)| (paths[i].as_str(), s))
+                .map(|(i, s)| (paths[i].clone(), s))
                 .collect(),
-            Backing::Graph {
-                members,
+            Backing::Generation {
+                generation,
                 delta_paths,
                 delta,
             } => {
-                let mut found = members.nearest(&q, n, self.ef);
+                let Some(mut found) = generation.nearest(cat, &q, n, self.ef)? else {
+                    return Self::open_exact(cat, &generation.embedder)?.nearest(cat, query, n);
+                };
                 found.extend(
                     delta
                         .top(&q, n)
                         .into_iter()
-                        .map(|(i, s)| (delta_paths[i].as_str(), s)),
+                        .map(|(i, s)| (delta_paths[i].clone(), s)),
                 );
                 found
             }
         };
-        out.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(b.0)));
+        out.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
         out.truncate(n);
-        out.into_iter().map(|(p, s)| (p.to_string(), s)).collect()
+        Ok(out)
     }
 }
 
-impl Members {
-    /// At least `n` live files of the graph's nearest points (fewer only when the graph
-    /// holds fewer). Tombstones take places in hnsw_rs's answer, so it is asked for
-    /// enough more points to make up for their share, and again for twice as many until
-    /// `n` live files are found or the whole graph has been asked for.
-    fn nearest(&self, q: &[f32], n: usize, ef: usize) -> Vec<(&str, f32)> {
-        let total = self.graph.len();
-        let want = n.min(self.files.len() - self.tombstones);
-        if want == 0 {
-            return Vec::new();
-        }
-        let share = self.tombstones as f64 / self.files.len() as f64;
-        let mut k = ((n as f64 / (1.0 - share).max(0.05)).ceil() as usize + 8).min(total);
-        loop {
-            let mut found = Vec::new();
-            for (id, sim) in self.graph.search(q, k, ef.max(k)) {
-                let (Some(&a), Some(&b)) = (self.start.get(id), self.start.get(id + 1)) else {
-                    continue;
-                };
-                found.extend(
-                    self.files[a..b]
-                        .iter()
-                        .filter(|f| f.1)
-                        .map(|f| (f.0.as_str(), sim)),
-                );
-            }
-            if found.len() >= want || k >= total {
-                return found;
-            }
-            k = (k * 2).min(total);
-        }
+impl Generation {
+    /// Files it stands for that were live at opening.
+    fn live(&self) -> usize {
+        self.files.saturating_sub(self.tombstones.len())
     }
+
+    /// At least `n` live files of the nearest points (fewer only when the generation
+    /// holds fewer), or None when the catalog no longer names this generation.
+    /// Tombstones take places among the points, so enough more points are taken to make
+    /// up for their share, and twice as many again until `n` live files are found or
+    /// every point has been taken.
+    fn nearest(
+        &self,
+        cat: &CatalogReader,
+        q: &[f32],
+        n: usize,
+        ef: usize,
+    ) -> Result<Option<Vec<(String, f32)>>> {
+        let want = n.min(self.live());
+        if want == 0 {
+            return Ok(Some(Vec::new()));
+        }
+        let (total, mut scored) = match &self.points {
+            Points::Scan(codes) => (codes.len(), codes.scores(q)),
+            Points::Graph(graph) => (graph.len(), Vec::new()),
+        };
+        let share = self.tombstones.len() as f64 / self.files.max(1) as f64;
+        let mut k = ((n as f64 / (1.0 - share).max(0.05)).ceil() as usize + 8).min(total);
+        cat.read_snapshot(|cat| {
+            let current = VectorMeta::load(cat)?.graph.map(|g| g.generation);
+            if current != Some(self.number) {
+                return Ok(None);
+            }
+            loop {
+                let top = match &self.points {
+                    Points::Scan(_) => top_of(&mut scored, k),
+                    Points::Graph(graph) => graph.search(q, k, ef.max(k)),
+                };
+                let mut found = Vec::new();
+                for (id, sim) in top {
+                    for path in cat.point_files(id as u64)? {
+                        if !self.tombstones.contains(&path) {
+                            found.push((path, sim));
+                        }
+                    }
+                }
+                if found.len() >= want || k >= total {
+                    return Ok(Some(found));
+                }
+                k = (k * 2).min(total);
+            }
+        })
+    }
+}
+
+/// The `k` best of `scored` (reordered in place, so that a larger `k` can follow),
+/// best first, ties by id.
+fn top_of(scored: &mut [(usize, f32)], k: usize) -> Vec<(usize, f32)> {
+    let k = k.min(scored.len());
+    if k == 0 {
+        return Vec::new();
+    }
+    if k < scored.len() {
+        scored.select_nth_unstable_by(k - 1, dist::order);
+    }
+    let mut top = scored[..k].to_vec();
+    top.sort_unstable_by(dist::order);
+    top
 }

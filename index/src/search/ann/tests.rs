@@ -93,8 +93,14 @@ impl Lake {
         refresh_with(&mut self.cat, &self.dir, EMB, threshold, None).unwrap()
     }
 
+    /// The graph loaded, as a long-lived process opens it.
     fn open(&self, threshold: u64) -> VectorIndex {
-        VectorIndex::open_with(&self.cat, &self.dir, EMB, threshold).unwrap()
+        VectorIndex::open_with(&self.cat, &self.dir, EMB, threshold, Mode::Graph).unwrap()
+    }
+
+    /// The generation's codes scanned, as a one-off search opens it.
+    fn scan(&self, threshold: u64) -> VectorIndex {
+        VectorIndex::open_with(&self.cat, &self.dir, EMB, threshold, Mode::Scan).unwrap()
     }
 
     fn exact(&self) -> VectorIndex {
@@ -121,6 +127,14 @@ fn filled(n: usize) -> Lake {
     l
 }
 
+/// One file deleted, one edited, one renamed, one added.
+fn change_four(l: &mut Lake) {
+    l.delete("f010.csv");
+    l.put("f020.csv", "content 20, edited");
+    l.rename("f030.csv", "moved/f030.csv", "content 30");
+    l.put("new.csv", "brand new");
+}
+
 fn paths(hits: &[(String, f32)]) -> Vec<&str> {
     hits.iter().map(|h| h.0.as_str()).collect()
 }
@@ -132,7 +146,7 @@ fn below_the_threshold_search_is_exact_and_no_graph_is_kept() {
     assert!(l.generations().is_empty());
     let v = l.open(31);
     assert_eq!((v.kind(), v.len()), ("exact", 30));
-    let hits = v.nearest(&vector("content 7"), 3);
+    let hits = v.nearest(&l.cat, &vector("content 7"), 3).unwrap();
     assert_eq!(hits[0].0, "f007.csv");
     assert!((hits[0].1 - 1.0).abs() < 1e-5);
 }
@@ -154,7 +168,10 @@ fn the_graph_answers_like_exact_search_in_the_same_shape() {
     for i in [0, 17, 64, 119] {
         let q = vector(&format!("content {i}"));
         // ef ≥ points: the graph search is exhaustive here, so the answers are equal.
-        let (a, b) = (g.nearest(&q, 10), e.nearest(&q, 10));
+        let (a, b) = (
+            g.nearest(&l.cat, &q, 10).unwrap(),
+            e.nearest(&l.cat, &q, 10).unwrap(),
+        );
         assert_eq!(paths(&a), paths(&b));
         for (x, y) in a.iter().zip(&b) {
             assert!((x.1 - y.1).abs() < 1e-5, "{a:?} {b:?}");
@@ -162,10 +179,10 @@ fn the_graph_answers_like_exact_search_in_the_same_shape() {
         assert_eq!(a[0].0, format!("f{i:03}.csv"));
     }
     // More asked than there are: everything, once.
-    let all = g.nearest(&vector("x"), 500);
+    let all = g.nearest(&l.cat, &vector("x"), 500).unwrap();
     assert_eq!(all.len(), 120);
     // A query of another dimension matches nothing rather than failing.
-    assert!(g.nearest(&[1.0, 2.0], 5).is_empty());
+    assert!(g.nearest(&l.cat, &[1.0, 2.0], 5).unwrap().is_empty());
 }
 
 #[test]
@@ -173,10 +190,7 @@ fn changes_before_a_refresh_are_tombstoned_and_searched_in_the_delta() {
     // The state a crash leaves between the catalog's commits and the vector refresh.
     let mut l = filled(100);
     l.refresh(0);
-    l.delete("f010.csv");
-    l.put("f020.csv", "content 20, edited");
-    l.rename("f030.csv", "moved/f030.csv", "content 30");
-    l.put("new.csv", "brand new");
+    change_four(&mut l);
     let v = l.open(0);
     assert_eq!((v.kind(), v.len()), ("hnsw", 100));
     let st = status(&l.cat, &l.dir, EMB).unwrap();
@@ -185,17 +199,23 @@ fn changes_before_a_refresh_are_tombstoned_and_searched_in_the_delta() {
         (100, 3, 3, 100)
     );
 
-    let hits = v.nearest(&vector("content 10"), 100);
+    let hits = v.nearest(&l.cat, &vector("content 10"), 100).unwrap();
     assert!(!paths(&hits).contains(&"f010.csv"), "deleted file returned");
     assert!(!paths(&hits).contains(&"f030.csv"), "old name returned");
     assert_eq!(hits.len(), 100);
     // The edited file ranks by its new vector, not the one the graph holds.
-    let old = v.nearest(&vector("content 20"), 1);
+    let old = v.nearest(&l.cat, &vector("content 20"), 1).unwrap();
     assert_ne!(old[0].0, "f020.csv");
-    let new = v.nearest(&vector("content 20, edited"), 1);
+    let new = v.nearest(&l.cat, &vector("content 20, edited"), 1).unwrap();
     assert_eq!(new[0].0, "f020.csv");
-    assert_eq!(v.nearest(&vector("content 30"), 1)[0].0, "moved/f030.csv");
-    assert_eq!(v.nearest(&vector("brand new"), 1)[0].0, "new.csv");
+    assert_eq!(
+        v.nearest(&l.cat, &vector("content 30"), 1).unwrap()[0].0,
+        "moved/f030.csv"
+    );
+    assert_eq!(
+        v.nearest(&l.cat, &vector("brand new"), 1).unwrap()[0].0,
+        "new.csv"
+    );
     // Few changes: the refresh keeps the graph.
     assert_eq!(l.refresh(0), Refreshed::Kept);
     assert_eq!(l.generations(), vec!["gen-1"]);
@@ -211,10 +231,18 @@ fn a_reopen_keeps_the_loaded_graph_while_its_generation_stands() {
     assert_eq!(l.refresh(0), Refreshed::Kept);
     let second = first.reopen_with(&l.cat, &l.dir, EMB, 0).unwrap();
     assert!(second.shares_graph_with(&first));
-    assert_eq!(second.nearest(&vector("brand new"), 1)[0].0, "new.csv");
-    assert!(!paths(&second.nearest(&vector("content 10"), 100)).contains(&"f010.csv"));
+    assert_eq!(
+        second.nearest(&l.cat, &vector("brand new"), 1).unwrap()[0].0,
+        "new.csv"
+    );
+    assert!(
+        !paths(&second.nearest(&l.cat, &vector("content 10"), 100).unwrap()).contains(&"f010.csv")
+    );
     // The first view is unchanged: requests in flight keep what they started with.
-    assert_eq!(first.nearest(&vector("content 10"), 1)[0].0, "f010.csv");
+    assert_eq!(
+        first.nearest(&l.cat, &vector("content 10"), 1).unwrap()[0].0,
+        "f010.csv"
+    );
     for i in 0..21 {
         l.delete(&format!("f{i:03}.csv"));
     }
@@ -246,7 +274,7 @@ fn tombstones_past_the_threshold_rebuild_into_a_new_generation() {
     );
     let v = l.open(0);
     assert_eq!((v.kind(), v.len()), ("hnsw", 79));
-    let hits = v.nearest(&vector("content 3"), 79);
+    let hits = v.nearest(&l.cat, &vector("content 3"), 79).unwrap();
     assert_eq!(hits.len(), 79);
     assert!(hits.iter().all(|h| h.0.as_str() >= "f021.csv"));
     // Likewise a delta past the threshold.
@@ -274,7 +302,10 @@ fn a_damaged_or_missing_graph_falls_back_to_exact_and_the_next_run_rebuilds() {
     std::fs::write(&data, &bytes).unwrap();
     let v = l.open(0);
     assert_eq!((v.kind(), v.len()), ("exact", 80));
-    assert_eq!(v.nearest(&vector("content 5"), 1)[0].0, "f005.csv");
+    assert_eq!(
+        v.nearest(&l.cat, &vector("content 5"), 1).unwrap()[0].0,
+        "f005.csv"
+    );
 
     // A truncated file is what a writer notices cheaply: it rebuilds.
     bytes.truncate(n / 2);
@@ -328,10 +359,10 @@ fn another_embedder_s_graph_is_ignored_and_replaced() {
         })
         .collect();
     l.cat.put_embeddings(other, &items).unwrap();
-    let v = VectorIndex::open_with(&l.cat, &l.dir, other, 0).unwrap();
+    let v = VectorIndex::open_with(&l.cat, &l.dir, other, 0, Mode::Graph).unwrap();
     assert_eq!(v.kind(), "exact");
     assert_eq!(
-        v.nearest(&vector("other 4"), 1)[0].0,
+        v.nearest(&l.cat, &vector("other 4"), 1).unwrap()[0].0,
         "f004.csv",
         "searched with the other embedder's vectors"
     );
@@ -340,7 +371,7 @@ fn another_embedder_s_graph_is_ignored_and_replaced() {
         Refreshed::Built { generation: 2, .. }
     ));
     assert_eq!(
-        VectorIndex::open_with(&l.cat, &l.dir, other, 0)
+        VectorIndex::open_with(&l.cat, &l.dir, other, 0, Mode::Graph)
             .unwrap()
             .kind(),
         "hnsw"
@@ -358,7 +389,7 @@ fn files_with_identical_vectors_share_a_point_and_all_come_back() {
     assert_eq!((st.points, st.files), (61, 85));
     let v = l.open(0);
     assert_eq!(v.len(), 85);
-    let hits = v.nearest(&vector("twin"), 30);
+    let hits = v.nearest(&l.cat, &vector("twin"), 30).unwrap();
     let twins: Vec<&str> = hits.iter().take(25).map(|h| h.0.as_str()).collect();
     assert_eq!(
         twins,
@@ -370,7 +401,7 @@ fn files_with_identical_vectors_share_a_point_and_all_come_back() {
     // One twin goes: the point stays for the others.
     l.delete("twin03.csv");
     let v = l.open(0);
-    let hits = v.nearest(&vector("twin"), 24);
+    let hits = v.nearest(&l.cat, &vector("twin"), 24).unwrap();
     assert_eq!(hits.len(), 24);
     assert!(!paths(&hits).contains(&"twin03.csv"));
     assert!(hits.iter().all(|h| h.1 > 0.999));
@@ -388,10 +419,10 @@ fn identical_and_zero_vectors_do_not_panic() {
     assert!(matches!(l.refresh(0), Refreshed::Built { .. }));
     let v = l.open(0);
     assert_eq!(v.kind(), "hnsw");
-    let hits = v.nearest(&[0.5; DIM], 5);
+    let hits = v.nearest(&l.cat, &[0.5; DIM], 5).unwrap();
     assert_eq!(hits.len(), 5);
     assert!(hits.iter().all(|h| h.0.starts_with("same") && h.1 > 0.999));
-    assert_eq!(v.nearest(&[0.0; DIM], 5).len(), 5);
+    assert_eq!(v.nearest(&l.cat, &[0.0; DIM], 5).unwrap().len(), 5);
 }
 
 #[test]
@@ -437,4 +468,99 @@ fn bounds_spare_the_count_until_they_reach_the_limit() {
     // A sync that began and never refreshed: the next one cannot trust the bounds.
     assert!(update::begin(&l.cat).unwrap());
     assert!(!update::begin(&l.cat).unwrap());
+}
+
+#[test]
+fn the_codes_scan_answers_exactly_and_a_superseded_view_falls_back_to_the_catalog() {
+    let mut l = filled(100);
+    l.refresh(0);
+    change_four(&mut l);
+    let s = l.scan(0);
+    assert_eq!((s.kind(), s.len()), ("codes", 100));
+    let e = l.exact();
+    for q in [
+        "content 10",
+        "content 20",
+        "content 20, edited",
+        "brand new",
+        "x",
+    ] {
+        let (a, b) = (
+            s.nearest(&l.cat, &vector(q), 100).unwrap(),
+            e.nearest(&l.cat, &vector(q), 100).unwrap(),
+        );
+        assert_eq!(paths(&a), paths(&b), "{q}");
+        assert!(a.iter().zip(&b).all(|(x, y)| (x.1 - y.1).abs() < 1e-6));
+    }
+    assert!(!paths(&s.nearest(&l.cat, &vector("content 10"), 100).unwrap()).contains(&"f010.csv"));
+    assert_eq!(
+        s.nearest(&l.cat, &vector("content 30"), 1).unwrap()[0].0,
+        "moved/f030.csv"
+    );
+
+    // A rebuild swaps generation 2 in after the view was opened: generation 1's points
+    // no longer resolve, so the view answers exactly, from the catalog as it is now.
+    for i in 40..65 {
+        l.delete(&format!("f{i:03}.csv"));
+    }
+    assert!(matches!(
+        l.refresh(0),
+        Refreshed::Built { generation: 2, .. }
+    ));
+    let q = vector("content 50");
+    let hits = s.nearest(&l.cat, &q, 5).unwrap();
+    assert!(
+        !paths(&hits).contains(&"f050.csv"),
+        "a deleted file came back"
+    );
+    assert_eq!(hits, l.exact().nearest(&l.cat, &q, 5).unwrap());
+}
+
+#[test]
+fn only_changed_paths_are_read_as_tombstones_and_delta() {
+    let mut l = filled(60);
+    l.refresh(0);
+    assert!(l.cat.graph_tombstones().unwrap().is_empty());
+    assert!(l.cat.graph_delta(EMB).unwrap().is_empty());
+    l.delete("f001.csv");
+    l.put("f002.csv", "content 2, edited");
+    l.put("f003.csv", "content 3"); // rewritten as it was: stale, but neither
+    l.put("new.csv", "brand new");
+    assert_eq!(
+        l.cat.graph_tombstones().unwrap(),
+        vec!["f001.csv", "f002.csv"]
+    );
+    assert_eq!(delta_paths(&l), vec!["f002.csv", "new.csv"]);
+
+    // Members swapped in from an older snapshot (a graph built while the lake moved
+    // on): what changed since is stale from the swap on.
+    let mut older = l.cat.keyed_file_vectors(EMB).unwrap();
+    older.retain(|m| m.path != "new.csv");
+    l.put("f004.csv", "content 4, edited after the snapshot");
+    let members: Vec<(u64, &crate::catalog::KeyedVector)> = older
+        .iter()
+        .enumerate()
+        .map(|(i, m)| (i as u64, m))
+        .collect();
+    l.cat
+        .replace_graph_members(&members, MetaKey::VectorIndex, "{}")
+        .unwrap();
+    assert_eq!(l.cat.graph_tombstones().unwrap(), vec!["f004.csv"]);
+    assert_eq!(delta_paths(&l), vec!["f004.csv", "new.csv"]);
+    // No graph: nothing stale is kept.
+    l.cat
+        .replace_graph_members(&[], MetaKey::VectorIndex, "{}")
+        .unwrap();
+    l.put("f005.csv", "edited without a graph");
+    assert!(l.cat.graph_tombstones().unwrap().is_empty());
+    assert!(delta_paths(&l).is_empty());
+}
+
+fn delta_paths(l: &Lake) -> Vec<String> {
+    l.cat
+        .graph_delta(EMB)
+        .unwrap()
+        .into_iter()
+        .map(|d| d.0)
+        .collect()
 }

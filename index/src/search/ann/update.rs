@@ -219,7 +219,7 @@ fn rebuild(
         members.push((id, r));
     }
     let built = Graph::build(&points, params);
-    graph::write_generation(dir, next, embedder, &built, params).map_err(io)?;
+    graph::write_generation(dir, next, embedder, &built, &points, params).map_err(io)?;
     let files = rows.len() as u64;
     let meta = VectorMeta {
         graph: Some(GraphMeta {
