@@ -15,6 +15,7 @@ pub mod companion;
 pub mod crawl;
 pub mod embed;
 mod error;
+mod failpoint;
 pub mod indexer;
 #[cfg(test)]
 mod layering_tests;

@@ -129,9 +129,13 @@ impl Lake {
         &self.root
     }
 
+    /// What changes when a searcher must be reopened: an index run finished, or a
+    /// vector graph built apart was swapped in.
     fn stamp(&self) -> Result<Option<String>, ServiceError> {
         let cat = self.stamp_reader.lock().unwrap_or_else(|p| p.into_inner());
-        Ok(cat.meta(MetaKey::LastIndexFinishedAt)?)
+        let finished = cat.meta(MetaKey::LastIndexFinishedAt)?;
+        let vectors = cat.meta(MetaKey::VectorIndex)?;
+        Ok(finished.map(|f| format!("{f} {}", vectors.unwrap_or_default())))
     }
 
     /// The searcher at the index's latest committed state.

@@ -336,3 +336,121 @@ fn another_search_docs_version_redoes_the_search_side() {
     index_json(&lake, &[]);
     assert_eq!(zeroed(&db), 2);
 }
+
+/// Start `lakestar index` on `lake` held at test pause point `place`, and kill -9 it
+/// there.
+fn index_killed_at(lake: &Path, place: &str) {
+    let idx = lake.join(".lakestar");
+    let marker = idx.join(format!("paused-{place}"));
+    let _ = fs::remove_file(&marker);
+    let mut child = lakestar()
+        .env("LAKESTAR_EXACT_BELOW", "0")
+        .env("LAKESTAR_PAUSE_AT", place)
+        .args(["index", lake.to_str().unwrap(), "--json"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while !marker.is_file() {
+        if let Some(status) = child.try_wait().unwrap() {
+            panic!("index finished ({status}) without reaching {place}");
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{place} not reached within 120 s"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+}
+
+/// kill -9 while a first graph is being written, and while a rebuilt one waits for its
+/// swap: what the catalog committed is searched consistently meanwhile (exactly, or
+/// from the old graph), and the next run removes the leftover and finishes the job.
+#[test]
+fn kill_9_during_the_graph_build_or_its_swap_is_caught_up() {
+    let tmp = tempfile::tempdir().unwrap();
+    let lake = tmp.path().join("lake");
+    lakestar::index::synth::generate(&lake, 200, 3).unwrap();
+    fs::write(lake.join("penguins.csv"), PENGUINS).unwrap();
+    let idx = lake.join(".lakestar");
+
+    // A first index killed while its graph is being written: searchable, exactly.
+    index_killed_at(&lake, "graph-build");
+    assert!(idx.join("vectors/gen-1.tmp").is_dir());
+    let v = vectors(&lake);
+    assert_eq!(
+        (v["kind"].as_str(), &v["generation"]),
+        (Some("exact"), &Value::Null),
+        "{v}"
+    );
+    assert_eq!(
+        search(&lake, "penguin species flipper length", 1, true)[0]["path"],
+        "penguins.csv"
+    );
+    let r = index(&lake);
+    assert_counts(&r, &[("analyzed", 0), ("errors", 0)]);
+    let v = vectors(&lake);
+    assert_eq!(
+        (v["kind"].as_str(), v["generation"].as_u64()),
+        (Some("hnsw"), Some(2)),
+        "{v}"
+    );
+    assert!(!idx.join("vectors/gen-1.tmp").exists());
+
+    // A third of the files deleted: the rebuild's generation lands, the kill comes
+    // before the catalog swaps it in. The old graph stands, its tombstones filtered.
+    let mut gone = Vec::new();
+    for e in walkdir::WalkDir::new(&lake)
+        .into_iter()
+        .filter_entry(|e| e.file_name() != ".lakestar")
+    {
+        let e = e.unwrap();
+        if e.file_type().is_file() && e.file_name() != "penguins.csv" && gone.len() < 70 {
+            gone.push(
+                e.path()
+                    .strip_prefix(&lake)
+                    .unwrap()
+                    .to_string_lossy()
+                    .into_owned(),
+            );
+        }
+    }
+    for p in &gone {
+        fs::remove_file(lake.join(p)).unwrap();
+    }
+    index_killed_at(&lake, "graph-swap");
+    assert!(idx.join("vectors/gen-3").is_dir() && idx.join("vectors/gen-2").is_dir());
+    let v = vectors(&lake);
+    assert_eq!(
+        (v["generation"].as_u64(), v["tombstones"].as_u64()),
+        (Some(2), Some(70)),
+        "{v}"
+    );
+    let hits = paths(&search(&lake, "sales orders customers", 500, true));
+    assert_eq!(hits.len(), 201 - 70);
+    assert!(
+        gone.iter().all(|p| !hits.contains(p)),
+        "a deleted file came back"
+    );
+
+    let r = index(&lake);
+    assert_counts(&r, &[("errors", 0)]);
+    let v = vectors(&lake);
+    assert_eq!(
+        (
+            v["generation"].as_u64(),
+            v["tombstones"].as_u64(),
+            v["files"].as_u64()
+        ),
+        (Some(4), Some(0), Some(131)),
+        "{v}"
+    );
+    let dirs: Vec<String> = fs::read_dir(idx.join("vectors"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    assert_eq!(dirs, vec!["gen-4"]);
+}

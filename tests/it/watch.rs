@@ -30,7 +30,12 @@ struct Watcher {
 
 impl Watcher {
     fn start(lake: &Path, idx: &Path) -> Watcher {
+        Self::start_env(lake, idx, &[])
+    }
+
+    fn start_env(lake: &Path, idx: &Path, env: &[(&str, &str)]) -> Watcher {
         let mut child = lakestar()
+            .envs(env.iter().copied())
             .args(["watch", lake.to_str().unwrap(), "--index"])
             .arg(idx)
             .args(["--json", "--debounce", "200", "--jobs", "2"])
@@ -550,4 +555,84 @@ fn watch_follows_links_as_the_index_records_and_not_out_of_the_lake() {
     });
     let p = catalog_paths(&idx);
     assert!(p.contains(&"ext/new.csv".into()), "{p:?}");
+}
+
+/// The vector graph is built apart from the watcher's writes: with its build held at
+/// a test pause point, the lake's changes are still indexed and found (by exact search
+/// over the committed vectors); a `kill -9` there leaves a half-written generation that
+/// the next run removes before it builds the graph.
+#[test]
+fn changes_are_indexed_while_the_graph_builds_and_a_kill_there_is_caught_up() {
+    let (_tmp, lake, idx) = setup();
+    for i in 0..30 {
+        write(
+            &lake,
+            &format!("many/t{i:02}.csv"),
+            &csv(&format!("w{i}x"), 5),
+        );
+    }
+    let env = [
+        ("LAKESTAR_EXACT_BELOW", "0"),
+        ("LAKESTAR_PAUSE_AT", "graph-build"),
+    ];
+    let mut w = Watcher::start_env(&lake, &idx, &env);
+    let first = w.next_batch(DEADLINE);
+    assert_eq!(
+        (first["kind"].as_str(), n(&first, "added")),
+        (Some("reconcile"), 33)
+    );
+    until("the graph's build to reach its pause", DEADLINE, &w, || {
+        idx.join("paused-graph-build").is_file()
+    });
+    write(&lake, "late/zinnia.csv", &csv("zinnia", 10));
+    let b = w.batch_where("the new file", DEADLINE, |b| n(b, "added") > 0);
+    assert_eq!(n(&b, "added"), 1, "{b}");
+    assert_eq!(search(&idx, "zinnia")[0], "late/zinnia.csv");
+    let out = run_ok(
+        &idx,
+        &["status", "--index", idx.to_str().unwrap(), "--json"],
+    );
+    let v: Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(v["vectors"]["generation"], Value::Null, "{v}");
+
+    w.child.kill().unwrap(); // SIGKILL, mid-build
+    w.child.wait().unwrap();
+    assert!(
+        idx.join("vectors/gen-1.tmp").is_dir(),
+        "the build was under way"
+    );
+    let r = index_hnsw(&lake, &idx);
+    assert_eq!((n(&r, "errors"), n(&r, "analyzed")), (0, 0), "{r}");
+    let out = run_ok_env(
+        &idx,
+        &["status", "--index", idx.to_str().unwrap(), "--json"],
+        &[("LAKESTAR_EXACT_BELOW", "0")],
+    );
+    let v: Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(
+        (
+            v["vectors"]["kind"].as_str(),
+            v["vectors"]["files"].as_u64()
+        ),
+        (Some("hnsw"), Some(34)),
+        "{v}"
+    );
+    assert!(!idx.join("vectors/gen-1.tmp").exists());
+    assert_eq!(search(&idx, "zinnia")[0], "late/zinnia.csv");
+}
+
+/// `lakestar index LAKE --index IDX --json` with the graph forced on.
+fn index_hnsw(lake: &Path, idx: &Path) -> Value {
+    let out = run_ok_env(
+        lake,
+        &[
+            "index",
+            lake.to_str().unwrap(),
+            "--index",
+            idx.to_str().unwrap(),
+            "--json",
+        ],
+        &[("LAKESTAR_EXACT_BELOW", "0")],
+    );
+    serde_json::from_str(out.trim()).unwrap()
 }

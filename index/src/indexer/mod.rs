@@ -168,6 +168,12 @@ fn remove_catalog(dir: &Path) -> Result<()> {
     Ok(())
 }
 
+/// A vector graph under construction on a thread of its own.
+struct Building {
+    generation: u64,
+    handle: std::thread::JoinHandle<Result<crate::search::ann::update::BuiltGraph>>,
+}
+
 /// An open index, ready to run: the writer lock is held and the catalog open until it is
 /// dropped.
 pub struct Indexer {
@@ -181,9 +187,24 @@ pub struct Indexer {
     /// Opened on first use and kept, so that its writer merges the small segments of
     /// frequent small runs.
     text: Option<crate::search::text::TextIndex>,
+    /// Vector graphs are built on a thread of their own ([`Indexer::build_graphs_apart`]).
+    graphs_apart: bool,
+    /// The graph being built there, if any.
+    building: Option<Building>,
     /// Last, so dropped last: it holds the writer lock, which must outlive the text
     /// index's writer.
     catalog: CatalogWriter,
+}
+
+impl Drop for Indexer {
+    /// A graph still being built is waited for (and left unswapped, for the next run
+    /// to find missing): its thread must not write into the index after the writer
+    /// lock is released.
+    fn drop(&mut self) {
+        if let Some(b) = self.building.take() {
+            let _ = b.handle.join();
+        }
+    }
 }
 
 impl Indexer {
@@ -218,8 +239,43 @@ impl Indexer {
             pool,
             embedder: None,
             text: None,
+            graphs_apart: false,
+            building: None,
             catalog,
         })
+    }
+
+    /// Build vector graphs off the writer's path from now on: a run commits the catalog,
+    /// text and vectors and returns, the graph is built on a thread of its own, and
+    /// [`Indexer::finish_graph`] swaps it in. For a long-lived writer (`watch`, `serve`),
+    /// which keeps indexing the lake's changes meanwhile.
+    pub fn build_graphs_apart(&mut self) {
+        self.graphs_apart = true;
+    }
+
+    /// Swap in the graph built apart if it is ready (or, with `wait`, once it is):
+    /// `Ok(None)` when there is none to swap yet. A failed build is reported here; the
+    /// next run retries it.
+    pub fn finish_graph(
+        &mut self,
+        wait: bool,
+    ) -> Result<Option<crate::search::ann::update::Refreshed>> {
+        let Some(b) = self.building.take_if(|b| wait || b.handle.is_finished()) else {
+            return Ok(None);
+        };
+        let built = b
+            .handle
+            .join()
+            .map_err(|_| InternalError::Worker("the vector graph's build panicked".into()))??;
+        Ok(Some(crate::search::ann::update::swap(
+            &mut self.catalog,
+            built,
+        )?))
+    }
+
+    /// The generation of the graph being built apart, if one is.
+    pub fn graph_in_flight(&self) -> Option<u64> {
+        self.building.as_ref().map(|b| b.generation)
     }
 
     /// The lake root, canonical.

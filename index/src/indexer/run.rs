@@ -8,6 +8,7 @@ use crate::catalog::{CatalogReader, Change, FileRow, Hash, Known, MetaKey};
 use crate::crawl::links::Containment;
 use crate::crawl::Crawl;
 use crate::error::{Error, Result};
+use crate::search::ann::update::GraphBuild;
 use crate::search::sync::SyncReport;
 use rayon::prelude::*;
 use std::collections::HashMap;
@@ -241,18 +242,36 @@ impl Indexer {
     }
 
     /// Embed and write the full-text documents of what changed, with the index's
-    /// embedder and text index, both kept open between runs.
+    /// embedder and text index, both kept open between runs; a graph rebuild goes to a
+    /// thread of its own when graphs are built apart.
     fn sync(&mut self) -> Result<SyncReport> {
         if self.embedder.is_none() {
             self.embedder = Some(self.opts.embedder.build()?);
         }
         let embedder = self.embedder.as_deref().expect("built above");
-        crate::search::sync::sync_with(
+        let graph = if self.graphs_apart {
+            GraphBuild::Deferred {
+                in_flight: self.graph_in_flight(),
+            }
+        } else {
+            GraphBuild::Inline
+        };
+        let (report, job) = crate::search::sync::sync_with(
             &mut self.catalog,
             &self.index_dir,
             &mut self.text,
             embedder,
             &self.opts.embedder.to_spec_string(),
-        )
+            graph,
+        )?;
+        if let Some(job) = job {
+            let generation = job.generation();
+            let handle = std::thread::Builder::new()
+                .name("lakestar-graph".into())
+                .spawn(move || job.build())
+                .map_err(|e| Error::io(&self.index_dir, e))?;
+            self.building = Some(super::Building { generation, handle });
+        }
+        Ok(report)
     }
 }

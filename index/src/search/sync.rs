@@ -6,6 +6,7 @@
 //! the vector graph is brought in step ([`super::ann::after_sync`]). A change of what the
 //! documents hold ([`SEARCH_DOCS`]) redoes all of it once.
 
+use super::ann::update::{GraphBuild, GraphJob, Refresh};
 use super::doc;
 use super::text::{TextDoc, TextIndex};
 use crate::analyze::Description;
@@ -118,20 +119,24 @@ pub fn sync(
     embedder: &dyn Embedder,
     spec: &str,
 ) -> Result<SyncReport> {
-    sync_with(cat, dir, &mut None, embedder, spec)
+    let (report, job) = sync_with(cat, dir, &mut None, embedder, spec, GraphBuild::Inline)?;
+    debug_assert!(job.is_none(), "an inline refresh builds its graph itself");
+    Ok(report)
 }
 
 /// [`sync`] with the text index kept by the caller between syncs (`None`: opened here
 /// and left in `text`). A writer that lives on merges the segments that many small
 /// commits make (one per `watch` batch); one dropped after each commit never does, and
-/// the segments pile up.
+/// the segments pile up. The vector graph is refreshed as `graph` says: a rebuild it
+/// defers comes back as a [`GraphJob`] for the caller to run.
 pub fn sync_with(
     cat: &mut CatalogWriter,
     dir: &Path,
     text: &mut Option<TextIndex>,
     embedder: &dyn Embedder,
     spec: &str,
-) -> Result<SyncReport> {
+    graph: GraphBuild,
+) -> Result<(SyncReport, Option<GraphJob>)> {
     let mut report = SyncReport::default();
     let text_dir = dir.join(TEXT_DIR);
     if !text_dir.join("meta.json").is_file() {
@@ -149,8 +154,8 @@ pub fn sync_with(
     let same_embedder =
         docs_current && cat.meta(MetaKey::Embedder)?.as_deref() == Some(id.as_str());
     if dirty.is_empty() && same_embedder {
-        super::ann::check(cat, dir, &id)?;
-        return Ok(report);
+        let r = super::ann::update::check_as(cat, dir, &id, super::ann::exact_below(), graph)?;
+        return Ok((report, pending(cat, r, graph)?));
     }
     let counted = super::ann::update::begin(cat)?;
     // Same embedder: only the changed paths can lack an embedding.
@@ -241,6 +246,20 @@ pub fn sync_with(
     // Same embedder: only the stale paths' vectors changed, which bounds the graph's
     // tombstones and delta without counting them.
     let changed = (counted && same_embedder).then_some(dirty.len() as u64);
-    super::ann::after_sync(cat, dir, &id, changed)?;
-    Ok(report)
+    let r =
+        super::ann::update::refresh_as(cat, dir, &id, super::ann::exact_below(), changed, graph)?;
+    Ok((report, pending(cat, r, graph)?))
+}
+
+/// The graph job a refresh leaves to the caller: none when it is done, and none when
+/// it is to be built inline (then it is built and swapped in here).
+fn pending(cat: &mut CatalogWriter, r: Refresh, graph: GraphBuild) -> Result<Option<GraphJob>> {
+    match (r, graph) {
+        (Refresh::Done(_), _) => Ok(None),
+        (Refresh::Build(job), GraphBuild::Inline) => {
+            super::ann::update::swap(cat, job.build()?)?;
+            Ok(None)
+        }
+        (Refresh::Build(job), GraphBuild::Deferred { .. }) => Ok(Some(job)),
+    }
 }

@@ -110,6 +110,9 @@ pub fn watch(
     on_batch: &mut dyn FnMut(&WatchBatch),
 ) -> Result<()> {
     let mut ix = Indexer::open(lake, index_dir, &opts.index)?;
+    // A rebuild of the vector graph (tens of seconds at 100k files) must not hold up
+    // the changes behind it.
+    ix.build_graphs_apart();
     let (tx, rx) = mpsc::channel();
     let watch_error = |source: notify::Error| UserError::Watch {
         path: lake.to_path_buf(),
@@ -127,7 +130,21 @@ pub fn watch(
         report,
         latency: None,
     });
-    follow(&mut ix, &rx, opts, stop, on_batch)
+    follow(&mut ix, &rx, opts, stop, on_batch)?;
+    // A graph under way is finished and swapped in, as a batch in progress is.
+    swap_graph(&mut ix, true);
+    Ok(())
+}
+
+/// Swap in the vector graph built apart, if it is ready (or, with `wait`, once it is).
+/// A failed build is logged, not fatal: the index stays searchable, exactly, and the
+/// next run retries it.
+fn swap_graph(ix: &mut Indexer, wait: bool) {
+    match ix.finish_graph(wait) {
+        Ok(Some(r)) => tracing::info!(?r, "vector graph swapped in"),
+        Ok(None) => {}
+        Err(e) => tracing::warn!("vector graph not built ({e}); the next run retries"),
+    }
 }
 
 /// What the events received so far call for.
@@ -160,6 +177,7 @@ fn follow(
     };
     let mut intake = Intake::default();
     while !stop.load(Ordering::Relaxed) {
+        swap_graph(ix, false);
         let now = Instant::now();
         let wait = intake
             .pending

@@ -317,6 +317,7 @@ pub fn write_generation(
     std::fs::create_dir(&tmp)?;
     let mut m = manifest(g, embedder, graph, params);
     m.files = graph.dump(&tmp)?;
+    crate::failpoint::pause_at("graph-build", index_dir);
     m.codes = write_codes(&tmp, codes)?;
     let mut f = File::create(tmp.join(MANIFEST))?;
     f.write_all(&serde_json::to_vec_pretty(&m).map_err(io::Error::other)?)?;
@@ -406,9 +407,14 @@ pub fn open_generation(
     Graph::load(&generation_dir(index_dir, g), &m)
 }
 
-/// Remove every generation (and half-written one) except `keep`. Returns the highest
-/// generation number seen, so that a new one never reuses a name.
-pub fn remove_other_generations(index_dir: &Path, keep: Option<u64>) -> io::Result<u64> {
+/// Remove every generation (and half-written one) except `keep`, and except `spare`
+/// whole or half-written (a build under way). Returns the highest generation number
+/// seen, so that a new one never reuses a name.
+pub fn remove_other_generations(
+    index_dir: &Path,
+    keep: Option<u64>,
+    spare: Option<u64>,
+) -> io::Result<u64> {
     let root = index_dir.join(VECTORS_DIR);
     let entries = match std::fs::read_dir(&root) {
         Ok(e) => e,
@@ -427,6 +433,9 @@ pub fn remove_other_generations(index_dir: &Path, keep: Option<u64>) -> io::Resu
             highest = highest.max(n);
         }
         if number.is_some() && keep.is_some_and(|k| name == format!("gen-{k}")) {
+            continue;
+        }
+        if number.is_some() && number == spare {
             continue;
         }
         let p = e.path();
@@ -582,15 +591,35 @@ mod tests {
             std::fs::create_dir_all(root.join(name)).unwrap();
         }
         std::fs::write(root.join("stray"), "x").unwrap();
-        assert_eq!(remove_other_generations(d.path(), Some(2)).unwrap(), 7);
+        assert_eq!(
+            remove_other_generations(d.path(), Some(2), Some(7)).unwrap(),
+            7
+        );
+        let mut left: Vec<_> = std::fs::read_dir(&root)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        left.sort();
+        assert_eq!(
+            left,
+            vec!["gen-2", "gen-7.tmp"],
+            "a build under way is spared"
+        );
+        assert_eq!(
+            remove_other_generations(d.path(), Some(2), None).unwrap(),
+            7
+        );
         let left: Vec<_> = std::fs::read_dir(&root)
             .unwrap()
             .map(|e| e.unwrap().file_name().into_string().unwrap())
             .collect();
         assert_eq!(left, vec!["gen-2"]);
-        assert_eq!(remove_other_generations(d.path(), None).unwrap(), 2);
+        assert_eq!(remove_other_generations(d.path(), None, None).unwrap(), 2);
         assert_eq!(std::fs::read_dir(&root).unwrap().count(), 0);
         let none = tempfile::tempdir().unwrap();
-        assert_eq!(remove_other_generations(none.path(), None).unwrap(), 0);
+        assert_eq!(
+            remove_other_generations(none.path(), None, None).unwrap(),
+            0
+        );
     }
 }

@@ -56,9 +56,14 @@ pub const M: usize = 32;
 /// loses too much (0.81 at 400).
 pub const EF_CONSTRUCTION: usize = 100;
 /// Candidates examined per search (at least the number of results asked for; the
-/// retriever asks for 200, so this is its search breadth): 0.5 ms more per query than
-/// 200 on 81k `minilm-static` vectors, for 0.969 of the exact candidates instead of 0.921.
-pub const EF_SEARCH: usize = 400;
+/// retriever asks for 200, so this is its search breadth), all rescored against the
+/// query. On the varied set at 100k (BENCHMARKS.md, Search), recall@10 against exact
+/// search over codes is 0.970 for `hash` (86k points, 4.7 ms p50) and 0.991 for
+/// `minilm-static` (79k, 3.0 ms); 800 gives 0.952 and 0.974 in half the time, 400 0.914
+/// and 0.942. Questions' neighbours there lie within thousandths of each other, which
+/// the graph's walk over codes tells apart only by looking wider. A one-off search
+/// scans the codes exactly and never uses it.
+pub const EF_SEARCH: usize = 1600;
 
 /// The live-vector threshold in force: [`EXACT_BELOW`] or `LAKESTAR_EXACT_BELOW`.
 pub fn exact_below() -> u64 {

@@ -5,6 +5,13 @@
 //! upper bounds instead: a changed path adds at most one tombstone (its old vector), one
 //! delta vector (its new one) and one live vector, so a sync of `n` changed paths raises
 //! each bound by `n`, and only a bound that reaches its limit costs an exact count.
+//!
+//! A rebuild has three steps: [`refresh_as`] decides and reads every file's vector in
+//! one snapshot ([`GraphJob`]); [`GraphJob::build`] builds and writes the generation,
+//! without the catalog; [`swap`] puts it in the catalog in one transaction, with the
+//! files changed since the snapshot stale from then on. `lakestar index` runs them in a
+//! row after its commits ([`GraphBuild::Inline`]); `watch` and `serve` run the build on
+//! a thread of their own and keep indexing meanwhile ([`GraphBuild::Deferred`]).
 
 use super::graph::{self, Graph, GraphParams};
 use super::{common_dim, exact_below, GraphMeta, VectorMeta, EF_CONSTRUCTION, M, REBUILD_FRACTION};
@@ -44,6 +51,71 @@ pub fn begin(cat: &CatalogWriter) -> Result<bool> {
     Ok(trusted)
 }
 
+/// How a refresh that has to rebuild the graph does it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum GraphBuild {
+    /// Build and swap it in now (`lakestar index`: the catalog, text and vectors are
+    /// committed before, so the index is searchable, exactly, while the graph builds).
+    #[default]
+    Inline,
+    /// Hand the build to the caller as a [`GraphJob`], to run off the writer's path and
+    /// swap in with [`swap`] (`watch`, `serve`: the lake's changes keep being indexed
+    /// meanwhile). `in_flight`: the generation a build under way will become; no second
+    /// build starts, and its directory is spared.
+    Deferred {
+        /// The generation under construction, if any.
+        in_flight: Option<u64>,
+    },
+}
+
+/// A refresh's outcome: done, or a graph for the caller to build ([`GraphBuild::Deferred`]).
+#[derive(Debug)]
+pub enum Refresh {
+    /// Nothing left to do.
+    Done(Refreshed),
+    /// A rebuild is due.
+    Build(GraphJob),
+}
+
+/// A graph to build: every file's vector, read in one snapshot, and the generation it
+/// will become. Building it needs no catalog, so it can run on another thread while the
+/// writer goes on; files that change meanwhile are stale from the swap on.
+pub struct GraphJob {
+    dir: std::path::PathBuf,
+    embedder: String,
+    generation: u64,
+    rows: Vec<KeyedVector>,
+}
+
+impl std::fmt::Debug for GraphJob {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GraphJob")
+            .field("generation", &self.generation)
+            .field("files", &self.rows.len())
+            .finish()
+    }
+}
+
+/// A generation built and on disk, for [`swap`] to put in the catalog.
+pub struct BuiltGraph {
+    embedder: String,
+    generation: u64,
+    points: u64,
+    params: GraphParams,
+    /// Each file and the point holding its vector.
+    members: Vec<(u64, KeyedVector)>,
+}
+
+impl std::fmt::Debug for BuiltGraph {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BuiltGraph")
+            .field("generation", &self.generation)
+            .field("points", &self.points)
+            .field("files", &self.members.len())
+            .finish()
+    }
+}
+
 /// After a run that changed no vector: refresh only if the last refresh did not finish,
 /// the graph's files are missing or damaged (sizes; a cheap check), or the threshold
 /// now asks for a graph where there is none or the other way round.
@@ -58,19 +130,31 @@ pub fn check_with(
     embedder: &str,
     exact_below: u64,
 ) -> Result<Refreshed> {
+    let r = check_as(cat, dir, embedder, exact_below, GraphBuild::Inline)?;
+    inline(cat, r)
+}
+
+/// [`check`], building as `how` says.
+pub fn check_as(
+    cat: &mut CatalogWriter,
+    dir: &Path,
+    embedder: &str,
+    exact_below: u64,
+    how: GraphBuild,
+) -> Result<Refresh> {
     let meta = VectorMeta::load(cat)?;
     let want = meta.live >= exact_below && meta.live > 0;
     let sound = meta.graph.as_ref().is_some_and(|g| {
         g.embedder == embedder && graph::looks_complete(dir, g.generation, embedder)
     });
     if meta.fresh && want == sound && (want || meta.graph.is_none()) {
-        return Ok(if want {
+        return Ok(Refresh::Done(if want {
             Refreshed::Kept
         } else {
             Refreshed::Exact
-        });
+        }));
     }
-    refresh_with(cat, dir, embedder, exact_below, None)
+    refresh_as(cat, dir, embedder, exact_below, None, how)
 }
 
 /// After a sync that changed `changed` paths (`None`: unknown — another embedder, or
@@ -101,12 +185,38 @@ pub fn refresh_with(
     exact_below: u64,
     changed: Option<u64>,
 ) -> Result<Refreshed> {
+    let r = refresh_as(cat, dir, embedder, exact_below, changed, GraphBuild::Inline)?;
+    inline(cat, r)
+}
+
+/// Finish a refresh here and now: build and swap in what it asks for.
+fn inline(cat: &mut CatalogWriter, r: Refresh) -> Result<Refreshed> {
+    match r {
+        Refresh::Done(r) => Ok(r),
+        Refresh::Build(job) => swap(cat, job.build()?),
+    }
+}
+
+/// [`refresh_with`], building as `how` says.
+pub fn refresh_as(
+    cat: &mut CatalogWriter,
+    dir: &Path,
+    embedder: &str,
+    exact_below: u64,
+    changed: Option<u64>,
+    how: GraphBuild,
+) -> Result<Refresh> {
     let meta = VectorMeta::load(cat)?;
     let current = meta
         .graph
         .clone()
         .filter(|g| g.embedder == embedder && graph::looks_complete(dir, g.generation, embedder));
     let io = |e| Error::io(dir.join(graph::VECTORS_DIR), e);
+    let in_flight = match how {
+        GraphBuild::Inline => None,
+        GraphBuild::Deferred { in_flight } => in_flight,
+    };
+    let done = |r| Ok(Refresh::Done(r));
 
     // The bounds alone may prove there is nothing to do.
     if let Some(n) = changed {
@@ -126,7 +236,7 @@ pub fn refresh_with(
         };
         if settled {
             cat.set_meta(MetaKey::VectorIndex, &bounded.to_json())?;
-            return Ok(if current.is_some() {
+            return done(if current.is_some() {
                 Refreshed::Kept
             } else {
                 Refreshed::Exact
@@ -158,87 +268,170 @@ pub fn refresh_with(
         } else {
             cat.set_meta(MetaKey::VectorIndex, &none.to_json())?;
         }
-        graph::remove_other_generations(dir, None).map_err(io)?;
-        return Ok(Refreshed::Exact);
+        graph::remove_other_generations(dir, None, in_flight).map_err(io)?;
+        return done(Refreshed::Exact);
     }
 
     let keep = current.as_ref().map(|g| g.generation);
+    let counted = VectorMeta {
+        live,
+        tombstones,
+        delta,
+        fresh: true,
+        ..meta.clone()
+    };
     if let Some(g) = &current {
         let limit = g.files as f64 * REBUILD_FRACTION;
         if tombstones as f64 <= limit && delta as f64 <= limit {
-            let counted = VectorMeta {
-                live,
-                tombstones,
-                delta,
-                fresh: true,
-                ..meta
-            };
             cat.set_meta(MetaKey::VectorIndex, &counted.to_json())?;
             // Leftovers of an interrupted build, if any.
-            graph::remove_other_generations(dir, keep).map_err(io)?;
-            return Ok(Refreshed::Kept);
+            graph::remove_other_generations(dir, keep, in_flight).map_err(io)?;
+            return done(Refreshed::Kept);
         }
     }
-    rebuild(cat, dir, embedder, &meta, keep)
+    if in_flight.is_some() {
+        // A rebuild is due and one is under way: it will cover these files or leave
+        // them stale. Not fresh until then, so that a crash before its swap is caught up.
+        let pending = VectorMeta {
+            fresh: false,
+            ..counted
+        };
+        cat.set_meta(MetaKey::VectorIndex, &pending.to_json())?;
+        return done(Refreshed::Kept);
+    }
+    let highest = graph::remove_other_generations(dir, keep, None).map_err(io)?;
+    let generation = highest.max(meta.graph.as_ref().map_or(0, |g| g.generation)) + 1;
+    let job = GraphJob {
+        dir: dir.to_path_buf(),
+        embedder: embedder.to_string(),
+        generation,
+        rows: cat.keyed_file_vectors(embedder)?,
+    };
+    if matches!(how, GraphBuild::Deferred { .. }) {
+        // Until the swap, the counts stand and the refresh is not finished.
+        let pending = VectorMeta {
+            fresh: false,
+            ..counted
+        };
+        cat.set_meta(MetaKey::VectorIndex, &pending.to_json())?;
+    }
+    Ok(Refresh::Build(job))
 }
 
-/// Build a new generation from every file's vector and swap it in. The current
-/// generation (`keep`) stays readable until the catalog points at the new one.
-fn rebuild(
-    cat: &mut CatalogWriter,
-    dir: &Path,
-    embedder: &str,
-    meta: &VectorMeta,
-    keep: Option<u64>,
-) -> Result<Refreshed> {
-    let io = |e| Error::io(dir.join(graph::VECTORS_DIR), e);
-    let highest = graph::remove_other_generations(dir, keep).map_err(io)?;
-    let next = highest.max(meta.graph.as_ref().map_or(0, |g| g.generation)) + 1;
-    let mut rows = cat.keyed_file_vectors(embedder)?;
-    let dim = common_dim(rows.iter().map(|r| r.vector.dim()));
-    rows.retain(|r| r.vector.dim() == dim);
-    let params = GraphParams {
-        m: M,
-        ef_construction: EF_CONSTRUCTION,
-    };
-    // One point per distinct vector (HNSW degrades on duplicates; identical vectors
-    // are common among same-schema siblings): the catalog maps each file to its point.
-    let mut ids: HashMap<[u8; 32], u64> = HashMap::new();
-    let mut points: Vec<&Code> = Vec::new();
-    let mut members: Vec<(u64, &KeyedVector)> = Vec::with_capacity(rows.len());
-    let mut bytes = Vec::new();
-    for r in &rows {
-        bytes.clear();
-        bytes.extend(r.vector.codes.iter().map(|&c| c as u8));
-        let id = *ids
-            .entry(*blake3::hash(&bytes).as_bytes())
-            .or_insert_with(|| {
-                points.push(&r.vector);
-                points.len() as u64 - 1
-            });
-        members.push((id, r));
+impl GraphJob {
+    /// The generation this job writes.
+    pub fn generation(&self) -> u64 {
+        self.generation
     }
-    let built = Graph::build(&points, params);
-    graph::write_generation(dir, next, embedder, &built, &points, params).map_err(io)?;
-    let files = rows.len() as u64;
-    let meta = VectorMeta {
-        graph: Some(GraphMeta {
-            generation: next,
-            embedder: embedder.to_string(),
-            points: points.len() as u64,
-            files,
+
+    /// Build the graph over every distinct vector and write it as its generation
+    /// (`vectors/gen-N/`, via `gen-N.tmp/`). Needs no catalog.
+    pub fn build(self) -> Result<BuiltGraph> {
+        let GraphJob {
+            dir,
+            embedder,
+            generation,
+            mut rows,
+        } = self;
+        let io = |e| Error::io(dir.join(graph::VECTORS_DIR), e);
+        let dim = common_dim(rows.iter().map(|r| r.vector.dim()));
+        rows.retain(|r| r.vector.dim() == dim);
+        let params = GraphParams {
+            m: M,
+            ef_construction: EF_CONSTRUCTION,
+        };
+        // One point per distinct vector (HNSW degrades on duplicates; identical vectors
+        // are common among same-schema siblings): the catalog maps each file to its point.
+        let mut ids: HashMap<[u8; 32], u64> = HashMap::new();
+        let mut firsts: Vec<usize> = Vec::new();
+        let mut point_of: Vec<u64> = Vec::with_capacity(rows.len());
+        let mut bytes = Vec::new();
+        for (i, r) in rows.iter().enumerate() {
+            bytes.clear();
+            bytes.extend(r.vector.codes.iter().map(|&c| c as u8));
+            let id = *ids
+                .entry(*blake3::hash(&bytes).as_bytes())
+                .or_insert_with(|| {
+                    firsts.push(i);
+                    firsts.len() as u64 - 1
+                });
+            point_of.push(id);
+        }
+        drop(ids);
+        let points: Vec<&Code> = firsts.iter().map(|&i| &rows[i].vector).collect();
+        let built = Graph::build(&points, params);
+        graph::write_generation(&dir, generation, &embedder, &built, &points, params)
+            .map_err(io)?;
+        let points = points.len() as u64;
+        drop(built);
+        Ok(BuiltGraph {
+            embedder,
+            generation,
+            points,
             params,
-        }),
+            members: point_of.into_iter().zip(rows).collect(),
+        })
+    }
+}
+
+/// Put a built generation in the catalog (`vector_points` and meta, one transaction),
+/// count what changed since its snapshot, and remove the older generation. A build the
+/// catalog has moved past (another embedder since, or a newer generation) is removed
+/// instead, and the graph left as it is.
+pub fn swap(cat: &mut CatalogWriter, built: BuiltGraph) -> Result<Refreshed> {
+    let dir = cat.dir().to_path_buf();
+    let io = |e| Error::io(dir.join(graph::VECTORS_DIR), e);
+    let meta = VectorMeta::load(cat)?;
+    let embedder = cat.meta(MetaKey::Embedder)?;
+    let superseded = embedder.as_deref().is_some_and(|e| e != built.embedder)
+        || meta
+            .graph
+            .as_ref()
+            .is_some_and(|g| g.generation >= built.generation);
+    if superseded {
+        let keep = meta.graph.as_ref().map(|g| g.generation);
+        graph::remove_other_generations(&dir, keep, None).map_err(io)?;
+        return Ok(Refreshed::Kept);
+    }
+    crate::failpoint::pause_at("graph-swap", &dir);
+    let files = built.members.len() as u64;
+    let graph = GraphMeta {
+        generation: built.generation,
+        embedder: built.embedder.clone(),
+        points: built.points,
+        files,
+        params: built.params,
+    };
+    let members: Vec<(u64, &KeyedVector)> = built.members.iter().map(|(i, m)| (*i, m)).collect();
+    // Not fresh until the counts below are in: a crash between is caught up.
+    let swapped = VectorMeta {
+        graph: Some(graph.clone()),
         live: files,
         tombstones: 0,
         delta: 0,
-        fresh: true,
+        fresh: false,
     };
-    cat.replace_graph_members(&members, MetaKey::VectorIndex, &meta.to_json())?;
-    graph::remove_other_generations(dir, Some(next)).map_err(io)?;
-    tracing::debug!(generation = next, files, "vector graph rebuilt");
+    cat.replace_graph_members(&members, MetaKey::VectorIndex, &swapped.to_json())?;
+    // Files that changed while the graph was built are stale from the swap on: counted
+    // among the stale paths, a read proportional to them.
+    let tombstones = cat.graph_tombstone_count()?;
+    let delta = cat.graph_delta_count(&built.embedder)?;
+    let counted = VectorMeta {
+        live: files.saturating_sub(tombstones) + delta,
+        tombstones,
+        delta,
+        fresh: true,
+        ..swapped
+    };
+    cat.set_meta(MetaKey::VectorIndex, &counted.to_json())?;
+    graph::remove_other_generations(&dir, Some(built.generation), None).map_err(io)?;
+    tracing::debug!(
+        generation = built.generation,
+        files,
+        "vector graph swapped in"
+    );
     Ok(Refreshed::Built {
-        generation: next,
+        generation: built.generation,
         files,
     })
 }
