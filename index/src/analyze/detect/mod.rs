@@ -317,9 +317,20 @@ fn is_compressed_tar_name(path: &Path, ext: &str) -> bool {
             .is_some_and(|stem| extension(Path::new(stem)) == "tar")
 }
 
-/// Text files have no NUL bytes (UTF-16 text, which has, is recognised before this).
+/// Text files have no NUL bytes (UTF-16 text, which has, is recognised before this),
+/// and few other control bytes: random bytes have a tenth of them (C0 but tab, line
+/// feed, carriage return, form feed and escape, and DEL), so a small binary file without
+/// a NUL is still told apart — one that happened to start with `{` was taken for broken
+/// JSON — while a text file's odd vertical tab or end-of-file mark is not.
 fn looks_binary(head: &[u8]) -> bool {
-    memchr::memchr(0, head).is_some()
+    if memchr::memchr(0, head).is_some() {
+        return true;
+    }
+    let controls = head
+        .iter()
+        .filter(|&&c| (c < 0x20 && !matches!(c, b'\t' | b'\n' | b'\r' | 0x0c | 0x1b)) || c == 0x7f)
+        .count();
+    controls >= 2 && controls * 100 > head.len() * 3
 }
 
 fn strip_bom(b: &[u8]) -> &[u8] {
@@ -379,6 +390,24 @@ mod tests {
         assert!(
             e.contains("\"parqet\"") && e.contains("csv, tsv") && e.contains("parquet"),
             "{e}"
+        );
+    }
+
+    #[test]
+    fn random_bytes_without_a_nul_are_binary_even_after_a_brace() {
+        let mut rng = fastrand::Rng::with_seed(7);
+        let mut binary = 0;
+        for _ in 0..200 {
+            let mut b: Vec<u8> = (0..rng.usize(64..512)).map(|_| rng.u8(1..=255)).collect();
+            b[0] = b'{';
+            binary += usize::from(detect(Path::new("x.bin"), &b, b.len() as u64) == Format::Binary);
+        }
+        assert_eq!(binary, 200);
+        // A text file with a stray control byte or two is still text.
+        let csv = b"id,name,city,note\n1,caf\xe9,Paris,open late\x0b\n2,th\xe9,Lyon,closed on Mondays\n3,n\xe8gre,Nice,terrace\n4,cr\xeape,Lille,by the station\n5,gl\xe2ce,Metz,cash only\x1a\n";
+        assert_eq!(
+            detect(Path::new("x.txt"), csv, csv.len() as u64),
+            Format::Csv
         );
     }
 
