@@ -38,7 +38,9 @@ pub use update::{after_sync, check, refresh};
 /// exact search for the retriever's 200 candidates costs no more than the graph at
 /// [`EF_SEARCH`] (20k `minilm-static` vectors of the varied set: 1.3 ms against 1.4 ms)
 /// and misses nothing; at 50,000 the graph is 4× faster (1.1 ms against 4.1 ms) for 3 %
-/// of the candidates (BENCHMARKS.md, Search).
+/// of the candidates (BENCHMARKS.md, Search). Those figures were taken at a breadth of
+/// 400; at today's [`EF_SEARCH`] the graph costs about four times as much, so exact
+/// search would pay up to a higher threshold too (not yet re-measured).
 /// `LAKESTAR_EXACT_BELOW` overrides it (tests force the graph with 0).
 pub const EXACT_BELOW: u64 = 20_000;
 /// Tombstones (or delta vectors) beyond this fraction of the files the graph stands for
