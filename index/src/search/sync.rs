@@ -251,15 +251,11 @@ pub fn sync_with(
     Ok((report, pending(cat, r, graph)?))
 }
 
-/// The graph job a refresh leaves to the caller: none when it is done, and none when
-/// it is to be built inline (then it is built and swapped in here).
+/// The graph job a refresh leaves to the caller: a rebuild it defers; anything else
+/// is finished here.
 fn pending(cat: &mut CatalogWriter, r: Refresh, graph: GraphBuild) -> Result<Option<GraphJob>> {
     match (r, graph) {
-        (Refresh::Done(_), _) => Ok(None),
-        (Refresh::Build(job), GraphBuild::Inline) => {
-            super::ann::update::swap(cat, job.build()?)?;
-            Ok(None)
-        }
         (Refresh::Build(job), GraphBuild::Deferred { .. }) => Ok(Some(job)),
+        (r, _) => super::ann::update::inline(cat, r).map(|_| None),
     }
 }

@@ -190,7 +190,7 @@ pub fn refresh_with(
 }
 
 /// Finish a refresh here and now: build and swap in what it asks for.
-fn inline(cat: &mut CatalogWriter, r: Refresh) -> Result<Refreshed> {
+pub fn inline(cat: &mut CatalogWriter, r: Refresh) -> Result<Refreshed> {
     match r {
         Refresh::Done(r) => Ok(r),
         Refresh::Build(job) => swap(cat, job.build()?),
@@ -289,33 +289,27 @@ pub fn refresh_as(
             return done(Refreshed::Kept);
         }
     }
-    if in_flight.is_some() {
-        // A rebuild is due and one is under way: it will cover these files or leave
-        // them stale. Not fresh until then, so that a crash before its swap is caught up.
+    if let GraphBuild::Deferred { in_flight } = how {
+        // A rebuild is due and happens apart: the counts stand, and the refresh is not
+        // finished until its swap, so that a crash before it is caught up. One already
+        // under way covers these files or leaves them stale.
         let pending = VectorMeta {
             fresh: false,
             ..counted
         };
         cat.set_meta(MetaKey::VectorIndex, &pending.to_json())?;
-        return done(Refreshed::Kept);
+        if in_flight.is_some() {
+            return done(Refreshed::Kept);
+        }
     }
     let highest = graph::remove_other_generations(dir, keep, None).map_err(io)?;
     let generation = highest.max(meta.graph.as_ref().map_or(0, |g| g.generation)) + 1;
-    let job = GraphJob {
+    Ok(Refresh::Build(GraphJob {
         dir: dir.to_path_buf(),
         embedder: embedder.to_string(),
         generation,
         rows: cat.keyed_file_vectors(embedder)?,
-    };
-    if matches!(how, GraphBuild::Deferred { .. }) {
-        // Until the swap, the counts stand and the refresh is not finished.
-        let pending = VectorMeta {
-            fresh: false,
-            ..counted
-        };
-        cat.set_meta(MetaKey::VectorIndex, &pending.to_json())?;
-    }
-    Ok(Refresh::Build(job))
+    }))
 }
 
 impl GraphJob {
