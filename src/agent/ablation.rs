@@ -109,11 +109,18 @@ impl Loop<'_> {
         let steps = NO_VERIFIER_STEPS.min(self.options.max_rounds.max(1));
         let quantities = answer::requested(self.question, self.guidelines_given());
         let (mut plan, mut ran) = self.first_step(&mut st).await?;
+        let mut scripts = vec![ran.code.clone()];
         for round in 1..steps {
             let result = observation(&ran.exec);
-            let base = ran.code.clone();
             ran = self
-                .next_step(round, &mut st, &mut plan, Some(&base), &result, NOT_CHECKED)
+                .next_step(
+                    round,
+                    &mut st,
+                    &mut plan,
+                    &mut scripts,
+                    &result,
+                    NOT_CHECKED,
+                )
                 .await?;
         }
         let fin = self

@@ -7,7 +7,8 @@
 //! - [`build`]: an agent from the LLM configuration and the caller's settings.
 //! - [`context`]: which files a run sees (retrieved by budget, or pinned) and how their
 //!   descriptions read in a prompt.
-//! - [`prompts`] and [`parse`]: the role prompts, and reading the replies.
+//! - [`prompts`] and [`parse`]: the role prompts, and reading the replies; [`repair`]:
+//!   the fixes a generated script gets before it runs when it cannot run as written.
 //! - [`budget`]: fitting every prompt into the model's context window.
 //! - [`run`]: the loop itself, with the debugger and the finalyzer; [`ablation`]: the
 //!   single-shot and no-verifier variants measured against it.
@@ -27,6 +28,7 @@ pub mod notebook;
 pub mod parse;
 pub mod prompts;
 pub mod record;
+pub mod repair;
 pub mod run;
 pub mod sandbox;
 

@@ -18,7 +18,7 @@ use std::process::Output;
 use std::time::Duration;
 
 /// A script printing the north and south totals of `csv` with labels.
-fn totals_script(csv: &str) -> String {
+pub(crate) fn totals_script(csv: &str) -> String {
     format!(
         "import csv\nrows = list(csv.DictReader(open({csv:?})))\nfor region in ('north', 'south'):\n    print(region, 'total:', sum(int(r['amount']) for r in rows if r['region'] == region))"
     )
@@ -26,7 +26,7 @@ fn totals_script(csv: &str) -> String {
 
 /// `lakestar ask QUESTION --files CSV --python PY --out LAKE/run-PORT EXTRA…` (a run
 /// directory per scripted server); returns the output and the run directory.
-fn ask_pinned(
+pub(crate) fn ask_pinned(
     llm: &ScriptedLlm,
     lake: &Path,
     csv: &str,
@@ -68,21 +68,21 @@ fn ask_north_total(llm: &ScriptedLlm, lake: &Path, csv: &str) -> (Output, PathBu
     (out, run)
 }
 
-fn purposes(run: &Path) -> Vec<String> {
+pub(crate) fn purposes(run: &Path) -> Vec<String> {
     events(run, "exec")
         .iter()
         .map(|e| e["purpose"].as_str().unwrap().to_string())
         .collect()
 }
 
-fn events(run: &Path, kind: &str) -> Vec<Value> {
+pub(crate) fn events(run: &Path, kind: &str) -> Vec<Value> {
     trace(run)
         .into_iter()
         .filter(|e| e["kind"] == kind)
         .collect()
 }
 
-fn notes(run: &Path) -> Vec<String> {
+pub(crate) fn notes(run: &Path) -> Vec<String> {
     events(run, "note")
         .iter()
         .map(|e| e["message"].as_str().unwrap().to_string())

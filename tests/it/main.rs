@@ -11,6 +11,7 @@ mod containment;
 
 mod agent;
 mod agent_loop;
+mod agent_small_model;
 mod ask_interrupt;
 mod ask_surfaces;
 mod crash;

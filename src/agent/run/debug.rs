@@ -55,7 +55,10 @@ impl Loop<'_> {
                 break;
             }
             self.check_key_error(round, st, &exec.stderr, plan).await?;
-            let error = self.error_report(round, &exec).await?;
+            let mut error = self.error_report(round, &exec).await?;
+            if let Some(hint) = super::names::key_holders(&exec.stderr, &st.files) {
+                error = format!("{error}\n\n{hint}");
+            }
             let signature = error_signature(&exec.stderr);
             let same_error = tried.iter().any(|a| a.signature == signature);
             tried.push(Attempt {
@@ -239,7 +242,7 @@ fn attempts_text(tried: &[Attempt]) -> String {
 }
 
 /// A temperature other than the configured one.
-fn other_temperature(configured: Option<f32>) -> f32 {
+pub(super) fn other_temperature(configured: Option<f32>) -> f32 {
     match configured {
         Some(t) if (t - CHANGE_COURSE_TEMPERATURE).abs() < 0.2 => CHANGE_COURSE_TEMPERATURE_ALT,
         _ => CHANGE_COURSE_TEMPERATURE,

@@ -30,6 +30,7 @@ use super::llm::{CallOptions, LlmClient, Message, Role};
 use super::parse::{self, Route, Verdict};
 use super::prompts::{Prompts, Template};
 use super::record::{Event, RunRecord};
+use super::repair;
 use super::sandbox::{Execution, Sandbox};
 use super::{AgentError, AnswerSource, Progress, Status};
 
@@ -113,6 +114,7 @@ pub struct Loop<'a> {
 }
 
 /// A script after execution (and debugging): its final code and what it showed.
+#[derive(Clone)]
 pub(in crate::agent) struct Ran {
     pub(in crate::agent) code: String,
     pub(in crate::agent) exec: Execution,
@@ -178,6 +180,10 @@ impl Loop<'_> {
         let mut verdicts = Vec::new();
         let mut status = Status::MaxRounds;
         let mut rounds = 0;
+        // The latest plan whose script ran and printed every requested quantity, though
+        // the verifier found it insufficient: what the rounds' end falls back on when the
+        // last step went astray.
+        let mut complete: Option<(Vec<String>, Ran)> = None;
 
         for round in 1..=self.options.max_rounds {
             rounds = round;
@@ -244,6 +250,9 @@ impl Loop<'_> {
                 Verdict::Insufficient
             };
             verdicts.push(verdict);
+            if ran.ok() && lacking.is_empty() {
+                complete = Some((plan.clone(), ran.clone()));
+            }
             if !lacking.is_empty() {
                 (self.progress)(Progress::Missing {
                     round,
@@ -295,25 +304,30 @@ impl Loop<'_> {
                 route: route.value,
             });
 
-            let base = scripts.last().cloned();
             ran = self
-                .next_step(
-                    round,
-                    &mut st,
-                    &mut plan,
-                    base.as_deref(),
-                    &result,
-                    &missing,
-                )
+                .next_step(round, &mut st, &mut plan, &mut scripts, &result, &missing)
                 .await?;
-            scripts.push(ran.code.clone());
             debug_assert_eq!(scripts.len(), plan.len());
         }
         if status == Status::MaxRounds {
-            self.note(format!(
-                "no sufficient plan after {} rounds: finalizing from the latest plan",
-                self.options.max_rounds
-            ))?;
+            let last_complete =
+                ran.ok() && answer::missing(&ran.exec.stdout, &quantities).is_empty();
+            match complete {
+                Some((p, r)) if !last_complete => {
+                    self.note(format!(
+                        "no sufficient plan after {} rounds, and the latest script {}: finalizing from the latest plan whose output held every requested quantity ({} steps)",
+                        self.options.max_rounds,
+                        if ran.ok() { "lacks a requested quantity" } else { "fails" },
+                        p.len()
+                    ))?;
+                    plan = p;
+                    ran = r;
+                }
+                _ => self.note(format!(
+                    "no sufficient plan after {} rounds: finalizing from the latest plan",
+                    self.options.max_rounds
+                ))?,
+            }
         }
 
         let fin = self
@@ -367,13 +381,18 @@ impl Loop<'_> {
     }
 
     /// A later round: the planner's next step after `plan` (its names checked), coded on
-    /// `base` (the script of the kept steps; none when the plan starts over) and run.
+    /// the last of `scripts` (`scripts[i]` implements `plan[..=i]`; none when the plan
+    /// starts over) and run; its script is pushed onto `scripts`.
+    ///
+    /// A step the plan already has is not added twice: small models re-propose the step
+    /// whose script did not do what it said. The plan is cut back to before that step,
+    /// which is coded anew at another temperature.
     pub(in crate::agent) async fn next_step(
         &self,
         round: usize,
         st: &mut State,
         plan: &mut Vec<String>,
-        base: Option<&str>,
+        scripts: &mut Vec<String>,
         result: &str,
         missing: &str,
     ) -> Result<Ran, AgentError> {
@@ -390,13 +409,23 @@ impl Loop<'_> {
                 &[("plan", &kept), ("result", result), ("missing", missing)],
             )
             .await?;
-        plan.push(parse::step(&next));
+        let step = parse::step(&next);
+        let mut call = CallOptions::default();
+        if let Some(i) = plan.iter().position(|s| text::same_step(s, &step)) {
+            self.note(format!(
+                "round {round}: the planner proposed step {} again; that step is coded anew at another temperature instead of added twice",
+                i + 1
+            ))?;
+            plan.truncate(i);
+            scripts.truncate(i);
+            call.temperature = Some(debug::other_temperature(self.llm.config().temperature));
+        }
+        plan.push(step.clone());
         self.plan_changed(round, plan)?;
-        let step = plan.last().expect("a step was just pushed").clone();
         self.check_step(round, st, &[&step]).await?;
-        let reply = match base {
+        let reply = match scripts.last() {
             Some(base) => {
-                self.ask(
+                self.ask_with(
                     round,
                     Role::Coder,
                     Template::CoderNext,
@@ -407,16 +436,25 @@ impl Loop<'_> {
                         ("number", &plan.len().to_string()),
                         ("step", &step),
                     ],
+                    &call,
                 )
                 .await?
             }
             None => {
-                self.ask(round, Role::Coder, Template::CoderFirst, &[("step", &step)])
-                    .await?
+                self.ask_with(
+                    round,
+                    Role::Coder,
+                    Template::CoderFirst,
+                    &[("step", &step)],
+                    &call,
+                )
+                .await?
             }
         };
         let code = self.code(&reply)?;
-        self.execute(round, st, code, plan).await
+        let ran = self.execute(round, st, code, plan).await?;
+        scripts.push(ran.code.clone());
+        Ok(ran)
     }
 
     /// The user's guidelines, when given.
@@ -540,13 +578,18 @@ impl Loop<'_> {
         Ok((messages, room.context))
     }
 
-    /// The code of a reply; a reply without a fenced block is run as it is (noted).
+    /// The code of a reply, repaired where it cannot run as written (`repair`); a reply
+    /// without a fenced block is run as it is. Both noted.
     pub(in crate::agent) fn code(&self, reply: &str) -> Result<String, AgentError> {
         let c = parse::code(reply);
         if c.fallback {
             self.note("a reply had no fenced code block; running its code-like lines".into())?;
         }
-        Ok(c.code)
+        let r = repair::repair(&c.code);
+        for fix in &r.fixes {
+            self.note(format!("repaired the script before running it: {fix}"))?;
+        }
+        Ok(r.code)
     }
 
     pub(in crate::agent) fn note(&self, message: String) -> Result<(), AgentError> {

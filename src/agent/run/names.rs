@@ -309,6 +309,25 @@ pub fn key_error(stderr: &str) -> Option<String> {
     (!key.is_empty()).then(|| key.to_string())
 }
 
+/// For a KeyError naming a column that some given files do have (the script read the
+/// wrong file): the line telling the debugger which. `None` for other errors, or when no
+/// file has the key (that case goes to retrieval instead).
+pub(super) fn key_holders(stderr: &str, files: &[FileContext]) -> Option<String> {
+    let key = key_error(stderr)?;
+    let norm = normalize_name(&key);
+    let holders: Vec<String> = files
+        .iter()
+        .filter(|f| f.columns.iter().any(|c| normalize_name(c) == norm))
+        .map(|f| format!("`{}`", f.path.display()))
+        .collect();
+    (!holders.is_empty()).then(|| {
+        format!(
+            "Note: the column {key:?} is in {}; load the file that has it, as its `load:` line says.",
+            holders.join(", ")
+        )
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -337,6 +356,27 @@ mod tests {
         assert_eq!(created_names(q), ["FamilySize", "AgeGroup"]);
         assert!(created_names("What is the mean of the \"Close Price\" column?").is_empty());
         assert_eq!(created_names("Create a new column 'X' from 'Y'."), ["X"]);
+    }
+
+    #[test]
+    fn a_key_error_names_the_files_that_have_the_key() {
+        let file = |p: &str, cols: &[&str]| FileContext {
+            path: p.into(),
+            rel: p.trim_start_matches('/').into(),
+            description: String::new(),
+            columns: cols.iter().map(|c| c.to_string()).collect(),
+        };
+        let files = [
+            file("/l/houses.csv", &["MedInc", "HouseAge"]),
+            file("/l/passengers.csv", &["Pclass", "Age"]),
+        ];
+        let tb = "Traceback (most recent call last):\nKeyError: 'age'\n";
+        assert_eq!(
+            key_holders(tb, &files).as_deref(),
+            Some("Note: the column \"age\" is in `/l/passengers.csv`; load the file that has it, as its `load:` line says.")
+        );
+        assert_eq!(key_holders("KeyError: 'Fare'", &files), None);
+        assert_eq!(key_holders("NameError: name 'pd'", &files), None);
     }
 
     #[test]

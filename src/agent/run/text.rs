@@ -70,6 +70,19 @@ pub fn observation(exec: &Execution) -> String {
     s
 }
 
+/// Whether two plan steps say the same thing: the same words, case, punctuation and
+/// quoting aside (`the \`Age\` column.` and `the Age column`).
+pub(super) fn same_step(a: &str, b: &str) -> bool {
+    let words = |s: &str| -> Vec<String> {
+        s.split(|c: char| !c.is_alphanumeric() && c != '_')
+            .filter(|w| !w.is_empty())
+            .map(str::to_lowercase)
+            .collect()
+    };
+    let (a, b) = (words(a), words(b));
+    !a.is_empty() && a == b
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -77,5 +90,18 @@ mod tests {
     #[test]
     fn steps_are_numbered_from_one() {
         assert_eq!(numbered(&["a".into(), "b".into()]), "1. a\n2. b");
+    }
+
+    #[test]
+    fn steps_that_differ_only_in_quoting_and_case_are_the_same() {
+        assert!(same_step(
+            "Load the `my_test_01.csv` file and compute the Shapiro-Wilk test for the `Age` column.",
+            "load the my_test_01.csv file and compute the Shapiro-Wilk test for the Age column"
+        ));
+        assert!(!same_step(
+            "Compute the mean of `Age`.",
+            "Compute the median of `Age`."
+        ));
+        assert!(!same_step("", "  "));
     }
 }

@@ -1,0 +1,191 @@
+//! The loop against more failure modes of the local 1.5B model, scripted: a planner that
+//! proposes a step the plan already has, rounds that end on a step that went astray after
+//! an earlier output held every requested quantity, and scripts that cannot run as written
+//! (a missing import, a description's `load:` line copied verbatim, a KeyError on a
+//! column another given file has). Real HTTP to the scripted server, real Python.
+
+use crate::agent::{base_code, fenced, ok, sales_lake, section};
+use crate::agent_loop::{ask_pinned, events, notes, purposes, totals_script};
+use crate::common::{python3, test_python};
+use crate::llm_server::ScriptedLlm;
+
+#[test]
+fn a_step_the_plan_already_has_is_coded_anew_not_added_twice() {
+    let (lake, csv) = sales_lake();
+    let csv = csv.display().to_string();
+    let rows = format!("print('rows:', len(open({csv:?}).read().splitlines()) - 1)");
+    let llm = ScriptedLlm::start();
+    llm.say("planner", "Count the rows of the sales file.")
+        .say("coder", &fenced(&rows))
+        .say("verifier", "Verdict: insufficient")
+        .say("router", "Add Step")
+        .say("planner", "Sum the `amount` of each region.")
+        // The coder does not do what the step says.
+        .say("coder", &fenced(&format!("{rows}\nprint('regions: 2')")))
+        .say("verifier", "Verdict: insufficient")
+        .say("router", "Add Step")
+        // The same step again, other quoting: step 2 is coded anew on step 1's script.
+        .say("planner", "sum the amount of each region")
+        .say("coder", &fenced(&totals_script(&csv)))
+        .say("verifier", "Verdict: sufficient")
+        .say("finalyzer", &fenced("print(15)"));
+    let (out, run) = ask_pinned(
+        &llm,
+        lake.path(),
+        &csv,
+        &python3(),
+        "How much did the north region sell?",
+        &["--debug-attempts", "0"],
+    );
+    assert_eq!(ok(&out).trim(), "15");
+    assert!(llm.left().is_empty(), "unused replies: {:?}", llm.left());
+    let plans = events(&run, "plan");
+    let last = plans.last().unwrap()["steps"].as_array().unwrap().clone();
+    assert_eq!(last.len(), 2, "{last:?}");
+    assert_eq!(last[1], "sum the amount of each region");
+    assert!(notes(&run)
+        .iter()
+        .any(|n| n.contains("proposed step 2 again; that step is coded anew")));
+    let coders: Vec<_> = llm
+        .requests()
+        .into_iter()
+        .filter(|r| r.role == "coder")
+        .collect();
+    assert_eq!(coders.len(), 3);
+    assert!(coders[1].body.get("temperature").is_none());
+    assert_eq!(
+        coders[2].body["temperature"].as_f64(),
+        Some(0.8999999761581421)
+    );
+    // Coded on the script of the kept step 1, not on the astray step 2's.
+    assert_eq!(base_code(&coders[2].prompt()), rows);
+}
+
+#[test]
+fn rounds_that_end_astray_finalize_from_the_last_output_holding_every_quantity() {
+    let (lake, csv) = sales_lake();
+    let csv = csv.display().to_string();
+    let llm = ScriptedLlm::start();
+    llm.say("planner", "Sum the amount of each region.")
+        .say("coder", &fenced(&totals_script(&csv)))
+        // A verifier that says no to a complete output, and a plan that then goes astray.
+        .say("verifier", "Verdict: insufficient")
+        .say("router", "Add Step")
+        .say("planner", "Keep only the rows of the south.")
+        .say("coder", &fenced("print('rows kept: 1')"))
+        .say("verifier", "Verdict: insufficient")
+        .say("router", "Add Step")
+        .say("planner", "Print the kept rows.")
+        .say("coder", &fenced("print('row: south 20')"))
+        .say("finalyzer", &fenced("print('@north_total[15]')"));
+    let (out, run) = ask_pinned(
+        &llm,
+        lake.path(),
+        &csv,
+        &python3(),
+        "How much did the north region sell?",
+        &[
+            "--max-rounds",
+            "2",
+            "--debug-attempts",
+            "0",
+            "--guidelines",
+            "@north_total[value]",
+        ],
+    );
+    assert_eq!(ok(&out).trim(), "@north_total[15]");
+    assert!(llm.left().is_empty(), "unused replies: {:?}", llm.left());
+    assert!(notes(&run).iter().any(|n| n.contains(
+        "the latest script lacks a requested quantity: finalizing from the latest plan whose output held every requested quantity (1 steps)"
+    )));
+    let fin = &llm.prompts("finalyzer")[0];
+    assert!(
+        section(fin, "# Its output").contains("north total: 15"),
+        "{fin}"
+    );
+}
+
+#[test]
+fn a_missing_import_and_a_copied_load_line_are_repaired_before_the_script_runs() {
+    let (lake, csv) = sales_lake();
+    let csv = csv.display().to_string();
+    let python = test_python();
+    // As the local model wrote it: no import, the description's `load:` line as is.
+    let script = format!(
+        "load: pd.read_csv({csv:?})\nprint('north total:', int(df[df['region'] == 'north']['amount'].sum()))"
+    );
+    let llm = ScriptedLlm::start();
+    llm.say("planner", "Sum the amount of the north region.")
+        .say("coder", &fenced(&script))
+        .say("verifier", "Verdict: sufficient")
+        .say("finalyzer", &fenced("print(15)"));
+    let (out, run) = ask_pinned(
+        &llm,
+        lake.path(),
+        &csv,
+        python.to_str().unwrap(),
+        "How much did the north region sell?",
+        &["--debug-attempts", "0"],
+    );
+    assert_eq!(ok(&out).trim(), "15");
+    assert!(llm.left().is_empty(), "unused replies: {:?}", llm.left());
+    assert_eq!(purposes(&run), ["solution", "final"]);
+    let exec = &events(&run, "exec")[0];
+    assert_eq!(exec["exit_code"], 0, "{exec}");
+    assert!(exec["stdout"].as_str().unwrap().contains("north total: 15"));
+    let code = exec["code"].as_str().unwrap();
+    assert!(
+        code.starts_with("import pandas as pd\ndf = pd.read_csv("),
+        "{code}"
+    );
+    let notes = notes(&run);
+    assert!(notes
+        .iter()
+        .any(|n| n.contains("added the missing `import pandas as pd`")));
+    assert!(notes
+        .iter()
+        .any(|n| n.contains("`load:` line was copied as is")));
+}
+
+#[test]
+fn a_key_error_on_a_column_another_given_file_has_tells_the_debugger_which() {
+    let lake = tempfile::tempdir().unwrap();
+    let houses = lake.path().join("houses.csv");
+    let people = lake.path().join("people.csv");
+    std::fs::write(&houses, "rooms,price\n3,100\n4,150\n").unwrap();
+    std::fs::write(&people, "name,age\nann,30\nbob,50\n").unwrap();
+    let (houses, people) = (
+        houses.canonicalize().unwrap(),
+        people.canonicalize().unwrap(),
+    );
+    let wrong = format!(
+        "import csv\nrows = list(csv.DictReader(open({:?})))\nprint('mean age:', sum(int(r['age']) for r in rows) / len(rows))",
+        houses.display().to_string()
+    );
+    let right = wrong.replace(&houses.display().to_string(), &people.display().to_string());
+    let llm = ScriptedLlm::start();
+    llm.say("planner", "Compute the mean age.")
+        .say("coder", &fenced(&wrong))
+        .say("debugger", &fenced(&right))
+        .say("verifier", "Verdict: sufficient")
+        .say("finalyzer", &fenced("print(40)"));
+    let people_arg = people.display().to_string();
+    let (out, _run) = ask_pinned(
+        &llm,
+        lake.path(),
+        &houses.display().to_string(),
+        &python3(),
+        "What is the mean age?",
+        &["--debug-attempts", "1", "--files", &people_arg],
+    );
+    assert_eq!(ok(&out).trim(), "40");
+    assert!(llm.left().is_empty(), "unused replies: {:?}", llm.left());
+    let debugger = &llm.prompts("debugger")[0];
+    assert!(
+        debugger.contains(&format!(
+            "Note: the column \"age\" is in `{}`; load the file that has it",
+            people.display()
+        )),
+        "{debugger}"
+    );
+}
