@@ -3,7 +3,8 @@
 //! Measured on the local 1.5B model: a script that uses `pd.` without importing pandas,
 //! or that copies a description's `load:` line verbatim (`load: pd.read_csv(…)`, which
 //! Python takes as an annotation and never assigns) and then reads `df`, fails with a
-//! NameError the same model's debugger hands back unchanged, round after round.
+//! NameError the same model's debugger hands back unchanged, round after round; and
+//! `pd.np`, gone since pandas 2.0, fails every script that uses it.
 //!
 //! Written by hand: no crate rewrites Python source; the rules are line-level and only
 //! fire when the script cannot run as written.
@@ -36,6 +37,11 @@ pub fn repair(code: &str) -> Repaired {
             "the description's `load:` line was copied as is; it now assigns `df` (`{line}`)"
         ));
         code = fixed;
+    }
+    if code.contains("pd.np.") {
+        // `pandas.np` was removed in pandas 2.0; small models still write it.
+        fixes.push("`pd.np.` (removed in pandas 2) is now `np.`".to_string());
+        code = code.replace("pd.np.", "np.");
     }
     let missing: Vec<&str> = ALIASES
         .iter()
@@ -152,6 +158,17 @@ mod tests {
             assert_eq!(r.code, s, "{s}");
             assert!(r.fixes.is_empty(), "{s}: {:?}", r.fixes);
         }
+    }
+
+    #[test]
+    fn pandas_np_becomes_numpy() {
+        // As the local model wrote it (DABench question 271).
+        let r = repair("import pandas as pd\ndf['x'] = df['x'].apply(lambda x: pd.np.log10(x))");
+        assert_eq!(
+            r.code,
+            "import numpy as np\nimport pandas as pd\ndf['x'] = df['x'].apply(lambda x: np.log10(x))"
+        );
+        assert_eq!(r.fixes.len(), 2, "{:?}", r.fixes);
     }
 
     #[test]

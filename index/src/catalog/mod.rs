@@ -224,6 +224,8 @@ pub struct CatalogWriter {
     reader: CatalogReader,
     /// Reused across batches: creating a zstd context per blob was measurable.
     compressor: Option<zstd::bulk::Compressor<'static>>,
+    /// The log size above which a commit truncates it ([`schema::WAL_TRUNCATE_ABOVE`]).
+    wal_bound: u64,
     /// Held for as long as the writer lives; dropped after the connection is closed.
     _lock: WriterLock,
 }
@@ -285,6 +287,7 @@ impl CatalogWriter {
                 decompressor: Default::default(),
             },
             compressor: None,
+            wal_bound: schema::WAL_TRUNCATE_ABOVE,
             _lock: lock,
         })
     }
@@ -615,6 +618,14 @@ impl CatalogWriter {
             }
         }
         tx.commit()?;
+        self.bound_wal()?;
         Ok(())
+    }
+
+    /// After a commit: keep the write-ahead log bounded under constant readers
+    /// ([`schema::WAL_TRUNCATE_ABOVE`]). Returns whether it was cut.
+    fn bound_wal(&self) -> Result<bool> {
+        let wal = self.reader.dir.join(format!("{CATALOG_FILE}-wal"));
+        schema::bound_wal(&self.reader.conn, &wal, self.wal_bound)
     }
 }

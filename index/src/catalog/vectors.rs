@@ -187,6 +187,7 @@ impl CatalogWriter {
             }
         }
         tx.commit()?;
+        self.bound_wal()?;
         Ok(())
     }
 }
