@@ -168,11 +168,18 @@ impl Searcher {
         Self::open_with(dir, Arc::from(embedder), None, Mode::Scan)
     }
 
-    /// [`Searcher::open_recorded`] for a long-lived process (a server): the vector graph
-    /// is loaded once, and each search then takes about a millisecond of vector work.
+    /// [`Searcher::open_recorded`] for a long-lived process (a server): a vector
+    /// generation too large to scan quickly has its graph loaded once ([`Mode::Resident`]).
     pub fn open_resident(dir: &Path) -> Result<Searcher> {
         let spec = Self::recorded_spec(dir)?;
-        Self::open_with(dir, Arc::from(spec.build()?), None, Mode::Graph)
+        Self::open_with(
+            dir,
+            Arc::from(spec.build()?),
+            None,
+            Mode::Resident {
+                scan_up_to: crate::search::ann::scan_up_to(),
+            },
+        )
     }
 
     /// A searcher over the index's current state, for a long-lived process after the

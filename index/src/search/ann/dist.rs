@@ -225,6 +225,11 @@ impl MappedCodes {
         self.dim
     }
 
+    /// Bytes mapped: what one scan reads.
+    pub fn bytes(&self) -> usize {
+        self.map.len()
+    }
+
     /// The similarity of the unit vector `q` with every point, by point id. Empty when
     /// `q` has another dimension.
     pub fn scores(&self, q: &[f32]) -> Vec<(usize, f32)> {

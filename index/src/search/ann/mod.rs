@@ -67,6 +67,23 @@ pub const EF_CONSTRUCTION: usize = 100;
 /// scans the codes exactly and never uses it.
 pub const EF_SEARCH: usize = 1600;
 
+/// Bytes of a generation's codes up to which a long-lived process scans them rather than
+/// loading the graph ([`nearest::Mode::Resident`]). Measured on the synthetic 100k lake
+/// (BENCHMARKS.md, In-process search at 100k): scanning 41 MB of codes took 5.9 ms p50 on
+/// two cores, exact, against 8.6 ms for the graph at [`EF_SEARCH`]; a scan grows with
+/// the bytes, the graph's walk barely, so they meet near 64 MiB (about 124k points at
+/// 512 dimensions, 248k at 256). `LAKESTAR_SCAN_UP_TO` overrides it (tests force the
+/// graph with 0).
+pub const SCAN_UP_TO: u64 = 64 << 20;
+
+/// The threshold in force: [`SCAN_UP_TO`] or `LAKESTAR_SCAN_UP_TO`.
+pub fn scan_up_to() -> u64 {
+    std::env::var("LAKESTAR_SCAN_UP_TO")
+        .ok()
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(SCAN_UP_TO)
+}
+
 /// The live-vector threshold in force: [`EXACT_BELOW`] or `LAKESTAR_EXACT_BELOW`.
 pub fn exact_below() -> u64 {
     std::env::var("LAKESTAR_EXACT_BELOW")

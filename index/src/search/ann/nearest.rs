@@ -8,7 +8,7 @@
 
 use super::dist::{self, Flat, MappedCodes};
 use super::graph::{self, Graph};
-use super::{common_dim, exact_below, GraphMeta, VectorMeta, EF_SEARCH};
+use super::{common_dim, exact_below, scan_up_to, GraphMeta, VectorMeta, EF_SEARCH};
 use crate::catalog::CatalogReader;
 use crate::compact::Code;
 use crate::error::Result;
@@ -25,8 +25,16 @@ pub enum Mode {
     #[default]
     Scan,
     /// The HNSW graph, loaded: a long-lived process pays the load once and then
-    /// searches in about a millisecond.
+    /// searches in a few milliseconds.
     Graph,
+    /// A long-lived process: [`Mode::Scan`] up to `scan_up_to` bytes of codes
+    /// ([`super::SCAN_UP_TO`]), where the exact scan is as fast as the graph at the
+    /// breadth recall needs and maps a third of the memory the graph loads;
+    /// [`Mode::Graph`] above.
+    Resident {
+        /// Bytes of codes scanned at most.
+        scan_up_to: u64,
+    },
 }
 
 /// Where a generation's nearest points come from.
@@ -96,9 +104,18 @@ impl VectorIndex {
         Self::open_with(cat, dir, embedder, exact_below(), Mode::Scan)
     }
 
-    /// [`VectorIndex::open`] for a long-lived process: the graph loaded.
+    /// [`VectorIndex::open`] for a long-lived process ([`Mode::Resident`]): the graph
+    /// loaded once, for generations too large to scan.
     pub fn open_resident(cat: &CatalogReader, dir: &Path, embedder: &str) -> Result<VectorIndex> {
-        Self::open_with(cat, dir, embedder, exact_below(), Mode::Graph)
+        Self::open_with(
+            cat,
+            dir,
+            embedder,
+            exact_below(),
+            Mode::Resident {
+                scan_up_to: scan_up_to(),
+            },
+        )
     }
 
     /// [`VectorIndex::open`] with the exact-search threshold and the mode given.
@@ -203,24 +220,34 @@ impl VectorIndex {
             return Ok(Ok(None));
         }
         let points = g.points as usize;
-        let (points, dim) = match (mode, loaded) {
-            (Mode::Graph, Some(graph)) => {
-                let dim = graph.dim();
-                (Points::Graph(graph), dim)
-            }
-            (Mode::Graph, None) => {
-                match graph::open_generation(dir, g.generation, &g.embedder, points) {
-                    Ok(graph) => {
-                        let dim = graph.dim();
-                        (Points::Graph(Arc::new(graph)), dim)
-                    }
+        // The codes are mapped (a few milliseconds) unless the graph is asked for: a
+        // resident index scans them when they are small enough.
+        let codes = match mode {
+            Mode::Graph => None,
+            Mode::Scan | Mode::Resident { .. } => {
+                match graph::open_codes(dir, g.generation, &g.embedder, points) {
+                    Ok(codes) => Some(codes),
                     Err(why) => return Ok(Err(why)),
                 }
             }
-            (Mode::Scan, _) => match graph::open_codes(dir, g.generation, &g.embedder, points) {
-                Ok(codes) => {
-                    let dim = codes.dim();
-                    (Points::Scan(codes), dim)
+        };
+        let codes = codes.filter(|c| match mode {
+            Mode::Resident { scan_up_to } => c.bytes() as u64 <= scan_up_to,
+            _ => true,
+        });
+        let (points, dim) = match (codes, loaded) {
+            (Some(codes), _) => {
+                let dim = codes.dim();
+                (Points::Scan(codes), dim)
+            }
+            (None, Some(graph)) => {
+                let dim = graph.dim();
+                (Points::Graph(graph), dim)
+            }
+            (None, None) => match graph::open_generation(dir, g.generation, &g.embedder, points) {
+                Ok(graph) => {
+                    let dim = graph.dim();
+                    (Points::Graph(Arc::new(graph)), dim)
                 }
                 Err(why) => return Ok(Err(why)),
             },

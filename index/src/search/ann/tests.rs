@@ -253,6 +253,30 @@ fn a_reopen_keeps_the_loaded_graph_while_its_generation_stands() {
 }
 
 #[test]
+fn a_resident_index_scans_small_codes_and_loads_the_graph_of_larger_ones() {
+    let mut l = filled(100);
+    l.refresh(0);
+    let resident = |scan_up_to: u64| {
+        VectorIndex::open_with(&l.cat, &l.dir, EMB, 0, Mode::Resident { scan_up_to }).unwrap()
+    };
+    // 100 points of 4 + 16 bytes.
+    let small = resident(100 * 20);
+    assert_eq!((small.kind(), small.len()), ("codes", 100));
+    let large = resident(100 * 20 - 1);
+    assert_eq!((large.kind(), large.len()), ("hnsw", 100));
+    // Both answer alike, and a reopen keeps the choice rule, not the outcome.
+    let q = vector("content 42");
+    assert_eq!(
+        small.nearest(&l.cat, &q, 1).unwrap()[0].0,
+        large.nearest(&l.cat, &q, 1).unwrap()[0].0
+    );
+    l.put("new.csv", "brand new");
+    assert_eq!(l.refresh(0), Refreshed::Kept);
+    let again = large.reopen_with(&l.cat, &l.dir, EMB, 0).unwrap();
+    assert!(again.shares_graph_with(&large));
+}
+
+#[test]
 fn tombstones_past_the_threshold_rebuild_into_a_new_generation() {
     let mut l = filled(100);
     l.refresh(0);
