@@ -118,8 +118,7 @@ impl Loop<'_> {
                     &mut st,
                     &mut plan,
                     &mut scripts,
-                    &result,
-                    NOT_CHECKED,
+                    (&result, NOT_CHECKED, &[]),
                 )
                 .await?;
         }

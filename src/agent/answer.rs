@@ -187,6 +187,9 @@ pub struct Quantity {
     pub numeric: bool,
     /// The words that label it in an output (each may be matched by a synonym).
     words: Vec<String>,
+    /// What the format says it is: the text in its brackets, when that says more than
+    /// the name (`Number of entries after cleaning duplicates`).
+    pub meaning: Option<String>,
 }
 
 impl Quantity {
@@ -201,6 +204,26 @@ impl Quantity {
         let n = self.words.len();
         found == n || (n >= 3 && found + 1 == n)
     }
+
+    /// Whether `text` (a plan step) speaks of this quantity: its name, its label words,
+    /// or most of the words of its meaning.
+    pub fn mentioned_in(&self, text: &str) -> bool {
+        let w = words(text);
+        if self.labels(&w) || text.to_lowercase().contains(&self.name.to_lowercase()) {
+            return true;
+        }
+        self.meaning.as_deref().is_some_and(|m| {
+            let mw: Vec<String> = words(m)
+                .into_iter()
+                .filter(|x| x.len() > 3 && !GENERIC.contains(&x.as_str()))
+                .collect();
+            let found = mw
+                .iter()
+                .filter(|x| w.iter().any(|y| matches(y, x)))
+                .count();
+            !mw.is_empty() && 2 * found > mw.len()
+        })
+    }
 }
 
 /// The quantities `question` and its `guidelines` ask for: every `@name[...]` of either;
@@ -208,7 +231,7 @@ impl Quantity {
 pub fn requested(question: &str, guidelines: Option<&str>) -> Vec<Quantity> {
     let mut out: Vec<Quantity> = Vec::new();
     for text in [question, guidelines.unwrap_or("")] {
-        for name in format_names(text) {
+        for (name, meaning) in format_names(text) {
             if out.iter().all(|q| q.name != name) {
                 let mut words: Vec<String> = words(&name)
                     .into_iter()
@@ -220,11 +243,19 @@ pub fn requested(question: &str, guidelines: Option<&str>) -> Vec<Quantity> {
                 let all = self::words(&name);
                 let has = |set: &[&str]| all.iter().any(|w| set.contains(&w.as_str()));
                 let numeric = has(COUNT_WORDS) || (has(NUMBER_WORDS) && !has(ENTITY_WORDS));
+                let meaning = Some(meaning.trim().to_string()).filter(|m| {
+                    let mw = self::words(m);
+                    // `[value]`, `[mean_fare]`: a placeholder, not a meaning.
+                    mw != all
+                        && mw.iter().any(|w| !GENERIC.contains(&w.as_str()))
+                        && m.len() <= MEANING_MAX
+                });
                 out.push(Quantity {
                     name,
                     formatted: true,
                     numeric,
                     words,
+                    meaning,
                 });
             }
         }
@@ -244,6 +275,7 @@ pub fn requested(question: &str, guidelines: Option<&str>) -> Vec<Quantity> {
                 numeric: true,
                 // Any one label word will do: joined into one synonym set.
                 words: vec![labels.join("|")],
+                meaning: None,
             });
         }
     }
@@ -251,7 +283,11 @@ pub fn requested(question: &str, guidelines: Option<&str>) -> Vec<Quantity> {
 }
 
 /// The names of `@name[` in `text`, in order.
-fn format_names(text: &str) -> Vec<String> {
+/// Longest bracket text kept as a quantity's meaning (longer is a sentence of rules).
+const MEANING_MAX: usize = 160;
+
+/// Every `@name[meaning]` of `text`: the names and their bracket texts.
+fn format_names(text: &str) -> Vec<(String, String)> {
     let mut names = Vec::new();
     let mut rest = text;
     while let Some(at) = rest.find('@') {
@@ -262,7 +298,9 @@ fn format_names(text: &str) -> Vec<String> {
         // `@name[...]` is how instructions write the form itself, not a quantity.
         let generic = ["[...]", "[…]"].iter().any(|g| after[len..].starts_with(g));
         if len > 0 && after[len..].starts_with('[') && !generic {
-            names.push(after[..len].to_string());
+            let inside = &after[len + 1..];
+            let meaning = inside.find(']').map_or("", |end| &inside[..end]);
+            names.push((after[..len].to_string(), meaning.to_string()));
         }
         rest = &after[len..];
     }
@@ -552,6 +590,27 @@ mod tests {
 
     fn names(qs: &[Quantity]) -> Vec<&str> {
         qs.iter().map(|q| q.name.as_str()).collect()
+    }
+
+    #[test]
+    fn a_step_mentions_a_quantity_by_name_label_or_meaning() {
+        // DABench question 271's format.
+        let q = requested(
+            "Preprocess the dataset.",
+            Some("Return 4 values: @clean_entries[Number of entries after cleaning duplicates], @mean_USFLUX[Mean of the USFLUX column after filling missing values, rounded to two decimal places], @norm_TOTUSJZ[value]."),
+        );
+        assert_eq!(names(&q), ["clean_entries", "mean_USFLUX", "norm_TOTUSJZ"]);
+        assert_eq!(
+            q[0].meaning.as_deref(),
+            Some("Number of entries after cleaning duplicates")
+        );
+        assert_eq!(q[2].meaning, None, "a placeholder is no meaning");
+        let drifted = "Compute the mean of the `MEANGAM` column and print it.";
+        assert!(q.iter().all(|q| !q.mentioned_in(drifted)));
+        assert!(q[0].mentioned_in("Print clean_entries after dropping duplicate rows."));
+        assert!(q[0].mentioned_in("Count the entries after cleaning the duplicates."));
+        assert!(q[1].mentioned_in("Fill the missing USFLUX values and print the mean USFLUX."));
+        assert!(q[2].mentioned_in("Min-max normalize TOTUSJZ and print norm TOTUSJZ."));
     }
 
     #[test]

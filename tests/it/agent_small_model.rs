@@ -189,3 +189,47 @@ fn a_key_error_on_a_column_another_given_file_has_tells_the_debugger_which() {
         "{debugger}"
     );
 }
+
+#[test]
+fn a_step_that_computes_none_of_the_missing_quantities_is_replaced_by_one_that_does() {
+    let (lake, csv) = sales_lake();
+    let csv = csv.display().to_string();
+    let north = format!(
+        "import csv\nrows = list(csv.DictReader(open({csv:?})))\nprint('north total:', sum(int(r['amount']) for r in rows if r['region'] == 'north'))"
+    );
+    let llm = ScriptedLlm::start();
+    llm.say("planner", "Sum the amounts of the north.")
+        .say("coder", &fenced(&north))
+        .say("verifier", "Verdict: sufficient")
+        .say("router", "Add Step")
+        // Drifts to something no quantity needs.
+        .say("planner", "Count the rows of the file.")
+        .say("coder", &fenced(&totals_script(&csv)))
+        .say("verifier", "Verdict: sufficient")
+        .say(
+            "finalyzer",
+            &fenced("print('@north_total[15], @south_total[20]')"),
+        );
+    let (out, run) = ask_pinned(
+        &llm,
+        lake.path(),
+        &csv,
+        &python3(),
+        "How much did the north and the south sell?",
+        &[
+            "--debug-attempts",
+            "0",
+            "--guidelines",
+            "@north_total[value], @south_total[total sales of the south region]",
+        ],
+    );
+    assert_eq!(ok(&out).trim(), "@north_total[15], @south_total[20]");
+    assert!(llm.left().is_empty(), "unused replies: {:?}", llm.left());
+    let due = "Compute south_total (total sales of the south region) from the data, following every constraint of the question, and print it labelled `south_total: <value>`.";
+    let plans = events(&run, "plan");
+    assert_eq!(plans.last().unwrap()["steps"][1], due);
+    assert!(notes(&run).iter().any(|n| n.contains(
+        "computes none of the missing quantities; asking for `south_total` instead of: Count the rows of the file."
+    )));
+    assert!(llm.prompts("coder")[1].contains(due));
+}

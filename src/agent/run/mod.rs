@@ -265,6 +265,11 @@ impl Loop<'_> {
                 break;
             }
             let missing = missing_text(&lacking, ran.ok());
+            let due: Vec<answer::Quantity> = quantities
+                .iter()
+                .filter(|q| lacking.contains(&q.name))
+                .cloned()
+                .collect();
 
             let reply = self
                 .ask(
@@ -305,7 +310,13 @@ impl Loop<'_> {
             });
 
             ran = self
-                .next_step(round, &mut st, &mut plan, &mut scripts, &result, &missing)
+                .next_step(
+                    round,
+                    &mut st,
+                    &mut plan,
+                    &mut scripts,
+                    (&result, &missing, &due),
+                )
                 .await?;
             debug_assert_eq!(scripts.len(), plan.len());
         }
@@ -384,18 +395,22 @@ impl Loop<'_> {
     /// the last of `scripts` (`scripts[i]` implements `plan[..=i]`; none when the plan
     /// starts over) and run; its script is pushed onto `scripts`.
     ///
-    /// A step the plan already has is not added twice: small models re-propose the step
-    /// whose script did not do what it said. The plan is cut back to before that step,
-    /// which is coded anew at another temperature.
+    /// `seen` is what the planner is shown: the output, what is missing, and the
+    /// requested quantities the output lacks. Two guards for small models: a step that
+    /// computes none of those quantities (the planner drifted to something else) is
+    /// replaced by one asking for the first of them; and a step the plan already has is
+    /// not added twice (small models re-propose the step whose script did not do what
+    /// it said): the plan is cut back to before it, and it is coded anew at another
+    /// temperature.
     pub(in crate::agent) async fn next_step(
         &self,
         round: usize,
         st: &mut State,
         plan: &mut Vec<String>,
         scripts: &mut Vec<String>,
-        result: &str,
-        missing: &str,
+        seen: (&str, &str, &[answer::Quantity]),
     ) -> Result<Ran, AgentError> {
+        let (result, missing, due) = seen;
         let kept = if plan.is_empty() {
             "(no steps: the plan starts over)".to_string()
         } else {
@@ -409,7 +424,17 @@ impl Loop<'_> {
                 &[("plan", &kept), ("result", result), ("missing", missing)],
             )
             .await?;
-        let step = parse::step(&next);
+        let mut step = parse::step(&next);
+        if let Some(q) = due
+            .first()
+            .filter(|_| !due.iter().any(|q| q.mentioned_in(&step)))
+        {
+            self.note(format!(
+                "round {round}: the planner's step computes none of the missing quantities; asking for `{}` instead of: {step}",
+                q.name
+            ))?;
+            step = text::due_step(q);
+        }
         let mut call = CallOptions::default();
         if let Some(i) = plan.iter().position(|s| text::same_step(s, &step)) {
             self.note(format!(

@@ -70,6 +70,20 @@ pub fn observation(exec: &Execution) -> String {
     s
 }
 
+/// The step asking for quantity `q`, which the output lacks and the planner's own step
+/// did not compute.
+pub(super) fn due_step(q: &Quantity) -> String {
+    let meaning = q
+        .meaning
+        .as_deref()
+        .map(|m| format!(" ({m})"))
+        .unwrap_or_default();
+    format!(
+        "Compute {}{meaning} from the data, following every constraint of the question, and print it labelled `{}: <value>`.",
+        q.name, q.name
+    )
+}
+
 /// Whether two plan steps say the same thing: the same words, case, punctuation and
 /// quoting aside (`the \`Age\` column.` and `the Age column`).
 pub(super) fn same_step(a: &str, b: &str) -> bool {
