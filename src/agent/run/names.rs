@@ -228,6 +228,9 @@ fn plausible(s: &str) -> bool {
         && s.parse::<f64>().is_err()
         && !s.contains('/')
         && !s.contains('\\')
+        // Code, not a name: `scipy.stats.shapiro()`, `df['a']`.
+        && !s.contains('(')
+        && !s.contains('[')
         && !s.rsplit_once('.').is_some_and(|(_, ext)| {
             (2..=5).contains(&ext.len()) && ext.chars().all(|c| c.is_ascii_alphabetic())
         })
@@ -377,6 +380,15 @@ mod tests {
         );
         assert_eq!(key_holders("KeyError: 'Fare'", &files), None);
         assert_eq!(key_holders("NameError: name 'pd'", &files), None);
+    }
+
+    #[test]
+    fn code_beside_a_marker_is_no_column_name() {
+        // As the local model wrote a step (DABench question 268).
+        assert_eq!(
+            marked_names("Compute the Shapiro-Wilk test of the `MEANPOT` column using the `scipy.stats.shapiro()` function."),
+            ["MEANPOT"]
+        );
     }
 
     #[test]
