@@ -68,31 +68,6 @@ fn columns_from(json: &str) -> Result<Vec<companion::DocColumn>> {
 }
 
 impl CatalogReader {
-    /// The rows of at most `limit` files directly in `folder` that are not members of
-    /// collection `id`, by path: the tables beside a collection.
-    pub fn folder_files_outside(
-        &self,
-        folder: &str,
-        id: &str,
-        limit: usize,
-    ) -> Result<Vec<FileRow>> {
-        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
-        let outside = "(collection IS NULL OR collection != ?2) ORDER BY path LIMIT ?3";
-        let sql = if folder.is_empty() {
-            format!("SELECT {FILE_COLUMNS} FROM files WHERE instr(path, '/') = 0 AND ?1 = '' AND {outside}")
-        } else {
-            format!(
-                "SELECT {FILE_COLUMNS} FROM files WHERE path >= ?1 || '/' AND path < ?1 || '0'
-                 AND instr(substr(path, length(?1) + 2), '/') = 0 AND {outside}"
-            )
-        };
-        let mut stmt = self.conn.prepare_cached(&sql)?;
-        let rows = stmt
-            .query_map(params![folder, id, limit], super::row_from)?
-            .collect::<rusqlite::Result<Vec<_>>>()?;
-        Ok(rows)
-    }
-
     /// The rows of the files directly in `folder` (not below it), by path.
     pub fn folder_files(&self, folder: &str) -> Result<Vec<FileRow>> {
         let (sql, arg) = if folder.is_empty() {

@@ -475,7 +475,20 @@ impl Searcher {
         // hits anyway: brought next to what it summarizes, it takes no other file's
         // place (attached to every collection hit, it cost the dev set more questions
         // than it won: BENCHMARKS.md).
-        let planned: HashSet<&str> = plan.iter().take(k).map(|p| paths[p.at].as_str()).collect();
+        // So summary tables are looked for among the planned hits only, read here
+        // before their slots are taken: no other file is read for them.
+        let tables: Vec<members::Table> = plan
+            .iter()
+            .take(k)
+            .filter_map(|p| slots[p.at].as_ref())
+            .filter_map(|c| {
+                c.desc.clone().map(|desc| members::Table {
+                    path: c.path.clone(),
+                    collection: c.collection.clone(),
+                    desc,
+                })
+            })
+            .collect();
         for p in plan {
             if hits.len() == k {
                 if expand {
@@ -518,15 +531,10 @@ impl Searcher {
             returned.insert(c.path.clone());
             let mut companions = self.catalog().companions(&c.path)?;
             if let Some(coll) = c.collection.as_ref().and_then(|id| collections.get(id)) {
-                if !summaries.contains_key(&coll.id) {
-                    summaries.insert(coll.id.clone(), self.summaries(coll)?);
-                }
-                companions.extend(
-                    summaries[&coll.id]
-                        .iter()
-                        .filter(|m| planned.contains(m.path.as_str()))
-                        .cloned(),
-                );
+                let of_coll = summaries
+                    .entry(coll.id.clone())
+                    .or_insert_with(|| members::summaries(coll, &tables));
+                companions.extend(of_coll.iter().cloned());
             }
             companions.retain(|m| !returned.contains(&m.path));
             companions.truncate(COMPANIONS_NAMED);

@@ -64,35 +64,38 @@ impl Searcher {
         candidates.extend(added);
         Ok(())
     }
+}
 
-    /// The summary tables of collection `c` (see [`crate::companion::summary`]): tables
-    /// in its folder or the folder above with a column listing its members.
-    pub(super) fn summaries(&self, c: &Collection) -> Result<Vec<Companion>> {
-        use crate::catalog::folder_of;
-        let folder = folder_of(&c.template);
-        let mut folders = vec![folder];
-        if !folder.is_empty() {
-            folders.push(folder_of(folder));
-        }
-        let mut out = Vec::new();
-        for f in folders {
-            let rows = self
-                .catalog()
-                .folder_files_outside(f, &c.id, self.ranking.summary_scan)?;
-            for row in rows {
-                let Some(d) = self.catalog().file_description(&row)? else {
-                    continue;
-                };
-                if let Some(column) = crate::companion::summary::member_column(&d, c) {
-                    out.push(Companion {
-                        path: row.path,
-                        why: format!("summary: a row per member ({column})"),
-                    });
-                }
-            }
-        }
-        Ok(out)
-    }
+/// A hit that may be a collection's summary table: its path, collection and description.
+pub(super) struct Table {
+    pub path: String,
+    pub collection: Option<String>,
+    pub desc: crate::Description,
+}
+
+/// The summary tables of collection `c` (see [`crate::companion::summary`]) among
+/// `tables`: tables in its folder or the folder above, outside it, with a column listing
+/// its members. Only hits are looked at: a summary goes with its collection's hit when it
+/// is among the hits anyway (BENCHMARKS.md), so reading other files of the folder (it
+/// was a quarter of a `lakestar search` at 100k files) found nothing that could be used.
+pub(super) fn summaries(c: &Collection, tables: &[Table]) -> Vec<Companion> {
+    use crate::catalog::folder_of;
+    let folder = folder_of(&c.template);
+    let above = (!folder.is_empty()).then(|| folder_of(folder));
+    tables
+        .iter()
+        .filter(|t| t.collection.as_deref() != Some(c.id.as_str()))
+        .filter(|t| {
+            let f = folder_of(&t.path);
+            f == folder || Some(f) == above
+        })
+        .filter_map(|t| {
+            crate::companion::summary::member_column(&t.desc, c).map(|column| Companion {
+                path: t.path.clone(),
+                why: format!("summary: a row per member ({column})"),
+            })
+        })
+        .collect()
 }
 
 /// Whether a collection's members cover different times (a yearly or daily

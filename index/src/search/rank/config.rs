@@ -77,9 +77,6 @@ pub const PLAIN_CAP: f64 = 0.0;
 /// (the days they cover, their names) answers the question; the rest fold. A question
 /// over 2002–2023 of a yearly collection needs its 22 members.
 pub const MEMBER_HITS: usize = 24;
-/// Tables read per folder when looking for a collection's summary table (a row per
-/// member) beside it, in its folder and the folder above.
-pub const SUMMARY_SCAN: usize = 32;
 /// Vector neighbours whose similarity is given as a reason.
 pub const SIMILAR_REASONS: usize = 10;
 /// When no file's words match the question (no full-text hit, no name named), the
@@ -121,8 +118,6 @@ pub struct RankingConfig {
     pub time_specific: f64,
     /// [`MEMBER_HITS`] (`LAKESTAR_MEMBER_HITS`).
     pub member_hits: usize,
-    /// [`SUMMARY_SCAN`] (`LAKESTAR_SUMMARY_SCAN`).
-    pub summary_scan: usize,
     /// [`SIMILAR_REASONS`] (`LAKESTAR_SIMILAR_REASONS`).
     pub similar_reasons: usize,
     /// [`ALONE_SIMILARITY`] (`LAKESTAR_ALONE_SIMILARITY`).
@@ -148,7 +143,6 @@ impl Default for RankingConfig {
             time: W_TIME,
             time_specific: TIME_SPECIFIC,
             member_hits: MEMBER_HITS,
-            summary_scan: SUMMARY_SCAN,
             similar_reasons: SIMILAR_REASONS,
             alone_similarity: ALONE_SIMILARITY,
             boosts: [
@@ -212,7 +206,6 @@ impl RankingConfig {
         c.time = over.number("LAKESTAR_W_TIME", c.time * scale, false)?;
         c.time_specific = over.number("LAKESTAR_TIME_SPECIFIC", c.time_specific, false)?;
         c.member_hits = over.count("LAKESTAR_MEMBER_HITS", c.member_hits)?;
-        c.summary_scan = over.count("LAKESTAR_SUMMARY_SCAN", c.summary_scan)?;
         c.similar_reasons = over.count("LAKESTAR_SIMILAR_REASONS", c.similar_reasons)?;
         c.alone_similarity = over.number("LAKESTAR_ALONE_SIMILARITY", c.alone_similarity, false)?;
         for (b, v) in c.boosts.iter_mut().zip(BOOST_VARS) {
