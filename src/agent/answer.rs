@@ -423,10 +423,17 @@ fn bracket_value(line: &str) -> Option<String> {
 /// dump) whose words label `q` and that holds a value, or a label line followed by a
 /// line holding the value alone.
 pub fn value_for(output: &str, q: &Quantity) -> Option<String> {
-    // A number is asked: a value with no digit in it is a word of the output.
+    // A number is asked: a value must start with one (`0.054`, `12.5 %`, `[1, 2]`); a
+    // word of the output, or a sentence with a number in it (`Normal (p-value > 0.05)
+    // if …`, the rule echoed), is not its value.
     let fits = |v: &str| {
+        let first = v
+            .split_whitespace()
+            .next()
+            .unwrap_or("")
+            .trim_matches(|c: char| matches!(c, '[' | ']' | '(' | ')' | ',' | ';'));
         !q.numeric
-            || v.chars().any(|c| c.is_ascii_digit())
+            || is_number(first)
             || ["nan", "inf", "-inf"].contains(&v.trim().to_lowercase().as_str())
     };
     let tag = format!("@{}[", q.name);
@@ -590,6 +597,26 @@ mod tests {
 
     fn names(qs: &[Quantity]) -> Vec<&str> {
         qs.iter().map(|q| q.name.as_str()).collect()
+    }
+
+    #[test]
+    fn a_numeric_quantity_takes_no_sentence_with_a_number_in_it() {
+        // As the local model's script printed it (DABench question 268).
+        let q = requested(
+            "Are the MEANPOT values normally distributed?",
+            Some("@normality_test_result[Normal or Not Normal] @p_value[The p-value, rounded to three decimal places]"),
+        );
+        let echoed = "Mean POT: 1571.7\nShapiro-Wilk Test Result: Normal (p-value > 0.05) if p-value is greater than 0.05, Not Normal otherwise";
+        assert_eq!(value_for(echoed, &q[1]), None);
+        assert_eq!(missing(echoed, &q), ["p_value"]);
+        for (out, v) in [
+            ("p-value: 0.0547", "0.0547"),
+            ("p value = 1.2e-10 (two-sided)", "1.2e-10 (two-sided)"),
+            ("p_value: [0.01, 0.02]", "[0.01, 0.02]"),
+            ("p-value: nan", "nan"),
+        ] {
+            assert_eq!(value_for(out, &q[1]).as_deref(), Some(v), "{out}");
+        }
     }
 
     #[test]
