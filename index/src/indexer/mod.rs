@@ -171,7 +171,10 @@ fn remove_catalog(dir: &Path) -> Result<()> {
 /// A vector graph under construction on a thread of its own.
 struct Building {
     generation: u64,
-    handle: std::thread::JoinHandle<Result<crate::search::ann::update::BuiltGraph>>,
+    /// Set to give the build up at its next chunk ([`Indexer::cancel_graph`]).
+    cancel: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    /// `Ok(None)`: given up.
+    handle: std::thread::JoinHandle<Result<Option<crate::search::ann::update::BuiltGraph>>>,
 }
 
 /// An open index, ready to run: the writer lock is held and the catalog open until it is
@@ -197,13 +200,11 @@ pub struct Indexer {
 }
 
 impl Drop for Indexer {
-    /// A graph still being built is waited for (and left unswapped, for the next run
-    /// to find missing): its thread must not write into the index after the writer
-    /// lock is released.
+    /// A graph still being built is given up and its thread joined (the next run finds
+    /// it missing and builds it): the thread must not write into the index after the
+    /// writer lock is released.
     fn drop(&mut self) {
-        if let Some(b) = self.building.take() {
-            let _ = b.handle.join();
-        }
+        self.cancel_graph();
     }
 }
 
@@ -267,10 +268,24 @@ impl Indexer {
             .handle
             .join()
             .map_err(|_| InternalError::Worker("the vector graph's build panicked".into()))??;
-        Ok(Some(crate::search::ann::update::swap(
-            &mut self.catalog,
-            built,
-        )?))
+        match built {
+            Some(built) => Ok(Some(crate::search::ann::update::swap(
+                &mut self.catalog,
+                built,
+            )?)),
+            None => Ok(None),
+        }
+    }
+
+    /// Give up the graph being built apart, if any, at its next chunk
+    /// ([`crate::search::ann::graph::BUILD_CHUNK`]), and wait for its thread: what a
+    /// stopping writer does rather than wait for a build that may take many minutes.
+    /// Nothing of it was swapped in; the next run builds it again. Returns its generation.
+    pub fn cancel_graph(&mut self) -> Option<u64> {
+        let b = self.building.take()?;
+        b.cancel.store(true, std::sync::atomic::Ordering::Relaxed);
+        let _ = b.handle.join();
+        Some(b.generation)
     }
 
     /// The generation of the graph being built apart, if one is.

@@ -266,11 +266,17 @@ impl Indexer {
         )?;
         if let Some(job) = job {
             let generation = job.generation();
+            let cancel = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+            let flag = cancel.clone();
             let handle = std::thread::Builder::new()
                 .name("lakestar-graph".into())
-                .spawn(move || job.build())
+                .spawn(move || job.build_unless(&flag))
                 .map_err(|e| Error::io(&self.index_dir, e))?;
-            self.building = Some(super::Building { generation, handle });
+            self.building = Some(super::Building {
+                generation,
+                cancel,
+                handle,
+            });
         }
         Ok(report)
     }

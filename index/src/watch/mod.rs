@@ -131,16 +131,30 @@ pub fn watch(
         latency: None,
     });
     follow(&mut ix, &rx, opts, stop, on_batch)?;
-    // A graph under way is finished and swapped in, as a batch in progress is.
-    swap_graph(&mut ix, true);
+    // A graph under way is swapped in if it finishes soon; a longer build (minutes at a
+    // million files) is given up rather than waited for, and the next run builds it.
+    let t = Instant::now();
+    while ix.graph_in_flight().is_some() && t.elapsed() < GRAPH_STOP_WAIT {
+        swap_graph(&mut ix);
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    swap_graph(&mut ix);
+    if let Some(g) = ix.cancel_graph() {
+        tracing::info!(
+            generation = g,
+            "the vector graph being built was given up at the stop; the next run builds it"
+        );
+    }
     Ok(())
 }
 
-/// Swap in the vector graph built apart, if it is ready (or, with `wait`, once it is).
-/// A failed build is logged, not fatal: the index stays searchable, exactly, and the
+/// How long a stopping watcher waits for a vector graph under way before giving it up.
+pub const GRAPH_STOP_WAIT: Duration = Duration::from_secs(5);
+
+/// Swap in the vector graph built apart, if it is ready. A failed build is logged, not fatal: the index stays searchable, exactly, and the
 /// next run retries it.
-fn swap_graph(ix: &mut Indexer, wait: bool) {
-    match ix.finish_graph(wait) {
+fn swap_graph(ix: &mut Indexer) {
+    match ix.finish_graph(false) {
         Ok(Some(r)) => tracing::info!(?r, "vector graph swapped in"),
         Ok(None) => {}
         Err(e) => tracing::warn!("vector graph not built ({e}); the next run retries"),
@@ -177,7 +191,7 @@ fn follow(
     };
     let mut intake = Intake::default();
     while !stop.load(Ordering::Relaxed) {
-        swap_graph(ix, false);
+        swap_graph(ix);
         let now = Instant::now();
         let wait = intake
             .pending

@@ -590,6 +590,27 @@ fn delta_paths(l: &Lake) -> Vec<String> {
 }
 
 #[test]
+fn a_cancelled_build_writes_nothing_and_the_next_refresh_builds_again() {
+    use super::update::{refresh_as, GraphBuild, Refresh};
+    use std::sync::atomic::AtomicBool;
+    let mut l = filled(100);
+    let apart = GraphBuild::Deferred { in_flight: None };
+    let Refresh::Build(job) = refresh_as(&mut l.cat, &l.dir, EMB, 0, None, apart).unwrap() else {
+        panic!("a rebuild is due");
+    };
+    assert!(job.build_unless(&AtomicBool::new(true)).unwrap().is_none());
+    assert!(l.generations().is_empty(), "{:?}", l.generations());
+    assert!(!VectorMeta::load(&l.cat).unwrap().fresh);
+    assert_eq!(l.scan(0).kind(), "exact");
+    // Given up before its first chunk, it is due again.
+    assert!(matches!(
+        l.refresh(0),
+        Refreshed::Built { generation: 1, .. }
+    ));
+    assert_eq!(l.scan(0).kind(), "codes");
+}
+
+#[test]
 fn a_graph_built_apart_is_swapped_in_with_what_changed_meanwhile_stale() {
     use super::update::{refresh_as, swap, GraphBuild, Refresh};
     let mut l = filled(100);

@@ -321,6 +321,17 @@ impl GraphJob {
     /// Build the graph over every distinct vector and write it as its generation
     /// (`vectors/gen-N/`, via `gen-N.tmp/`). Needs no catalog.
     pub fn build(self) -> Result<BuiltGraph> {
+        Ok(self
+            .build_unless(&std::sync::atomic::AtomicBool::new(false))?
+            .expect("a build that is never cancelled ends with a graph"))
+    }
+
+    /// [`GraphJob::build`], given up (`Ok(None)`, nothing written) once `cancel` is set
+    /// ([`Graph::build_unless`]).
+    pub fn build_unless(
+        self,
+        cancel: &std::sync::atomic::AtomicBool,
+    ) -> Result<Option<BuiltGraph>> {
         let GraphJob {
             dir,
             embedder,
@@ -353,18 +364,20 @@ impl GraphJob {
         }
         drop(ids);
         let points: Vec<&Code> = firsts.iter().map(|&i| &rows[i].vector).collect();
-        let built = Graph::build(&points, params);
+        let Some(built) = Graph::build_unless(&points, params, cancel) else {
+            return Ok(None);
+        };
         graph::write_generation(&dir, generation, &embedder, &built, &points, params)
             .map_err(io)?;
         let points = points.len() as u64;
         drop(built);
-        Ok(BuiltGraph {
+        Ok(Some(BuiltGraph {
             embedder,
             generation,
             points,
             params,
             members: point_of.into_iter().zip(rows).collect(),
-        })
+        }))
     }
 }
 
