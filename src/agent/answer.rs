@@ -49,7 +49,15 @@ const GENERIC: &[&str] = &[
 /// Words that stand for each other in labels.
 const SYNONYMS: &[&[&str]] = &[
     &["mean", "average", "avg", "averages", "averaged"],
-    &["std", "stdev", "sd", "standard", "deviation", "dev"],
+    &[
+        "std",
+        "stdev",
+        "stddev",
+        "sd",
+        "standard",
+        "deviation",
+        "dev",
+    ],
     &["corr", "correlation", "pearson", "spearman", "kendall", "r"],
     &["num", "number", "count", "cnt", "n", "how", "many"],
     &[
@@ -597,6 +605,16 @@ mod tests {
 
     fn names(qs: &[Quantity]) -> Vec<&str> {
         qs.iter().map(|q| q.name.as_str()).collect()
+    }
+
+    #[test]
+    fn stddev_is_labelled_by_standard_deviation() {
+        // As the local model's script printed it (DABench question 272).
+        let q = requested("x", Some("@mean_ratio[m], @stddev_ratio[s]"));
+        let out =
+            "<mean ratio>: 10419870478751.084\n<standard deviation ratio>: 3593655649585.2207";
+        assert_eq!(value_for(out, &q[1]).as_deref(), Some("3593655649585.2207"));
+        assert!(missing(out, &q).is_empty());
     }
 
     #[test]

@@ -64,8 +64,8 @@ impl Loop<'_> {
         let Some(key) = key_error(stderr) else {
             return Ok(());
         };
-        if st.created.contains(&normalize_name(&key)) {
-            // A column the analysis makes itself: the script's bug, not a missing file.
+        if made_by_analysis(&st.created, &key) {
+            // The script's bug, not a missing file.
             return Ok(());
         }
         let asked = std::iter::once(self.question)
@@ -262,6 +262,13 @@ const CREATING: &[&str] = &[
 /// Characters before a quoted name searched for a [`CREATING`] word.
 const CREATING_WINDOW: usize = 32;
 
+/// Whether `key` is a column the analysis makes itself, or a piece of one's name (a
+/// script building `A_B_RATIO` may read `A_B`): `created` holds normalized names.
+fn made_by_analysis(created: &[String], key: &str) -> bool {
+    let key = normalize_name(key);
+    !key.is_empty() && created.iter().any(|c| c.contains(&key))
+}
+
 /// The quoted names `text` says the analysis creates.
 pub fn created_names(text: &str) -> Vec<String> {
     let lower = text.to_lowercase();
@@ -380,6 +387,21 @@ mod tests {
         );
         assert_eq!(key_holders("KeyError: 'Fare'", &files), None);
         assert_eq!(key_holders("NameError: name 'pd'", &files), None);
+    }
+
+    #[test]
+    fn a_piece_of_a_created_name_is_made_by_the_analysis() {
+        // DABench question 272: the feature to create, and the KeyError of its script.
+        let created: Vec<String> = created_names(
+            "Create a new feature named \"TOTUSJZ_TOTUSJH_RATIO\" by dividing TOTUSJZ by TOTUSJH.",
+        )
+        .iter()
+        .map(|n| normalize_name(n))
+        .collect();
+        assert!(made_by_analysis(&created, "TOTUSJZ_TOTUSJH"));
+        assert!(made_by_analysis(&created, "totusjz_totusjh_ratio"));
+        assert!(!made_by_analysis(&created, "MEANGAM"));
+        assert!(!made_by_analysis(&created, ""));
     }
 
     #[test]
