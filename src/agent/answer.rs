@@ -151,6 +151,8 @@ const NUMBER_WORDS: &[&str] = &[
 const ENTITY_WORDS: &[&str] = &[
     "name",
     "names",
+    "pair",
+    "pairs",
     "country",
     "city",
     "state",
@@ -404,7 +406,9 @@ fn value_of(line: &str) -> Option<String> {
     if let Some(v) = bracket_value(line) {
         return Some(v);
     }
-    let cut = line.rfind([':', '=']);
+    // The label ends at its first `:` (`Time: 12:30`, `pair: Age and Fare (r=0.1)`),
+    // else at its first `=`.
+    let cut = line.find(':').or_else(|| line.find('='));
     if let Some(i) = cut {
         let v = line[i + 1..].trim().trim_end_matches('.').trim();
         if !v.is_empty() && v.chars().count() <= VALUE_CHARS {
@@ -416,6 +420,19 @@ fn value_of(line: &str) -> Option<String> {
         .map(|t| t.trim_matches(|c: char| matches!(c, ',' | ';' | '(' | ')' | '.')))
         .find(|t| is_number(t))
         .map(str::to_string)
+}
+
+/// The number of the last `= number` of `line` (`(r=0.41)`, `p = 0.03,`); a number after
+/// a comparison (`p-value > 0.05`, a rule echoed) is no value.
+fn assigned_number(line: &str) -> Option<String> {
+    line.rmatch_indices('=').find_map(|(i, _)| {
+        let after = line[i + 1..].trim_start();
+        let token = after
+            .split(|c: char| c.is_whitespace() || matches!(c, ')' | ']' | ';' | ','))
+            .next()?
+            .trim_end_matches('.');
+        is_number(token).then(|| token.to_string())
+    })
 }
 
 /// `v` of a line holding `@name[v]`.
@@ -469,6 +486,13 @@ pub fn value_for(output: &str, q: &Quantity) -> Option<String> {
         }
         if let Some(v) = value_of(line).filter(|v| fits(v)) {
             return Some(v);
+        }
+        // A number asked, and the labelled value is words around an assignment
+        // (`Strongest correlation: Age and Fare (r=0.41)`): the number assigned.
+        if q.numeric {
+            if let Some(n) = assigned_number(line) {
+                return Some(n);
+            }
         }
         // `Mean fare:` then `32.2` on the next line.
         if let Some(n) = next {
@@ -605,6 +629,28 @@ mod tests {
 
     fn names(qs: &[Quantity]) -> Vec<&str> {
         qs.iter().map(|q| q.name.as_str()).collect()
+    }
+
+    #[test]
+    fn a_value_is_read_after_the_first_separator_and_a_number_from_words_around_it() {
+        // As the local model's script printed it (DABench question 310).
+        let q = requested(
+            "x",
+            Some(
+                "@strongest_correlation_pair[pair] @strongest_correlation_coefficient[coefficient]",
+            ),
+        );
+        let out = "Mean age: 29.7\nStrongest positive correlation: Age and Fare (r=0.41)";
+        assert_eq!(
+            value_for(out, &q[0]).as_deref(),
+            Some("Age and Fare (r=0.41)")
+        );
+        assert_eq!(value_for(out, &q[1]).as_deref(), Some("0.41"));
+        let time = requested("x", Some("@start_time[t]"));
+        assert_eq!(
+            value_for("start time: 12:30", &time[0]).as_deref(),
+            Some("12:30")
+        );
     }
 
     #[test]
