@@ -8,7 +8,10 @@
 //! a quantity is only required when the format names it (`@name[...]`) or the question
 //! names a statistic outright, so a question they cannot read is left to the verifier.
 
+use regex::Regex;
 use serde::Serialize;
+use std::borrow::Cow;
+use std::sync::OnceLock;
 
 /// Lines above which an answer to a question that wants a short answer is a dump.
 pub const SHORT_ANSWER_LINES: usize = 12;
@@ -448,6 +451,8 @@ fn bracket_value(line: &str) -> Option<String> {
 /// dump) whose words label `q` and that holds a value, or a label line followed by a
 /// line holding the value alone.
 pub fn value_for(output: &str, q: &Quantity) -> Option<String> {
+    let output = unwrap_numpy(output);
+    let output = output.as_ref();
     // A number is asked: a value must start with one (`0.054`, `12.5 %`, `[1, 2]`); a
     // word of the output, or a sentence with a number in it (`Normal (p-value > 0.05)
     // if …`, the rule echoed), is not its value.
@@ -480,6 +485,21 @@ pub fn value_for(output: &str, q: &Quantity) -> Option<String> {
         if next.is_some_and(|n| is_table_row(n)) {
             continue;
         }
+        // `shapiro_w: ShapiroResult(statistic=0.954, pvalue=0.0027)`: labelled by the
+        // words before the object (not its field names), its value is the field the
+        // quantity names, else the statistic.
+        let fields = result_fields(line);
+        if let (Some(at), false) = (result_start(line), fields.is_empty()) {
+            if q.labels(&words(&line[..at])) {
+                let pick = field_for(&fields, q)
+                    .or_else(|| fields.iter().find(|(k, _)| k == "statistic"))
+                    .or(fields.first());
+                if let Some((_, v)) = pick {
+                    return Some(v.clone());
+                }
+            }
+            continue;
+        }
         let w = words(line);
         if !q.labels(&w) {
             continue;
@@ -502,7 +522,89 @@ pub fn value_for(output: &str, q: &Quantity) -> Option<String> {
             }
         }
     }
-    None
+    // No line labels it, but one result object has a field it names (`p_value` from the
+    // `pvalue=` of the only test printed).
+    let mut named = lines
+        .iter()
+        .filter(|l| !is_dump_line(l))
+        .filter_map(|l| field_for(&result_fields(l), q).map(|(_, v)| v.clone()));
+    match (named.next(), named.next()) {
+        (Some(v), None) => Some(v),
+        _ => None,
+    }
+}
+
+/// `output` with numpy 2's scalar reprs (`np.float64(0.95)`, `np.int64(3)`, which it
+/// prints inside tuples, lists and result objects) replaced by the number inside.
+fn unwrap_numpy(output: &str) -> Cow<'_, str> {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        Regex::new(
+            r"\b(?:np|numpy)\.(?:float|int|uint|complex|longdouble|str_|bool_)\d*\(([^()]*)\)",
+        )
+        .expect("a valid pattern")
+    })
+    .replace_all(output, "$1")
+}
+
+/// The `name=number` fields of the first result object's repr in `line`
+/// (`ShapiroResult(statistic=0.95, pvalue=0.002)`, `LinregressResult(slope=…, …)`), in
+/// order; empty when it holds none.
+fn result_fields(line: &str) -> Vec<(String, String)> {
+    let Some(m) = result_object().find(line) else {
+        return Vec::new();
+    };
+    let body = &line[m.end()..];
+    // Split at the commas outside brackets, up to the `)` that closes the object.
+    let (mut depth, mut start, mut parts) = (0usize, 0usize, Vec::new());
+    for (i, c) in body.char_indices() {
+        match c {
+            '(' | '[' | '{' => depth += 1,
+            ')' | ']' | '}' if depth == 0 => {
+                parts.push(&body[start..i]);
+                break;
+            }
+            ')' | ']' | '}' => depth -= 1,
+            ',' if depth == 0 => {
+                parts.push(&body[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    parts
+        .into_iter()
+        .filter_map(|p| p.split_once('='))
+        .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
+        .filter(|(k, v)| k.chars().all(|c| c.is_alphanumeric() || c == '_') && is_number(v))
+        .collect()
+}
+
+/// A result object's repr: `ShapiroResult(`, `TtestResult(`, `LinregressResult(`.
+fn result_object() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| Regex::new(r"\b[A-Z]\w*Result\(").expect("a valid pattern"))
+}
+
+/// Where the first result object of `line` starts.
+fn result_start(line: &str) -> Option<usize> {
+    result_object().find(line).map(|m| m.start())
+}
+
+/// The field of `fields` that `q` names: `pvalue` for `p_value` or `p_value_male`,
+/// `slope` for `slope`, `statistic` for `t_statistic`.
+fn field_for<'f>(fields: &'f [(String, String)], q: &Quantity) -> Option<&'f (String, String)> {
+    let squash = |s: &str| -> String {
+        s.chars()
+            .filter(|c| c.is_alphanumeric())
+            .flat_map(char::to_lowercase)
+            .collect()
+    };
+    let name = squash(&q.name);
+    fields.iter().find(|(k, _)| {
+        let k = squash(k);
+        k == name || (k.len() >= 5 && name.contains(&k))
+    })
 }
 
 /// What a verified output lacks: the requested quantities it gives no value for, or,
@@ -651,6 +753,32 @@ mod tests {
             value_for("start time: 12:30", &time[0]).as_deref(),
             Some("12:30")
         );
+    }
+
+    #[test]
+    fn values_are_read_from_numpy_scalars_and_result_objects() {
+        // As the local model's script printed them (DABench question 375).
+        let qs = requested(
+            "",
+            Some("@shapiro_w[test_statistic], @p_value[p_value], @skewness[skewness_value], @kurtosis[kurtosis_value]"),
+        );
+        let out = "<mean>: 21144.07608695652\n<shapiro_w>: ShapiroResult(statistic=np.float64(0.9543095491220899), pvalue=np.float64(0.0027291466836339875))\n<skewness>: 0.1520317726967334\n<kurtosis>: -1.1336054960924962\n";
+        assert!(missing(out, &qs).is_empty(), "{:?}", missing(out, &qs));
+        let get = |n: &str| value_for(out, qs.iter().find(|q| q.name == n).unwrap());
+        assert_eq!(get("shapiro_w").as_deref(), Some("0.9543095491220899"));
+        assert_eq!(get("p_value").as_deref(), Some("0.0027291466836339875"));
+        let q = &requested("", Some("@p_value_male[p], @slope[s]"));
+        let out = "fit: LinregressResult(slope=np.float64(2.5), intercept=1.0, rvalue=0.9, pvalue=0.01, stderr=0.1)\ncorr male: (np.float64(0.41), np.float64(0.003))";
+        assert_eq!(value_for(out, &q[1]).as_deref(), Some("2.5"));
+        assert_eq!(value_for(out, &q[0]).as_deref(), Some("0.01"));
+        assert_eq!(
+            unwrap_numpy(out).lines().nth(1),
+            Some("corr male: (0.41, 0.003)")
+        );
+        // Two tests printed and nothing labels the p-value asked: which one is not
+        // guessed.
+        let two = "a: TtestResult(statistic=1.0, pvalue=0.2, df=10.0)\nb: TtestResult(statistic=3.0, pvalue=0.01, df=10.0)";
+        assert_eq!(value_for(two, &requested("", Some("@p_value[p]"))[0]), None);
     }
 
     #[test]

@@ -19,6 +19,96 @@ const ALIASES: &[(&str, &str)] = &[
     ("stats", "from scipy import stats"),
 ];
 
+/// Functions and classes a script may call by their bare name without importing them,
+/// by the module that has them: the statistics tests and models DABench-like questions
+/// ask for. Only names with one usual home are listed (`mode`, `sqrt`, `log` are not).
+const FUNCTIONS: &[(&str, &[&str])] = &[
+    (
+        "scipy.stats",
+        &[
+            "shapiro",
+            "normaltest",
+            "kstest",
+            "anderson",
+            "skew",
+            "kurtosis",
+            "pearsonr",
+            "spearmanr",
+            "kendalltau",
+            "pointbiserialr",
+            "ttest_ind",
+            "ttest_rel",
+            "ttest_1samp",
+            "mannwhitneyu",
+            "wilcoxon",
+            "kruskal",
+            "f_oneway",
+            "chi2_contingency",
+            "chisquare",
+            "fisher_exact",
+            "levene",
+            "bartlett",
+            "zscore",
+            "iqr",
+            "linregress",
+            "boxcox",
+            "sem",
+        ],
+    ),
+    (
+        "sklearn.linear_model",
+        &["LinearRegression", "LogisticRegression", "Ridge", "Lasso"],
+    ),
+    (
+        "sklearn.model_selection",
+        &["train_test_split", "cross_val_score", "KFold"],
+    ),
+    (
+        "sklearn.preprocessing",
+        &[
+            "StandardScaler",
+            "MinMaxScaler",
+            "LabelEncoder",
+            "OneHotEncoder",
+            "PolynomialFeatures",
+        ],
+    ),
+    (
+        "sklearn.metrics",
+        &[
+            "mean_squared_error",
+            "mean_absolute_error",
+            "r2_score",
+            "accuracy_score",
+            "f1_score",
+            "precision_score",
+            "recall_score",
+            "confusion_matrix",
+            "roc_auc_score",
+        ],
+    ),
+    ("sklearn.cluster", &["KMeans", "DBSCAN"]),
+    ("sklearn.decomposition", &["PCA"]),
+    (
+        "sklearn.ensemble",
+        &[
+            "RandomForestClassifier",
+            "RandomForestRegressor",
+            "GradientBoostingClassifier",
+            "GradientBoostingRegressor",
+        ],
+    ),
+    (
+        "sklearn.tree",
+        &["DecisionTreeClassifier", "DecisionTreeRegressor"],
+    ),
+    (
+        "sklearn.neighbors",
+        &["KNeighborsClassifier", "KNeighborsRegressor"],
+    ),
+    ("sklearn.impute", &["SimpleImputer"]),
+];
+
 /// A script after repair, with one line per fix made (empty: the script is unchanged).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Repaired {
@@ -48,9 +138,21 @@ pub fn repair(code: &str) -> Repaired {
         .filter(|(alias, _)| uses(&code, alias) && !binds(&code, alias))
         .map(|(_, import)| *import)
         .collect();
-    if !missing.is_empty() {
-        fixes.push(format!("added the missing `{}`", missing.join("`, `")));
-        code = insert_imports(&code, &missing);
+    let mut imports: Vec<String> = missing.iter().map(|s| s.to_string()).collect();
+    for (module, names) in FUNCTIONS {
+        let called: Vec<&str> = names
+            .iter()
+            .copied()
+            .filter(|n| calls(&code, n) && !defines(&code, n))
+            .collect();
+        if !called.is_empty() {
+            imports.push(format!("from {module} import {}", called.join(", ")));
+        }
+    }
+    if !imports.is_empty() {
+        fixes.push(format!("added the missing `{}`", imports.join("`, `")));
+        let refs: Vec<&str> = imports.iter().map(String::as_str).collect();
+        code = insert_imports(&code, &refs);
     }
     Repaired { code, fixes }
 }
@@ -61,6 +163,27 @@ fn uses(code: &str, alias: &str) -> bool {
     code.lines()
         .map(|l| l.split('#').next().unwrap_or(""))
         .any(|l| re.is_match(l))
+}
+
+/// Whether `name(` is called by its bare name outside comments (`stats.shapiro(` and
+/// `my_shapiro(` do not count).
+fn calls(code: &str, name: &str) -> bool {
+    let re = Regex::new(&format!(r"(?:^|[^\w.]){name}\s*\(")).expect("a valid pattern");
+    code.lines()
+        .map(|l| l.split('#').next().unwrap_or(""))
+        .any(|l| re.is_match(l))
+}
+
+/// Whether the script imports or defines `name` (an assignment is not enough: small
+/// models write `kurtosis = kurtosis(x)`, which calls the unimported function first;
+/// the import is harmless where an assignment does bind it before the call).
+fn defines(code: &str, name: &str) -> bool {
+    let pattern = format!(
+        r"(?m)\bas\s+{name}\b|^\s*import\s+{name}\b|^\s*from\s+\S+\s+import\s+(?:\([^)]*|.*)\b{name}\b|\bdef\s+{name}\b|\bclass\s+{name}\b|^\s*from\s+\S+\s+import\s+\*"
+    );
+    Regex::new(&pattern)
+        .expect("a valid pattern")
+        .is_match(code)
 }
 
 /// Whether the script binds `alias` anywhere: an import, `as alias`, an assignment, a
@@ -153,6 +276,33 @@ mod tests {
             "import pandas as pd\nload: pd.read_csv('a.csv')\nload: pd.read_csv('b.csv')\nprint(df)",
             // `df` assigned elsewhere: the load line is a harmless annotation.
             "import pandas as pd\nload: pd.read_csv('a.csv')\ndf = pd.read_csv('a.csv')\nprint(df)",
+        ] {
+            let r = repair(s);
+            assert_eq!(r.code, s, "{s}");
+            assert!(r.fixes.is_empty(), "{s}: {:?}", r.fixes);
+        }
+    }
+
+    #[test]
+    fn bare_statistics_and_model_names_are_imported_from_their_module() {
+        // As the local model wrote it (DABench question 375): `shapiro`, `skew` and
+        // `kurtosis` called bare, `kurtosis` then rebound by the result.
+        let r = repair(
+            "import pandas as pd\ns, p = shapiro(x)\nsk = skew(x)\nkurtosis = kurtosis(x)\nm = LinearRegression().fit(a, b)\n",
+        );
+        assert_eq!(
+            r.code,
+            "from scipy.stats import shapiro, skew, kurtosis\nfrom sklearn.linear_model import LinearRegression\nimport pandas as pd\ns, p = shapiro(x)\nsk = skew(x)\nkurtosis = kurtosis(x)\nm = LinearRegression().fit(a, b)\n"
+        );
+        assert_eq!(r.fixes.len(), 1, "{:?}", r.fixes);
+        for s in [
+            "from scipy.stats import shapiro, skew\nprint(shapiro(x), skew(x))",
+            "from scipy.stats import (\n    shapiro,\n)\nprint(shapiro(x))",
+            "from scipy.stats import *\nprint(shapiro(x))",
+            "from scipy import stats\nprint(stats.shapiro(x), my_skew(x))",
+            "def zscore(v):\n    return v\nprint(zscore(1))",
+            "# shapiro(x) in a comment\nprint(1)",
+            "import scipy.stats as st\nprint(st.skew(x))",
         ] {
             let r = repair(s);
             assert_eq!(r.code, s, "{s}");
