@@ -696,6 +696,63 @@ pub fn in_format(answer: &str, quantities: &[Quantity]) -> Option<String> {
     values.map(|v| v.join(", "))
 }
 
+/// The finalyzer formats; it does not compute. `answer` (in `@name[value]` form) with
+/// every number that disagrees with the value the verified `output` gives for the same
+/// quantity replaced by the output's, rounded as the answer wrote it (`0.9543` for
+/// `0.9543095491`). Values that are words (`Not Normal`, a rule applied) and values the
+/// output does not give are kept. Returns the answer and the names whose value changed.
+pub fn keep_verified(answer: &str, output: &str, quantities: &[Quantity]) -> (String, Vec<String>) {
+    let mut out = answer.to_string();
+    let mut changed = Vec::new();
+    for q in quantities.iter().filter(|q| q.formatted) {
+        let tag = format!("@{}[", q.name);
+        let Some(start) = out.find(&tag).map(|i| i + tag.len()) else {
+            continue;
+        };
+        let Some(end) = out[start..].find(']').map(|i| start + i) else {
+            continue;
+        };
+        let given = out[start..end].trim().to_string();
+        let Some(verified) = value_for(output, q) else {
+            continue;
+        };
+        let Some(v) = plain_number(&verified) else {
+            continue;
+        };
+        let first = given.split_whitespace().next().unwrap_or("");
+        let first = first.trim_matches(|c: char| matches!(c, ',' | ';' | '(' | ')'));
+        let Some(g) = plain_number(first) else {
+            continue;
+        };
+        let scientific = first.contains(['e', 'E']);
+        let decimals = first.split_once('.').map_or(0, |(_, f)| f.len());
+        let single = first.len() == given.len();
+        let agrees = if scientific {
+            (g - v).abs() <= 1e-3 * v.abs().max(f64::MIN_POSITIVE)
+        } else {
+            (g - v).abs() <= 0.5 * 10f64.powi(-(decimals as i32)) * (1.0 + 1e-9) + 1e-12 * v.abs()
+        };
+        if single && agrees {
+            continue;
+        }
+        let value = if scientific {
+            verified.trim().to_string()
+        } else {
+            format!("{v:.decimals$}")
+        };
+        out.replace_range(start..end, &value);
+        changed.push(q.name.clone());
+    }
+    (out, changed)
+}
+
+/// `t` as a number when it is one plain number (`-0.25`, `1,234.5`, `3e-4`; not `45%`,
+/// `nan` or words).
+fn plain_number(t: &str) -> Option<f64> {
+    let t = t.trim().replace(',', "");
+    t.parse::<f64>().ok().filter(|x| x.is_finite())
+}
+
 /// An answer read from a verified output: the formatted quantities as `@name[value]`
 /// when the format names some (those the output gives); else the lines giving the
 /// requested statistics (`median: 28`); else the output's last labelled lines.
@@ -779,6 +836,35 @@ mod tests {
         // guessed.
         let two = "a: TtestResult(statistic=1.0, pvalue=0.2, df=10.0)\nb: TtestResult(statistic=3.0, pvalue=0.01, df=10.0)";
         assert_eq!(value_for(two, &requested("", Some("@p_value[p]"))[0]), None);
+    }
+
+    #[test]
+    fn the_final_answer_keeps_the_verified_numbers() {
+        let qs = requested(
+            "",
+            Some("@shapiro_w[w], @p_value[p], @skewness[s], @normality[Normal or Not Normal]"),
+        );
+        let verified = "shapiro_w: 0.9543095491220899\np_value: 0.0027291466836339875\nskewness: 0.1520317726967334\nnormality: Normal";
+        // As the local finalyzer printed it (DABench question 375): two numbers in one
+        // bracket; and a skewness computed anew, differently.
+        let (a, changed) = keep_verified(
+            "@shapiro_w[0.9543 0.0027], @p_value[0.0027], @skewness[0.2001], @normality[Not Normal]",
+            verified,
+            &qs,
+        );
+        assert_eq!(
+            a,
+            "@shapiro_w[0.9543], @p_value[0.0027], @skewness[0.1520], @normality[Not Normal]"
+        );
+        assert_eq!(changed, ["shapiro_w", "skewness"]);
+        // Rounded as asked, scientific, or not given by the output: kept.
+        let (a, changed) = keep_verified(
+            "@shapiro_w[0.95], @p_value[2.729e-03], @skewness[0.15]",
+            "shapiro_w: 0.9543\np_value: 0.0027291",
+            &qs,
+        );
+        assert_eq!(a, "@shapiro_w[0.95], @p_value[2.729e-03], @skewness[0.15]");
+        assert!(changed.is_empty());
     }
 
     #[test]

@@ -9,6 +9,7 @@
 //! Written by hand: no crate rewrites Python source; the rules are line-level and only
 //! fire when the script cannot run as written.
 
+use super::context::FileContext;
 use regex::Regex;
 use std::sync::OnceLock;
 
@@ -118,10 +119,54 @@ pub struct Repaired {
     pub fixes: Vec<String>,
 }
 
+/// The `load:` call of each file whose description gives exactly one, by absolute path
+/// (`("/lake/a.csv", "pd.read_csv(\"/lake/a.csv\", thousands=\",\")")`): what
+/// [`repair_with`] puts in place of a bare read of that path.
+pub fn load_calls(files: &[FileContext]) -> Vec<(String, String)> {
+    files
+        .iter()
+        .filter_map(|f| {
+            let path = f.path.to_string_lossy().to_string();
+            let loads: Vec<&str> = f
+                .description
+                .lines()
+                .filter_map(|l| l.trim_start().strip_prefix("load: "))
+                .collect();
+            match loads.as_slice() {
+                [call] if call.starts_with("pd.read_csv(") && call.contains(&path) => {
+                    Some((path, call.trim().to_string()))
+                }
+                _ => None,
+            }
+        })
+        .collect()
+}
+
 /// Repair `code` (see the module doc); a script that needs nothing is returned as is.
 pub fn repair(code: &str) -> Repaired {
+    repair_with(code, &[])
+}
+
+/// [`repair`], and a bare `pd.read_csv("path")` of a file in `loads` ([`load_calls`])
+/// replaced by the call its description gives: the options that make it load as
+/// described (`skiprows` of a report's preamble, `thousands`, `parse_dates`) are what
+/// small models leave out, and then `.dt` fails or numbers stay text.
+pub fn repair_with(code: &str, loads: &[(String, String)]) -> Repaired {
     let mut fixes = Vec::new();
     let mut code = code.to_string();
+    for (path, call) in loads {
+        let bare = Regex::new(&format!(
+            r#"pd\.read_csv\(\s*r?(?:"{p}"|'{p}')\s*\)"#,
+            p = regex::escape(path)
+        ))
+        .expect("a valid pattern");
+        if bare.is_match(&code) && !bare.is_match(call) {
+            code = bare.replace_all(&code, regex::NoExpand(call)).into_owned();
+            fixes.push(format!(
+                "the bare read of {path} now uses its description's call (`{call}`)"
+            ));
+        }
+    }
     if let Some((fixed, line)) = bind_load_line(&code) {
         fixes.push(format!(
             "the description's `load:` line was copied as is; it now assigns `df` (`{line}`)"
@@ -308,6 +353,34 @@ mod tests {
             assert_eq!(r.code, s, "{s}");
             assert!(r.fixes.is_empty(), "{s}: {:?}", r.fixes);
         }
+    }
+
+    #[test]
+    fn a_bare_read_of_a_described_file_uses_its_load_call() {
+        let file = |path: &str, load: &str| FileContext {
+            path: path.into(),
+            rel: path.trim_start_matches('/').into(),
+            description: format!("{path} — CSV\n  load: {load}\n  Date  date\n"),
+            columns: Vec::new(),
+        };
+        let loads = load_calls(&[
+            file(
+                "/lake/prices.csv",
+                r#"pd.read_csv("/lake/prices.csv", thousands=",", parse_dates=["Date"])"#,
+            ),
+            file("/lake/plain.csv", r#"pd.read_csv("/lake/plain.csv")"#),
+        ]);
+        assert_eq!(loads.len(), 2);
+        // As the local model wrote it (DABench question 419): then `.dt` failed.
+        let r = repair_with(
+            "import pandas as pd\ndf = pd.read_csv(\"/lake/prices.csv\")\nb = pd.read_csv('/lake/plain.csv')\nc = pd.read_csv(\"/lake/prices.csv\", usecols=[0])\nprint(df['Date'].dt.weekday)",
+            &loads,
+        );
+        assert_eq!(
+            r.code,
+            "import pandas as pd\ndf = pd.read_csv(\"/lake/prices.csv\", thousands=\",\", parse_dates=[\"Date\"])\nb = pd.read_csv('/lake/plain.csv')\nc = pd.read_csv(\"/lake/prices.csv\", usecols=[0])\nprint(df['Date'].dt.weekday)"
+        );
+        assert_eq!(r.fixes.len(), 1, "{:?}", r.fixes);
     }
 
     #[test]

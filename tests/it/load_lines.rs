@@ -5,6 +5,7 @@
 //! calls of a set run in one Python process.
 
 use crate::common::*;
+use lakestar::index::analyze::ColumnType;
 use lakestar::index::analyze::Description;
 use lakestar::index::synth::messy::{self, tables_of};
 use serde_json::{json, Value};
@@ -33,7 +34,8 @@ for j in json.load(open(sys.argv[1])):
         df = eval(j["load"], {"pd": pd, "sqlite3": sqlite3, "path": j["path"]})
         if not isinstance(df, pd.DataFrame):
             raise TypeError(f"the call returned {type(df).__name__}, not a DataFrame")
-        out.append({"columns": [str(c) for c in df.columns], "rows": len(df)})
+        dates = [str(c) for c in df.columns if pd.api.types.is_datetime64_any_dtype(df[c])]
+        out.append({"columns": [str(c) for c in df.columns], "rows": len(df), "dates": dates})
     except Exception as e:
         out.append({"error": f"{type(e).__name__}: {e}"})
 json.dump(out, open(sys.argv[2], "w"))
@@ -48,6 +50,8 @@ struct Job {
     columns: Vec<String>,
     /// The row count, when the description states it exactly.
     rows: Option<u64>,
+    /// The columns described as dates or datetimes.
+    dates: Vec<String>,
 }
 
 /// Index `lake` into `work/idx` and collect a job per table of every tabular file of
@@ -76,6 +80,12 @@ fn jobs(work: &Path, lake: &Path, rels: &[String]) -> Vec<Job> {
                 load: t.load.map(String::from),
                 columns: t.columns.iter().map(|c| c.name.clone()).collect(),
                 rows: t.rows_exact.then_some(t.rows),
+                dates: t
+                    .columns
+                    .iter()
+                    .filter(|c| matches!(c.kind, ColumnType::Date | ColumnType::Datetime))
+                    .map(|c| c.name.clone())
+                    .collect(),
             });
         }
     }
@@ -84,7 +94,7 @@ fn jobs(work: &Path, lake: &Path, rels: &[String]) -> Vec<Job> {
 
 /// Run every job's load line with pandas; panic listing every table without one, every
 /// Python error and every difference from the description.
-fn check_loads(work: &Path, jobs: &[Job]) {
+fn check_loads(work: &Path, jobs: &[Job]) -> Vec<Value> {
     assert!(!jobs.is_empty(), "no tabular file described");
     let mut bad: Vec<String> = jobs
         .iter()
@@ -129,6 +139,16 @@ fn check_loads(work: &Path, jobs: &[Job]) {
                 j.label, j.columns
             ));
         }
+        // Only a column described as a date may load as one.
+        for d in r["dates"].as_array().unwrap() {
+            let d = d.as_str().unwrap();
+            if !j.dates.iter().any(|c| c == d) {
+                bad.push(format!(
+                    "{}: `{load}` loads {d:?} as datetimes, described otherwise",
+                    j.label
+                ));
+            }
+        }
         let rows = r["rows"].as_u64().unwrap();
         if j.rows.is_some_and(|n| n != rows) {
             bad.push(format!(
@@ -145,6 +165,7 @@ fn check_loads(work: &Path, jobs: &[Job]) {
         jobs.len(),
         bad.join("\n")
     );
+    results
 }
 
 /// Files under `dir`, relative to `root`, sorted.
@@ -170,6 +191,47 @@ fn every_messy_corpus_table_loads_as_described() {
     let rels: Vec<String> = expected.iter().map(|e| e.path.clone()).collect();
     let jobs = jobs(work.path(), &lake.canonicalize().unwrap(), &rels);
     check_loads(work.path(), &jobs);
+}
+
+#[test]
+fn date_columns_load_as_datetimes() {
+    // A stock-price table as published (`Sep 17, 2017`, thousands separators), a
+    // datetime column, and a column whose dates are written two ways.
+    let work = tempfile::tempdir().unwrap();
+    let lake = work.path().join("lake");
+    std::fs::create_dir_all(&lake).unwrap();
+    let mut csv = String::from("Date,Stamp,Mixed,Volume\n");
+    for d in 1..=28 {
+        let mixed = if d % 2 == 0 {
+            format!("2017-02-{d:02}")
+        } else {
+            format!("02/{d:02}/2017")
+        };
+        csv.push_str(&format!(
+            "\"Sep {d:02}, 2017\",2017-09-{d:02} 10:{d:02}:00,{mixed},\"{},000\"\n",
+            d * 7
+        ));
+    }
+    std::fs::write(lake.join("prices.csv"), csv).unwrap();
+    let lake = lake.canonicalize().unwrap();
+    let jobs = jobs(work.path(), &lake, &["prices.csv".to_string()]);
+    let load = jobs[0].load.clone().unwrap();
+    assert!(
+        load.contains(r#"parse_dates=["Date", "Stamp""#) && load.contains(r#""Date": "%b %d, %Y""#),
+        "{load}"
+    );
+    let results = check_loads(work.path(), &jobs);
+    let dates: Vec<&str> = results[0]["dates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d.as_str().unwrap())
+        .collect();
+    assert!(
+        dates.contains(&"Date") && dates.contains(&"Stamp"),
+        "{load}: {dates:?}"
+    );
+    assert!(!dates.contains(&"Volume"), "{load}: {dates:?}");
 }
 
 #[test]

@@ -1,7 +1,8 @@
 //! The finalyzer formats the verified output; it does not solve the task again. Its
 //! script's output is the answer when it runs, prints something that is not a dump, and
 //! (when the guidelines ask for `@name[value]`) gives every value in that form — repaired
-//! deterministically when it printed the values without the form. Otherwise the answer
+//! deterministically when it printed the values without the form, and a number that
+//! differs from the verified output's for the same quantity replaced by that one. Otherwise the answer
 //! is read from the verified solution's output, so a sufficient run never ends without
 //! one.
 
@@ -71,6 +72,17 @@ impl Loop<'_> {
                         self.note(
                             "the final script printed the values without the @name[value] form; put in that form".into(),
                         )?;
+                    }
+                    let (a, changed) = if ran.ok() {
+                        answer::keep_verified(&a, &ran.exec.stdout, quantities)
+                    } else {
+                        (a, Vec::new())
+                    };
+                    if !changed.is_empty() {
+                        self.note(format!(
+                            "the final script's value of {} differs from the verified output's; the verified value is kept",
+                            changed.join(", ")
+                        ))?;
                     }
                     answer = Some((a, AnswerSource::FinalScript));
                 }

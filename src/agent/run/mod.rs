@@ -610,7 +610,7 @@ impl Loop<'_> {
         if c.fallback {
             self.note("a reply had no fenced code block; running its code-like lines".into())?;
         }
-        let r = repair::repair(&c.code);
+        let r = repair::repair_with(&c.code, &repair::load_calls(self.files));
         for fix in &r.fixes {
             self.note(format!("repaired the script before running it: {fix}"))?;
         }

@@ -100,6 +100,13 @@ pub(super) fn call(l: &Load) -> String {
     if let Some(d) = decimal {
         args.push(format!("decimal={}", py(d)));
     }
+    let (dates, formats) = date_options(l.columns);
+    if !dates.is_empty() {
+        args.push(format!("parse_dates=[{}]", dates.join(", ")));
+    }
+    if !formats.is_empty() {
+        args.push(format!("date_format={{{}}}", formats.join(", ")));
+    }
     if !l.quoting {
         args.push("quoting=3".into());
     }
@@ -107,6 +114,29 @@ pub(super) fn call(l: &Load) -> String {
         args.push("skipinitialspace=True".into());
     }
     format!("pd.read_csv({})", args.join(", "))
+}
+
+/// `parse_dates=` and `date_format=` entries for the date and datetime columns, so a
+/// script gets datetimes (`.dt`, comparisons and sorting by date work; `Sep 17, 2017`
+/// sorts as text otherwise). A date column's format is given as profiled; a value
+/// written another way makes pandas leave that column as text, which is no worse than
+/// without the option. Datetime formats are left to pandas.
+fn date_options(cols: &[ColumnProfile]) -> (Vec<String>, Vec<String>) {
+    let mut dates = Vec::new();
+    let mut formats = Vec::new();
+    for c in cols {
+        match c.kind {
+            ColumnType::Date => {
+                dates.push(py(&c.name));
+                if let Some(f) = c.date_format.as_deref().filter(|f| f.contains('%')) {
+                    formats.push(format!("{}: {}", py(&c.name), py(f)));
+                }
+            }
+            ColumnType::Datetime => dates.push(py(&c.name)),
+            _ => {}
+        }
+    }
+    (dates, formats)
 }
 
 /// `thousands=` and `decimal=` from how the columns write numbers. pandas applies them to
