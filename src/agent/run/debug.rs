@@ -59,6 +59,9 @@ impl Loop<'_> {
             if let Some(hint) = super::names::key_holders(&exec.stderr, &st.files) {
                 error = format!("{error}\n\n{hint}");
             }
+            if let Some(cure) = super::remedy::remedy(&exec.stderr) {
+                error = format!("{error}\n\nHow to fix it: {cure}");
+            }
             let signature = error_signature(&exec.stderr);
             let same_error = tried.iter().any(|a| a.signature == signature);
             tried.push(Attempt {

@@ -15,6 +15,7 @@
 mod debug;
 mod finalize;
 mod names;
+mod remedy;
 mod text;
 
 use text::missing_text;

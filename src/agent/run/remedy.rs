@@ -1,0 +1,71 @@
+//! One-line remedies for the errors small models make most with pandas and scipy, added
+//! to what the debugger is told. The local 1.5B model's debugger, shown only the
+//! traceback of `.dt` on a text column, returned the same script twice and gave up
+//! (DABench question 419); the fix is one well-known call it does not think of.
+//!
+//! Matched on the exception text only; each remedy names the general cure, never a file
+//! or column.
+
+/// (text of the exception, remedy). First match wins.
+const REMEDIES: &[(&str, &str)] = &[
+    (
+        "Can only use .dt accessor with datetimelike values",
+        "The column holds dates as text: convert it first with `pd.to_datetime(df[col], format=...)` (the format its description gives after `as`), or load the file with its description's `load:` call, which parses dates.",
+    ),
+    (
+        "could not convert string to float",
+        "A column holds numbers written as text (thousands separators, %, currency signs): load the file with its description's `load:` call, or convert with `pd.to_numeric(df[col].astype(str).str.replace(',', ''), errors='coerce')`.",
+    ),
+    (
+        "unsupported operand type(s)",
+        "A value is text or None where a number is needed: convert the column with `pd.to_numeric(df[col], errors='coerce')` and drop missing values first.",
+    ),
+    (
+        "cannot unpack non-iterable",
+        "The call returns one value (or one result object with named fields such as `.statistic` and `.pvalue`): do not unpack it into several names.",
+    ),
+    (
+        "Input contains NaN",
+        "Drop the rows with missing values in the columns used (`df.dropna(subset=[...])`) before fitting or testing.",
+    ),
+    (
+        "The truth value of a Series is ambiguous",
+        "Combine conditions on columns with `&` and `|`, each in parentheses, not `and`/`or`; use `.any()` or `.all()` for one truth value.",
+    ),
+    (
+        "Unknown format code 'f' for object of type 'str'",
+        "The value is text: convert it with `float(...)` before formatting it as a number.",
+    ),
+    (
+        "could not convert",
+        "A column holds text where numbers are needed: select the numeric columns (`df.select_dtypes('number')`) or convert with `pd.to_numeric(..., errors='coerce')`.",
+    ),
+];
+
+/// The remedy for the last exception of `stderr`, if it is a known one.
+pub(super) fn remedy(stderr: &str) -> Option<&'static str> {
+    let last = stderr
+        .lines()
+        .rev()
+        .find(|l| !l.trim().is_empty() && !l.starts_with(' '))?;
+    REMEDIES
+        .iter()
+        .find(|(text, _)| last.contains(text))
+        .map(|(_, r)| *r)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn known_errors_get_their_remedy_and_others_none() {
+        let dt = "Traceback (most recent call last):\n  File \"s.py\", line 7, in <module>\n    x = df['Date'].dt.weekday\nAttributeError: Can only use .dt accessor with datetimelike values. Did you mean: 'at'?\n";
+        assert!(remedy(dt).unwrap().contains("pd.to_datetime"));
+        let unpack = "Traceback (most recent call last):\n  File \"s.py\", line 3\nTypeError: cannot unpack non-iterable float object";
+        assert!(remedy(unpack).unwrap().contains(".pvalue"));
+        // Only the exception line counts, not code quoted in the traceback.
+        let other = "Traceback (most recent call last):\n  File \"s.py\", line 3\n    # could not convert\nKeyError: 'Age'";
+        assert_eq!(remedy(other), None);
+    }
+}
