@@ -233,3 +233,40 @@ fn a_step_that_computes_none_of_the_missing_quantities_is_replaced_by_one_that_d
     )));
     assert!(llm.prompts("coder")[1].contains(due));
 }
+
+#[test]
+fn a_step_that_still_fails_is_replaced_not_built_on() {
+    let (lake, csv) = sales_lake();
+    let csv = csv.display().to_string();
+    let llm = ScriptedLlm::start();
+    llm.say("planner", "Read the weekday of each sale.")
+        .say("coder", &fenced("raise ValueError('boom')"))
+        // The router adds a step after a step whose script failed.
+        .say("router", "Add Step")
+        .say("planner", "Sum the amount of each region.")
+        .say("coder", &fenced(&totals_script(&csv)))
+        .say("verifier", "Verdict: sufficient")
+        .say("finalyzer", &fenced("print(15)"));
+    let (out, run) = ask_pinned(
+        &llm,
+        lake.path(),
+        &csv,
+        &python3(),
+        "How much did the north region sell?",
+        &["--debug-attempts", "0"],
+    );
+    assert_eq!(ok(&out).trim(), "15");
+    assert!(llm.left().is_empty(), "unused replies: {:?}", llm.left());
+    let plans = events(&run, "plan");
+    let last = plans.last().unwrap()["steps"].as_array().unwrap().clone();
+    assert_eq!(last, ["Sum the amount of each region."], "{last:?}");
+    assert!(notes(&run)
+        .iter()
+        .any(|n| n.contains("step 1 still fails after debugging; the next step replaces it")));
+    // The second step is coded from scratch (the first-step prompt), not on the failed
+    // script.
+    let coders = llm.prompts("coder");
+    assert_eq!(coders.len(), 2);
+    assert!(!coders[1].contains("boom"), "{}", coders[1]);
+    assert!(coders[1].contains("Write a Python script that carries out one step"));
+}

@@ -297,6 +297,15 @@ impl Loop<'_> {
             if let Route::Step(n) = route.value {
                 plan.truncate(n - 1);
                 scripts.truncate(n - 1);
+            } else if !ran.ok() {
+                // A step whose script still fails is no base to build on: the next step
+                // takes its place (the paper's router would name it; small models add).
+                self.note(format!(
+                    "round {round}: step {} still fails after debugging; the next step replaces it instead of building on its script",
+                    plan.len()
+                ))?;
+                plan.pop();
+                scripts.pop();
             }
             self.record.event(&Event::Route {
                 round,
