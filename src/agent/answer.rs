@@ -200,6 +200,10 @@ pub struct Quantity {
     pub numeric: bool,
     /// The words that label it in an output (each may be matched by a synonym).
     words: Vec<String>,
+    /// Those of [`Quantity::words`] no other requested quantity has (`weekend` of
+    /// `weekend_mean_price` beside `weekday_mean_price`): a label must not lack them.
+    #[serde(skip)]
+    distinct: Vec<String>,
     /// What the format says it is: the text in its brackets, when that says more than
     /// the name (`Number of entries after cleaning duplicates`).
     pub meaning: Option<String>,
@@ -215,7 +219,13 @@ impl Quantity {
             .filter(|qw| w.iter().any(|x| matches(x, qw)))
             .count();
         let n = self.words.len();
-        found == n || (n >= 3 && found + 1 == n)
+        found == n
+            || (n >= 3
+                && found + 1 == n
+                && self
+                    .distinct
+                    .iter()
+                    .all(|d| w.iter().any(|x| matches(x, d))))
     }
 
     /// Whether `text` (a plan step) speaks of this quantity: its name, its label words,
@@ -268,12 +278,32 @@ pub fn requested(question: &str, guidelines: Option<&str>) -> Vec<Quantity> {
                     formatted: true,
                     numeric,
                     words,
+                    distinct: Vec::new(),
                     meaning,
                 });
             }
         }
     }
     if !out.is_empty() {
+        // The words that tell a quantity from a sibling: another that shares some of its
+        // words and has words of its own (`weekday_…` beside `weekend_…`; not
+        // `strongest_correlation` beside `strongest_correlation_pair`, which one line
+        // may label together).
+        let all: Vec<Vec<String>> = out.iter().map(|q| q.words.clone()).collect();
+        for (i, q) in out.iter_mut().enumerate() {
+            for (j, other) in all.iter().enumerate() {
+                let shares = q.words.iter().any(|w| other.contains(w));
+                let own = other.iter().any(|w| !q.words.contains(w));
+                if j == i || !shares || !own {
+                    continue;
+                }
+                for w in q.words.iter().filter(|w| !other.contains(w)) {
+                    if !q.distinct.contains(w) {
+                        q.distinct.push(w.clone());
+                    }
+                }
+            }
+        }
         return out;
     }
     let q = format!(" {} ", words(question).join(" "));
@@ -286,6 +316,7 @@ pub fn requested(question: &str, guidelines: Option<&str>) -> Vec<Quantity> {
                 name: name.to_string(),
                 formatted: false,
                 numeric: true,
+                distinct: Vec::new(),
                 // Any one label word will do: joined into one synonym set.
                 words: vec![labels.join("|")],
                 meaning: None,
@@ -617,9 +648,11 @@ pub fn missing(output: &str, quantities: &[Quantity]) -> Vec<String> {
             return Vec::new();
         }
     }
+    // `nan` is read as the value printed, but no answer: it comes from an empty
+    // selection or missing values, which a further step must deal with.
     let mut out: Vec<String> = quantities
         .iter()
-        .filter(|q| value_for(output, q).is_none())
+        .filter(|q| value_for(output, q).is_none_or(|v| v.trim().eq_ignore_ascii_case("nan")))
         .map(|q| q.name.clone())
         .collect();
     if quantities.is_empty() && answer_lines(output).is_empty() {
@@ -868,6 +901,24 @@ mod tests {
     }
 
     #[test]
+    fn a_label_lacking_the_word_that_tells_two_quantities_apart_is_neither() {
+        // As the local model printed them (DABench question 419): the weekend mean was
+        // read from the weekday line, which lacks only `weekend`.
+        let qs = requested(
+            "",
+            Some("@weekday_mean_price[a] @weekend_mean_price[b] @clean_entries_count[c]"),
+        );
+        let out = "<Mean Opening Price (Weekdays)>: 571.875\n<Mean Opening Price (Weekends)>: nan\nClean entries: 1153";
+        assert_eq!(value_for(out, &qs[0]).as_deref(), Some("571.875"));
+        assert_eq!(value_for(out, &qs[1]).as_deref(), Some("nan"));
+        assert_eq!(missing(out, &qs), ["weekend_mean_price"]);
+        let only_weekday = "<Mean Opening Price (Weekdays)>: 571.875";
+        assert_eq!(value_for(only_weekday, &qs[1]), None);
+        // A quantity sharing no word with another keeps the one-word leeway.
+        assert_eq!(value_for(out, &qs[2]).as_deref(), Some("1153"));
+    }
+
+    #[test]
     fn stddev_is_labelled_by_standard_deviation() {
         // As the local model's script printed it (DABench question 272).
         let q = requested("x", Some("@mean_ratio[m], @stddev_ratio[s]"));
@@ -1040,6 +1091,11 @@ mod tests {
         assert_eq!(
             value_for("@mean_no_of_deaths[nan]", &q[1]).as_deref(),
             Some("nan")
+        );
+        // Read, but no answer: the loop must go on.
+        assert_eq!(
+            missing("mean no of deaths: nan", &q[1..2]),
+            ["mean_no_of_deaths"]
         );
     }
 

@@ -26,7 +26,7 @@ pub(in crate::agent) fn quantities_text(quantities: &[Quantity]) -> String {
 pub(super) fn missing_text(lacking: &[String], ran_ok: bool) -> String {
     if !lacking.is_empty() {
         format!(
-            "The output gives no labelled value for: {}. The plan must compute each and print it with its name as a label (`name: value`), the value a plain number or word (`float(...)`), not a result object or a Series.",
+            "The output gives no labelled value for: {}. The plan must compute each and print it with its name as a label (`name: value`), the value a plain number or word (`float(...)`), not a result object or a Series. A value of nan counts as missing: it comes from an empty selection or missing values.",
             lacking.join(", ")
         )
     } else if !ran_ok {
