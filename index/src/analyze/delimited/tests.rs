@@ -151,7 +151,9 @@ fn a_sampled_report_drops_its_footer_by_lines() {
     assert_eq!(t.footer, ["Source: generated", "Note: provisional"]);
     assert_eq!(
         t.load.as_deref(),
-        Some(r#"pd.read_csv(path, skiprows=2, skipfooter=3, engine="python")"#)
+        Some(
+            r#"pd.read_csv(path, skiprows=2, skipfooter=3, engine="python", parse_dates=["day"], date_format={"day": "%Y-%m-%d"})"#
+        )
     );
 }
 
@@ -267,7 +269,7 @@ fn a_grouping_row_is_merged_into_the_names_below() {
     assert_eq!(
         t.load.as_deref(),
         Some(
-            r#"pd.read_csv(path, skiprows=3, header=None, names=["Date", "Kind", "Site A / Flag", "Site A / Count", "Site B / Flag", "Site B / Count"])"#
+            r#"pd.read_csv(path, skiprows=3, header=None, names=["Date", "Kind", "Site A / Flag", "Site A / Count", "Site B / Flag", "Site B / Count"], parse_dates=["Date"], date_format={"Date": "%Y-%m-%d"})"#
         )
     );
 }
