@@ -12,6 +12,7 @@
 //! `finalize` falls back to the verified output; `names` sends a step naming a column no
 //! file has to retrieval.
 
+mod calls;
 mod debug;
 mod finalize;
 mod names;
@@ -25,13 +26,12 @@ pub use text::{numbered, observation};
 pub use super::ablation::Mode;
 
 use super::answer;
-use super::budget::{self, Room, SharedPrefix};
+use super::budget::SharedPrefix;
 use super::context::{descriptions, FileContext, Retriever};
-use super::llm::{CallOptions, LlmClient, Message, Role};
+use super::llm::{CallOptions, LlmClient, Role};
 use super::parse::{self, Route, Verdict};
 use super::prompts::{Prompts, Template};
 use super::record::{Event, RunRecord};
-use super::repair;
 use super::sandbox::{Execution, Sandbox};
 use super::{AgentError, AnswerSource, Progress, Status};
 
@@ -503,148 +503,5 @@ impl Loop<'_> {
     /// The guidelines a prompt shows.
     pub(in crate::agent) fn guidelines(&self) -> &str {
         self.guidelines_given().unwrap_or(DEFAULT_GUIDELINES)
-    }
-
-    /// One LLM call through a template, recorded: the run's shared prefix as the system
-    /// message (for the roles that have one), the template with `values` as the user
-    /// message, both fitted into the model's context. A refusal that states the window
-    /// is learned from and the call, fitted again, made once more.
-    pub(in crate::agent) async fn ask(
-        &self,
-        round: usize,
-        role: Role,
-        template: Template,
-        values: &[(&str, &str)],
-    ) -> Result<String, AgentError> {
-        self.ask_with(round, role, template, values, &CallOptions::default())
-            .await
-    }
-
-    /// [`Loop::ask`] with per-call settings.
-    async fn ask_with(
-        &self,
-        round: usize,
-        role: Role,
-        template: Template,
-        values: &[(&str, &str)],
-        call: &CallOptions,
-    ) -> Result<String, AgentError> {
-        (self.progress)(Progress::Call { round, role });
-        let mut refused = false;
-        let (messages, context, reply) = loop {
-            let (messages, context) = self.messages(role, template, values).await?;
-            match self.llm.chat_with(role, &messages, call).await {
-                Ok(reply) => break (messages, context, reply),
-                Err(e) => match e.context_exceeded() {
-                    Some(Some(n)) if !refused => {
-                        refused = true;
-                        self.note(format!(
-                            "the server refused the {role} prompt as larger than its {n}-token context: fitted to that and asked again"
-                        ))?;
-                    }
-                    _ => return Err(e.into()),
-                },
-            }
-        };
-        let (user, system) = match messages.as_slice() {
-            [system, user] => (user.content.clone(), Some(system.content.clone())),
-            _ => (
-                messages
-                    .iter()
-                    .map(|m| m.content.as_str())
-                    .collect::<Vec<_>>()
-                    .join("\n\n"),
-                None,
-            ),
-        };
-        self.record.event(&Event::Llm {
-            round,
-            role: role.as_str().to_string(),
-            prompt_name: template.file_name().to_string(),
-            model: reply.model.clone(),
-            system,
-            prompt: user,
-            reply: reply.text.clone(),
-            context_tokens: context,
-            prompt_tokens: reply.usage.prompt_tokens,
-            cached_tokens: reply.usage.cached_tokens,
-            prefix_reused_estimate: reply.prefix_reused_estimate,
-            completion_tokens: reply.usage.completion_tokens,
-            cost: reply.cost,
-            latency_ms: reply.latency.as_millis() as u64,
-            attempts: reply.attempts,
-            replayed: reply.replayed,
-        })?;
-        Ok(reply.text)
-    }
-
-    /// The messages of one call, fitted into `role`'s context window (also returned).
-    async fn messages(
-        &self,
-        role: Role,
-        template: Template,
-        values: &[(&str, &str)],
-    ) -> Result<(Vec<Message>, usize), AgentError> {
-        let room = Room::of(self.llm, role).await;
-        let prefix = if template.after_common() {
-            Some(
-                self.prefix
-                    .get(self.llm, self.prompts, self.question, self.files)
-                    .await,
-            )
-        } else {
-            None
-        };
-        let user = budget::fit(
-            self.llm,
-            role,
-            self.prompts,
-            template,
-            values,
-            prefix.as_ref(),
-            room,
-        )
-        .await?;
-        let mut messages: Vec<Message> = prefix
-            .map(|p| Message::system(p.text))
-            .into_iter()
-            .collect();
-        messages.push(Message::user(user));
-        Ok((messages, room.context))
-    }
-
-    /// The code of a reply, repaired where it cannot run as written (`repair`); a reply
-    /// without a fenced block is run as it is. Both noted.
-    pub(in crate::agent) fn code(&self, reply: &str) -> Result<String, AgentError> {
-        let c = parse::code(reply);
-        if c.fallback {
-            self.note("a reply had no fenced code block; running its code-like lines".into())?;
-        }
-        let r = repair::repair_with(&c.code, &repair::load_calls(self.files));
-        for fix in &r.fixes {
-            self.note(format!("repaired the script before running it: {fix}"))?;
-        }
-        Ok(r.code)
-    }
-
-    pub(in crate::agent) fn note(&self, message: String) -> Result<(), AgentError> {
-        tracing::info!("{message}");
-        self.record.event(&Event::Note { message })
-    }
-
-    pub(in crate::agent) fn plan_changed(
-        &self,
-        round: usize,
-        plan: &[String],
-    ) -> Result<(), AgentError> {
-        self.record.event(&Event::Plan {
-            round,
-            steps: plan.to_vec(),
-        })?;
-        (self.progress)(Progress::Plan {
-            round,
-            steps: plan.len(),
-        });
-        Ok(())
     }
 }

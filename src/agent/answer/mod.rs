@@ -1,0 +1,383 @@
+//! Deterministic reading of what a question asks for and of what an output holds: the
+//! check that keeps a verifier from rubber-stamping, the dump detector that keeps a raw
+//! repr out of an answer, and the reader that answers from a verified output when the
+//! finalyzer fails. This module reads the question (`requested`); `read` reads an output,
+//! `compose` builds an answer from one.
+//!
+//! Written by hand: no crate reads "a labelled value near these words" in free-form
+//! script output; the rules are small and each is tested in `tests.rs`. They are conservative:
+//! a quantity is only required when the format names it (`@name[...]`) or the question
+//! names a statistic outright, so a question they cannot read is left to the verifier.
+
+use serde::Serialize;
+
+/// Lines above which an answer to a question that wants a short answer is a dump.
+pub const SHORT_ANSWER_LINES: usize = 12;
+
+/// Characters above which such an answer is a dump.
+pub const SHORT_ANSWER_CHARS: usize = 800;
+
+/// Characters of a value read after a label (`label: value`) at most.
+const VALUE_CHARS: usize = 80;
+
+/// Numbers in a bracketed run from which a line is a printed array (`[ 797171 500223 …`).
+const ARRAY_RUN: usize = 4;
+
+/// Words that name no particular quantity (`@p_value[...]` → `p`).
+const GENERIC: &[&str] = &[
+    "value",
+    "values",
+    "coefficient",
+    "result",
+    "the",
+    "of",
+    "in",
+    "for",
+    "and",
+    "a",
+    "an",
+    "is",
+    "to",
+    "by",
+    "per",
+    "with",
+    "on",
+    "answer",
+    "type",
+    "kind",
+];
+
+/// Words that stand for each other in labels.
+const SYNONYMS: &[&[&str]] = &[
+    &["mean", "average", "avg", "averages", "averaged"],
+    &[
+        "std",
+        "stdev",
+        "stddev",
+        "sd",
+        "standard",
+        "deviation",
+        "dev",
+    ],
+    &["corr", "correlation", "pearson", "spearman", "kendall", "r"],
+    &["num", "number", "count", "cnt", "n", "how", "many"],
+    &[
+        "pct",
+        "percent",
+        "percentage",
+        "proportion",
+        "share",
+        "ratio",
+    ],
+    &["max", "maximum", "highest", "largest", "most", "top"],
+    &["min", "minimum", "lowest", "smallest", "least"],
+    &["total", "sum"],
+    &["var", "variance"],
+    &["p", "pvalue"],
+];
+
+/// Statistics a question without an `@name[...]` format is read for: (what it is called,
+/// the phrases that ask for it, the words that label it in an output).
+const STATISTICS: &[(&str, &[&str], &[&str])] = &[
+    ("mean", &["mean", "average"], &["mean", "average", "avg"]),
+    ("median", &["median"], &["median"]),
+    (
+        "standard deviation",
+        &["standard deviation"],
+        &["std", "standard", "stdev", "sd"],
+    ),
+    ("variance", &["variance"], &["variance", "var"]),
+    (
+        "correlation",
+        &["correlation", "correlated", "correlate"],
+        &["corr", "correlation", "pearson", "spearman", "kendall", "r"],
+    ),
+    ("skewness", &["skewness", "skew"], &["skew", "skewness"]),
+    ("kurtosis", &["kurtosis"], &["kurt", "kurtosis"]),
+    ("p-value", &["p-value", "p value"], &["p", "pvalue"]),
+];
+
+/// Words of a quantity's name that make it a count: `@no_of_countries[...]` is a
+/// number even though it names countries.
+const COUNT_WORDS: &[&str] = &["no", "num", "number", "count", "cnt", "n", "how", "many"];
+
+/// Words of a quantity's name that make it a number (with [`COUNT_WORDS`]).
+const NUMBER_WORDS: &[&str] = &[
+    "mean",
+    "average",
+    "avg",
+    "median",
+    "std",
+    "stdev",
+    "sd",
+    "deviation",
+    "variance",
+    "var",
+    "corr",
+    "correlation",
+    "pearson",
+    "spearman",
+    "kendall",
+    "total",
+    "sum",
+    "pct",
+    "percent",
+    "percentage",
+    "ratio",
+    "rate",
+    "proportion",
+    "skew",
+    "skewness",
+    "kurtosis",
+    "pvalue",
+    "p",
+    "max",
+    "maximum",
+    "min",
+    "minimum",
+    "difference",
+    "diff",
+    "mse",
+    "rmse",
+    "mae",
+    "r2",
+    "accuracy",
+    "score",
+    "iqr",
+    "range",
+];
+
+/// Words of a quantity's name that make it a thing named, not a number
+/// (`@country_with_max_deaths[...]` is a country).
+const ENTITY_WORDS: &[&str] = &[
+    "name",
+    "names",
+    "pair",
+    "pairs",
+    "country",
+    "city",
+    "state",
+    "category",
+    "column",
+    "columns",
+    "feature",
+    "features",
+    "label",
+    "class",
+    "gender",
+    "sex",
+    "id",
+    "date",
+    "region",
+    "species",
+    "company",
+    "title",
+    "word",
+    "method",
+    "model",
+    "group",
+    "list",
+    "which",
+    "day",
+    "month",
+    "status",
+    "type",
+    "outlier_values",
+];
+
+/// A quantity the question asks for.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Quantity {
+    /// `mean_fare` for `@mean_fare[...]`, or the statistic (`median`).
+    pub name: String,
+    /// Named by an `@name[value]` format: the answer must use that form.
+    pub formatted: bool,
+    /// Its value is a number (a statistic, or a name made of statistic or count words
+    /// and no thing's name): a value read for it without a digit (`Country`, a header
+    /// cell) is not its value.
+    pub numeric: bool,
+    /// The words that label it in an output (each may be matched by a synonym).
+    words: Vec<String>,
+    /// Those of [`Quantity::words`] no other requested quantity has (`weekend` of
+    /// `weekend_mean_price` beside `weekday_mean_price`): a label must not lack them.
+    #[serde(skip)]
+    distinct: Vec<String>,
+    /// What the format says it is: the text in its brackets, when that says more than
+    /// the name (`Number of entries after cleaning duplicates`).
+    pub meaning: Option<String>,
+}
+
+impl Quantity {
+    /// Whether the words `w` of a line label this quantity: all its words (each by
+    /// itself or a synonym), or all but one of a name of three words or more.
+    fn labels(&self, w: &[String]) -> bool {
+        let found = self
+            .words
+            .iter()
+            .filter(|qw| w.iter().any(|x| matches(x, qw)))
+            .count();
+        let n = self.words.len();
+        found == n
+            || (n >= 3
+                && found + 1 == n
+                && self
+                    .distinct
+                    .iter()
+                    .all(|d| w.iter().any(|x| matches(x, d))))
+    }
+
+    /// Whether `text` (a plan step) speaks of this quantity: its name, its label words,
+    /// or most of the words of its meaning.
+    pub fn mentioned_in(&self, text: &str) -> bool {
+        let w = words(text);
+        if self.labels(&w) || text.to_lowercase().contains(&self.name.to_lowercase()) {
+            return true;
+        }
+        self.meaning.as_deref().is_some_and(|m| {
+            let mw: Vec<String> = words(m)
+                .into_iter()
+                .filter(|x| x.len() > 3 && !GENERIC.contains(&x.as_str()))
+                .collect();
+            let found = mw
+                .iter()
+                .filter(|x| w.iter().any(|y| matches(y, x)))
+                .count();
+            !mw.is_empty() && 2 * found > mw.len()
+        })
+    }
+}
+
+/// The quantities `question` and its `guidelines` ask for: every `@name[...]` of either;
+/// when there is none, the statistics the question names.
+pub fn requested(question: &str, guidelines: Option<&str>) -> Vec<Quantity> {
+    let mut out: Vec<Quantity> = Vec::new();
+    for text in [question, guidelines.unwrap_or("")] {
+        for (name, meaning) in format_names(text) {
+            if out.iter().all(|q| q.name != name) {
+                let mut words: Vec<String> = words(&name)
+                    .into_iter()
+                    .filter(|w| !GENERIC.contains(&w.as_str()))
+                    .collect();
+                if words.is_empty() {
+                    words = vec![name.to_lowercase()];
+                }
+                let all = self::words(&name);
+                let has = |set: &[&str]| all.iter().any(|w| set.contains(&w.as_str()));
+                let numeric = has(COUNT_WORDS) || (has(NUMBER_WORDS) && !has(ENTITY_WORDS));
+                let meaning = Some(meaning.trim().to_string()).filter(|m| {
+                    let mw = self::words(m);
+                    // `[value]`, `[mean_fare]`: a placeholder, not a meaning.
+                    mw != all
+                        && mw.iter().any(|w| !GENERIC.contains(&w.as_str()))
+                        && m.len() <= MEANING_MAX
+                });
+                out.push(Quantity {
+                    name,
+                    formatted: true,
+                    numeric,
+                    words,
+                    distinct: Vec::new(),
+                    meaning,
+                });
+            }
+        }
+    }
+    if !out.is_empty() {
+        // The words that tell a quantity from a sibling: another that shares some of its
+        // words and has words of its own (`weekday_…` beside `weekend_…`; not
+        // `strongest_correlation` beside `strongest_correlation_pair`, which one line
+        // may label together).
+        let all: Vec<Vec<String>> = out.iter().map(|q| q.words.clone()).collect();
+        for (i, q) in out.iter_mut().enumerate() {
+            for (j, other) in all.iter().enumerate() {
+                let shares = q.words.iter().any(|w| other.contains(w));
+                let own = other.iter().any(|w| !q.words.contains(w));
+                if j == i || !shares || !own {
+                    continue;
+                }
+                for w in q.words.iter().filter(|w| !other.contains(w)) {
+                    if !q.distinct.contains(w) {
+                        q.distinct.push(w.clone());
+                    }
+                }
+            }
+        }
+        return out;
+    }
+    let q = format!(" {} ", words(question).join(" "));
+    for (name, asked, labels) in STATISTICS {
+        let hit = asked
+            .iter()
+            .any(|a| q.contains(&format!(" {} ", words(a).join(" "))));
+        if hit {
+            out.push(Quantity {
+                name: name.to_string(),
+                formatted: false,
+                numeric: true,
+                distinct: Vec::new(),
+                // Any one label word will do: joined into one synonym set.
+                words: vec![labels.join("|")],
+                meaning: None,
+            });
+        }
+    }
+    out
+}
+
+/// The names of `@name[` in `text`, in order.
+/// Longest bracket text kept as a quantity's meaning (longer is a sentence of rules).
+const MEANING_MAX: usize = 160;
+
+/// Every `@name[meaning]` of `text`: the names and their bracket texts.
+fn format_names(text: &str) -> Vec<(String, String)> {
+    let mut names = Vec::new();
+    let mut rest = text;
+    while let Some(at) = rest.find('@') {
+        let after = &rest[at + 1..];
+        let len = after
+            .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .unwrap_or(after.len());
+        // `@name[...]` is how instructions write the form itself, not a quantity.
+        let generic = ["[...]", "[…]"].iter().any(|g| after[len..].starts_with(g));
+        if len > 0 && after[len..].starts_with('[') && !generic {
+            let inside = &after[len + 1..];
+            let meaning = inside.find(']').map_or("", |end| &inside[..end]);
+            names.push((after[..len].to_string(), meaning.to_string()));
+        }
+        rest = &after[len..];
+    }
+    names
+}
+
+/// Lowercased words: letters and digits; `_` and everything else separate.
+fn words(text: &str) -> Vec<String> {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect()
+}
+
+/// Whether output word `w` can stand for quantity word `q` (`q` may be a `|`-joined set).
+fn matches(w: &str, q: &str) -> bool {
+    if q.contains('|') {
+        return q.split('|').any(|q| matches(w, q));
+    }
+    if w == q {
+        return true;
+    }
+    let (short, long) = if w.len() <= q.len() { (w, q) } else { (q, w) };
+    if short.len() >= 4 && long.starts_with(short) {
+        return true;
+    }
+    SYNONYMS
+        .iter()
+        .any(|set| set.contains(&w) && set.contains(&q))
+}
+
+mod compose;
+mod read;
+#[cfg(test)]
+mod tests;
+
+pub use compose::{dump_reason, from_output, in_format, keep_verified};
+pub use read::{is_dump_line, missing, value_for};

@@ -1,0 +1,310 @@
+use super::read::unwrap_numpy;
+use super::*;
+
+fn names(qs: &[Quantity]) -> Vec<&str> {
+    qs.iter().map(|q| q.name.as_str()).collect()
+}
+
+#[test]
+fn a_value_is_read_after_the_first_separator_and_a_number_from_words_around_it() {
+    // As the local model's script printed it (DABench question 310).
+    let q = requested(
+        "x",
+        Some("@strongest_correlation_pair[pair] @strongest_correlation_coefficient[coefficient]"),
+    );
+    let out = "Mean age: 29.7\nStrongest positive correlation: Age and Fare (r=0.41)";
+    assert_eq!(
+        value_for(out, &q[0]).as_deref(),
+        Some("Age and Fare (r=0.41)")
+    );
+    assert_eq!(value_for(out, &q[1]).as_deref(), Some("0.41"));
+    let time = requested("x", Some("@start_time[t]"));
+    assert_eq!(
+        value_for("start time: 12:30", &time[0]).as_deref(),
+        Some("12:30")
+    );
+}
+
+#[test]
+fn values_are_read_from_numpy_scalars_and_result_objects() {
+    // As the local model's script printed them (DABench question 375).
+    let qs = requested(
+        "",
+        Some("@shapiro_w[test_statistic], @p_value[p_value], @skewness[skewness_value], @kurtosis[kurtosis_value]"),
+    );
+    let out = "<mean>: 21144.07608695652\n<shapiro_w>: ShapiroResult(statistic=np.float64(0.9543095491220899), pvalue=np.float64(0.0027291466836339875))\n<skewness>: 0.1520317726967334\n<kurtosis>: -1.1336054960924962\n";
+    assert!(missing(out, &qs).is_empty(), "{:?}", missing(out, &qs));
+    let get = |n: &str| value_for(out, qs.iter().find(|q| q.name == n).unwrap());
+    assert_eq!(get("shapiro_w").as_deref(), Some("0.9543095491220899"));
+    assert_eq!(get("p_value").as_deref(), Some("0.0027291466836339875"));
+    let q = &requested("", Some("@p_value_male[p], @slope[s]"));
+    let out = "fit: LinregressResult(slope=np.float64(2.5), intercept=1.0, rvalue=0.9, pvalue=0.01, stderr=0.1)\ncorr male: (np.float64(0.41), np.float64(0.003))";
+    assert_eq!(value_for(out, &q[1]).as_deref(), Some("2.5"));
+    assert_eq!(value_for(out, &q[0]).as_deref(), Some("0.01"));
+    assert_eq!(
+        unwrap_numpy(out).lines().nth(1),
+        Some("corr male: (0.41, 0.003)")
+    );
+    // Two tests printed and nothing labels the p-value asked: which one is not
+    // guessed.
+    let two = "a: TtestResult(statistic=1.0, pvalue=0.2, df=10.0)\nb: TtestResult(statistic=3.0, pvalue=0.01, df=10.0)";
+    assert_eq!(value_for(two, &requested("", Some("@p_value[p]"))[0]), None);
+}
+
+#[test]
+fn the_final_answer_keeps_the_verified_numbers() {
+    let qs = requested(
+        "",
+        Some("@shapiro_w[w], @p_value[p], @skewness[s], @normality[Normal or Not Normal]"),
+    );
+    let verified = "shapiro_w: 0.9543095491220899\np_value: 0.0027291466836339875\nskewness: 0.1520317726967334\nnormality: Normal";
+    // As the local finalyzer printed it (DABench question 375): two numbers in one
+    // bracket; and a skewness computed anew, differently.
+    let (a, changed) = keep_verified(
+        "@shapiro_w[0.9543 0.0027], @p_value[0.0027], @skewness[0.2001], @normality[Not Normal]",
+        verified,
+        &qs,
+    );
+    assert_eq!(
+        a,
+        "@shapiro_w[0.9543], @p_value[0.0027], @skewness[0.1520], @normality[Not Normal]"
+    );
+    assert_eq!(changed, ["shapiro_w", "skewness"]);
+    // Rounded as asked, scientific, or not given by the output: kept.
+    let (a, changed) = keep_verified(
+        "@shapiro_w[0.95], @p_value[2.729e-03], @skewness[0.15]",
+        "shapiro_w: 0.9543\np_value: 0.0027291",
+        &qs,
+    );
+    assert_eq!(a, "@shapiro_w[0.95], @p_value[2.729e-03], @skewness[0.15]");
+    assert!(changed.is_empty());
+}
+
+#[test]
+fn a_label_lacking_the_word_that_tells_two_quantities_apart_is_neither() {
+    // As the local model printed them (DABench question 419): the weekend mean was
+    // read from the weekday line, which lacks only `weekend`.
+    let qs = requested(
+        "",
+        Some("@weekday_mean_price[a] @weekend_mean_price[b] @clean_entries_count[c]"),
+    );
+    let out = "<Mean Opening Price (Weekdays)>: 571.875\n<Mean Opening Price (Weekends)>: nan\nClean entries: 1153";
+    assert_eq!(value_for(out, &qs[0]).as_deref(), Some("571.875"));
+    assert_eq!(value_for(out, &qs[1]).as_deref(), Some("nan"));
+    assert_eq!(missing(out, &qs), ["weekend_mean_price"]);
+    let only_weekday = "<Mean Opening Price (Weekdays)>: 571.875";
+    assert_eq!(value_for(only_weekday, &qs[1]), None);
+    // A quantity sharing no word with another keeps the one-word leeway.
+    assert_eq!(value_for(out, &qs[2]).as_deref(), Some("1153"));
+}
+
+#[test]
+fn stddev_is_labelled_by_standard_deviation() {
+    // As the local model's script printed it (DABench question 272).
+    let q = requested("x", Some("@mean_ratio[m], @stddev_ratio[s]"));
+    let out = "<mean ratio>: 10419870478751.084\n<standard deviation ratio>: 3593655649585.2207";
+    assert_eq!(value_for(out, &q[1]).as_deref(), Some("3593655649585.2207"));
+    assert!(missing(out, &q).is_empty());
+}
+
+#[test]
+fn a_numeric_quantity_takes_no_sentence_with_a_number_in_it() {
+    // As the local model's script printed it (DABench question 268).
+    let q = requested(
+        "Are the MEANPOT values normally distributed?",
+        Some("@normality_test_result[Normal or Not Normal] @p_value[The p-value, rounded to three decimal places]"),
+    );
+    let echoed = "Mean POT: 1571.7\nShapiro-Wilk Test Result: Normal (p-value > 0.05) if p-value is greater than 0.05, Not Normal otherwise";
+    assert_eq!(value_for(echoed, &q[1]), None);
+    assert_eq!(missing(echoed, &q), ["p_value"]);
+    for (out, v) in [
+        ("p-value: 0.0547", "0.0547"),
+        ("p value = 1.2e-10 (two-sided)", "1.2e-10 (two-sided)"),
+        ("p_value: [0.01, 0.02]", "[0.01, 0.02]"),
+        ("p-value: nan", "nan"),
+    ] {
+        assert_eq!(value_for(out, &q[1]).as_deref(), Some(v), "{out}");
+    }
+}
+
+#[test]
+fn a_step_mentions_a_quantity_by_name_label_or_meaning() {
+    // DABench question 271's format.
+    let q = requested(
+        "Preprocess the dataset.",
+        Some("Return 4 values: @clean_entries[Number of entries after cleaning duplicates], @mean_USFLUX[Mean of the USFLUX column after filling missing values, rounded to two decimal places], @norm_TOTUSJZ[value]."),
+    );
+    assert_eq!(names(&q), ["clean_entries", "mean_USFLUX", "norm_TOTUSJZ"]);
+    assert_eq!(
+        q[0].meaning.as_deref(),
+        Some("Number of entries after cleaning duplicates")
+    );
+    assert_eq!(q[2].meaning, None, "a placeholder is no meaning");
+    let drifted = "Compute the mean of the `MEANGAM` column and print it.";
+    assert!(q.iter().all(|q| !q.mentioned_in(drifted)));
+    assert!(q[0].mentioned_in("Print clean_entries after dropping duplicate rows."));
+    assert!(q[0].mentioned_in("Count the entries after cleaning the duplicates."));
+    assert!(q[1].mentioned_in("Fill the missing USFLUX values and print the mean USFLUX."));
+    assert!(q[2].mentioned_in("Min-max normalize TOTUSJZ and print norm TOTUSJZ."));
+}
+
+#[test]
+fn quantities_come_from_the_format_or_the_named_statistics() {
+    let q = requested(
+        "What is the mean fare? Drop outliers by the IQR rule.",
+        Some("@mean_fare[mean], @p_value[p] where mean_fare is rounded to 2 decimals. Also @mean_fare[x]."),
+    );
+    assert_eq!(names(&q), ["mean_fare", "p_value"]);
+    assert!(q.iter().all(|q| q.formatted));
+    let q = requested(
+        "What is the median and the standard deviation of age?",
+        None,
+    );
+    assert_eq!(names(&q), ["median", "standard deviation"]);
+    // Nothing the reader can name: nothing required.
+    assert!(requested("How much did the north region sell?", None).is_empty());
+    // An e-mail address is not a format.
+    assert!(requested("Mail me at a@b.c", None).is_empty());
+    // Instructions that write the form itself name no quantity.
+    let q = requested("", Some("Answer as @name[...] pairs:\n@mean_fare[m]"));
+    assert_eq!(names(&q), ["mean_fare"]);
+}
+
+#[test]
+fn a_value_must_be_labelled_and_not_a_dump() {
+    let q = &requested("", Some("@mean_fare[m] @p_value[p]"));
+    assert_eq!(
+        value_for("Average fare: 32.20", &q[0]).as_deref(),
+        Some("32.20")
+    );
+    assert_eq!(
+        value_for("mean_fare = 32.2\n", &q[0]).as_deref(),
+        Some("32.2")
+    );
+    assert_eq!(
+        value_for("@mean_fare[32.2]", &q[0]).as_deref(),
+        Some("32.2")
+    );
+    assert_eq!(
+        value_for("Mean of Fare:\n32.2", &q[0]).as_deref(),
+        Some("32.2")
+    );
+    assert_eq!(value_for("P-value: 0.03", &q[1]).as_deref(), Some("0.03"));
+    // Loading the data and printing the column names no mean.
+    let load = "Fare column loaded: 891 rows\n0    7.25\n1   71.28\nName: Fare, dtype: float64";
+    assert_eq!(value_for(load, &q[0]), None);
+    assert_eq!(missing(load, q), ["mean_fare", "p_value"]);
+    let stats = requested("What is the mean close price?", None);
+    assert_eq!(missing("mean close: 12.5", &stats), Vec::<String>::new());
+    assert_eq!(missing("[ 797171  500223  1 2 ]", &stats), ["mean"]);
+    assert!(missing("12.5", &stats).is_empty());
+    let q = &requested(
+        "",
+        Some("@relationship_type[type] @mean_sepal_petal_ratio[r]"),
+    );
+    assert_eq!(
+        value_for("Relationship: linear", &q[0]).as_deref(),
+        Some("linear")
+    );
+    assert_eq!(
+        value_for("sepal/petal ratio: 1.9", &q[1]).as_deref(),
+        Some("1.9")
+    );
+    assert_eq!(value_for("mean sepal length: 5.8", &q[1]), None);
+}
+
+#[test]
+fn without_named_quantities_an_output_needs_one_labelled_value() {
+    assert!(missing("north total 15", &[]).is_empty());
+    assert!(missing("35", &[]).is_empty());
+    let head = "   region  amount\n0   north      10\n1   south      20\n2   north       5";
+    assert_eq!(missing(head, &[]).len(), 1);
+    assert_eq!(missing("", &[]).len(), 1);
+}
+
+#[test]
+fn dumps_are_recognized() {
+    for d in [
+        "[ 797171  500223  133124 ... 12 ]",
+        "0    a\n1    b\nName: city, dtype: object",
+        "<ArrowStringArray>\n['a', 'b']\nLength: 2, dtype: string",
+        "array([1, 2, 3])",
+        "[1.5 2.5 3.5 4.5]",
+    ] {
+        assert!(dump_reason(d, false).is_some(), "{d}");
+    }
+    let long = (0..30)
+        .map(|i| format!("row {i}"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    assert!(dump_reason(&long, true).is_some());
+    assert!(dump_reason(&long, false).is_none());
+    for ok in ["15", "@mean[3.2], @max[7]", "[1, 2, 3, 4, 5]", "north: 15"] {
+        assert_eq!(dump_reason(ok, true), None, "{ok}");
+    }
+}
+
+#[test]
+fn a_number_asked_is_not_read_from_a_word_or_a_table_header() {
+    let q = requested(
+        "",
+        Some(
+            "@no_of_countries_with_outliers[n], @mean_no_of_deaths[m], @country_with_max_deaths[c]",
+        ),
+    );
+    let numeric: Vec<bool> = q.iter().map(|q| q.numeric).collect();
+    assert_eq!(numeric, [true, true, false]);
+    // A printed frame: its header names the columns, its rows hold no labelled value.
+    let head = "       Country  Year  ...  No. of deaths_max   WHO Region\n\
+                0  Afghanistan  2017  ...              510.0  Eastern Mediterranean\n\
+                1      Algeria  2017  ...                NaN                 Africa\n";
+    assert_eq!(from_output(head, &q), None);
+    assert_eq!(value_for("mean no of deaths: Country", &q[1]), None);
+    assert_eq!(
+        value_for("mean no of deaths: Country\nmean no of deaths: 12.5", &q[1]).as_deref(),
+        Some("12.5")
+    );
+    // A thing's name may be a word.
+    assert_eq!(
+        value_for("country with max deaths: Nigeria", &q[2]).as_deref(),
+        Some("Nigeria")
+    );
+    assert_eq!(
+        value_for("@mean_no_of_deaths[nan]", &q[1]).as_deref(),
+        Some("nan")
+    );
+    // Read, but no answer: the loop must go on.
+    assert_eq!(
+        missing("mean no of deaths: nan", &q[1..2]),
+        ["mean_no_of_deaths"]
+    );
+}
+
+#[test]
+fn answers_are_put_in_the_format_and_read_from_outputs() {
+    let q = requested("", Some("@mean_fare[m], @max_age[a]"));
+    assert_eq!(
+        in_format("Mean fare: 32.2\nMax age: 80", &q).as_deref(),
+        Some("@mean_fare[32.2], @max_age[80]")
+    );
+    assert_eq!(
+        in_format("@mean_fare[32.2] @max_age[80]", &q).as_deref(),
+        Some("@mean_fare[32.2] @max_age[80]")
+    );
+    assert_eq!(in_format("32.2", &q), None);
+    let out = "rows 891\nmean fare 32.2\nName: Age, dtype: float64\nmaximum age: 80";
+    assert_eq!(
+        from_output(out, &q).as_deref(),
+        Some("@mean_fare[32.2], @max_age[80]")
+    );
+    let stats = requested("What is the median age?", None);
+    assert_eq!(
+        from_output("rows 891\nmedian age: 28\nmean age: 29.7", &stats).as_deref(),
+        Some("median: 28")
+    );
+    assert_eq!(
+        from_output("rows 3\nnorth total 15", &[]).as_deref(),
+        Some("rows 3\nnorth total 15")
+    );
+    assert_eq!(from_output("", &[]), None);
+}
