@@ -11,7 +11,7 @@
 //! names the role and the overflow. Tokens are counted by the LLM client (the server's
 //! tokenizer, else an estimate that errs high).
 
-use super::context::{description_block, FileContext};
+use super::context::{description_block, exact_note, FileContext};
 use super::llm::{LlmClient, Role};
 use super::prompts::{Prompts, Template};
 use super::AgentError;
@@ -158,7 +158,11 @@ pub async fn prefix(
             &[("question", question), ("descriptions", d)],
         )
     };
-    let frame = llm.count_tokens(role, &render("")).await;
+    // The note of exactly written names stays whole: it is part of the frame.
+    let note = exact_note(question, files);
+    let frame = llm
+        .count_tokens(role, &render(note.as_deref().unwrap_or("")))
+        .await;
     let mut largest_role = 0;
     for t in Template::ALL.iter().filter(|t| t.after_common()) {
         largest_role = largest_role.max(llm.count_tokens(role, &prompts.render(*t, &[])).await);
@@ -195,11 +199,9 @@ pub async fn prefix(
             blocks[i] = (cut, n);
         }
     }
-    let descriptions = blocks
-        .into_iter()
-        .map(|b| b.0)
-        .collect::<Vec<_>>()
-        .join("\n\n");
+    let mut shown: Vec<String> = note.into_iter().collect();
+    shown.extend(blocks.into_iter().map(|b| b.0));
+    let descriptions = shown.join("\n\n");
     let text = render(&descriptions);
     let tokens = llm.count_tokens(role, &text).await;
     Prefix { text, tokens, room }

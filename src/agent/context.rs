@@ -5,6 +5,7 @@ use super::llm::tokens;
 use super::AgentError;
 use lakestar_index::analyze::{Content, Description, RenderOptions};
 use lakestar_index::search::engine::{SearchOptions, Searcher};
+use lakestar_index::search::written_exactly;
 use lakestar_index::{crawl, render, CatalogReader};
 use std::path::{Path, PathBuf};
 
@@ -345,8 +346,102 @@ pub fn descriptions(files: &[FileContext]) -> String {
         .join("\n\n")
 }
 
+/// The column names the question writes exactly as a file has them (as code or quoted:
+/// `WINDSPEED`, `'Fare'`), each with the files that have it, in file order. A small model
+/// given three weather files for "wind speeds (WINDSPEED)" planned on the first one listed,
+/// whose `wind_speed` was another station's (DABench question 449).
+pub fn exact_names<'f>(
+    question: &str,
+    files: &'f [FileContext],
+) -> Vec<(String, Vec<&'f FileContext>)> {
+    let mut out: Vec<(String, Vec<&FileContext>)> = Vec::new();
+    for f in files {
+        for name in written_exactly(question, f.columns.iter().map(String::as_str)) {
+            match out.iter_mut().find(|(n, _)| n == name) {
+                Some((_, holders)) => holders.push(f),
+                None => out.push((name.to_string(), vec![f])),
+            }
+        }
+    }
+    out
+}
+
+/// Retrieved files with the most columns the question writes exactly ([`exact_names`])
+/// first; the rest keep their order. Models lean on the first file listed.
+pub fn prefer_exact(question: &str, files: &mut [FileContext]) {
+    let count =
+        |f: &FileContext| written_exactly(question, f.columns.iter().map(String::as_str)).len();
+    // A stable sort: equal counts keep the retrieval order (and companions their place).
+    files.sort_by_key(|f| std::cmp::Reverse(count(f)));
+}
+
+/// The line above the descriptions that says which files have the columns the question
+/// writes exactly; `None` when it writes none of their names so.
+pub fn exact_note(question: &str, files: &[FileContext]) -> Option<String> {
+    let names = exact_names(question, files);
+    if names.is_empty() {
+        return None;
+    }
+    let said: Vec<String> = names
+        .iter()
+        .map(|(n, holders)| {
+            let paths: Vec<String> = holders
+                .iter()
+                .map(|f| f.path.display().to_string())
+                .collect();
+            format!("`{n}` is a column of {}", paths.join(", "))
+        })
+        .collect();
+    Some(format!(
+        "The question writes these column names exactly as a file has them: {}.",
+        said.join("; ")
+    ))
+}
+
 /// One file of the `{{descriptions}}` block: its absolute path as a heading, then its
 /// description.
 pub fn description_block(f: &FileContext) -> String {
     format!("## {}\n{}", f.path.display(), f.description.trim_end())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn file(rel: &str, columns: &[&str]) -> FileContext {
+        FileContext {
+            path: PathBuf::from("/lake").join(rel),
+            rel: rel.into(),
+            description: format!("{rel} — CSV\n"),
+            columns: columns.iter().map(|c| c.to_string()).collect(),
+        }
+    }
+
+    #[test]
+    fn files_with_the_columns_the_question_writes_exactly_come_first_and_are_named() {
+        let q = "What is the distribution of wind speeds (WINDSPEED)? Is it normal?";
+        let mut files = vec![
+            file("ravenna.csv", &["temp", "wind_speed"]),
+            file("weather.csv", &["time", "wind speed"]),
+            file("baro.csv", &["DATE TIME", "WINDSPEED", "AT"]),
+            file("bikes.csv", &["windspeed"]),
+        ];
+        prefer_exact(q, &mut files);
+        let order: Vec<&str> = files.iter().map(|f| f.rel.as_str()).collect();
+        assert_eq!(
+            order,
+            ["baro.csv", "ravenna.csv", "weather.csv", "bikes.csv"]
+        );
+        assert_eq!(
+            exact_note(q, &files).unwrap(),
+            "The question writes these column names exactly as a file has them: `WINDSPEED` is a column of /lake/baro.csv."
+        );
+        // A question that writes no name so changes nothing and says nothing.
+        let plain = "What is the mean wind speed?";
+        let before: Vec<String> = files.iter().map(|f| f.rel.clone()).collect();
+        prefer_exact(plain, &mut files);
+        let after: Vec<String> = files.iter().map(|f| f.rel.clone()).collect();
+        assert_eq!(before, after);
+        assert_eq!(exact_note(plain, &files), None);
+    }
 }

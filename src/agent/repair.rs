@@ -110,6 +110,14 @@ const FUNCTIONS: &[(&str, &[&str])] = &[
     ("sklearn.impute", &["SimpleImputer"]),
 ];
 
+/// The module of a function or class in [`FUNCTIONS`] (`shapiro` → `scipy.stats`).
+pub(crate) fn home_of(name: &str) -> Option<&'static str> {
+    FUNCTIONS
+        .iter()
+        .find(|(_, names)| names.contains(&name))
+        .map(|(module, _)| *module)
+}
+
 /// A script after repair, with one line per fix made (empty: the script is unchanged).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Repaired {

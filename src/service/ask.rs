@@ -170,10 +170,11 @@ impl AskRequest {
                         "no index to retrieve files from: run `lakestar index LAKE`, pass --index DIR, or pin files with --files".into(),
                     )
                 })?;
-                let files = match searcher {
+                let mut files = match searcher {
                     Some(s) => context::retrieve_with(s, dir, &self.question, count)?,
                     None => context::retrieve(dir, &self.question, count)?,
                 };
+                context::prefer_exact(&self.question, &mut files);
                 Ok((files, "retrieved"))
             }
         }

@@ -23,4 +23,5 @@ pub mod sync;
 pub mod text;
 mod words;
 
+pub use names::written_exactly;
 pub use words::{matching_spans, QueryWords};

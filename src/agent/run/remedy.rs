@@ -6,6 +6,11 @@
 //! Matched on the exception text only; each remedy names the general cure, never a file
 //! or column.
 
+use crate::agent::repair;
+use regex::Regex;
+use std::borrow::Cow;
+use std::sync::OnceLock;
+
 /// (text of the exception, remedy). First match wins.
 const REMEDIES: &[(&str, &str)] = &[
     (
@@ -43,15 +48,34 @@ const REMEDIES: &[(&str, &str)] = &[
 ];
 
 /// The remedy for the last exception of `stderr`, if it is a known one.
-pub(super) fn remedy(stderr: &str) -> Option<&'static str> {
+pub(super) fn remedy(stderr: &str) -> Option<Cow<'static, str>> {
     let last = stderr
         .lines()
         .rev()
         .find(|l| !l.trim().is_empty() && !l.starts_with(' '))?;
+    if let Some(cure) = function_as_method(last) {
+        return Some(Cow::Owned(cure));
+    }
     REMEDIES
         .iter()
         .find(|(text, _)| last.contains(text))
-        .map(|(_, r)| *r)
+        .map(|(_, r)| Cow::Borrowed(*r))
+}
+
+/// A statistics function called as a method (`df['x'].shapiro()`: "'Series' object has
+/// no attribute 'shapiro'", DABench question 449): the module that has it and how to call
+/// it. Only names of `repair`'s list, which have one usual home.
+fn function_as_method(last: &str) -> Option<String> {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    let re = RE.get_or_init(|| {
+        Regex::new(r"'(\w+)' object has no attribute '(\w+)'").expect("static regex")
+    });
+    let c = re.captures(last)?;
+    let (kind, name) = (&c[1], &c[2]);
+    let module = repair::home_of(name)?;
+    Some(format!(
+        "`{name}` is a function of `{module}`, not a method of a {kind}: `from {module} import {name}`, then call `{name}(values)` with the {kind} as its argument (drop missing values first)."
+    ))
 }
 
 #[cfg(test)]
@@ -67,5 +91,16 @@ mod tests {
         // Only the exception line counts, not code quoted in the traceback.
         let other = "Traceback (most recent call last):\n  File \"s.py\", line 3\n    # could not convert\nKeyError: 'Age'";
         assert_eq!(remedy(other), None);
+    }
+
+    #[test]
+    fn a_statistics_function_called_as_a_method_is_named_with_its_module() {
+        let e = "Traceback (most recent call last):\n  File \"s.py\", line 5, in <module>\n    w, p = df['Age'].shapiro()\nAttributeError: 'Series' object has no attribute 'shapiro'\n";
+        let cure = remedy(e).unwrap();
+        assert!(cure.contains("from scipy.stats import shapiro"), "{cure}");
+        assert!(cure.contains("not a method of a Series"), "{cure}");
+        // A misspelt pandas attribute has no remedy from this list.
+        let typo = "AttributeError: 'DatetimeProperties' object has no attribute 'dayof_week'";
+        assert_eq!(remedy(typo), None);
     }
 }

@@ -438,6 +438,34 @@ impl NameMatcher {
     }
 }
 
+/// The names of `names` the question writes exactly as they are, case and separators
+/// included, either as code (`WINDSPEED`, `max_storm_cat`, `gdpPercap`) or quoted
+/// (`'Fare'`, `"Close Price"`): a user who writes a name so means that column, not one
+/// that merely resembles it. Each name once, in the order given.
+pub fn written_exactly<'n>(query: &str, names: impl IntoIterator<Item = &'n str>) -> Vec<&'n str> {
+    let matcher = NameMatcher::new(query);
+    let code: std::collections::HashSet<&str> = matcher
+        .words
+        .iter()
+        .filter(|w| w.last_of_ident && w.code)
+        .map(|w| w.raw.as_str())
+        .collect();
+    let mut out: Vec<&'n str> = Vec::new();
+    for name in names {
+        let n = name.trim();
+        if n.is_empty() || out.contains(&name) {
+            continue;
+        }
+        let quoted = ['\'', '"', '`']
+            .iter()
+            .any(|q| query.contains(&format!("{q}{n}{q}")));
+        if code.contains(n) || quoted {
+            out.push(name);
+        }
+    }
+    out
+}
+
 /// Whether an identifier as written looks like code rather than a word: joined parts
 /// (`positive_diffsel`), a hump (`gdpPercap`), or an all-capitals name of 2+ letters that
 /// is not the first word of a sentence (`SWX`, `WINDSPEED`).

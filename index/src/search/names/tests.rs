@@ -185,3 +185,23 @@ fn generic_words_are_plain_words_of_the_data_vocabulary() {
         assert!(!generic_word(n), "{n}");
     }
 }
+
+#[test]
+fn names_written_exactly_are_code_or_quoted_as_they_are() {
+    let q = "What is the distribution of wind speeds (WINDSPEED)? Use the 'Fare' column and `max_storm_cat`.";
+    let names = [
+        "WINDSPEED",
+        "wind_speed",
+        "windspeed",
+        "Fare",
+        "fare",
+        "max_storm_cat",
+        "Age",
+    ];
+    assert_eq!(
+        written_exactly(q, names),
+        vec!["WINDSPEED", "Fare", "max_storm_cat"]
+    );
+    // A plain word, or a capital that only begins a sentence, is not written as code.
+    assert!(written_exactly("Age of the passengers. Fare paid", ["Age", "Fare"]).is_empty());
+}
