@@ -3,7 +3,8 @@
 //! links applied ([`CatalogReader::file_description`]). The indexer writes a folder's links
 //! whole ([`CatalogWriter::replace_companions`]) after its files are described.
 
-use super::{CatalogReader, CatalogWriter, FileRow, FILE_COLUMNS};
+use super::files::{self, FILE_COLUMNS};
+use super::{CatalogReader, CatalogWriter, FileRow};
 use crate::analyze::Description;
 use crate::companion::{self, lookup::LookupLink, Companion, Link};
 use crate::error::{Error, Result};
@@ -89,10 +90,10 @@ impl CatalogReader {
         };
         let mut stmt = self.conn.prepare_cached(&sql)?;
         let rows = if folder.is_empty() {
-            stmt.query_map([], super::row_from)?
+            stmt.query_map([], files::row_from)?
                 .collect::<rusqlite::Result<Vec<_>>>()?
         } else {
-            stmt.query_map([arg], super::row_from)?
+            stmt.query_map([arg], files::row_from)?
                 .collect::<rusqlite::Result<Vec<_>>>()?
         };
         Ok(rows)
@@ -253,7 +254,7 @@ impl CatalogReader {
                  AND path IN (SELECT data FROM companions) ORDER BY path LIMIT 1"
             ))
             .and_then(|mut s| {
-                s.query_row(params![&hash[..], analyzer], super::row_from)
+                s.query_row(params![&hash[..], analyzer], files::row_from)
                     .optional()
             });
         match found {

@@ -20,6 +20,7 @@
 
 mod collections;
 mod companions;
+mod files;
 mod known;
 mod llm_descriptions;
 pub mod meta;
@@ -28,10 +29,10 @@ mod vector_points;
 mod vectors;
 
 use crate::analyze::{Description, Format, TimeCoverage};
-use crate::error::{Error, InternalError, Result, UserError};
+use crate::error::{InternalError, Result, UserError};
 use crate::lock::WriterLock;
-use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
-use std::collections::{BTreeMap, HashMap};
+use rusqlite::{params, Connection, OpenFlags};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 pub use companions::folder_of;
@@ -238,40 +239,6 @@ impl std::ops::Deref for CatalogWriter {
     }
 }
 
-fn row_from(r: &rusqlite::Row<'_>) -> rusqlite::Result<FileRow> {
-    let hash: Option<Vec<u8>> = r.get(3)?;
-    let format: String = r.get(4)?;
-    let state: String = r.get(6)?;
-    Ok(FileRow {
-        path: r.get(0)?,
-        size: r.get::<_, i64>(1)? as u64,
-        mtime_ns: r.get(2)?,
-        hash: hash.and_then(|h| h.try_into().ok()),
-        format: Format::parse(&format).unwrap_or(Format::Binary),
-        analyzer: r.get(5)?,
-        state: FileState::parse(&state),
-        error: r.get(7)?,
-        racy: r.get(8)?,
-        indexed_at: r.get(9)?,
-        time: match (
-            r.get::<_, Option<String>>(10)?,
-            r.get::<_, Option<String>>(11)?,
-        ) {
-            (Some(start), Some(end)) => Some(TimeCoverage {
-                start,
-                end,
-                source: r.get::<_, Option<String>>(12)?.unwrap_or_default(),
-            }),
-            _ => None,
-        },
-        sampled: r.get(13)?,
-        schema: r.get(14)?,
-    })
-}
-
-const FILE_COLUMNS: &str =
-    "path, size, mtime_ns, hash, format, analyzer, state, error, racy, indexed_at, time_start, time_end, time_source, sampled, schema, template";
-
 impl CatalogWriter {
     /// Open the catalog of the index whose writer `lock` is held, creating it for `lake`
     /// if it does not exist.
@@ -338,90 +305,6 @@ impl CatalogReader {
                 }
                 .into()
             })
-    }
-
-    /// Every file row, by path.
-    pub fn load_files(&self) -> Result<HashMap<String, FileRow>> {
-        let mut stmt = self
-            .conn
-            .prepare(&format!("SELECT {FILE_COLUMNS} FROM files"))?;
-        let rows = stmt.query_map([], row_from)?;
-        let mut out = HashMap::new();
-        for r in rows {
-            let r = r?;
-            out.insert(r.path.clone(), r);
-        }
-        Ok(out)
-    }
-
-    /// The row of one file.
-    pub fn file(&self, path: &str) -> Result<Option<FileRow>> {
-        Ok(self
-            .conn
-            .query_row(
-                &format!("SELECT {FILE_COLUMNS} FROM files WHERE path = ?1"),
-                [path],
-                row_from,
-            )
-            .optional()?)
-    }
-
-    /// Whether the cache holds a description for (hash, analyzer key), and if so what a
-    /// file row needs of it.
-    pub fn cached(&self, hash: &Hash, analyzer: &str) -> Result<Option<Cached>> {
-        let mut stmt = self.conn.prepare_cached(
-            "SELECT format, error, time_start, time_end, time_source, sampled, schema FROM descriptions WHERE hash = ?1 AND analyzer = ?2",
-        )?;
-        Ok(stmt
-            .query_row(params![&hash[..], analyzer], |r| {
-                let f: String = r.get(0)?;
-                let time = match (
-                    r.get::<_, Option<String>>(2)?,
-                    r.get::<_, Option<String>>(3)?,
-                ) {
-                    (Some(start), Some(end)) => Some(TimeCoverage {
-                        start,
-                        end,
-                        source: r.get::<_, Option<String>>(4)?.unwrap_or_default(),
-                    }),
-                    _ => None,
-                };
-                Ok(Cached {
-                    format: Format::parse(&f).unwrap_or(Format::Binary),
-                    error: r.get(1)?,
-                    time,
-                    sampled: r.get(5)?,
-                    schema: r.get(6)?,
-                })
-            })
-            .optional()?)
-    }
-
-    /// The cached description for (hash, analyzer key).
-    pub fn description(&self, hash: &Hash, analyzer: &str) -> Result<Option<Description>> {
-        let found: Option<(Vec<u8>, i64)> = self
-            .conn
-            .prepare_cached(
-                "SELECT blob, raw_len FROM descriptions WHERE hash = ?1 AND analyzer = ?2",
-            )?
-            .query_row(params![&hash[..], analyzer], |r| Ok((r.get(0)?, r.get(1)?)))
-            .optional()?;
-        let Some((blob, raw_len)) = found else {
-            return Ok(None);
-        };
-        // A reused decompression context: creating one per blob was a tenth of the time
-        // of a first index (every description is decoded again for search).
-        let mut slot = self.decompressor.borrow_mut();
-        if slot.is_none() {
-            *slot = Some(zstd::bulk::Decompressor::new().map_err(|e| Error::io(&self.dir, e))?);
-        }
-        let d = slot.as_mut().expect("set above");
-        let json = d
-            .decompress(&blob, (raw_len.max(0) as usize).max(1))
-            .map_err(|e| Error::corrupt("description", e))?;
-        serde_json::from_slice(&json)
-            .map(Some)
-            .map_err(|e| Error::corrupt("description", e))
     }
 
     /// Counts by format and state, errors, cache size.
@@ -494,131 +377,6 @@ impl CatalogWriter {
             "INSERT INTO meta(key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
             params![key, value],
         )?;
-        Ok(())
-    }
-
-    /// Apply a batch of changes in one transaction.
-    pub fn apply(&mut self, changes: &[Change]) -> Result<()> {
-        if self.compressor.is_none() {
-            self.compressor =
-                Some(zstd::bulk::Compressor::new(3).map_err(|e| Error::io(&self.dir, e))?);
-        }
-        let compressor = self.compressor.as_mut().expect("set above");
-        let tx = self.reader.conn.transaction()?;
-        {
-            let mut upsert = tx.prepare_cached(&format!(
-                "INSERT OR REPLACE INTO files({FILE_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)"
-            ))?;
-            let mut cache = tx.prepare_cached(
-                // An exact description replaces one made from a sample; nothing else is replaced.
-                "INSERT INTO descriptions(hash, analyzer, format, error, raw_len, blob, created_at, time_start, time_end, time_source, sampled, schema)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
-                 ON CONFLICT(hash, analyzer) DO UPDATE SET format = excluded.format, error = excluded.error,
-                   raw_len = excluded.raw_len, blob = excluded.blob, created_at = excluded.created_at,
-                   time_start = excluded.time_start, time_end = excluded.time_end,
-                   time_source = excluded.time_source, sampled = excluded.sampled, schema = excluded.schema
-                 WHERE descriptions.sampled > excluded.sampled",
-            )?;
-            let mut delete = tx.prepare_cached("DELETE FROM files WHERE path = ?1")?;
-            let mut touch = tx.prepare_cached(
-                "UPDATE files SET size = ?2, mtime_ns = ?3, racy = ?4 WHERE path = ?1",
-            )?;
-            let write_row =
-                |stmt: &mut rusqlite::CachedStatement<'_>, row: &FileRow, template: &str| {
-                    stmt.execute(params![
-                        row.path,
-                        row.size as i64,
-                        row.mtime_ns,
-                        row.hash.as_ref().map(|h| &h[..]),
-                        row.format.as_str(),
-                        row.analyzer,
-                        row.state.as_str(),
-                        row.error,
-                        row.racy,
-                        row.indexed_at,
-                        row.time.as_ref().map(|t| &t.start),
-                        row.time.as_ref().map(|t| &t.end),
-                        row.time.as_ref().map(|t| &t.source),
-                        row.sampled,
-                        row.schema,
-                        template,
-                    ])
-                };
-            // Collections of the touched templates are regrouped after the run; marking
-            // them in the same transaction keeps that promise across a crash.
-            let mut dirty =
-                tx.prepare_cached("INSERT OR IGNORE INTO dirty_templates(template) VALUES (?1)")?;
-            // Likewise the search documents of changed paths.
-            let mut stale_doc =
-                tx.prepare_cached("INSERT OR IGNORE INTO search_dirty(path) VALUES (?1)")?;
-            // And, while there is a vector graph, the paths it may no longer hold as they
-            // are (`search::ann` finds its tombstones and delta among them).
-            let graph: bool =
-                tx.query_row("SELECT EXISTS(SELECT 1 FROM vector_points)", [], |r| {
-                    r.get(0)
-                })?;
-            let mut stale_vector =
-                tx.prepare_cached("INSERT OR IGNORE INTO vector_stale(path) VALUES (?1)")?;
-            let mut mark = |path: &str, template: &str| -> rusqlite::Result<usize> {
-                stale_doc.execute([path])?;
-                if graph {
-                    stale_vector.execute([path])?;
-                }
-                dirty.execute([template])
-            };
-            for c in changes {
-                match c {
-                    Change::Upsert { row, description } => {
-                        if let (Some(d), Some(h), Some(a)) = (description, &row.hash, &row.analyzer)
-                        {
-                            let json = serde_json::to_vec(d)
-                                .map_err(|e| Error::serialize("description", e))?;
-                            let blob = compressor
-                                .compress(&json)
-                                .map_err(|e| Error::io(&self.reader.dir, e))?;
-                            cache.execute(params![
-                                &h[..],
-                                a,
-                                d.format.as_str(),
-                                d.error,
-                                json.len() as i64,
-                                blob,
-                                row.indexed_at,
-                                d.time_coverage.as_ref().map(|t| &t.start),
-                                d.time_coverage.as_ref().map(|t| &t.end),
-                                d.time_coverage.as_ref().map(|t| &t.source),
-                                d.is_sampled(),
-                                row.schema,
-                            ])?;
-                        }
-                        let t = crate::collect::template(&row.path).text;
-                        write_row(&mut upsert, row, &t)?;
-                        mark(&row.path, &t)?;
-                    }
-                    Change::Rename { from, row } => {
-                        delete.execute([from])?;
-                        let t = crate::collect::template(&row.path).text;
-                        write_row(&mut upsert, row, &t)?;
-                        mark(from, &crate::collect::template(from).text)?;
-                        mark(&row.path, &t)?;
-                    }
-                    Change::Touch {
-                        path,
-                        size,
-                        mtime_ns,
-                        racy,
-                    } => {
-                        touch.execute(params![path, *size as i64, mtime_ns, racy])?;
-                    }
-                    Change::Delete { path } => {
-                        delete.execute([path])?;
-                        mark(path, &crate::collect::template(path).text)?;
-                    }
-                }
-            }
-        }
-        tx.commit()?;
-        self.bound_wal()?;
         Ok(())
     }
 

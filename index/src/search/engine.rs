@@ -8,22 +8,23 @@ use super::ann::{Mode, VectorIndex};
 use super::glob::PathGlob;
 use super::names::NameMatcher;
 use super::rank::evidence::{self, Covers, Evidence, Named};
-use super::rank::fold::{self, Planned, Ranked};
-use super::rank::{relevance, score, RankingConfig, Reason, Relevance};
+use super::rank::fold::{self, Ranked};
+use super::rank::{score, RankingConfig};
 use super::sync::TEXT_DIR;
 use super::text::TextIndex;
 use crate::analyze::Format;
 use crate::catalog::{CatalogReader, MetaKey};
 use crate::collect::Collection;
-use crate::companion::Companion;
 use crate::embed::Embedder;
 use crate::error::{Result, UserError};
-use serde::Serialize;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
 
+mod hits;
 mod members;
+
+pub use hits::{Hit, HitCollection, COMPANIONS_NAMED, MATCHING_NAMED};
 use members::own_evidence;
 
 /// Filters and size of a search.
@@ -46,70 +47,6 @@ pub struct SearchOptions {
     /// searching wants to be told that nothing matched.
     pub nearest_anyway: bool,
 }
-
-/// One ranked file.
-#[derive(Debug, Clone, Serialize)]
-pub struct Hit {
-    /// Relative path, `/`-separated.
-    pub path: String,
-    /// Fused score (higher is better; comparable within one query).
-    pub score: f64,
-    /// How well it matches, in words ([`Relevance`]).
-    pub relevance: Relevance,
-    /// Its score as a share of the best hit's (1.0 for the best), two decimals.
-    pub share: f64,
-    /// Format name.
-    pub format: String,
-    /// The first line of the file's description.
-    pub summary: String,
-    /// Why it ranks: matched fields, vector similarity, names, time overlap (each
-    /// rendered as its text in JSON).
-    pub reasons: Vec<Reason>,
-    /// The words of its path and summary that match the question's, as the text index
-    /// matches them (`Burglaries` for "burglary"): what a surface highlights.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub words: Vec<String>,
-    /// The collection the file belongs to, if any.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub collection: Option<HitCollection>,
-    /// Files a person opens with it: its documentation, the data a documentation file
-    /// documents, lookup tables of its codes (at most [`COMPANIONS_NAMED`]). A file
-    /// returned above (as a hit or a companion) is not repeated.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub companions: Vec<Companion>,
-}
-
-/// Companions a hit names at most.
-pub const COMPANIONS_NAMED: usize = 5;
-
-/// A hit's collection: which one, and (folded) its other members that matched.
-#[derive(Debug, Clone, Serialize)]
-pub struct HitCollection {
-    /// Collection id (`lakestar collections ID` shows it).
-    pub id: String,
-    /// The members' path template.
-    pub template: String,
-    /// How many members it has.
-    pub members: u64,
-    /// Folded: the other members that matched the question, best first (at most
-    /// [`MATCHING_NAMED`]).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub matching: Vec<String>,
-    /// Folded: how many other members matched in all.
-    #[serde(skip_serializing_if = "is_zero")]
-    pub matched: usize,
-    /// The question singled this member out (the days asked, its name, a category of
-    /// its own): the members folded under it matched on what they share.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub singled_out: bool,
-}
-
-fn is_zero(n: &usize) -> bool {
-    *n == 0
-}
-
-/// Other matching members a folded hit names; the rest are counted.
-pub const MATCHING_NAMED: usize = 10;
 
 /// A read-only view of an index for searching, at the state it was opened (or
 /// reopened) at. It is `Sync`: a server shares one among concurrent searches.
@@ -444,150 +381,6 @@ impl Searcher {
                 Ok((key.to_owned(), score::rarity(n as f64, df as f64)))
             })
             .collect()
-    }
-
-    /// The first `k` planned hits, with their collections and companions (folded: the
-    /// first hit of a collection names its members that did not fit). Every file is
-    /// returned once: a companion of a hit is not a hit of its own below it (the next
-    /// planned hit takes its place), and a hit above is not named again as a companion.
-    fn finish(
-        &self,
-        query: &str,
-        ranked: Vec<Candidate>,
-        plan: Vec<Planned>,
-        collections: &HashMap<String, Collection>,
-        k: usize,
-        expand: bool,
-    ) -> Result<Vec<Hit>> {
-        let paths: Vec<String> = ranked.iter().map(|c| c.path.clone()).collect();
-        let top = ranked.iter().map(|c| c.score).fold(0.0, f64::max);
-        // The question's words, analyzed once for every hit's label and marks.
-        let mut asked = super::QueryWords::new(query);
-        let mut slots: Vec<Option<Candidate>> = ranked.into_iter().map(Some).collect();
-        let mut hits: Vec<Hit> = Vec::with_capacity(k);
-        let mut returned: HashSet<String> = HashSet::new();
-        // Collection id → its first hit, and the members set apart that did not fit in
-        // `k`: that hit names them first, before the members folded under it.
-        let mut first_hit: HashMap<String, usize> = HashMap::new();
-        let mut overflow: HashMap<String, Vec<String>> = HashMap::new();
-        let mut summaries: HashMap<String, Vec<Companion>> = HashMap::new();
-        // A summary table goes with the collection's hit when it would be among the
-        // hits anyway: brought next to what it summarizes, it takes no other file's
-        // place (attached to every collection hit, it cost the dev set more questions
-        // than it won: BENCHMARKS.md).
-        // So summary tables are looked for among the planned hits only, read here
-        // before their slots are taken: no other file is read for them.
-        let tables: Vec<members::Table> = plan
-            .iter()
-            .take(k)
-            .filter_map(|p| slots[p.at].as_ref())
-            .filter_map(|c| {
-                c.desc.clone().map(|desc| members::Table {
-                    path: c.path.clone(),
-                    collection: c.collection.clone(),
-                    desc,
-                })
-            })
-            .collect();
-        for p in plan {
-            if hits.len() == k {
-                if expand {
-                    break;
-                }
-                let id = slots[p.at].as_ref().and_then(|c| c.collection.clone());
-                if let Some(id) = id.filter(|id| first_hit.contains_key(id)) {
-                    let more = overflow.entry(id).or_default();
-                    more.push(paths[p.at].clone());
-                    more.extend(p.folded.iter().map(|&i| paths[i].clone()));
-                }
-                continue;
-            }
-            let Some(c) = slots[p.at].take() else {
-                continue;
-            };
-            if returned.contains(&c.path) {
-                continue;
-            }
-            let collection = c.collection.as_ref().and_then(|id| {
-                collections.get(id).map(|d| {
-                    let folded: Vec<&String> = p.folded.iter().map(|&i| &paths[i]).collect();
-                    HitCollection {
-                        id: id.clone(),
-                        template: d.template.clone(),
-                        members: d.members,
-                        matching: folded
-                            .iter()
-                            .take(MATCHING_NAMED)
-                            .map(|s| s.to_string())
-                            .collect(),
-                        matched: folded.len(),
-                        singled_out: c.evidence.own > 0,
-                    }
-                })
-            });
-            if let Some(id) = &c.collection {
-                first_hit.entry(id.clone()).or_insert(hits.len());
-            }
-            returned.insert(c.path.clone());
-            let mut companions = self.catalog().companions(&c.path)?;
-            if let Some(coll) = c.collection.as_ref().and_then(|id| collections.get(id)) {
-                let of_coll = summaries
-                    .entry(coll.id.clone())
-                    .or_insert_with(|| members::summaries(coll, &tables));
-                companions.extend(of_coll.iter().cloned());
-            }
-            companions.retain(|m| !returned.contains(&m.path));
-            companions.truncate(COMPANIONS_NAMED);
-            returned.extend(companions.iter().map(|m| m.path.clone()));
-            // Summaries only for what is returned. The description a person or an
-            // agent reads (describe's default budget) is what the question's words are
-            // looked for in, for the relevance label.
-            let text = c
-                .desc
-                .as_ref()
-                .map(|d| crate::render(&c.path, d, crate::RenderOptions { max_bytes: 2048 }))
-                .unwrap_or_else(|| c.path.clone());
-            let summary = text.lines().next().unwrap_or_default().to_string();
-            let (held, of) = asked.coverage(&text);
-            let covered = if of == 0 {
-                0.0
-            } else {
-                held as f64 / of as f64
-            };
-            hits.push(Hit {
-                words: asked.words(&format!("{}\n{summary}", c.path)),
-                summary,
-                format: c.row.format.as_str().to_string(),
-                reasons: c.evidence.reasons(&self.ranking),
-                relevance: relevance::relevance(&c.evidence, share(c.score, top), covered),
-                share: (share(c.score, top) * 100.0).round() / 100.0,
-                path: c.path,
-                score: c.score,
-                collection,
-                companions,
-            });
-        }
-        for (id, more) in overflow {
-            if let Some(hc) = hits[first_hit[&id]].collection.as_mut() {
-                hc.matched += more.len();
-                let folded = std::mem::take(&mut hc.matching);
-                hc.matching = more
-                    .into_iter()
-                    .chain(folded)
-                    .take(MATCHING_NAMED)
-                    .collect();
-            }
-        }
-        Ok(hits)
-    }
-}
-
-/// `score` as a share of the best score `top` (0 when nothing scored).
-fn share(score: f64, top: f64) -> f64 {
-    if top > 0.0 {
-        (score / top).clamp(0.0, 1.0)
-    } else {
-        0.0
     }
 }
 
