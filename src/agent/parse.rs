@@ -342,9 +342,44 @@ fn json_value(reply: &str) -> Option<serde_json::Value> {
         .find(|v| v.is_object())
 }
 
+/// The numbers (1-based, at most `count`) of the constraints a verifier's walk-through
+/// marks `not applied` (or `applied: no`), each once, in order. Only a line that starts
+/// with the constraint's number (after a bullet or the word "constraint") counts: a
+/// quantity's line may well say "no" as its value.
+pub fn unapplied(reply: &str, count: usize) -> Vec<usize> {
+    let mut out = Vec::new();
+    for line in reply.lines() {
+        let lower = line.to_lowercase();
+        let not = lower.contains("not applied")
+            || lower.contains("applied: no")
+            || lower.contains("applied? no");
+        if !not {
+            continue;
+        }
+        let head = lower
+            .trim_start()
+            .trim_start_matches(['-', '*', '#', ' '])
+            .trim_start_matches("constraint")
+            .trim_start();
+        let digits: String = head.chars().take_while(char::is_ascii_digit).collect();
+        match digits.parse::<usize>() {
+            Ok(n) if (1..=count).contains(&n) && !out.contains(&n) => out.push(n),
+            _ => {}
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn constraints_marked_not_applied_are_read_by_their_number() {
+        let reply = "1. max_wind_speed: 165.11\n2. normal: no\nConstraints:\n1. Identify the storm with the highest category: applied\n2. Choose the one that appears first: not applied\n- Constraint 3: applied: no\n9. not applied\nVerdict: sufficient";
+        assert_eq!(unapplied(reply, 3), vec![2, 3]);
+        assert!(unapplied("Verdict: insufficient", 3).is_empty());
+    }
 
     #[test]
     fn code_prefers_the_python_block() {

@@ -98,9 +98,14 @@ impl Template {
             Template::PlannerNext => &["plan", "result", "missing"],
             Template::CoderFirst => &["step"],
             Template::CoderNext => &["plan", "code", "previous", "number", "step"],
-            Template::Verifier | Template::VerifierVerdict => {
-                &["guidelines", "quantities", "plan", "code", "result"]
-            }
+            Template::Verifier | Template::VerifierVerdict => &[
+                "guidelines",
+                "quantities",
+                "constraints",
+                "plan",
+                "code",
+                "result",
+            ],
             Template::Router => &["plan", "count", "result", "missing"],
             Template::DebuggerAnalyzer => &["code", "error"],
             Template::DebuggerSolution => &["code", "error", "attempts"],

@@ -112,6 +112,9 @@ pub enum Event {
         verifier: Option<super::parse::Verdict>,
         /// The requested quantities the output gives no value for.
         missing: Vec<String>,
+        /// The question's constraints the verifier marked not applied.
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        unapplied: Vec<String>,
     },
     /// A step named columns or keys no file has: what retrieval added.
     Files {

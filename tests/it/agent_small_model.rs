@@ -270,3 +270,60 @@ fn a_step_that_still_fails_is_replaced_not_built_on() {
     assert!(!coders[1].contains("boom"), "{}", coders[1]);
     assert!(coders[1].contains("Write a Python script that carries out one step"));
 }
+
+#[test]
+fn a_constraint_the_verifier_marks_not_applied_outweighs_its_sufficient() {
+    let (lake, csv) = sales_lake();
+    let csv = csv.display().to_string();
+    let big = format!(
+        "import csv\nrows = list(csv.DictReader(open({csv:?})))\nprint('north total:', sum(int(r['amount']) for r in rows if r['region'] == 'north' and int(r['amount']) > 6))"
+    );
+    let llm = ScriptedLlm::start();
+    llm.say("planner", "Sum the amount of each region.")
+        .say("coder", &fenced(&totals_script(&csv)))
+        // The walk-through marks the constraint not applied, and still ends "sufficient".
+        .say(
+            "verifier",
+            "- north total: 15\n1. Count only sales above 6: not applied\nVerdict: sufficient",
+        )
+        .say("router", "Add Step")
+        .say("planner", "Keep only the sales above 6.")
+        .say("coder", &fenced(&big))
+        .say(
+            "verifier",
+            "1. Count only sales above 6: applied\nVerdict: sufficient",
+        )
+        .say("finalyzer", &fenced("print(10)"));
+    let (out, run) = ask_pinned(
+        &llm,
+        lake.path(),
+        &csv,
+        &python3(),
+        "How much did the north region sell? Count only sales above 6.",
+        &[],
+    );
+    assert_eq!(ok(&out).trim(), "10");
+    assert!(llm.left().is_empty(), "unused replies: {:?}", llm.left());
+    // The verifier was shown the constraint, numbered.
+    let verifier = llm.prompts("verifier");
+    assert!(
+        verifier[0].contains("# Constraints to check\n1. Count only sales above 6."),
+        "{}",
+        verifier[0]
+    );
+    let verdicts = events(&run, "verdict");
+    assert_eq!(verdicts[0]["verdict"], "insufficient");
+    assert_eq!(verdicts[0]["verifier"], "sufficient");
+    assert_eq!(verdicts[0]["unapplied"][0], "Count only sales above 6.");
+    assert_eq!(verdicts[1]["verdict"], "sufficient");
+    assert!(notes(&run)
+        .iter()
+        .any(|n| n.contains("marked 1 of the question's constraints not applied")));
+    // The router and the planner are told which constraint is not applied.
+    let router = &llm.prompts("router")[0];
+    assert!(
+        router.contains("not applied by the script: \"Count only sales above 6.\""),
+        "{router}"
+    );
+    assert!(llm.prompts("planner")[1].contains("Count only sales above 6."));
+}

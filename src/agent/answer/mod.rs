@@ -324,6 +324,47 @@ pub fn requested(question: &str, guidelines: Option<&str>) -> Vec<Quantity> {
     out
 }
 
+/// Constraints a verifier is asked to check one by one, at most.
+pub const MAX_CONSTRAINTS: usize = 8;
+
+/// The constraints a verifier checks one by one: the sentences after a `Constraints:`
+/// line when the question has one (as benchmark questions do), else the question's own
+/// sentences that are not questions ("Exclude outliers beyond 3 standard deviations.").
+/// A 1.5B verifier told to check "each constraint" checked none; a numbered list it can
+/// walk (DABench question 426: "choose the one that appears first" never applied).
+pub fn constraints(question: &str) -> Vec<String> {
+    let lower = question.to_lowercase();
+    let text = match lower.find("constraints:") {
+        Some(at) => &question[at + "constraints:".len()..],
+        None => question,
+    };
+    let mut out: Vec<String> = Vec::new();
+    for line in text.lines() {
+        let line = line.trim().trim_start_matches(|c: char| {
+            c.is_ascii_digit() || c == '.' || c == ')' || c == '-' || c == '*'
+        });
+        let mut rest = line.trim();
+        while !rest.is_empty() {
+            // A sentence ends at `.`, `?` or `!` before a space and a capital, or at the end.
+            let end = rest
+                .char_indices()
+                .find(|&(i, c)| {
+                    matches!(c, '.' | '?' | '!')
+                        && rest[i + 1..].starts_with(' ')
+                        && rest[i + 1..].trim_start().starts_with(char::is_uppercase)
+                })
+                .map_or(rest.len(), |(i, c)| i + c.len_utf8());
+            let sentence = rest[..end].trim();
+            rest = rest[end..].trim_start();
+            let words = sentence.split_whitespace().count();
+            if words >= 3 && !sentence.ends_with('?') && out.len() < MAX_CONSTRAINTS {
+                out.push(sentence.to_string());
+            }
+        }
+    }
+    out
+}
+
 /// The names of `@name[` in `text`, in order.
 /// Longest bracket text kept as a quantity's meaning (longer is a sentence of rules).
 const MEANING_MAX: usize = 160;

@@ -308,3 +308,27 @@ fn answers_are_put_in_the_format_and_read_from_outputs() {
     );
     assert_eq!(from_output("", &[]), None);
 }
+
+#[test]
+fn constraints_are_the_sentences_after_constraints_or_the_statements_of_the_question() {
+    let q = "2. What is the maximum sustained wind speed during the storm with the highest category?\n\nConstraints:\nFirstly, identify the storm with the highest maximum storm category, neglecting any ties. If there are multiple storms with the same category, choose the one that appears first. Then find the maximum sustained wind speed of this storm.";
+    assert_eq!(
+        constraints(q),
+        vec![
+            "Firstly, identify the storm with the highest maximum storm category, neglecting any ties.",
+            "If there are multiple storms with the same category, choose the one that appears first.",
+            "Then find the maximum sustained wind speed of this storm.",
+        ]
+    );
+    // Without a constraints part: the question's statements, not its questions; decimals
+    // and abbreviations inside a sentence do not end it.
+    let plain = "What is the mean fare? Exclude fares above 0.95 of the range, e.g. outliers. Use 2 decimals.";
+    assert_eq!(
+        constraints(plain),
+        vec![
+            "Exclude fares above 0.95 of the range, e.g. outliers.",
+            "Use 2 decimals."
+        ]
+    );
+    assert!(constraints("What is the mean fare?").is_empty());
+}

@@ -19,8 +19,8 @@ mod names;
 mod remedy;
 mod text;
 
-use text::missing_text;
 pub(in crate::agent) use text::quantities_text;
+use text::{constraints_text, missing_text};
 pub use text::{numbered, observation};
 
 pub use super::ablation::Mode;
@@ -174,6 +174,8 @@ impl Loop<'_> {
         let mut st = State::new(self.files);
         let quantities = answer::requested(self.question, self.guidelines_given());
         let wanted = quantities_text(&quantities);
+        let constraints = answer::constraints(self.question);
+        let checklist = constraints_text(&constraints);
 
         // Round 0: the first step, its script and its result.
         let (mut plan, mut ran) = self.first_step(&mut st).await?;
@@ -195,10 +197,12 @@ impl Loop<'_> {
             } else {
                 Vec::new()
             };
+            let mut unapplied: Vec<&str> = Vec::new();
             let verdict = if ran.ok() {
                 let values = [
                     ("guidelines", self.guidelines()),
                     ("quantities", wanted.as_str()),
+                    ("constraints", checklist.as_str()),
                     ("plan", steps.as_str()),
                     ("code", ran.code.as_str()),
                     ("result", result.as_str()),
@@ -224,12 +228,23 @@ impl Loop<'_> {
                         ))?;
                     }
                 }
-                // The deterministic check has the last word over a "sufficient".
-                let value = if lacking.is_empty() {
+                // A constraint the walk-through marks not applied outweighs a "sufficient"
+                // at its end; the deterministic check has the last word over both.
+                unapplied = parse::unapplied(&reply, constraints.len())
+                    .into_iter()
+                    .map(|n| constraints[n - 1].as_str())
+                    .collect();
+                let value = if lacking.is_empty() && unapplied.is_empty() {
                     v.value
                 } else {
                     Verdict::Insufficient
                 };
+                if v.value == Verdict::Sufficient && lacking.is_empty() && !unapplied.is_empty() {
+                    self.note(format!(
+                        "round {round}: the verifier said sufficient but marked {} of the question's constraints not applied; counted as insufficient",
+                        unapplied.len()
+                    ))?;
+                }
                 self.record.event(&Event::Verdict {
                     round,
                     verdict: value,
@@ -237,6 +252,7 @@ impl Loop<'_> {
                     fallback: v.fallback,
                     verifier: Some(v.value),
                     missing: lacking.clone(),
+                    unapplied: unapplied.iter().map(|c| c.to_string()).collect(),
                 })?;
                 value
             } else {
@@ -247,6 +263,7 @@ impl Loop<'_> {
                     fallback: false,
                     verifier: None,
                     missing: Vec::new(),
+                    unapplied: Vec::new(),
                 })?;
                 Verdict::Insufficient
             };
@@ -265,7 +282,7 @@ impl Loop<'_> {
                 status = Status::Sufficient;
                 break;
             }
-            let missing = missing_text(&lacking, ran.ok());
+            let missing = missing_text(&lacking, &unapplied, ran.ok());
             let due: Vec<answer::Quantity> = quantities
                 .iter()
                 .filter(|q| lacking.contains(&q.name))

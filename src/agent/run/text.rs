@@ -22,8 +22,27 @@ pub(in crate::agent) fn quantities_text(quantities: &[Quantity]) -> String {
         .join("\n")
 }
 
-/// The `{{missing}}` block of the router and the next-step planner.
-pub(super) fn missing_text(lacking: &[String], ran_ok: bool) -> String {
+/// The `{{constraints}}` block of the verifier: the question's constraints, numbered.
+pub(super) fn constraints_text(constraints: &[String]) -> String {
+    if constraints.is_empty() {
+        return "(none beyond the question itself)".into();
+    }
+    numbered(constraints)
+}
+
+/// The `{{missing}}` block of the router and the next-step planner: the quantities the
+/// output lacks, the constraints the verifier found not applied, or that the script failed.
+pub(super) fn missing_text(lacking: &[String], unapplied: &[&str], ran_ok: bool) -> String {
+    if lacking.is_empty() && !unapplied.is_empty() && ran_ok {
+        return format!(
+            "The verifier found these constraints of the question not applied by the script: {}. The plan must apply each.",
+            unapplied
+                .iter()
+                .map(|c| format!("\"{c}\""))
+                .collect::<Vec<_>>()
+                .join("; ")
+        );
+    }
     if !lacking.is_empty() {
         format!(
             "The output gives no labelled value for: {}. The plan must compute each and print it with its name as a label (`name: value`), the value a plain number or word (`float(...)`), not a result object or a Series. A value of nan counts as missing: it comes from an empty selection or missing values.",
