@@ -452,15 +452,17 @@ impl Loop<'_> {
             )
             .await?;
         let mut step = parse::step(&next);
-        if let Some(q) = due
-            .first()
-            .filter(|_| !due.iter().any(|q| q.mentioned_in(&step)))
-        {
+        if !due.is_empty() && !due.iter().any(|q| q.mentioned_in(&step)) {
+            let names: Vec<String> = due
+                .iter()
+                .take(text::MAX_DUE)
+                .map(|q| format!("`{}`", q.name))
+                .collect();
             self.note(format!(
-                "round {round}: the planner's step computes none of the missing quantities; asking for `{}` instead of: {step}",
-                q.name
+                "round {round}: the planner's step computes none of the missing quantities; asking for {} instead of: {step}",
+                names.join(", ")
             ))?;
-            step = text::due_step(q);
+            step = text::due_step(due);
         }
         let mut call = CallOptions::default();
         if let Some(i) = plan.iter().position(|s| text::same_step(s, &step)) {

@@ -89,18 +89,38 @@ pub fn observation(exec: &Execution) -> String {
     s
 }
 
-/// The step asking for quantity `q`, which the output lacks and the planner's own step
-/// did not compute.
-pub(super) fn due_step(q: &Quantity) -> String {
-    let meaning = q
-        .meaning
-        .as_deref()
-        .map(|m| format!(" ({m})"))
-        .unwrap_or_default();
-    format!(
-        "Compute {}{meaning} from the data, following every constraint of the question, and print it labelled `{}: <value>`.",
-        q.name, q.name
-    )
+/// Missing quantities one step asks for at most.
+pub(super) const MAX_DUE: usize = 4;
+
+/// The step asking for the quantities `due` (the first [`MAX_DUE`]), which the output
+/// lacks and the planner's own step did not compute. All of them in one step: asked one
+/// at a time, a four-value question (DABench question 453) used four of five rounds.
+pub(super) fn due_step(due: &[Quantity]) -> String {
+    let due = &due[..due.len().min(MAX_DUE)];
+    let named = |q: &Quantity| {
+        let meaning = q
+            .meaning
+            .as_deref()
+            .map(|m| format!(" ({m})"))
+            .unwrap_or_default();
+        format!("{}{meaning}", q.name)
+    };
+    match due {
+        [q] => format!(
+            "Compute {} from the data, following every constraint of the question, and print it labelled `{}: <value>`.",
+            named(q),
+            q.name
+        ),
+        _ => {
+            let names: Vec<String> = due.iter().map(named).collect();
+            let labels: Vec<String> = due.iter().map(|q| format!("`{}: <value>`", q.name)).collect();
+            format!(
+                "Compute {} from the data, following every constraint of the question, and print each labelled with its name: {}.",
+                names.join(", "),
+                labels.join(", ")
+            )
+        }
+    }
 }
 
 /// Whether two plan steps say the same thing: the same words, case, punctuation and
@@ -119,6 +139,21 @@ pub(super) fn same_step(a: &str, b: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_due_step_asks_for_every_missing_quantity_at_once() {
+        let qs = crate::agent::answer::requested(
+            "x",
+            Some("@mean_wind_pre[mean wind before] @mean_wind_post[value] @a[value] @b[value] @c[value]"),
+        );
+        assert_eq!(
+            due_step(&qs[..2]),
+            "Compute mean_wind_pre (mean wind before), mean_wind_post from the data, following every constraint of the question, and print each labelled with its name: `mean_wind_pre: <value>`, `mean_wind_post: <value>`."
+        );
+        // At most MAX_DUE of them.
+        assert!(!due_step(&qs).contains("`c: <value>`"));
+        assert!(due_step(&qs[..1]).ends_with("print it labelled `mean_wind_pre: <value>`."));
+    }
 
     #[test]
     fn steps_are_numbered_from_one() {
