@@ -136,6 +136,9 @@ pub enum AnswerSource {
     /// Read from the verified solution's output: the final script failed, printed
     /// nothing or printed a dump.
     SolutionOutput,
+    /// The finalyzer, asked again, filled the `@name[value]` form from values printed
+    /// under other labels (every number of it printed there).
+    FilledFromOutput,
 }
 
 impl AnswerSource {
@@ -144,6 +147,7 @@ impl AnswerSource {
         match self {
             AnswerSource::FinalScript => "final_script",
             AnswerSource::SolutionOutput => "solution_output",
+            AnswerSource::FilledFromOutput => "filled_from_output",
         }
     }
 }

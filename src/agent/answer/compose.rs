@@ -102,6 +102,45 @@ fn plain_number(t: &str) -> Option<f64> {
     t.parse::<f64>().ok().filter(|x| x.is_finite())
 }
 
+/// Whether every number inside the brackets of `answer`'s `@name[value]` parts is one
+/// `output` printed, as printed or rounded to the decimals the answer wrote (`5.98` for
+/// `5.9788860230901495`): the guard on an answer a model filled in from that output,
+/// which may copy values but must not invent them. Word values are not checked.
+pub fn numbers_printed(answer: &str, output: &str) -> bool {
+    let output = super::read::unwrap_numpy(output);
+    let printed: Vec<f64> = output
+        .split(|c: char| !(c.is_ascii_digit() || matches!(c, '.' | '-' | 'e' | 'E' | '+')))
+        .filter_map(|t| {
+            t.trim_matches(|c| matches!(c, '.' | '+'))
+                .parse::<f64>()
+                .ok()
+        })
+        .filter(|x| x.is_finite())
+        .collect();
+    let mut rest = answer;
+    while let Some(at) = rest.find('@') {
+        rest = &rest[at + 1..];
+        let (Some(open), Some(close)) = (rest.find('['), rest.find(']')) else {
+            break;
+        };
+        if close < open {
+            continue;
+        }
+        let value = rest[open + 1..close].trim();
+        rest = &rest[close..];
+        let Some(v) = plain_number(value) else {
+            continue;
+        };
+        let decimals = value.split_once('.').map_or(0, |(_, d)| d.len()) as i32;
+        let scale = 10f64.powi(decimals);
+        let same = |x: &f64| (x - v).abs() < 1e-12 || ((x * scale).round() - v * scale).abs() < 0.5;
+        if !printed.iter().any(same) {
+            return false;
+        }
+    }
+    true
+}
+
 /// An answer read from a verified output: the formatted quantities as `@name[value]`
 /// when the format names some (those the output gives); else the lines giving the
 /// requested statistics (`median: 28`); else the output's last labelled lines.

@@ -420,5 +420,5 @@ mod read;
 #[cfg(test)]
 mod tests;
 
-pub use compose::{dump_reason, from_output, in_format, keep_verified};
+pub use compose::{dump_reason, from_output, in_format, keep_verified, numbers_printed};
 pub use read::{is_dump_line, missing, value_for};

@@ -332,3 +332,15 @@ fn constraints_are_the_sentences_after_constraints_or_the_statements_of_the_ques
     );
     assert!(constraints("What is the mean fare?").is_empty());
 }
+
+#[test]
+fn a_filled_answer_may_only_use_numbers_the_output_printed() {
+    let out = "<mean of WINDSPEED>: 5.9788860230901495\n<mean of AT>: np.float64(52.4698870611343)\nrows: 8736";
+    assert!(numbers_printed(
+        "@mean_wind_pre[5.98], @mean_atmos_temp_pre[52.47], @rows[8736], @normal[no]",
+        out
+    ));
+    // An invented value, or one rounded wrongly, is refused.
+    assert!(!numbers_printed("@mean_wind_post[5.85]", out));
+    assert!(!numbers_printed("@mean_wind_pre[5.97]", out));
+}

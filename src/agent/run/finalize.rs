@@ -23,6 +23,49 @@ pub(in crate::agent) struct Finalized {
 }
 
 impl Loop<'_> {
+    /// The `@name[value]` form filled by the finalyzer from `printed` (values a script
+    /// printed under labels the deterministic reader cannot match, `mean of WINDSPEED`
+    /// for `@mean_wind_pre`), when the format asks for it: accepted only when it gives
+    /// every formatted quantity and each of its numbers was printed there.
+    async fn fill(
+        &self,
+        round: usize,
+        printed: &str,
+        quantities: &[Quantity],
+    ) -> Result<Option<String>, AgentError> {
+        if printed.is_empty() || !quantities.iter().any(|q| q.formatted) {
+            return Ok(None);
+        }
+        let reply = self
+            .ask(
+                round,
+                Role::Finalyzer,
+                Template::FinalyzerFill,
+                &[
+                    ("guidelines", self.guidelines()),
+                    ("quantities", &super::quantities_text(quantities)),
+                    ("result", printed),
+                ],
+            )
+            .await?;
+        let formatted = quantities.iter().filter(|q| q.formatted);
+        let Some(filled) = answer::in_format(reply.trim(), quantities).filter(|a| {
+            formatted
+                .clone()
+                .all(|q| a.contains(&format!("@{}[", q.name)))
+        }) else {
+            self.note("the finalyzer's filled form lacks a value asked for; not used".into())?;
+            return Ok(None);
+        };
+        if !answer::numbers_printed(&filled, printed) {
+            self.note(format!(
+                "the finalyzer's filled form has a number the output did not print; not used: {filled}"
+            ))?;
+            return Ok(None);
+        }
+        Ok(Some(filled))
+    }
+
     /// Ask the finalyzer for the script that prints the answer from `ran` (the verified
     /// solution, or the latest one when the rounds ran out), run it, and choose the
     /// answer.
@@ -102,18 +145,30 @@ impl Loop<'_> {
                     ))?;
                     answer = Some((a, AnswerSource::SolutionOutput));
                 }
-                None if fin.ok()
-                    && !printed.is_empty()
-                    && answer::dump_reason(printed, short).is_none() =>
-                {
-                    self.note(format!(
-                        "{why}, and the solution's output gives none either: keeping the final script's output"
-                    ))?;
-                    answer = Some((printed.to_string(), AnswerSource::FinalScript));
+                None => {
+                    let shown = (fin.ok()
+                        && !printed.is_empty()
+                        && answer::dump_reason(printed, short).is_none())
+                    .then_some(printed);
+                    let source = shown.unwrap_or(ran.exec.stdout.trim());
+                    match (self.fill(round, source, quantities).await?, shown) {
+                        (Some(a), _) => {
+                            self.note(format!(
+                                "{why}: the finalyzer, asked again, filled the @name[value] form from the printed values"
+                            ))?;
+                            answer = Some((a, AnswerSource::FilledFromOutput));
+                        }
+                        (None, Some(p)) => {
+                            self.note(format!(
+                                "{why}, and the solution's output gives none either: keeping the final script's output"
+                            ))?;
+                            answer = Some((p.to_string(), AnswerSource::FinalScript));
+                        }
+                        (None, None) => self.note(format!(
+                            "{why}, and the solution's output gives no answer either"
+                        ))?,
+                    }
                 }
-                None => self.note(format!(
-                    "{why}, and the solution's output gives no answer either"
-                ))?,
             }
         }
         let (answer, source) = match answer {
