@@ -162,6 +162,15 @@ pub fn repair(code: &str) -> Repaired {
 pub fn repair_with(code: &str, loads: &[(String, String)]) -> Repaired {
     let mut fixes = Vec::new();
     let mut code = code.to_string();
+    // `'load:/lake/a.json'`: the description's `load:` label taken into the path (DABStep
+    // task 1464); no path starts so, and the file exists without it.
+    static LABELLED: OnceLock<Regex> = OnceLock::new();
+    let labelled = LABELLED
+        .get_or_init(|| Regex::new(r#"(r?["'])load:\s*(/[^"'\n]*)(["'])"#).expect("static regex"));
+    if labelled.is_match(&code) {
+        code = labelled.replace_all(&code, "$1$2$3").into_owned();
+        fixes.push("the `load:` label taken into a path string is removed".to_string());
+    }
     for (path, call) in loads {
         let bare = Regex::new(&format!(
             r#"pd\.read_csv\(\s*r?(?:"{p}"|'{p}')\s*\)"#,
@@ -304,6 +313,29 @@ fn bind_load_line(code: &str) -> Option<(String, String)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_load_label_inside_a_path_string_is_removed() {
+        let code = "import pandas as pd\nfees = pd.read_json('load:/lake/fees.json')\nm = pd.read_json(\"load: /lake/m.json\")\nprint(len(fees), 'load:', m)";
+        let r = repair(code);
+        assert!(
+            r.code.contains("pd.read_json('/lake/fees.json')"),
+            "{}",
+            r.code
+        );
+        assert!(
+            r.code.contains("pd.read_json(\"/lake/m.json\")"),
+            "{}",
+            r.code
+        );
+        // A printed label that is no path stays.
+        assert!(
+            r.code.contains("print(len(fees), 'load:', m)"),
+            "{}",
+            r.code
+        );
+        assert_eq!(r.fixes.len(), 1, "{:?}", r.fixes);
+    }
 
     #[test]
     fn a_copied_load_line_is_assigned_and_pandas_imported() {
