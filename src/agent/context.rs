@@ -354,25 +354,36 @@ pub fn exact_names<'f>(
     question: &str,
     files: &'f [FileContext],
 ) -> Vec<(String, Vec<&'f FileContext>)> {
-    let mut out: Vec<(String, Vec<&FileContext>)> = Vec::new();
-    for f in files {
-        for name in written_exactly(question, f.columns.iter().map(String::as_str)) {
-            match out.iter_mut().find(|(n, _)| n == name) {
-                Some((_, holders)) => holders.push(f),
-                None => out.push((name.to_string(), vec![f])),
-            }
-        }
-    }
-    out
+    // One reading of the question for every file's names.
+    let all = files
+        .iter()
+        .flat_map(|f| f.columns.iter().map(String::as_str));
+    written_exactly(question, all)
+        .into_iter()
+        .map(|name| {
+            let holders = files
+                .iter()
+                .filter(|f| f.columns.iter().any(|c| c == name))
+                .collect();
+            (name.to_string(), holders)
+        })
+        .collect()
 }
 
 /// Retrieved files with the most columns the question writes exactly ([`exact_names`])
 /// first; the rest keep their order. Models lean on the first file listed.
 pub fn prefer_exact(question: &str, files: &mut [FileContext]) {
-    let count =
-        |f: &FileContext| written_exactly(question, f.columns.iter().map(String::as_str)).len();
+    let names: Vec<String> = exact_names(question, files)
+        .into_iter()
+        .map(|(n, _)| n)
+        .collect();
+    if names.is_empty() {
+        return;
+    }
     // A stable sort: equal counts keep the retrieval order (and companions their place).
-    files.sort_by_key(|f| std::cmp::Reverse(count(f)));
+    files.sort_by_cached_key(|f| {
+        std::cmp::Reverse(names.iter().filter(|n| f.columns.contains(n)).count())
+    });
 }
 
 /// The line above the descriptions that says which files have the columns the question
