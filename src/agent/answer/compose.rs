@@ -102,20 +102,23 @@ fn plain_number(t: &str) -> Option<f64> {
     t.parse::<f64>().ok().filter(|x| x.is_finite())
 }
 
-/// Whether every number inside the brackets of `answer`'s `@name[value]` parts is one
-/// `output` printed, as printed or rounded to the decimals the answer wrote (`5.98` for
-/// `5.9788860230901495`): the guard on an answer a model filled in from that output,
-/// which may copy values but must not invent them. Word values are not checked.
-pub fn numbers_printed(answer: &str, output: &str) -> bool {
+/// Whether an answer a model filled in from `output` (`@name[value]` parts) only copies:
+/// every number in a bracket was printed on a line whose words share one with its
+/// quantity (`mean of WINDSPEED` for `@mean_wind_pre`), as printed or rounded to the
+/// decimals the answer wrote (`5.98` for `5.9788…`). A number from an unrelated line
+/// (an IQR of 0.0 taken as an outlier count, DABench question 553) or one never printed
+/// fails. Word values are not checked.
+pub fn filled_from_printed(answer: &str, output: &str, quantities: &[Quantity]) -> bool {
     let output = super::read::unwrap_numpy(output);
-    let printed: Vec<f64> = output
-        .split(|c: char| !(c.is_ascii_digit() || matches!(c, '.' | '-' | 'e' | 'E' | '+')))
-        .filter_map(|t| {
-            t.trim_matches(|c| matches!(c, '.' | '+'))
-                .parse::<f64>()
-                .ok()
+    let lines: Vec<(Vec<String>, Vec<f64>)> = output
+        .lines()
+        .map(|l| {
+            let numbers = l
+                .split(|c: char| !(c.is_ascii_digit() || matches!(c, '.' | '-' | 'e' | 'E' | '+')))
+                .filter_map(|t| plain_number(t.trim_matches(|c| matches!(c, '.' | '+'))))
+                .collect();
+            (super::words(l), numbers)
         })
-        .filter(|x| x.is_finite())
         .collect();
     let mut rest = answer;
     while let Some(at) = rest.find('@') {
@@ -126,6 +129,7 @@ pub fn numbers_printed(answer: &str, output: &str) -> bool {
         if close < open {
             continue;
         }
+        let name = rest[..open].trim();
         let value = rest[open + 1..close].trim();
         rest = &rest[close..];
         let Some(v) = plain_number(value) else {
@@ -134,7 +138,11 @@ pub fn numbers_printed(answer: &str, output: &str) -> bool {
         let decimals = value.split_once('.').map_or(0, |(_, d)| d.len()) as i32;
         let scale = 10f64.powi(decimals);
         let same = |x: &f64| (x - v).abs() < 1e-12 || ((x * scale).round() - v * scale).abs() < 0.5;
-        if !printed.iter().any(same) {
+        let q = quantities.iter().find(|q| q.name == name);
+        let found = lines.iter().any(|(words, numbers)| {
+            numbers.iter().any(same) && q.is_none_or(|q| q.shares_a_word(words))
+        });
+        if !found {
             return false;
         }
     }

@@ -226,6 +226,12 @@ impl Quantity {
                     .all(|d| w.iter().any(|x| matches(x, d))))
     }
 
+    /// Whether the words `w` of a line share one with this quantity's label words (each
+    /// by itself or a synonym); a quantity named by generic words only shares with any.
+    fn shares_a_word(&self, w: &[String]) -> bool {
+        self.words.is_empty() || self.words.iter().any(|qw| w.iter().any(|x| matches(x, qw)))
+    }
+
     /// Whether `text` (a plan step) speaks of this quantity: its name, its label words,
     /// or most of the words of its meaning.
     pub fn mentioned_in(&self, text: &str) -> bool {
@@ -420,5 +426,5 @@ mod read;
 #[cfg(test)]
 mod tests;
 
-pub use compose::{dump_reason, from_output, in_format, keep_verified, numbers_printed};
+pub use compose::{dump_reason, filled_from_printed, from_output, in_format, keep_verified};
 pub use read::{is_dump_line, missing, value_for};

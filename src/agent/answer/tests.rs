@@ -334,13 +334,21 @@ fn constraints_are_the_sentences_after_constraints_or_the_statements_of_the_ques
 }
 
 #[test]
-fn a_filled_answer_may_only_use_numbers_the_output_printed() {
-    let out = "<mean of WINDSPEED>: 5.9788860230901495\n<mean of AT>: np.float64(52.4698870611343)\nrows: 8736";
-    assert!(numbers_printed(
+fn a_filled_answer_may_only_use_numbers_printed_beside_its_quantity() {
+    let qs = requested(
+        "x",
+        Some("@mean_wind_pre[v] @mean_atmos_temp_pre[v] @rows[v] @normal[v] @outliers_count[v] @mean_wind_post[v]"),
+    );
+    let out = "<mean of WINDSPEED>: 5.9788860230901495\n<mean of AT>: np.float64(52.4698870611343)\nrows: 8736\n<IQR>: 0.0";
+    assert!(filled_from_printed(
         "@mean_wind_pre[5.98], @mean_atmos_temp_pre[52.47], @rows[8736], @normal[no]",
-        out
+        out,
+        &qs
     ));
     // An invented value, or one rounded wrongly, is refused.
-    assert!(!numbers_printed("@mean_wind_post[5.85]", out));
-    assert!(!numbers_printed("@mean_wind_pre[5.97]", out));
+    assert!(!filled_from_printed("@mean_wind_post[5.85]", out, &qs));
+    assert!(!filled_from_printed("@mean_wind_pre[5.97]", out, &qs));
+    // A printed number from a line that says nothing of the quantity is refused too
+    // (DABench question 553: the IQR's 0.0 given as the outlier count).
+    assert!(!filled_from_printed("@outliers_count[0]", out, &qs));
 }

@@ -26,7 +26,8 @@ impl Loop<'_> {
     /// The `@name[value]` form filled by the finalyzer from `printed` (values a script
     /// printed under labels the deterministic reader cannot match, `mean of WINDSPEED`
     /// for `@mean_wind_pre`), when the format asks for it: accepted only when it gives
-    /// every formatted quantity and each of its numbers was printed there.
+    /// every formatted quantity and each of its numbers was printed there on a line
+    /// whose label shares a word with its quantity.
     async fn fill(
         &self,
         round: usize,
@@ -57,9 +58,9 @@ impl Loop<'_> {
             self.note("the finalyzer's filled form lacks a value asked for; not used".into())?;
             return Ok(None);
         };
-        if !answer::numbers_printed(&filled, printed) {
+        if !answer::filled_from_printed(&filled, printed, quantities) {
             self.note(format!(
-                "the finalyzer's filled form has a number the output did not print; not used: {filled}"
+                "the finalyzer's filled form has a number not printed beside a label of its quantity; not used: {filled}"
             ))?;
             return Ok(None);
         }
