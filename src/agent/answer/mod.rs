@@ -335,7 +335,8 @@ pub const MAX_CONSTRAINTS: usize = 8;
 
 /// The constraints a verifier checks one by one: the sentences after a `Constraints:`
 /// line when the question has one (as benchmark questions do), else the question's own
-/// sentences that are not questions ("Exclude outliers beyond 3 standard deviations.").
+/// sentences that are not questions ("Exclude outliers beyond 3 standard deviations."),
+/// leaving out a format's lead-in and template lines.
 /// A 1.5B verifier told to check "each constraint" checked none; a numbered list it can
 /// walk (DABench question 426: "choose the one that appears first" never applied).
 pub fn constraints(question: &str) -> Vec<String> {
@@ -363,7 +364,12 @@ pub fn constraints(question: &str) -> Vec<String> {
             let sentence = rest[..end].trim();
             rest = rest[end..].trim_start();
             let words = sentence.split_whitespace().count();
-            if words >= 3 && !sentence.ends_with('?') && out.len() < MAX_CONSTRAINTS {
+            // Not a constraint: a question, the lead-in of a format ("as follows:"), or a
+            // line of the format's template (`"highest country": [...],`).
+            let prose = sentence.starts_with(char::is_alphabetic)
+                && !sentence.ends_with('?')
+                && !sentence.ends_with(':');
+            if words >= 3 && prose && out.len() < MAX_CONSTRAINTS {
                 out.push(sentence.to_string());
             }
         }

@@ -331,6 +331,12 @@ fn constraints_are_the_sentences_after_constraints_or_the_statements_of_the_ques
         ]
     );
     assert!(constraints("What is the mean fare?").is_empty());
+    // A format's lead-in and template lines are no constraints (DA-Code's di-text-001).
+    let template = "Fill missing values with the mean, then find the densest country. Please output the answers in JSON format by filling in:\n\"highest country\": [...],\n\"lowest country\": [...]";
+    assert_eq!(
+        constraints(template),
+        vec!["Fill missing values with the mean, then find the densest country."]
+    );
 }
 
 #[test]
