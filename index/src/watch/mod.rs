@@ -199,11 +199,14 @@ fn follow(
             .map_or(TICK, |due| due.saturating_duration_since(now).min(TICK));
         match rx.recv_timeout(wait) {
             Ok(ev) => {
-                filter.take(&mut intake, ev);
-                let until = Instant::now() + DRAIN_FOR;
+                // One time for the whole burst: events that arrived together are due
+                // together, however slowly a loaded machine drains them.
+                let at = Instant::now();
+                filter.take(&mut intake, ev, at);
+                let until = at + DRAIN_FOR;
                 while Instant::now() < until {
                     match rx.try_recv() {
-                        Ok(ev) => filter.take(&mut intake, ev),
+                        Ok(ev) => filter.take(&mut intake, ev, at),
                         Err(_) => break,
                     }
                 }
@@ -271,7 +274,8 @@ struct Filter {
 }
 
 impl Filter {
-    fn take(&self, intake: &mut Intake, ev: notify::Result<notify::Event>) {
+    /// Note the paths `ev` names as touched `at`, or a rescan.
+    fn take(&self, intake: &mut Intake, ev: notify::Result<notify::Event>, at: Instant) {
         let ev = match ev {
             Ok(ev) => ev,
             Err(e) => {
@@ -298,10 +302,9 @@ impl Filter {
         if !counts {
             return;
         }
-        let now = Instant::now();
         for p in ev.paths {
             if self.counts(&p) {
-                intake.pending.touch(p, now);
+                intake.pending.touch(p, at);
             }
         }
     }
