@@ -207,6 +207,9 @@ pub enum DecodeError {
     /// The JSON does not decode into the stored type.
     #[error("JSON: {0}")]
     Json(#[from] serde_json::Error),
+    /// The blob was compressed with a dictionary the catalog does not hold.
+    #[error("its zstd dictionary {0} is not in the catalog")]
+    MissingDictionary(u32),
 }
 
 impl From<rusqlite::Error> for Error {

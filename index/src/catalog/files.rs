@@ -112,16 +112,12 @@ impl CatalogReader {
         let Some((blob, raw_len)) = found else {
             return Ok(None);
         };
-        // A reused decompression context: creating one per blob was a tenth of the time
-        // of a first index (every description is decoded again for search).
-        let mut slot = self.decompressor.borrow_mut();
-        if slot.is_none() {
-            *slot = Some(zstd::bulk::Decompressor::new().map_err(|e| Error::io(&self.dir, e))?);
-        }
-        let d = slot.as_mut().expect("set above");
-        let json = d
-            .decompress(&blob, (raw_len.max(0) as usize).max(1))
-            .map_err(|e| Error::corrupt("description", e))?;
+        let json = self.decompressors.borrow_mut().decompress(
+            &self.conn,
+            &self.dir,
+            &blob,
+            (raw_len.max(0) as usize).max(1),
+        )?;
         serde_json::from_slice(&json)
             .map(Some)
             .map_err(|e| Error::corrupt("description", e))
@@ -131,11 +127,20 @@ impl CatalogReader {
 impl CatalogWriter {
     /// Apply a batch of changes in one transaction.
     pub fn apply(&mut self, changes: &[Change]) -> Result<()> {
-        if self.compressor.is_none() {
-            self.compressor =
-                Some(zstd::bulk::Compressor::new(3).map_err(|e| Error::io(&self.dir, e))?);
+        let applied = self.apply_in_one(changes);
+        if applied.is_err() {
+            // A dictionary trained in the rolled-back transaction was never stored: its
+            // compressor must not write another blob. The next batch reloads the stored ones.
+            self.compressors = None;
         }
-        let compressor = self.compressor.as_mut().expect("set above");
+        applied
+    }
+
+    fn apply_in_one(&mut self, changes: &[Change]) -> Result<()> {
+        if self.compressors.is_none() {
+            self.compressors = Some(super::dictionaries::Compressors::new(&self.reader.dir)?);
+        }
+        let compressors = self.compressors.as_mut().expect("set above");
         let tx = self.reader.conn.transaction()?;
         {
             let mut upsert = tx.prepare_cached(&format!(
@@ -205,9 +210,12 @@ impl CatalogWriter {
                         {
                             let json = serde_json::to_vec(d)
                                 .map_err(|e| Error::serialize("description", e))?;
-                            let blob = compressor
-                                .compress(&json)
-                                .map_err(|e| Error::io(&self.reader.dir, e))?;
+                            let blob = compressors.compress(
+                                &tx,
+                                &self.reader.dir,
+                                d.format.as_str(),
+                                &json,
+                            )?;
                             cache.execute(params![
                                 &h[..],
                                 a,

@@ -20,6 +20,7 @@
 
 mod collections;
 mod companions;
+mod dictionaries;
 mod files;
 mod known;
 mod llm_descriptions;
@@ -108,6 +109,35 @@ pub struct FileRow {
     pub sampled: bool,
     /// Digest of the description's schema signature (see [`crate::collect`]).
     pub schema: Option<String>,
+}
+
+#[cfg(test)]
+impl FileRow {
+    /// A readable file's row as unit tests write it: `mtime_ns` 1, indexed at 0, no time
+    /// coverage, schema or sample.
+    pub(crate) fn ok_for_test(
+        path: &str,
+        size: u64,
+        hash: Hash,
+        format: Format,
+        analyzer: &str,
+    ) -> FileRow {
+        FileRow {
+            path: path.into(),
+            size,
+            mtime_ns: 1,
+            hash: Some(hash),
+            format,
+            analyzer: Some(analyzer.into()),
+            state: FileState::Ok,
+            error: None,
+            racy: false,
+            indexed_at: 0,
+            time: None,
+            sampled: false,
+            schema: None,
+        }
+    }
 }
 
 /// One change to the catalog, applied in a batch.
@@ -214,8 +244,9 @@ pub struct FileError {
 pub struct CatalogReader {
     conn: Connection,
     dir: PathBuf,
-    /// Reused across descriptions: creating a zstd context per blob was measurable.
-    decompressor: std::cell::RefCell<Option<zstd::bulk::Decompressor<'static>>>,
+    /// Reused across descriptions (creating a zstd context per blob was measurable),
+    /// with the dictionaries met so far.
+    decompressors: std::cell::RefCell<dictionaries::Decompressors>,
 }
 
 /// The connection that writes the catalog of one index; it owns the index's
@@ -223,8 +254,9 @@ pub struct CatalogReader {
 /// through the [`CatalogReader`] it derefs to (in its own transactions' view).
 pub struct CatalogWriter {
     reader: CatalogReader,
-    /// Reused across batches: creating a zstd context per blob was measurable.
-    compressor: Option<zstd::bulk::Compressor<'static>>,
+    /// Reused across batches (creating a zstd context per blob was measurable), with
+    /// the formats' dictionaries.
+    compressors: Option<dictionaries::Compressors>,
     /// The log size above which a commit truncates it ([`schema::WAL_TRUNCATE_ABOVE`]).
     wal_bound: u64,
     /// Held for as long as the writer lives; dropped after the connection is closed.
@@ -251,9 +283,9 @@ impl CatalogWriter {
             reader: CatalogReader {
                 conn,
                 dir: dir.to_path_buf(),
-                decompressor: Default::default(),
+                decompressors: Default::default(),
             },
-            compressor: None,
+            compressors: None,
             wal_bound: schema::WAL_TRUNCATE_ABOVE,
             _lock: lock,
         })
@@ -281,7 +313,7 @@ impl CatalogReader {
         Ok(CatalogReader {
             conn,
             dir: dir.to_path_buf(),
-            decompressor: Default::default(),
+            decompressors: Default::default(),
         })
     }
 

@@ -176,6 +176,7 @@ pub(super) fn init_or_check(conn: &mut Connection, dir: &Path, lake: &Path) -> R
         }
         conn.execute_batch(VECTOR_SCHEMA)?;
         conn.execute_batch(super::llm_descriptions::SCHEMA)?;
+        conn.execute_batch(super::dictionaries::SCHEMA)?;
         super::companions::create_in_existing(conn)?;
         super::collections::rederive_if_older(conn)?;
         super::vectors::compact_older(conn)?;
@@ -185,6 +186,7 @@ pub(super) fn init_or_check(conn: &mut Connection, dir: &Path, lake: &Path) -> R
     tx.execute_batch(SCHEMA)?;
     tx.execute_batch(VECTOR_SCHEMA)?;
     tx.execute_batch(super::llm_descriptions::SCHEMA)?;
+    tx.execute_batch(super::dictionaries::SCHEMA)?;
     tx.execute_batch(super::companions::SCHEMA)?;
     tx.execute(
         "INSERT INTO meta(key, value) VALUES (?1, ?2), (?3, ?4), (?5, ?6)",

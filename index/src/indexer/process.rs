@@ -277,21 +277,8 @@ mod tests {
     use super::*;
 
     fn row(path: &str, hash: Hash) -> FileRow {
-        FileRow {
-            path: path.into(),
-            size: 4,
-            mtime_ns: 1,
-            hash: Some(hash),
-            format: analyze::Format::Csv,
-            analyzer: Some(current_key(analyze::Format::Csv)),
-            state: FileState::Ok,
-            error: None,
-            racy: false,
-            indexed_at: 0,
-            time: None,
-            sampled: false,
-            schema: None,
-        }
+        let csv = analyze::Format::Csv;
+        FileRow::ok_for_test(path, 4, hash, csv, &current_key(csv))
     }
 
     #[test]

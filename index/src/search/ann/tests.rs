@@ -5,7 +5,7 @@
 
 use super::update::{check_with, refresh_with, Refreshed};
 use super::*;
-use crate::catalog::{CatalogWriter, Change, FileRow, FileState, Hash};
+use crate::catalog::{CatalogWriter, Change, FileRow, Hash};
 use crate::lock::WriterLock;
 use crate::Format;
 
@@ -39,21 +39,8 @@ fn hash(content: &str) -> Hash {
 }
 
 fn row(path: &str, content: &str) -> FileRow {
-    FileRow {
-        path: path.into(),
-        size: content.len() as u64,
-        mtime_ns: 1,
-        hash: Some(hash(content)),
-        format: Format::Csv,
-        analyzer: Some("csv@1".into()),
-        state: FileState::Ok,
-        error: None,
-        racy: false,
-        indexed_at: 0,
-        time: None,
-        sampled: false,
-        schema: None,
-    }
+    let size = content.len() as u64;
+    FileRow::ok_for_test(path, size, hash(content), Format::Csv, "csv@1")
 }
 
 /// A deterministic vector per content string.
