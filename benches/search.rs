@@ -253,6 +253,8 @@ fn main() {
     // The graph is built and measured at every size, whatever the default threshold
     // (single-threaded here: nothing else reads the environment meanwhile).
     std::env::set_var("LAKESTAR_EXACT_BELOW", "0");
+    // ... and built even where a server would scan the codes instead.
+    std::env::set_var("LAKESTAR_SCAN_UP_TO", "0");
     let opts = IndexOptions {
         embedder: arg("--embedder")
             .map(|s| EmbedderSpec::parse(&s).expect("--embedder"))

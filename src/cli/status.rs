@@ -48,9 +48,15 @@ pub(crate) fn run(a: StatusArgs) -> Result<()> {
     );
     if let Some(v) = &status.vectors {
         match v.generation {
-            Some(g) if v.kind == "hnsw" => println!(
-                "vectors:    {} by {}, HNSW generation {g}: {} points for {} files, {} tombstones, {} searched exactly beside it",
-                v.live, v.embedder, v.points, v.files, v.tombstones, v.delta
+            Some(g) if v.kind == "hnsw" || v.kind == "codes" => println!(
+                "vectors:    {} by {}, {} generation {g}: {} points for {} files, {} tombstones, {} searched exactly beside it",
+                v.live,
+                v.embedder,
+                if v.kind == "hnsw" { "HNSW" } else { "scanned (codes only)" },
+                v.points,
+                v.files,
+                v.tombstones,
+                v.delta
             ),
             _ => println!(
                 "vectors:    {} by {}, exact search (a graph is built from {})",

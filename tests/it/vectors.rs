@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 /// `lakestar ARGS` in `cwd` with the graph forced on; stdout on success.
 fn run_hnsw(cwd: &Path, args: &[&str], env: &[(&str, &str)]) -> String {
-    let mut all = vec![("LAKESTAR_EXACT_BELOW", "0")];
+    let mut all = vec![("LAKESTAR_EXACT_BELOW", "0"), ("LAKESTAR_SCAN_UP_TO", "0")];
     all.extend_from_slice(env);
     run_ok_env(cwd, args, &all)
 }
@@ -174,6 +174,7 @@ fn a_damaged_graph_falls_back_to_exact_search_and_the_next_run_rebuilds_it() {
 
     let out = lakestar()
         .env("LAKESTAR_EXACT_BELOW", "0")
+        .env("LAKESTAR_SCAN_UP_TO", "0")
         .env("LAKESTAR_W_TEXT", "0")
         .args(["search", "penguin species flipper length", "--json"])
         .current_dir(&lake)
@@ -234,6 +235,7 @@ fn kill_9_midway_with_a_graph_then_search_is_consistent_and_the_rerun_catches_up
     }
     let mut child = lakestar()
         .env("LAKESTAR_EXACT_BELOW", "0")
+        .env("LAKESTAR_SCAN_UP_TO", "0")
         .args([
             "index",
             lake.to_str().unwrap(),
@@ -345,6 +347,7 @@ fn index_killed_at(lake: &Path, place: &str) {
     let _ = fs::remove_file(&marker);
     let mut child = lakestar()
         .env("LAKESTAR_EXACT_BELOW", "0")
+        .env("LAKESTAR_SCAN_UP_TO", "0")
         .env("LAKESTAR_PAUSE_AT", place)
         .args(["index", lake.to_str().unwrap(), "--json"])
         .stdout(Stdio::null())
@@ -453,4 +456,98 @@ fn kill_9_during_the_graph_build_or_its_swap_is_caught_up() {
         .map(|e| e.unwrap().file_name().into_string().unwrap())
         .collect();
     assert_eq!(dirs, vec!["gen-4"]);
+}
+
+/// Below the size where a long-lived process would load the graph
+/// (`LAKESTAR_SCAN_UP_TO`), a generation holds the codes alone: no graph is built or
+/// stored, every search scans them, and a run under another threshold rebuilds the
+/// generation in the shape it asks for (an index from before keeps no useless graph).
+#[test]
+fn a_generation_below_the_scan_threshold_holds_codes_alone_and_follows_the_threshold() {
+    let tmp = tempfile::tempdir().unwrap();
+    let lake = tmp.path().join("lake");
+    lakestar::index::synth::generate(&lake, 60, 3).unwrap();
+    fs::create_dir_all(lake.join("special")).unwrap();
+    fs::write(lake.join("special/penguins.csv"), PENGUINS).unwrap();
+    let lake_arg = lake.to_str().unwrap();
+    let scanned = [("LAKESTAR_EXACT_BELOW", "0")];
+    let graphed = [("LAKESTAR_EXACT_BELOW", "0"), ("LAKESTAR_SCAN_UP_TO", "0")];
+    let shape = |env: &[(&str, &str)]| -> (Value, Vec<String>) {
+        let out = run_ok_env(&lake, &["status", "--json"], env);
+        let v: Value = serde_json::from_str(&out).unwrap();
+        let g = v["vectors"]["generation"].as_u64().unwrap();
+        let mut files: Vec<String> = fs::read_dir(lake.join(format!(".lakestar/vectors/gen-{g}")))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        files.sort();
+        (v["vectors"].clone(), files)
+    };
+    let top = |env: &[(&str, &str)]| -> String {
+        let mut env = env.to_vec();
+        env.push(("LAKESTAR_W_TEXT", "0"));
+        let out = run_ok_env(
+            &lake,
+            &[
+                "search",
+                "penguin species flipper length",
+                "-k",
+                "3",
+                "--json",
+                "--expand",
+            ],
+            &env,
+        );
+        json_lines(&out)[0]["path"].as_str().unwrap().to_string()
+    };
+
+    run_ok_env(&lake, &["index", lake_arg, "--json"], &scanned);
+    let (v, files) = shape(&scanned);
+    assert_eq!(
+        (v["kind"].as_str(), v["generation"].as_u64()),
+        (Some("codes"), Some(1)),
+        "{v}"
+    );
+    assert_eq!(files, ["codes.bin", "manifest.json"]);
+    assert_eq!(top(&scanned), "special/penguins.csv");
+    assert_eq!(
+        top(&graphed),
+        "special/penguins.csv",
+        "a server-style threshold scans too"
+    );
+    let text = run_ok_env(&lake, &["status"], &scanned);
+    assert!(text.contains("scanned (codes only) generation 1"), "{text}");
+
+    // Nothing changed in the lake; a graph is wanted now: the run rebuilds with one.
+    run_ok_env(&lake, &["index", lake_arg, "--json"], &graphed);
+    let (v, files) = shape(&graphed);
+    assert_eq!(
+        (v["kind"].as_str(), v["generation"].as_u64()),
+        (Some("hnsw"), Some(2)),
+        "{v}"
+    );
+    assert_eq!(
+        files,
+        [
+            "ann.hnsw.data",
+            "ann.hnsw.graph",
+            "codes.bin",
+            "manifest.json"
+        ]
+    );
+    assert_eq!(top(&graphed), "special/penguins.csv");
+
+    // And back: under the default threshold the graph is dropped.
+    run_ok_env(&lake, &["index", lake_arg, "--json"], &scanned);
+    let (v, files) = shape(&scanned);
+    assert_eq!(
+        (v["kind"].as_str(), v["generation"].as_u64()),
+        (Some("codes"), Some(3)),
+        "{v}"
+    );
+    assert_eq!(files, ["codes.bin", "manifest.json"]);
+    let gens: Vec<_> = fs::read_dir(lake.join(".lakestar/vectors"))
+        .unwrap()
+        .collect();
+    assert_eq!(gens.len(), 1, "the older generations are removed");
 }

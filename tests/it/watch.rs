@@ -573,6 +573,7 @@ fn changes_are_indexed_while_the_graph_builds_and_a_kill_there_is_caught_up() {
     }
     let env = [
         ("LAKESTAR_EXACT_BELOW", "0"),
+        ("LAKESTAR_SCAN_UP_TO", "0"),
         ("LAKESTAR_PAUSE_AT", "graph-build"),
     ];
     let mut w = Watcher::start_env(&lake, &idx, &env);
@@ -606,7 +607,7 @@ fn changes_are_indexed_while_the_graph_builds_and_a_kill_there_is_caught_up() {
     let out = run_ok_env(
         &idx,
         &["status", "--index", idx.to_str().unwrap(), "--json"],
-        &[("LAKESTAR_EXACT_BELOW", "0")],
+        &[("LAKESTAR_EXACT_BELOW", "0"), ("LAKESTAR_SCAN_UP_TO", "0")],
     );
     let v: Value = serde_json::from_str(out.trim()).unwrap();
     assert_eq!(
@@ -632,7 +633,7 @@ fn index_hnsw(lake: &Path, idx: &Path) -> Value {
             idx.to_str().unwrap(),
             "--json",
         ],
-        &[("LAKESTAR_EXACT_BELOW", "0")],
+        &[("LAKESTAR_EXACT_BELOW", "0"), ("LAKESTAR_SCAN_UP_TO", "0")],
     );
     serde_json::from_str(out.trim()).unwrap()
 }

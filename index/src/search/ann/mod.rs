@@ -68,7 +68,8 @@ pub const EF_CONSTRUCTION: usize = 100;
 pub const EF_SEARCH: usize = 1600;
 
 /// Bytes of a generation's codes up to which a long-lived process scans them rather than
-/// loading the graph ([`nearest::Mode::Resident`]). Measured on the synthetic 100k lake
+/// loading the graph ([`nearest::Mode::Resident`]), and so up to which no graph is built
+/// ([`graph_above`]). Measured on the synthetic 100k lake
 /// (BENCHMARKS.md, In-process search at 100k): scanning 41 MB of codes took 5.9 ms p50 on
 /// two cores, exact, against 8.6 ms for the graph at [`EF_SEARCH`]; a scan grows with
 /// the bytes, the graph's walk barely, so they meet near 64 MiB (about 124k points at
@@ -82,6 +83,19 @@ pub fn scan_up_to() -> u64 {
         .ok()
         .and_then(|v| v.trim().parse().ok())
         .unwrap_or(SCAN_UP_TO)
+}
+
+/// Bytes of a generation's codes above which a rebuild also builds the HNSW graph:
+/// [`scan_up_to`], since below it every process scans the codes and a graph would only
+/// cost build time, memory and disk (at 100k files 93 MB, a quarter of the index, and
+/// most of the first index's peak memory). Unit tests build it always: they test the
+/// graph on a few hundred points, and ask for codes alone explicitly.
+pub fn graph_above() -> u64 {
+    if cfg!(test) {
+        0
+    } else {
+        scan_up_to()
+    }
 }
 
 /// The live-vector threshold in force: [`EXACT_BELOW`] or `LAKESTAR_EXACT_BELOW`.
@@ -142,7 +156,9 @@ impl VectorMeta {
 /// The state of an index's vector search, for `lakestar status`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct VectorStatus {
-    /// `hnsw` when searches use the graph, else `exact`.
+    /// `hnsw` when the generation holds a graph (a server loads it above its scan
+    /// threshold), `codes` when it holds the codes alone (always scanned), else `exact`
+    /// (every vector read from the catalog).
     pub kind: &'static str,
     /// Embedder id of the vectors.
     pub embedder: String,
@@ -191,7 +207,11 @@ pub fn status(cat: &CatalogReader, dir: &Path, embedder: &str) -> Result<VectorS
                 s.delta = cat.graph_delta_count(embedder)?;
                 s.live = s.files.saturating_sub(s.tombstones) + s.delta;
                 if s.live >= threshold && s.live > 0 {
-                    s.kind = "hnsw";
+                    s.kind = if graph::has_graph(dir, g.generation) {
+                        "hnsw"
+                    } else {
+                        "codes"
+                    };
                 }
             }
             None => s.live = cat.vector_count(embedder)?,

@@ -30,7 +30,7 @@ pub enum Mode {
     /// A long-lived process: [`Mode::Scan`] up to `scan_up_to` bytes of codes
     /// ([`super::SCAN_UP_TO`]), where the exact scan is as fast as the graph at the
     /// breadth recall needs and maps a third of the memory the graph loads;
-    /// [`Mode::Graph`] above.
+    /// [`Mode::Graph`] above (where a rebuild builds the graph: [`super::graph_above`]).
     Resident {
         /// Bytes of codes scanned at most.
         scan_up_to: u64,
@@ -221,18 +221,18 @@ impl VectorIndex {
         }
         let points = g.points as usize;
         // The codes are mapped (a few milliseconds) unless the graph is asked for: a
-        // resident index scans them when they are small enough.
+        // resident index scans them when they are small enough. A generation of codes
+        // alone (built where no process would load its graph) is scanned in every mode.
+        let codes_only = mode != Mode::Scan && !graph::has_graph(dir, g.generation);
         let codes = match mode {
-            Mode::Graph => None,
-            Mode::Scan | Mode::Resident { .. } => {
-                match graph::open_codes(dir, g.generation, &g.embedder, points) {
-                    Ok(codes) => Some(codes),
-                    Err(why) => return Ok(Err(why)),
-                }
-            }
+            Mode::Graph if !codes_only => None,
+            _ => match graph::open_codes(dir, g.generation, &g.embedder, points) {
+                Ok(codes) => Some(codes),
+                Err(why) => return Ok(Err(why)),
+            },
         };
         let codes = codes.filter(|c| match mode {
-            Mode::Resident { scan_up_to } => c.bytes() as u64 <= scan_up_to,
+            Mode::Resident { scan_up_to } => codes_only || c.bytes() as u64 <= scan_up_to,
             _ => true,
         });
         let (points, dim) = match (codes, loaded) {

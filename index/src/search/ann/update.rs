@@ -14,7 +14,10 @@
 //! a thread of their own and keep indexing meanwhile ([`GraphBuild::Deferred`]).
 
 use super::graph::{self, Graph, GraphParams};
-use super::{common_dim, exact_below, GraphMeta, VectorMeta, EF_CONSTRUCTION, M, REBUILD_FRACTION};
+use super::{
+    common_dim, exact_below, graph_above, GraphMeta, VectorMeta, EF_CONSTRUCTION, M,
+    REBUILD_FRACTION,
+};
 use crate::catalog::{CatalogWriter, KeyedVector, MetaKey};
 use crate::compact::Code;
 use crate::error::{Error, Result};
@@ -85,6 +88,8 @@ pub struct GraphJob {
     embedder: String,
     generation: u64,
     rows: Vec<KeyedVector>,
+    /// Bytes of codes above which the graph is built too ([`super::graph_above`]).
+    graph_above: u64,
 }
 
 impl std::fmt::Debug for GraphJob {
@@ -117,8 +122,9 @@ impl std::fmt::Debug for BuiltGraph {
 }
 
 /// After a run that changed no vector: refresh only if the last refresh did not finish,
-/// the graph's files are missing or damaged (sizes; a cheap check), or the threshold
-/// now asks for a graph where there is none or the other way round.
+/// the generation's files are missing or damaged (sizes; a cheap check), or the
+/// thresholds now ask for a generation where there is none, for none where there is
+/// one, or for a graph in a generation of codes alone or the other way round.
 pub fn check(cat: &mut CatalogWriter, dir: &Path, embedder: &str) -> Result<Refreshed> {
     check_with(cat, dir, embedder, exact_below())
 }
@@ -144,9 +150,10 @@ pub fn check_as(
 ) -> Result<Refresh> {
     let meta = VectorMeta::load(cat)?;
     let want = meta.live >= exact_below && meta.live > 0;
-    let sound = meta.graph.as_ref().is_some_and(|g| {
-        g.embedder == embedder && graph::looks_complete(dir, g.generation, embedder)
-    });
+    let sound = meta
+        .graph
+        .as_ref()
+        .is_some_and(|g| usable(dir, g, embedder));
     if meta.fresh && want == sound && (want || meta.graph.is_none()) {
         return Ok(Refresh::Done(if want {
             Refreshed::Kept
@@ -207,10 +214,7 @@ pub fn refresh_as(
     how: GraphBuild,
 ) -> Result<Refresh> {
     let meta = VectorMeta::load(cat)?;
-    let current = meta
-        .graph
-        .clone()
-        .filter(|g| g.embedder == embedder && graph::looks_complete(dir, g.generation, embedder));
+    let current = meta.graph.clone().filter(|g| usable(dir, g, embedder));
     let io = |e| Error::io(dir.join(graph::VECTORS_DIR), e);
     let in_flight = match how {
         GraphBuild::Inline => None,
@@ -302,14 +306,29 @@ pub fn refresh_as(
             return done(Refreshed::Kept);
         }
     }
-    let highest = graph::remove_other_generations(dir, keep, None).map_err(io)?;
+    // A complete generation of the other shape serves until its successor is swapped in.
+    let serving = meta
+        .graph
+        .as_ref()
+        .filter(|g| g.embedder == embedder && graph::looks_complete(dir, g.generation, embedder))
+        .map(|g| g.generation);
+    let highest = graph::remove_other_generations(dir, keep.or(serving), None).map_err(io)?;
     let generation = highest.max(meta.graph.as_ref().map_or(0, |g| g.generation)) + 1;
     Ok(Refresh::Build(GraphJob {
         dir: dir.to_path_buf(),
         embedder: embedder.to_string(),
         generation,
         rows: cat.keyed_file_vectors(embedder)?,
+        graph_above: graph_above(),
     }))
+}
+
+/// Whether generation `g` can stay: of this embedder, complete by a cheap check, and of
+/// the shape a rebuild would give it now (a graph exactly above [`graph_above`]).
+fn usable(dir: &Path, g: &GraphMeta, embedder: &str) -> bool {
+    g.embedder == embedder
+        && graph::looks_complete(dir, g.generation, embedder)
+        && graph::has_wanted_shape(dir, g.generation, graph_above())
 }
 
 impl GraphJob {
@@ -318,8 +337,16 @@ impl GraphJob {
         self.generation
     }
 
-    /// Build the graph over every distinct vector and write it as its generation
-    /// (`vectors/gen-N/`, via `gen-N.tmp/`). Needs no catalog.
+    /// The job with the graph built only above `bytes` of codes (tests ask for codes
+    /// alone with `u64::MAX`).
+    pub fn with_graph_above(mut self, bytes: u64) -> GraphJob {
+        self.graph_above = bytes;
+        self
+    }
+
+    /// Write every distinct vector as its generation's codes (`vectors/gen-N/`, via
+    /// `gen-N.tmp/`), with the graph over them when they pass its threshold. Needs no
+    /// catalog.
     pub fn build(self) -> Result<BuiltGraph> {
         Ok(self
             .build_unless(&std::sync::atomic::AtomicBool::new(false))?
@@ -337,6 +364,7 @@ impl GraphJob {
             embedder,
             generation,
             mut rows,
+            graph_above,
         } = self;
         let io = |e| Error::io(dir.join(graph::VECTORS_DIR), e);
         let dim = common_dim(rows.iter().map(|r| r.vector.dim()));
@@ -364,10 +392,18 @@ impl GraphJob {
         }
         drop(ids);
         let points: Vec<&Code> = firsts.iter().map(|&i| &rows[i].vector).collect();
-        let Some(built) = Graph::build_unless(&points, params, cancel) else {
+        let bytes = points.len() as u64 * (4 + dim as u64);
+        let built = if bytes > graph_above {
+            let Some(built) = Graph::build_unless(&points, params, cancel) else {
+                return Ok(None);
+            };
+            Some(built)
+        } else if cancel.load(std::sync::atomic::Ordering::Relaxed) {
             return Ok(None);
+        } else {
+            None
         };
-        graph::write_generation(&dir, generation, &embedder, &built, &points, params)
+        graph::write_generation(&dir, generation, &embedder, built.as_ref(), &points, params)
             .map_err(io)?;
         let points = points.len() as u64;
         drop(built);

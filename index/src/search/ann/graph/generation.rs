@@ -1,9 +1,10 @@
 //! A graph's generations on disk.
 //!
-//! A generation is a directory `vectors/gen-N/` holding hnsw_rs's dump (`ann.hnsw.graph`,
-//! `ann.hnsw.data`), the points' codes as one flat file (`codes.bin`, for exact search
-//! without loading the graph: [`MappedCodes`]) and a `manifest.json` with the sizes and
-//! BLAKE3 digests of all three. It is
+//! A generation is a directory `vectors/gen-N/` holding the points' codes as one flat
+//! file (`codes.bin`, for exact search without loading a graph: [`MappedCodes`]), when
+//! its codes are large enough for a long-lived process to want it hnsw_rs's dump of the
+//! graph (`ann.hnsw.graph`, `ann.hnsw.data`; [`Manifest::has_graph`]), and a
+//! `manifest.json` with the sizes and BLAKE3 digests of its files. It is
 //! written as `gen-N.tmp/`, synced, and renamed into place, and never changed after: the
 //! catalog says which generation is current, so a reader sees a whole generation or none.
 //! Loading checks the digests first, because hnsw_rs's reader asserts (and in places
@@ -60,11 +61,18 @@ pub struct Manifest {
     pub points: usize,
     /// Build parameters.
     pub params: GraphParams,
-    /// The dump's files.
+    /// The graph dump's files; none in a generation whose codes are only scanned.
     pub files: Vec<FileSum>,
     /// The flat file of the points, point `i` at `i · (4 + dim)` bytes, laid out as a
     /// graph point ([`point`](crate::search::ann::dist::point)).
     pub codes: FileSum,
+}
+
+impl Manifest {
+    /// Whether the generation holds a graph, not only its codes.
+    pub fn has_graph(&self) -> bool {
+        !self.files.is_empty()
+    }
 }
 
 impl Graph {
@@ -98,6 +106,9 @@ impl Graph {
     /// Reload the generation in `dir` described by `m`, after checking its files against
     /// the manifest's digests.
     fn load(dir: &Path, m: &Manifest) -> Result<Graph, String> {
+        if !m.has_graph() {
+            return Err("the generation holds no graph, only its codes".into());
+        }
         for f in &m.files {
             let (bytes, blake3) =
                 digest(&dir.join(&f.name)).map_err(|e| format!("{}: {e}", f.name))?;
@@ -142,15 +153,21 @@ pub fn generation_dir(index_dir: &Path, g: u64) -> PathBuf {
     index_dir.join(VECTORS_DIR).join(format!("gen-{g}"))
 }
 
-/// The manifest a generation of these vectors would carry, without its files yet.
-fn manifest(generation: u64, embedder: &str, graph: &Graph, params: GraphParams) -> Manifest {
+/// The manifest a generation of these points would carry, without its files yet.
+fn manifest(
+    generation: u64,
+    embedder: &str,
+    dim: usize,
+    points: usize,
+    params: GraphParams,
+) -> Manifest {
     Manifest {
         layout: LAYOUT,
         generation,
         embedder: embedder.to_string(),
         distance: std::any::type_name::<CodeCosine>().to_string(),
-        dim: graph.dim,
-        points: graph.points,
+        dim,
+        points,
         params,
         files: Vec::new(),
         codes: FileSum {
@@ -178,17 +195,21 @@ fn write_codes(dir: &Path, codes: &[&Code]) -> io::Result<FileSum> {
     })
 }
 
-/// Write `graph`, built over `codes`, as generation `g` of the index at `index_dir`: into
-/// `gen-g.tmp/`, synced, then renamed to `gen-g/`. Returns its manifest.
+/// Write `codes` as generation `g` of the index at `index_dir`, with `graph` (built over
+/// them) when there is one: into `gen-g.tmp/`, synced, then renamed to `gen-g/`.
+/// Returns its manifest.
 pub fn write_generation(
     index_dir: &Path,
     g: u64,
     embedder: &str,
-    graph: &Graph,
+    graph: Option<&Graph>,
     codes: &[&Code],
     params: GraphParams,
 ) -> io::Result<Manifest> {
-    if codes.len() != graph.points || codes.iter().any(|c| c.dim() != graph.dim) {
+    let dim = codes.first().map_or(0, |c| c.dim());
+    if codes.iter().any(|c| c.dim() != dim)
+        || graph.is_some_and(|graph| codes.len() != graph.points || dim != graph.dim)
+    {
         return Err(io::Error::other("the codes are not the graph's points"));
     }
     let root = index_dir.join(VECTORS_DIR);
@@ -202,8 +223,10 @@ pub fn write_generation(
         }
     }
     std::fs::create_dir(&tmp)?;
-    let mut m = manifest(g, embedder, graph, params);
-    m.files = graph.dump(&tmp)?;
+    let mut m = manifest(g, embedder, dim, codes.len(), params);
+    if let Some(graph) = graph {
+        m.files = graph.dump(&tmp)?;
+    }
     crate::failpoint::pause_at("graph-build", index_dir);
     m.codes = write_codes(&tmp, codes)?;
     let mut f = File::create(tmp.join(MANIFEST))?;
@@ -219,6 +242,17 @@ pub fn write_generation(
 pub fn read_manifest(index_dir: &Path, g: u64) -> Option<Manifest> {
     let bytes = std::fs::read(generation_dir(index_dir, g).join(MANIFEST)).ok()?;
     serde_json::from_slice(&bytes).ok()
+}
+
+/// Whether generation `g` holds a graph (its manifest says so), not only its codes.
+pub fn has_graph(index_dir: &Path, g: u64) -> bool {
+    read_manifest(index_dir, g).is_some_and(|m| m.has_graph())
+}
+
+/// Whether generation `g` has the shape a rebuild would give it now: a graph exactly
+/// when its codes pass `graph_above` bytes ([`super::super::graph_above`]).
+pub fn has_wanted_shape(index_dir: &Path, g: u64, graph_above: u64) -> bool {
+    read_manifest(index_dir, g).is_some_and(|m| m.has_graph() == (m.codes.bytes > graph_above))
 }
 
 /// Whether generation `g` looks complete for `embedder` without reading it whole: a
@@ -347,8 +381,9 @@ mod tests {
         let v = vectors(300, 24, 7);
         let c = codes(&v);
         let g = Graph::build(&refs(&c), PARAMS);
-        assert!(write_generation(d.path(), 3, "emb", &g, &refs(&c[1..]), PARAMS).is_err());
-        let m = write_generation(d.path(), 3, "emb", &g, &refs(&c), PARAMS).unwrap();
+        assert!(write_generation(d.path(), 3, "emb", Some(&g), &refs(&c[1..]), PARAMS).is_err());
+        let m = write_generation(d.path(), 3, "emb", Some(&g), &refs(&c), PARAMS).unwrap();
+        assert!(m.has_graph() && has_graph(d.path(), 3));
         assert_eq!((m.points, m.dim, m.generation), (300, 24, 3));
         assert_eq!(m.codes.bytes, 300 * (4 + 24));
         let mapped = open_codes(d.path(), 3, "emb", 300).unwrap();
@@ -385,7 +420,7 @@ mod tests {
         let v = vectors(100, 8, 3);
         let c = codes(&v);
         let g = Graph::build(&refs(&c), PARAMS);
-        write_generation(d.path(), 1, "emb", &g, &refs(&c), PARAMS).unwrap();
+        write_generation(d.path(), 1, "emb", Some(&g), &refs(&c), PARAMS).unwrap();
         // A codes file of the wrong size is refused, and tells a writer to rebuild.
         let flat = generation_dir(d.path(), 1).join(CODES);
         let kept = std::fs::read(&flat).unwrap();
@@ -410,6 +445,33 @@ mod tests {
         assert!(open_generation(d.path(), 1, "emb", 100).is_err());
         std::fs::write(generation_dir(d.path(), 1).join(MANIFEST), "{not json").unwrap();
         assert!(open_generation(d.path(), 1, "emb", 100).is_err());
+    }
+
+    #[test]
+    fn a_generation_of_codes_alone_is_scanned_and_refuses_to_load_a_graph() {
+        let d = tempfile::tempdir().unwrap();
+        let c = codes(&vectors(50, 8, 11));
+        let m = write_generation(d.path(), 2, "emb", None, &refs(&c), PARAMS).unwrap();
+        assert!(!m.has_graph() && !has_graph(d.path(), 2));
+        assert_eq!((m.points, m.dim, m.codes.bytes), (50, 8, 50 * (4 + 8)));
+        let mut left: Vec<_> = std::fs::read_dir(generation_dir(d.path(), 2))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        left.sort();
+        assert_eq!(left, vec![CODES, MANIFEST]);
+        assert!(looks_complete(d.path(), 2, "emb"));
+        assert_eq!(open_codes(d.path(), 2, "emb", 50).unwrap().len(), 50);
+        let e = open_generation(d.path(), 2, "emb", 50).unwrap_err();
+        assert!(e.contains("no graph"), "{e}");
+        // A graph is wanted above the threshold, and absent below it.
+        assert!(has_wanted_shape(d.path(), 2, 600));
+        assert!(!has_wanted_shape(d.path(), 2, 599));
+        let g = Graph::build(&refs(&c), PARAMS);
+        write_generation(d.path(), 3, "emb", Some(&g), &refs(&c), PARAMS).unwrap();
+        assert!(has_wanted_shape(d.path(), 3, 599));
+        assert!(!has_wanted_shape(d.path(), 3, 600));
+        assert!(!has_wanted_shape(d.path(), 4, 0), "no generation 4");
     }
 
     #[test]

@@ -92,3 +92,48 @@ fn a_build_the_catalog_moved_past_is_discarded() {
     );
     assert_eq!(l.generations(), vec!["gen-2"]);
 }
+
+#[test]
+fn a_generation_of_codes_alone_is_scanned_in_every_mode_and_gets_a_graph_once_one_is_wanted() {
+    let mut l = filled(100);
+    let Refresh::Build(job) =
+        refresh_as(&mut l.cat, &l.dir, EMB, 0, None, GraphBuild::Inline).unwrap()
+    else {
+        panic!("a rebuild is due");
+    };
+    let built = job.with_graph_above(u64::MAX).build().unwrap();
+    assert!(matches!(
+        swap(&mut l.cat, built).unwrap(),
+        Refreshed::Built { generation: 1, .. }
+    ));
+    let mut files: Vec<_> = std::fs::read_dir(l.dir.join("vectors/gen-1"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    files.sort();
+    assert_eq!(files, vec!["codes.bin", "manifest.json"]);
+    let resident = Mode::Resident { scan_up_to: 0 };
+    let in_resident = VectorIndex::open_with(&l.cat, &l.dir, EMB, 0, resident).unwrap();
+    let exact = l.exact();
+    for v in [l.open(0), l.scan(0), in_resident] {
+        assert_eq!((v.kind(), v.len()), ("codes", 100));
+        for i in [3, 42, 97] {
+            let q = vector(&format!("content {i}"));
+            let hits = v.nearest(&l.cat, &q, 5).unwrap();
+            assert_eq!(hits[0].0, format!("f{i:03}.csv"));
+            assert_eq!(hits, exact.nearest(&l.cat, &q, 5).unwrap());
+        }
+    }
+    // Nothing changed, but a graph is wanted now (unit tests want one always): the check
+    // rebuilds, and the generation of codes serves until the swap.
+    assert!(matches!(
+        check_with(&mut l.cat, &l.dir, EMB, 0).unwrap(),
+        Refreshed::Built { generation: 2, .. }
+    ));
+    assert_eq!(l.open(0).kind(), "hnsw");
+    assert_eq!(l.generations(), vec!["gen-2"]);
+    assert_eq!(
+        check_with(&mut l.cat, &l.dir, EMB, 0).unwrap(),
+        Refreshed::Kept
+    );
+}
