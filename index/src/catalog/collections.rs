@@ -79,9 +79,8 @@ impl CatalogReader {
     pub fn collection(&self, id: &str) -> Result<Option<Collection>> {
         let detail: Option<String> = self
             .conn
-            .query_row("SELECT detail FROM collections WHERE id = ?1", [id], |r| {
-                r.get(0)
-            })
+            .prepare_cached("SELECT detail FROM collections WHERE id = ?1")?
+            .query_row([id], |r| r.get(0))
             .optional()?;
         detail.map(|d| decode(&d)).transpose()
     }
@@ -109,11 +108,8 @@ impl CatalogReader {
     pub fn collection_of(&self, path: &str) -> Result<Option<String>> {
         Ok(self
             .conn
-            .query_row(
-                "SELECT collection FROM files WHERE path = ?1",
-                [path],
-                |r| r.get::<_, Option<String>>(0),
-            )
+            .prepare_cached("SELECT collection FROM files WHERE path = ?1")?
+            .query_row([path], |r| r.get::<_, Option<String>>(0))
             .optional()?
             .flatten())
     }

@@ -59,13 +59,12 @@ impl CatalogReader {
 
     /// The row of one file.
     pub fn file(&self, path: &str) -> Result<Option<FileRow>> {
+        // Cached: a search reads hundreds of rows, and parsing the statement each time
+        // was a tenth of a search at 100k files.
         Ok(self
             .conn
-            .query_row(
-                &format!("SELECT {FILE_COLUMNS} FROM files WHERE path = ?1"),
-                [path],
-                row_from,
-            )
+            .prepare_cached(&format!("SELECT {FILE_COLUMNS} FROM files WHERE path = ?1"))?
+            .query_row([path], row_from)
             .optional()?)
     }
 

@@ -106,7 +106,8 @@ impl rusqlite::ToSql for Key {
 pub(super) fn read(conn: &rusqlite::Connection, key: Key) -> crate::error::Result<Option<String>> {
     use rusqlite::OptionalExtension;
     Ok(conn
-        .query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0))
+        .prepare_cached("SELECT value FROM meta WHERE key = ?1")?
+        .query_row([key], |r| r.get(0))
         .optional()?)
 }
 

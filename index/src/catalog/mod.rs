@@ -309,6 +309,7 @@ impl CatalogReader {
                 | OpenFlags::SQLITE_OPEN_URI,
         )?;
         conn.busy_timeout(std::time::Duration::from_secs(5))?;
+        conn.set_prepared_statement_cache_capacity(schema::STATEMENT_CACHE);
         schema::check_version(&conn, dir)?;
         Ok(CatalogReader {
             conn,

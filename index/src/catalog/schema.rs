@@ -102,6 +102,11 @@ CREATE TABLE IF NOT EXISTS vector_stale (
 ) WITHOUT ROWID;
 ";
 
+/// Prepared statements a connection keeps (rusqlite's default is 16): one search reads
+/// through a dozen and more of the catalog's ~45 cached statements, and an evicted one is
+/// parsed again on its next use.
+pub(super) const STATEMENT_CACHE: usize = 64;
+
 /// How long a connection waits for a lock another one holds.
 const BUSY: Duration = Duration::from_secs(5);
 
@@ -129,6 +134,7 @@ pub(super) fn configure(conn: &Connection) -> Result<()> {
     conn.pragma_update(None, "synchronous", "NORMAL")?;
     conn.pragma_update(None, "journal_size_limit", WAL_KEEP_BYTES)?;
     conn.busy_timeout(BUSY)?;
+    conn.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
     Ok(())
 }
 
