@@ -380,9 +380,9 @@ impl Generation {
         if want == 0 {
             return Ok(Some(Vec::new()));
         }
-        let (total, mut scored) = match &self.points {
-            Points::Scan(codes) => (codes.len(), codes.scores(q)),
-            Points::Graph(graph) => (graph.len(), Vec::new()),
+        let (total, scan) = match &self.points {
+            Points::Scan(codes) => (codes.len(), Some(codes.scan(q))),
+            Points::Graph(graph) => (graph.len(), None),
         };
         let share = self.tombstones.len() as f64 / self.files.max(1) as f64;
         let mut k = ((n as f64 / (1.0 - share).max(0.05)).ceil() as usize + 8).min(total);
@@ -392,9 +392,10 @@ impl Generation {
                 return Ok(None);
             }
             loop {
-                let top = match &self.points {
-                    Points::Scan(_) => top_of(&mut scored, k),
-                    Points::Graph(graph) => graph.search(q, k, ef.max(k)),
+                let top = match (&scan, &self.points) {
+                    (Some(scan), _) => scan.top(k),
+                    (None, Points::Graph(graph)) => graph.search(q, k, ef.max(k)),
+                    (None, Points::Scan(_)) => Vec::new(),
                 };
                 let mut found = Vec::new();
                 for (id, sim) in top {
@@ -411,19 +412,4 @@ impl Generation {
             }
         })
     }
-}
-
-/// The `k` best of `scored` (reordered in place, so that a larger `k` can follow),
-/// best first, ties by id.
-fn top_of(scored: &mut [(usize, f32)], k: usize) -> Vec<(usize, f32)> {
-    let k = k.min(scored.len());
-    if k == 0 {
-        return Vec::new();
-    }
-    if k < scored.len() {
-        scored.select_nth_unstable_by(k - 1, dist::order);
-    }
-    let mut top = scored[..k].to_vec();
-    top.sort_unstable_by(dist::order);
-    top
 }
