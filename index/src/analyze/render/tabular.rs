@@ -237,9 +237,14 @@ pub(super) fn tables(s: &mut String, path: Option<&str>, t: &TableSet, caps: Cap
     more(s, t.tables.len(), caps.items.min(20), "tables");
 }
 
+/// A column name as shown: quoted (with escapes) when it holds spaces a reader would
+/// not see in a padded list — leading, trailing, doubled or other than a plain space —
+/// since code must write it exactly (`"num. calls abandoned "`).
 pub(super) fn display_name(n: &str) -> String {
     if n.is_empty() {
         "(unnamed)".into()
+    } else if n.split_whitespace().collect::<Vec<_>>().join(" ") != n {
+        format!("{n:?}")
     } else {
         n.to_string()
     }

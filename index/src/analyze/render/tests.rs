@@ -173,3 +173,15 @@ fn one_is_singular() {
     assert_eq!(super::counted(1, "line"), "1 line");
     assert_eq!(super::counted(3196, "word"), "3,196 words");
 }
+
+#[test]
+fn a_name_with_spaces_no_reader_sees_is_shown_quoted() {
+    use crate::analyze::Source;
+    // As exported call-centre reports write their header (DABench's group statistics).
+    let csv = "timestamp,num. calls abandoned ,avg.  wait\n1,2,3\n4,5,6\n";
+    let d = crate::analyze::describe(&Source::from_bytes("t.csv", csv.as_bytes().to_vec()));
+    let text = render("t.csv", &d, RenderOptions::default());
+    assert!(text.contains("\n  \"num. calls abandoned \" "), "{text}");
+    assert!(text.contains("\n  \"avg.  wait\" "), "{text}");
+    assert!(text.contains("\n  timestamp "), "{text}");
+}
