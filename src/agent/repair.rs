@@ -152,16 +152,34 @@ pub fn load_calls(files: &[FileContext]) -> Vec<(String, String)> {
 
 /// Repair `code` (see the module doc); a script that needs nothing is returned as is.
 pub fn repair(code: &str) -> Repaired {
-    repair_with(code, &[])
+    repair_with(code, &[], &[])
 }
 
 /// [`repair`], and a bare `pd.read_csv("path")` of a file in `loads` ([`load_calls`])
 /// replaced by the call its description gives: the options that make it load as
 /// described (`skiprows` of a report's preamble, `thousands`, `parse_dates`) are what
-/// small models leave out, and then `.dt` fails or numbers stay text.
-pub fn repair_with(code: &str, loads: &[(String, String)]) -> Repaired {
+/// small models leave out, and then `.dt` fails or numbers stay text. A column of
+/// `columns` whose name is padded with spaces (`"num. calls abandoned "`, common in
+/// exported reports) is put in place of the same name written without them
+/// ([`padded_names`]).
+pub fn repair_with(code: &str, loads: &[(String, String)], columns: &[String]) -> Repaired {
     let mut fixes = Vec::new();
     let mut code = code.to_string();
+    for (bare, exact) in padded_names(columns) {
+        let mut changed = false;
+        for q in ['"', '\''] {
+            let written = format!("{q}{bare}{q}");
+            if code.contains(&written) && !exact.contains(q) {
+                code = code.replace(&written, &format!("{q}{exact}{q}"));
+                changed = true;
+            }
+        }
+        if changed {
+            fixes.push(format!(
+                "the column {exact:?} was written without its spaces ({bare:?})"
+            ));
+        }
+    }
     // `'load:/lake/a.json'`: the description's `load:` label taken into the path (DABStep
     // task 1464); no path starts so, and the file exists without it.
     static LABELLED: OnceLock<Regex> = OnceLock::new();
@@ -217,6 +235,27 @@ pub fn repair_with(code: &str, loads: &[(String, String)]) -> Repaired {
         code = insert_imports(&code, &refs);
     }
     Repaired { code, fixes }
+}
+
+/// The columns whose names carry spaces a person does not see (leading, trailing or
+/// doubled), each with the name as written without them; only where that name is no
+/// column itself and stands for one column alone. A script that writes
+/// `df["num. calls abandoned"]` for the column `num. calls abandoned ` fails with a
+/// KeyError that a small model's debugger does not read as a matter of spaces.
+pub(crate) fn padded_names(columns: &[String]) -> Vec<(String, String)> {
+    let bare = |c: &str| c.split_whitespace().collect::<Vec<_>>().join(" ");
+    let mut out: Vec<(String, String)> = Vec::new();
+    for c in columns {
+        let b = bare(c);
+        if b.is_empty() || b == *c || columns.contains(&b) {
+            continue;
+        }
+        let others = columns.iter().filter(|o| *o != c && bare(o) == b).count();
+        if others == 0 && !out.iter().any(|(x, _)| *x == b) {
+            out.push((b, c.clone()));
+        }
+    }
+    out
 }
 
 /// Whether `alias.` is used as a module outside comments (`x.pd.` and `spd.` do not count).
@@ -412,12 +451,47 @@ mod tests {
         let r = repair_with(
             "import pandas as pd\ndf = pd.read_csv(\"/lake/prices.csv\")\nb = pd.read_csv('/lake/plain.csv')\nc = pd.read_csv(\"/lake/prices.csv\", usecols=[0])\nprint(df['Date'].dt.weekday)",
             &loads,
+            &[],
         );
         assert_eq!(
             r.code,
             "import pandas as pd\ndf = pd.read_csv(\"/lake/prices.csv\", thousands=\",\", parse_dates=[\"Date\"])\nb = pd.read_csv('/lake/plain.csv')\nc = pd.read_csv(\"/lake/prices.csv\", usecols=[0])\nprint(df['Date'].dt.weekday)"
         );
         assert_eq!(r.fixes.len(), 1, "{:?}", r.fixes);
+    }
+
+    #[test]
+    fn a_padded_column_name_written_without_its_spaces_is_put_back() {
+        let columns: Vec<String> = [
+            "timestamp",
+            "num. calls answered",
+            "num. calls abandoned ",
+            " avg.  wait time",
+            "x ",
+            " x",
+            "y ",
+            "y",
+        ]
+        .map(String::from)
+        .to_vec();
+        // As the local model wrote it (DABench question 589).
+        let r = repair_with(
+            "a = df[\"num. calls abandoned\"].sum() / df['num. calls answered'].sum()\nw = df['avg. wait time']\nprint(df['x'], df['y'])",
+            &[],
+            &columns,
+        );
+        assert_eq!(
+            r.code,
+            "a = df[\"num. calls abandoned \"].sum() / df['num. calls answered'].sum()\nw = df[' avg.  wait time']\nprint(df['x'], df['y'])"
+        );
+        // `x ` and ` x` are two columns; `y` is one itself: left as written.
+        assert_eq!(r.fixes.len(), 2, "{:?}", r.fixes);
+        assert!(
+            r.fixes[0].contains("num. calls abandoned "),
+            "{:?}",
+            r.fixes
+        );
+        assert_eq!(repair_with("df['timestamp']", &[], &columns).fixes.len(), 0);
     }
 
     #[test]

@@ -126,7 +126,8 @@ impl Loop<'_> {
         if c.fallback {
             self.note("a reply had no fenced code block; running its code-like lines".into())?;
         }
-        let r = repair::repair_with(&c.code, &repair::load_calls(self.files));
+        let columns: Vec<String> = self.files.iter().flat_map(|f| f.columns.clone()).collect();
+        let r = repair::repair_with(&c.code, &repair::load_calls(self.files), &columns);
         for fix in &r.fixes {
             self.note(format!("repaired the script before running it: {fix}"))?;
         }

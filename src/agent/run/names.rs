@@ -325,10 +325,22 @@ pub fn key_error(stderr: &str) -> Option<String> {
 pub(super) fn key_holders(stderr: &str, files: &[FileContext]) -> Option<String> {
     let key = key_error(stderr)?;
     let norm = normalize_name(&key);
+    // Each file that has the column, with the column as the file writes it where that
+    // differs from the key (`"num. calls abandoned "` for "num. calls abandoned": the
+    // script read the right file but not the exact name).
     let holders: Vec<String> = files
         .iter()
-        .filter(|f| f.columns.iter().any(|c| normalize_name(c) == norm))
-        .map(|f| format!("`{}`", f.path.display()))
+        .filter_map(|f| {
+            let c = f.columns.iter().find(|c| normalize_name(c) == norm)?;
+            Some(if *c == key {
+                format!("`{}`", f.path.display())
+            } else {
+                format!(
+                    "`{}` (written {c:?}: use that exact name)",
+                    f.path.display()
+                )
+            })
+        })
         .collect();
     (!holders.is_empty()).then(|| {
         format!(
@@ -383,9 +395,17 @@ mod tests {
         let tb = "Traceback (most recent call last):\nKeyError: 'age'\n";
         assert_eq!(
             key_holders(tb, &files).as_deref(),
-            Some("Note: the column \"age\" is in `/l/passengers.csv`; load the file that has it, as its `load:` line says.")
+            Some("Note: the column \"age\" is in `/l/passengers.csv` (written \"Age\": use that exact name); load the file that has it, as its `load:` line says.")
         );
         assert_eq!(key_holders("KeyError: 'Fare'", &files), None);
+        let padded = [file(
+            "/l/calls.csv",
+            &["timestamp", "num. calls abandoned "],
+        )];
+        assert_eq!(
+            key_holders("KeyError: 'num. calls abandoned'", &padded).as_deref(),
+            Some("Note: the column \"num. calls abandoned\" is in `/l/calls.csv` (written \"num. calls abandoned \": use that exact name); load the file that has it, as its `load:` line says.")
+        );
         assert_eq!(key_holders("NameError: name 'pd'", &files), None);
     }
 
