@@ -8,6 +8,7 @@
 
 mod archive;
 mod array;
+mod content_de;
 pub(crate) mod dates;
 mod delimited;
 mod detect;
@@ -88,8 +89,9 @@ impl Description {
     }
 }
 
-/// The format-specific part of a description.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// The format-specific part of a description. Read by hand (`content_de`), written by
+/// the derive: keep the two lists of kinds alike.
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "lowercase")]
 pub enum Content {
     /// Delimited or fixed-width text table (CSV, TSV, ...).
