@@ -169,9 +169,11 @@ pub fn repair_with(code: &str, loads: &[(String, String)], columns: &[String]) -
         let mut changed = false;
         for q in ['"', '\''] {
             let written = format!("{q}{bare}{q}");
-            if code.contains(&written) && !exact.contains(q) {
-                code = code.replace(&written, &format!("{q}{exact}{q}"));
-                changed = true;
+            if code.contains(&written) {
+                if let Some(literal) = py_literal(&exact, q) {
+                    code = code.replace(&written, &literal);
+                    changed = true;
+                }
             }
         }
         if changed {
@@ -256,6 +258,28 @@ pub(crate) fn padded_names(columns: &[String]) -> Vec<(String, String)> {
         }
     }
     out
+}
+
+/// `s` as a Python string literal quoted with `q` (`"Density\\n(P/Km2)"` for a name
+/// with a line break), or `None` for a name with another control character.
+fn py_literal(s: &str, q: char) -> Option<String> {
+    let mut out = String::from(q);
+    for c in s.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c == q => {
+                out.push('\\');
+                out.push(c);
+            }
+            c if c.is_control() => return None,
+            c => out.push(c),
+        }
+    }
+    out.push(q);
+    Some(out)
 }
 
 /// Whether `alias.` is used as a module outside comments (`x.pd.` and `spd.` do not count).
@@ -492,6 +516,10 @@ mod tests {
             r.fixes
         );
         assert_eq!(repair_with("df['timestamp']", &[], &columns).fixes.len(), 0);
+        // A line break in a name (DA-Code's world-data header) is written escaped.
+        let wrapped = ["Density\n(P/Km2)".to_string()];
+        let r = repair_with("d = df['Density (P/Km2)']", &[], &wrapped);
+        assert_eq!(r.code, "d = df['Density\\n(P/Km2)']");
     }
 
     #[test]
