@@ -11,7 +11,9 @@
 //! looked up under `LAKESTAR_MODELS`), `--efs 10,20,…` and `--efs200 200,400,…` (search
 //! breadths swept for 10 and for the retriever's 200 results), `--varied N` (the varied
 //! set of `search/varied.rs`, alone unless `--sizes` is given too) with `--grid
-//! 16:100,32:200,…` (the (M, ef_construction) pairs it builds).
+//! 16:100,32:200,…` (the (M, ef_construction) pairs it builds). `--existing DIR`
+//! measures only the whole hybrid query against an index that exists, opened as `lakestar
+//! search` opens it, warm, over `--queries` questions (nothing generated or built).
 
 #[path = "search/varied.rs"]
 mod varied;
@@ -216,6 +218,36 @@ fn distinct(v: Vec<Code>) -> Vec<Code> {
     out
 }
 
+/// The whole hybrid query against the index at `idx` as `lakestar search` opens it (the
+/// codes scanned below the graph threshold), warm: each question asked once before the
+/// timed pass.
+fn existing(idx: &Path, texts: &[String]) {
+    let (t_open, s) = time(|| Searcher::open_recorded(idx).expect("an index at --existing"));
+    let so = SearchOptions {
+        k: 10,
+        ..Default::default()
+    };
+    for q in texts {
+        s.search(q, &so).unwrap();
+    }
+    let cpu = cpu_time::ProcessTime::now();
+    let lat: Vec<Duration> = texts
+        .iter()
+        .map(|q| time(|| s.search(q, &so).unwrap()).0)
+        .collect();
+    let cpu = cpu.elapsed();
+    let (p50, p99) = p50_p99(lat);
+    println!(
+        "{} files, {} questions: open {}, hybrid query p50 {} p99 {}, CPU {} per query",
+        s.len(),
+        texts.len(),
+        ms(t_open),
+        ms(p50),
+        ms(p99),
+        ms(cpu / texts.len() as u32)
+    );
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let arg = |name: &str| {
@@ -243,6 +275,10 @@ fn main() {
     let efs = numbers("--efs", &EFS.map(|e| e.to_string()).join(","));
     let efs200 = numbers("--efs200", &EFS_200.map(|e| e.to_string()).join(","));
     let nq: usize = arg("--queries").map_or(300, |s| s.parse().expect("--queries N"));
+    if let Some(idx) = arg("--existing") {
+        existing(Path::new(&idx), &questions(nq, 7));
+        return;
+    }
     let dir = PathBuf::from(arg("--dir").unwrap_or_else(|| {
         Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("target/bench-lakes")

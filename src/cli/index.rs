@@ -56,7 +56,8 @@ pub(super) struct LakeArgs {
     pub jobs: usize,
     #[command(flatten)]
     pub walk: WalkArgs,
-    /// Embedder of the search index: hash (built in), model2vec:DIR, bert:DIR,
+    /// Embedder of the search index: hash (built in; hash:DIM for other than 256
+    /// dimensions), model2vec:DIR, bert:DIR,
     /// openai:MODEL[@URL], ollama:MODEL[@URL], or an installed model's name (minilm)
     /// [default: the index's own; for a new index the preferred installed model, else hash]
     #[arg(long, value_parser = parse_embedder)]

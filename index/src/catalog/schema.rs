@@ -120,6 +120,10 @@ const BUSY: Duration = Duration::from_secs(5);
 /// the log to nothing.
 pub const WAL_TRUNCATE_ABOVE: u64 = 64 << 20;
 
+/// The share of free pages above which an index run compacts the catalog
+/// ([`CatalogWriter::compact`](super::CatalogWriter::compact)).
+pub const VACUUM_FREE_SHARE: f64 = 0.25;
+
 /// How long a commit waits for readers of older snapshots to finish; when they have not,
 /// the log was still copied and the next commit tries again.
 const WAL_TRUNCATE_WAIT: Duration = Duration::from_millis(500);
@@ -307,5 +311,57 @@ mod tests {
             bounded < 3 * MB,
             "bounded log: {bounded} (unbounded {unbounded})"
         );
+    }
+
+    #[test]
+    fn a_filled_catalog_is_compacted_and_an_emptied_one_gives_its_space_back() {
+        let d = tempfile::tempdir().unwrap();
+        let mut cat =
+            CatalogWriter::open(WriterLock::acquire(d.path()).unwrap(), d.path()).unwrap();
+        let db = d.path().join(CATALOG_FILE);
+        let pages = |cat: &CatalogWriter| -> i64 {
+            cat.conn
+                .query_row("PRAGMA page_count", [], |r| r.get(0))
+                .unwrap()
+        };
+        // Content hashes arrive in random order, as an index run's do.
+        let mut rng = fastrand::Rng::with_seed(7);
+        for _ in 0..20 {
+            let items: Vec<_> = (0..200)
+                .map(|_| {
+                    let mut h = [0u8; 32];
+                    rng.fill(&mut h);
+                    let v: Vec<f32> = (0..256).map(|_| rng.f32() - 0.5).collect();
+                    (h, "a".to_string(), v)
+                })
+                .collect();
+            cat.put_embeddings("e", &items).unwrap();
+        }
+        let before = pages(&cat);
+        // Neither filled by this run nor loose: left alone.
+        assert!(!cat.compact(false).unwrap());
+        assert_eq!(pages(&cat), before);
+        assert!(cat.compact(true).unwrap());
+        let after = pages(&cat);
+        assert!(
+            (after as f64) < 0.95 * before as f64,
+            "{before} pages before, {after} after"
+        );
+        let n: i64 = cat
+            .conn
+            .query_row("SELECT count(*) FROM embeddings", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(n, 4000, "compacting keeps every row");
+        // The copy went through the log, which is cut at once.
+        let wal = d.path().join(format!("{CATALOG_FILE}-wal"));
+        assert_eq!(std::fs::metadata(wal).map_or(0, |m| m.len()), 0);
+
+        // Most rows gone: their pages are free, and the next run gives them back.
+        cat.conn
+            .execute("DELETE FROM embeddings WHERE hash > x'40'", [])
+            .unwrap();
+        assert!(cat.compact(false).unwrap());
+        assert!(pages(&cat) < after / 2, "{} of {after}", pages(&cat));
+        assert!(std::fs::metadata(&db).unwrap().len() < (after as u64) * 4096 / 2);
     }
 }

@@ -72,19 +72,31 @@ pub struct HashEmbedder {
 }
 
 impl HashEmbedder {
-    /// The default number of buckets: large enough that a description's few hundred
-    /// distinct features rarely collide, small enough to keep vectors at 2 KiB.
-    pub const DEFAULT_DIM: usize = 512;
+    /// The default number of buckets. 512 were measured against 256 on the three
+    /// retrieval sets (BENCHMARKS.md, "Hash dimensions"): hybrid search ranks alike
+    /// within a task either way, and 256 halve the vectors on disk and the time to scan
+    /// them. Indexes made with 512 keep them (their id records the dimension).
+    pub const DEFAULT_DIM: usize = 256;
 
-    /// A hash embedder with `dim` buckets (at least 16: fewer makes every text collide).
+    /// The fewest buckets: fewer makes every text collide.
+    pub const MIN_DIM: usize = 16;
+
+    /// A hash embedder with `dim` buckets (at least [`Self::MIN_DIM`]).
     pub fn new(dim: usize) -> Result<Self, EmbedError> {
-        if dim < 16 {
+        if dim < Self::MIN_DIM {
             return Err(EmbedError::Config(format!(
-                "hash embedder dimension {dim} is too small; use at least 16 (default {})",
+                "hash embedder dimension {dim} is too small; use at least {} (default {})",
+                Self::MIN_DIM,
                 Self::DEFAULT_DIM
             )));
         }
         Ok(Self { dim })
+    }
+
+    /// The dimension an id of this scheme names (`hash-ngram-v1-512` → 512); `None` for
+    /// any other id.
+    pub fn dim_in_id(id: &str) -> Option<usize> {
+        id.strip_prefix(SCHEME)?.strip_prefix('-')?.parse().ok()
     }
 
     /// Embeds one text: an L2-normalized vector, or the zero vector when the text has
@@ -238,7 +250,7 @@ mod tests {
         let v = e.embed(&[t, t]).unwrap();
         assert_eq!(v.len(), 2);
         assert_eq!(v[0], v[1]);
-        assert_eq!(v[0].len(), 512);
+        assert_eq!(v[0].len(), HashEmbedder::DEFAULT_DIM);
         assert!((norm(&v[0]) - 1.0).abs() < 1e-5, "norm {}", norm(&v[0]));
     }
 
@@ -276,7 +288,9 @@ mod tests {
     fn vectors_are_fixed_across_versions_and_platforms() {
         // Pinned values: if this fails, the hashing changed and SCHEME must be bumped
         // (indexes built with the old scheme hold incomparable vectors).
-        let v = HashEmbedder::default().embed_one("gdp_pc_ppp.csv columns country year");
+        let v = HashEmbedder::new(512)
+            .unwrap()
+            .embed_one("gdp_pc_ppp.csv columns country year");
         let nonzero = v.iter().filter(|x| **x != 0.0).count();
         assert_eq!(nonzero, 56);
         for (i, want) in [(2, 0.152_941_45), (19, -0.075_807_45), (61, 0.283_192_55)] {
@@ -302,10 +316,10 @@ mod tests {
 
     #[test]
     fn id_names_scheme_and_dimension_and_small_dims_are_refused() {
-        assert_eq!(HashEmbedder::default().id(), "hash-ngram-v1-512");
-        let e = HashEmbedder::new(256).unwrap();
-        assert_eq!((e.id().as_str(), e.dim()), ("hash-ngram-v1-256", 256));
-        assert!(e.embed(&["x"]).unwrap()[0].len() == 256);
+        assert_eq!(HashEmbedder::default().id(), "hash-ngram-v1-256");
+        let e = HashEmbedder::new(512).unwrap();
+        assert_eq!((e.id().as_str(), e.dim()), ("hash-ngram-v1-512", 512));
+        assert!(e.embed(&["x"]).unwrap()[0].len() == 512);
         assert!(matches!(HashEmbedder::new(0), Err(EmbedError::Config(_))));
         assert!(e.embed(&[]).unwrap().is_empty());
     }

@@ -76,6 +76,10 @@ const BATCH: usize = 64;
 /// text is turned into a vector.
 const RECIPE: &str = "words-v1";
 
+/// The dimension of the hash part: the hash embedder's default before it became 256,
+/// kept so that indexes embedded with this recipe keep their id and vectors.
+const HASH_DIM: usize = 512;
+
 /// Whole-word vectors of a BERT model, plus the hash embedder's. See the module
 /// documentation.
 pub struct WordsEmbedder {
@@ -173,7 +177,9 @@ impl WordsEmbedder {
             h.update(part);
         }
         let digest = h.finalize().to_hex().to_string();
-        let hash = (hash_share > 0.0).then(|| (HashEmbedder::default(), hash_share));
+        let hash = (hash_share > 0.0)
+            .then(|| HashEmbedder::new(HASH_DIM).map(|e| (e, hash_share)))
+            .transpose()?;
         let dim = hidden + hash.as_ref().map_or(0, |(e, _)| e.dim());
         let name = super::bert::model_name(dir);
         let mut variant = format!("h{hash_share:.2}");

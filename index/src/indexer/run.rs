@@ -33,6 +33,8 @@ impl Indexer {
             files_seen: found.files.len() as u64,
             ..Default::default()
         };
+        // A first index: worth compacting at its end (`CatalogWriter::compact`).
+        let filling = !scoped && known.is_empty();
         for ce in &found.errors {
             report.errors += 1;
             report.problems.push((ce.path.clone(), ce.error.clone()));
@@ -207,7 +209,8 @@ impl Indexer {
                     .push(("(search index)".into(), e.to_string()));
             }
         }
-        tracing::debug!(elapsed = ?started.elapsed(), regrouped, "committed");
+        let compacted = self.catalog.compact(filling && report.added > 0)?;
+        tracing::debug!(elapsed = ?started.elapsed(), regrouped, compacted, "committed");
         report.problems.sort();
         report.seconds = started.elapsed().as_secs_f64();
         let nothing = report.added + report.modified + report.deleted + report.renamed == 0

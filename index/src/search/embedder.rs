@@ -10,11 +10,14 @@ use crate::models;
 use std::path::PathBuf;
 
 /// An embedder choice.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum EmbedderSpec {
-    /// The built-in hashed word and character n-gram embedder (no model, no download).
-    #[default]
-    Hash,
+    /// The built-in hashed word and character n-gram embedder (no model, no download),
+    /// with `dim` buckets (`hash:DIM`; [`HashEmbedder::DEFAULT_DIM`] for `hash`).
+    Hash {
+        /// Buckets: the vectors' dimension.
+        dim: usize,
+    },
     /// Static embeddings in the Model2Vec layout in this directory.
     Model2Vec(PathBuf),
     /// A BERT-family sentence encoder (config.json, model.safetensors, tokenizer.json)
@@ -41,6 +44,14 @@ pub enum EmbedderSpec {
     },
 }
 
+impl Default for EmbedderSpec {
+    fn default() -> Self {
+        EmbedderSpec::Hash {
+            dim: HashEmbedder::DEFAULT_DIM,
+        }
+    }
+}
+
 impl From<&models::Installed> for EmbedderSpec {
     /// The embedder spec that uses an installed model.
     fn from(m: &models::Installed) -> EmbedderSpec {
@@ -52,7 +63,7 @@ impl From<&models::Installed> for EmbedderSpec {
 }
 
 impl EmbedderSpec {
-    /// Parse `hash`, `model2vec:DIR`, `bert:DIR`, `words:DIR`, `openai:MODEL@URL`,
+    /// Parse `hash` (`hash:DIM` for other than the default dimension), `model2vec:DIR`, `bert:DIR`, `words:DIR`, `openai:MODEL@URL`,
     /// `ollama:MODEL@URL`, or the name of an installed model (`minilm`, `minilm-static`),
     /// which resolves to its directory in the models directory; `NAME-words` (as
     /// `minilm-words`) is the words embedder of the installed BERT model `NAME`.
@@ -65,7 +76,15 @@ impl EmbedderSpec {
             }
         };
         match kind {
-            "hash" => Ok(EmbedderSpec::Hash),
+            "hash" if rest.is_empty() => Ok(EmbedderSpec::default()),
+            "hash" => match rest.parse::<usize>() {
+                Ok(dim) if dim >= HashEmbedder::MIN_DIM => Ok(EmbedderSpec::Hash { dim }),
+                _ => Err(format!(
+                    "hash:{rest}: the dimension must be a whole number of at least {} (the default is {})",
+                    HashEmbedder::MIN_DIM,
+                    HashEmbedder::DEFAULT_DIM
+                )),
+            },
             "model2vec" if !rest.is_empty() => Ok(EmbedderSpec::Model2Vec(PathBuf::from(rest))),
             "bert" if !rest.is_empty() => Ok(EmbedderSpec::Bert(PathBuf::from(rest))),
             "words" if !rest.is_empty() => Ok(EmbedderSpec::Words(PathBuf::from(rest))),
@@ -102,10 +121,43 @@ impl EmbedderSpec {
         }
     }
 
+    /// The spec an index records, read with the embedder id it records: a plain `hash`
+    /// written before the default dimension changed means the dimension its id names.
+    pub fn parse_recorded(
+        spec: &str,
+        id: Option<&str>,
+    ) -> std::result::Result<EmbedderSpec, String> {
+        let parsed = Self::parse(spec)?;
+        match (&parsed, id.and_then(HashEmbedder::dim_in_id)) {
+            (EmbedderSpec::Hash { .. }, Some(dim)) => Ok(EmbedderSpec::Hash { dim }),
+            _ => Ok(parsed),
+        }
+    }
+
+    /// The embedder the index whose catalog is `cat` records, if it records one.
+    pub fn recorded(cat: &crate::catalog::CatalogReader) -> Result<Option<EmbedderSpec>> {
+        use crate::catalog::MetaKey;
+        let id = cat.meta(MetaKey::Embedder)?;
+        let Some(spec) = cat.meta(MetaKey::EmbedderSpec)? else {
+            // Made before the spec was recorded: its id may still say.
+            let dim = id.as_deref().and_then(HashEmbedder::dim_in_id);
+            return Ok(dim.map(|dim| EmbedderSpec::Hash { dim }));
+        };
+        Self::parse_recorded(&spec, id.as_deref())
+            .map(Some)
+            .map_err(|e| {
+                UserError::BadEmbedder(format!(
+                    "the index records embedder {spec:?}, which no longer parses ({e}); pass --embedder"
+                ))
+                .into()
+            })
+    }
+
     /// The spec as [`EmbedderSpec::parse`] reads it (API keys are not written).
     pub fn to_spec_string(&self) -> String {
         match self {
-            EmbedderSpec::Hash => "hash".into(),
+            EmbedderSpec::Hash { dim } if *dim == HashEmbedder::DEFAULT_DIM => "hash".into(),
+            EmbedderSpec::Hash { dim } => format!("hash:{dim}"),
             EmbedderSpec::Model2Vec(d) => format!("model2vec:{}", d.display()),
             EmbedderSpec::Bert(d) => format!("bert:{}", d.display()),
             EmbedderSpec::Words(d) => format!("words:{}", d.display()),
@@ -121,7 +173,9 @@ impl EmbedderSpec {
         let bad = |e: String| UserError::BadEmbedder(e);
         let unusable = UserError::UnusableEmbedder;
         Ok(match self {
-            EmbedderSpec::Hash => Box::new(HashEmbedder::default()),
+            EmbedderSpec::Hash { dim } => {
+                Box::new(HashEmbedder::new(*dim).map_err(|e| bad(e.to_string()))?)
+            }
             EmbedderSpec::Model2Vec(dir) => {
                 Box::new(Model2VecEmbedder::load(dir).map_err(unusable)?)
             }
@@ -215,15 +269,11 @@ pub fn default_for(
     index_dir: &std::path::Path,
     models_dir: Option<&std::path::Path>,
 ) -> Result<(EmbedderSpec, DefaultChoice)> {
-    let recorded = crate::catalog::CatalogReader::open(index_dir)
-        .ok()
-        .and_then(|c| c.meta(crate::catalog::MetaKey::EmbedderSpec).ok().flatten());
+    let recorded = match crate::catalog::CatalogReader::open(index_dir) {
+        Ok(c) => EmbedderSpec::recorded(&c)?,
+        Err(_) => None,
+    };
     if let Some(spec) = recorded {
-        let spec = EmbedderSpec::parse(&spec).map_err(|e| {
-            UserError::BadEmbedder(format!(
-                "the index records embedder {spec:?}, which no longer parses ({e}); pass --embedder"
-            ))
-        })?;
         return Ok((spec, DefaultChoice::Recorded));
     }
     Ok(new_index_default(models_dir))
@@ -245,7 +295,7 @@ pub fn new_index_default(models_dir: Option<&std::path::Path>) -> (EmbedderSpec,
             EmbedderSpec::from(&m),
             DefaultChoice::Installed(m.manifest.name),
         ),
-        None => (EmbedderSpec::Hash, DefaultChoice::Builtin),
+        None => (EmbedderSpec::default(), DefaultChoice::Builtin),
     }
 }
 
@@ -258,6 +308,7 @@ mod tests {
     fn specs_round_trip_and_unknown_names_say_what_exists() {
         for s in [
             "hash",
+            "hash:512",
             "model2vec:/m/x",
             "bert:/m/y",
             "words:/m/z",
@@ -267,6 +318,53 @@ mod tests {
         }
         let err = EmbedderSpec::parse("bert:").unwrap_err();
         assert!(err.contains("bert:DIR"), "{err}");
+        assert_eq!(
+            EmbedderSpec::parse(&format!("hash:{}", HashEmbedder::DEFAULT_DIM)).unwrap(),
+            EmbedderSpec::default()
+        );
+        for bad in ["hash:8", "hash:x", "hash:-1"] {
+            let err = EmbedderSpec::parse(bad).unwrap_err();
+            assert!(err.contains("at least 16"), "{bad}: {err}");
+        }
+        let e = EmbedderSpec::parse("hash:512").unwrap().build().unwrap();
+        assert_eq!((e.dim(), e.id().as_str()), (512, "hash-ngram-v1-512"));
+    }
+
+    #[test]
+    fn a_plain_hash_recorded_before_the_default_changed_keeps_the_dimension_of_its_id() {
+        let read = |spec, id| EmbedderSpec::parse_recorded(spec, id).unwrap();
+        let hash = |dim| EmbedderSpec::Hash { dim };
+        assert_eq!(read("hash", Some("hash-ngram-v1-512")), hash(512));
+        assert_eq!(read("hash", None), EmbedderSpec::default());
+        assert_eq!(read("hash:128", Some("hash-ngram-v1-128")), hash(128));
+        // Another scheme's id says nothing of the dimension: the index re-embeds.
+        assert_eq!(read("hash", Some("hash-v0-512")), EmbedderSpec::default());
+        assert_eq!(
+            read("words:/m/z", Some("hash-ngram-v1-512")),
+            EmbedderSpec::Words("/m/z".into())
+        );
+
+        // Through the catalog, as search and `index` read it.
+        let tmp = tempfile::tempdir().unwrap();
+        let (lake, idx) = (tmp.path().join("lake"), tmp.path().join("idx"));
+        std::fs::create_dir(&lake).unwrap();
+        std::fs::write(lake.join("a.csv"), "x,y\n1,2\n").unwrap();
+        let opts = crate::IndexOptions {
+            embedder: hash(512),
+            ..crate::IndexOptions::default()
+        };
+        crate::index(&lake, &idx, &opts, &crate::indexer::NoProgress).unwrap();
+        {
+            let lock = crate::lock::WriterLock::acquire(&idx).unwrap();
+            let cat = crate::catalog::CatalogWriter::open(lock, &lake).unwrap();
+            // What an index made before `hash:DIM` recorded.
+            cat.set_meta(crate::catalog::MetaKey::EmbedderSpec, "hash")
+                .unwrap();
+        }
+        let (spec, why) = default_for(&idx, None).unwrap();
+        assert_eq!((spec, why), (hash(512), DefaultChoice::Recorded));
+        let s = crate::search::engine::Searcher::open_recorded(&idx).unwrap();
+        assert_eq!(s.len(), 1);
     }
 
     #[test]
@@ -275,9 +373,12 @@ mod tests {
         let models = tmp.path().join("models");
         let idx = tmp.path().join("idx");
         let (spec, why) = default_for(&idx, Some(&models)).unwrap();
-        assert_eq!((spec, why), (EmbedderSpec::Hash, DefaultChoice::Builtin));
+        assert_eq!(
+            (spec, why),
+            (EmbedderSpec::default(), DefaultChoice::Builtin)
+        );
         let (spec, _) = default_for(&idx, None).unwrap();
-        assert_eq!(spec, EmbedderSpec::Hash);
+        assert_eq!(spec, EmbedderSpec::default());
 
         let src = tmp.path().join("src");
         tiny::write(&src, 2).unwrap();
@@ -289,7 +390,7 @@ mod tests {
         if !crate::models::DEFAULT_ORDER.contains(&"minilm-static") {
             std::fs::rename(models.join("minilm"), tmp.path().join("away")).unwrap();
             let (spec, _) = default_for(&idx, Some(&models)).unwrap();
-            assert_eq!(spec, EmbedderSpec::Hash);
+            assert_eq!(spec, EmbedderSpec::default());
             std::fs::rename(tmp.path().join("away"), models.join("minilm")).unwrap();
         }
         let (spec, why) = default_for(&idx, Some(&models)).unwrap();
@@ -303,6 +404,9 @@ mod tests {
         let opts = crate::IndexOptions::default();
         crate::index(&lake, &idx, &opts, &crate::indexer::NoProgress).unwrap();
         let (spec, why) = default_for(&idx, Some(&models)).unwrap();
-        assert_eq!((spec, why), (EmbedderSpec::Hash, DefaultChoice::Recorded));
+        assert_eq!(
+            (spec, why),
+            (EmbedderSpec::default(), DefaultChoice::Recorded)
+        );
     }
 }

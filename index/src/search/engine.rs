@@ -89,13 +89,10 @@ impl Searcher {
 
     /// The embedder the index at `dir` records (the built-in one when it records none).
     fn recorded_spec(dir: &Path) -> Result<crate::search::embedder::EmbedderSpec> {
-        Ok(CatalogReader::open(dir)?
-            .meta(MetaKey::EmbedderSpec)?
-            .map(|s| {
-                crate::search::embedder::EmbedderSpec::parse(&s).map_err(UserError::BadEmbedder)
-            })
-            .transpose()?
-            .unwrap_or_default())
+        Ok(
+            crate::search::embedder::EmbedderSpec::recorded(&CatalogReader::open(dir)?)?
+                .unwrap_or_default(),
+        )
     }
 
     /// Open the index at `dir` with the embedder its vectors were made with, for one

@@ -82,9 +82,13 @@ pub(super) fn embedder(dir: Option<&Path>) -> Check {
         DefaultChoice::Installed(name) => format!("{name} (installed)"),
         _ => "hash (built in; `lakestar model install minilm` for meaning)".into(),
     };
-    let recorded = dir
-        .and_then(|d| CatalogReader::open(d).ok())
+    let catalog = dir.and_then(|d| CatalogReader::open(d).ok());
+    let recorded = catalog
+        .as_ref()
         .and_then(|c| c.meta(MetaKey::EmbedderSpec).ok().flatten());
+    let recorded_id = catalog
+        .as_ref()
+        .and_then(|c| c.meta(MetaKey::Embedder).ok().flatten());
     let Some(recorded) = recorded else {
         return match fresh.build() {
             Ok(_) => Check::ok(
@@ -98,7 +102,7 @@ pub(super) fn embedder(dir: Option<&Path>) -> Check {
             ),
         };
     };
-    let spec = match EmbedderSpec::parse(&recorded) {
+    let spec = match EmbedderSpec::parse_recorded(&recorded, recorded_id.as_deref()) {
         Ok(s) => s,
         Err(e) => {
             return Check::fail(
