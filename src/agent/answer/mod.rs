@@ -202,6 +202,11 @@ pub struct Quantity {
     /// `weekend_mean_price` beside `weekday_mean_price`): a label must not lack them.
     #[serde(skip)]
     distinct: Vec<String>,
+    /// What its placeholder says it is of, besides its own words (`medianhousevalue` of
+    /// `@mean_value[mean_MedianHouseValue]`): a label naming it is preferred over one
+    /// that does not (`Mean of MedianHouseValue` over `Mean of MedInc`).
+    #[serde(skip)]
+    subject: Vec<String>,
     /// What the format says it is: the text in its brackets, when that says more than
     /// the name (`Number of entries after cleaning duplicates`).
     pub meaning: Option<String>,
@@ -224,6 +229,12 @@ impl Quantity {
                     .distinct
                     .iter()
                     .all(|d| w.iter().any(|x| matches(x, d))))
+    }
+
+    /// Whether the words `w` of a line name what this quantity is of (see
+    /// [`Quantity::subject`]); true when its placeholder says nothing of that.
+    fn names_subject(&self, w: &[String]) -> bool {
+        self.subject.iter().all(|s| w.iter().any(|x| matches(x, s)))
     }
 
     /// Whether the words `w` of a line share one with this quantity's label words (each
@@ -253,6 +264,31 @@ impl Quantity {
     }
 }
 
+/// The bracket text of a quantity when it is a placeholder (one identifier, as
+/// `mean_MedianHouseValue`), else nothing: a sentence says what a value is, not what of.
+fn meaning_text(meaning: &Option<String>, name: &str) -> String {
+    match meaning {
+        Some(m) if !m.contains(char::is_whitespace) && m != name => m.clone(),
+        _ => String::new(),
+    }
+}
+
+/// The words of `placeholder` that name what a quantity is of: not its own `words` (nor
+/// their synonyms), not a statistic, count or generic word.
+fn subject_words(placeholder: &str, own: &[String]) -> Vec<String> {
+    let statistic = |w: &str| {
+        SYNONYMS.iter().any(|set| set.contains(&w))
+            || STATISTICS.iter().any(|(_, _, labels)| labels.contains(&w))
+            || [GENERIC, COUNT_WORDS, NUMBER_WORDS, ENTITY_WORDS]
+                .iter()
+                .any(|set| set.contains(&w))
+    };
+    words(placeholder)
+        .into_iter()
+        .filter(|w| w.len() >= 3 && !statistic(w) && !own.iter().any(|o| matches(w, o)))
+        .collect()
+}
+
 /// The quantities `question` and its `guidelines` ask for: every `@name[...]` of either;
 /// when there is none, the statistics the question names.
 pub fn requested(question: &str, guidelines: Option<&str>) -> Vec<Quantity> {
@@ -277,12 +313,14 @@ pub fn requested(question: &str, guidelines: Option<&str>) -> Vec<Quantity> {
                         && mw.iter().any(|w| !GENERIC.contains(&w.as_str()))
                         && m.len() <= MEANING_MAX
                 });
+                let subject = subject_words(&meaning_text(&meaning, &name), &words);
                 out.push(Quantity {
                     name,
                     formatted: true,
                     numeric,
                     words,
                     distinct: Vec::new(),
+                    subject,
                     meaning,
                 });
             }
@@ -321,6 +359,7 @@ pub fn requested(question: &str, guidelines: Option<&str>) -> Vec<Quantity> {
                 formatted: false,
                 numeric: true,
                 distinct: Vec::new(),
+                subject: Vec::new(),
                 // Any one label word will do: joined into one synonym set.
                 words: vec![labels.join("|")],
                 meaning: None,

@@ -136,6 +136,39 @@ pub fn value_for(output: &str, q: &Quantity) -> Option<String> {
         }
     }
     let lines: Vec<&str> = output.lines().collect();
+    // Lines naming what the quantity is of first (`Mean of MedianHouseValue` before
+    // `Mean of MedInc` for `@mean_value[mean_MedianHouseValue]`), then any.
+    let passes: &[bool] = if q.subject.is_empty() {
+        &[false]
+    } else {
+        &[true, false]
+    };
+    for &strict in passes {
+        if let Some(v) = labelled_value(&lines, q, strict, &fits) {
+            return Some(v);
+        }
+    }
+    // No line labels it, but one result object has a field it names (`p_value` from the
+    // `pvalue=` of the only test printed).
+    let mut named = lines
+        .iter()
+        .filter(|l| !is_dump_line(l))
+        .filter_map(|l| field_for(&result_fields(l), q).map(|(_, v)| v.clone()));
+    match (named.next(), named.next()) {
+        (Some(v), None) => Some(v),
+        _ => None,
+    }
+}
+
+/// The value of the first line (not a dump, not a table header) that labels `q` and
+/// holds a value that `fits`; with `strict`, only among lines that also name its
+/// subject.
+fn labelled_value(
+    lines: &[&str],
+    q: &Quantity,
+    strict: bool,
+    fits: &dyn Fn(&str) -> bool,
+) -> Option<String> {
     for (i, line) in lines.iter().enumerate() {
         if is_dump_line(line) {
             continue;
@@ -151,7 +184,8 @@ pub fn value_for(output: &str, q: &Quantity) -> Option<String> {
         // quantity names, else the statistic.
         let fields = result_fields(line);
         if let (Some(at), false) = (result_start(line), fields.is_empty()) {
-            if q.labels(&words(&line[..at])) {
+            let label = words(&line[..at]);
+            if q.labels(&label) && (!strict || q.names_subject(&label)) {
                 let pick = field_for(&fields, q)
                     .or_else(|| fields.iter().find(|(k, _)| k == "statistic"))
                     .or(fields.first());
@@ -162,7 +196,7 @@ pub fn value_for(output: &str, q: &Quantity) -> Option<String> {
             continue;
         }
         let w = words(line);
-        if !q.labels(&w) {
+        if !q.labels(&w) || (strict && !q.names_subject(&w)) {
             continue;
         }
         if let Some(v) = value_of(line).filter(|v| fits(v)) {
@@ -183,16 +217,7 @@ pub fn value_for(output: &str, q: &Quantity) -> Option<String> {
             }
         }
     }
-    // No line labels it, but one result object has a field it names (`p_value` from the
-    // `pvalue=` of the only test printed).
-    let mut named = lines
-        .iter()
-        .filter(|l| !is_dump_line(l))
-        .filter_map(|l| field_for(&result_fields(l), q).map(|(_, v)| v.clone()));
-    match (named.next(), named.next()) {
-        (Some(v), None) => Some(v),
-        _ => None,
-    }
+    None
 }
 
 /// `output` with numpy 2's scalar reprs (`np.float64(0.95)`, `np.int64(3)`, which it

@@ -99,6 +99,33 @@ fn a_label_lacking_the_word_that_tells_two_quantities_apart_is_neither() {
 }
 
 #[test]
+fn a_label_naming_what_the_placeholder_says_it_is_of_comes_first() {
+    // As the local model printed them (DABench question 673): the mean of another
+    // column came first and was read for `@mean_value[mean_MedianHouseValue]`.
+    let qs = requested(
+        "",
+        Some("@mean_value[mean_MedianHouseValue]\n@standard_deviation[stddev_MedianHouseValue]\n@pearson_coefficient[correlation_coefficient]"),
+    );
+    let out = "<Mean of MedInc>: 4.0493\n<Standard Deviation of MedInc>: 2.1877\n<Pearson Correlation Coefficient>: 0.0382\n<Mean of MedianHouseValue>: 2.1226\n<Standard Deviation of MedianHouseValue>: 1.221";
+    assert_eq!(value_for(out, &qs[0]).as_deref(), Some("2.1226"));
+    assert_eq!(value_for(out, &qs[1]).as_deref(), Some("1.221"));
+    assert_eq!(value_for(out, &qs[2]).as_deref(), Some("0.0382"));
+    assert_eq!(
+        from_output(out, &qs).as_deref(),
+        Some("@mean_value[2.1226], @standard_deviation[1.221], @pearson_coefficient[0.0382]")
+    );
+    // No line names it: the first labelled one, as before.
+    let other = "<Mean of MedInc>: 4.0493";
+    assert_eq!(value_for(other, &qs[0]).as_deref(), Some("4.0493"));
+    // A placeholder of statistic and generic words names nothing to prefer.
+    let r = requested(
+        "",
+        Some("@r[correlation_value] @fare_outliers[outliers_list]"),
+    );
+    assert!(r.iter().all(|q| q.subject.is_empty()), "{r:?}");
+}
+
+#[test]
 fn stddev_is_labelled_by_standard_deviation() {
     // As the local model's script printed it (DABench question 272).
     let q = requested("x", Some("@mean_ratio[m], @stddev_ratio[s]"));
