@@ -439,9 +439,10 @@ impl NameMatcher {
 }
 
 /// The names of `names` the question writes exactly as they are, case and separators
-/// included, either as code (`WINDSPEED`, `max_storm_cat`, `gdpPercap`) or quoted
-/// (`'Fare'`, `"Close Price"`): a user who writes a name so means that column, not one
-/// that merely resembles it. Each name once, in the order given.
+/// included, either as code (`WINDSPEED`, `max_storm_cat`, `gdpPercap`), quoted
+/// (`'Fare'`, `"Close Price"`) or right before the word "column" (`the Fare column`): a
+/// user who writes a name so means that column, not one that merely resembles it. Each
+/// name once, in the order given.
 pub fn written_exactly<'n>(query: &str, names: impl IntoIterator<Item = &'n str>) -> Vec<&'n str> {
     let matcher = NameMatcher::new(query);
     let code: std::collections::HashSet<&str> = matcher
@@ -459,11 +460,43 @@ pub fn written_exactly<'n>(query: &str, names: impl IntoIterator<Item = &'n str>
         let quoted = ['\'', '"', '`']
             .iter()
             .any(|q| query.contains(&format!("{q}{n}{q}")));
-        if code.contains(n) || quoted {
+        if code.contains(n) || quoted || before_column(query, n) {
             out.push(name);
         }
     }
     out
+}
+
+/// Whether `query` writes `name` as it is, as a whole word, right before the word
+/// `column` or `columns` and after a determiner or punctuation (`the Fare column`, `in
+/// Close Price columns`; not `Price` of `the Close Price column`).
+fn before_column(query: &str, name: &str) -> bool {
+    const LEADS: &[&str] = &[
+        "the", "a", "an", "its", "their", "each", "of", "in", "and", "or",
+    ];
+    let word_char = |c: char| c.is_alphanumeric() || c == '_';
+    query.match_indices(name).any(|(at, _)| {
+        let head = &query[..at];
+        let after = &query[at + name.len()..];
+        if head.chars().next_back().is_some_and(word_char)
+            || after.chars().next().is_some_and(word_char)
+        {
+            return false;
+        }
+        let head = head.trim_end();
+        let led = match head.chars().next_back() {
+            None => true,
+            Some(c) if !word_char(c) => true,
+            Some(_) => {
+                let last = head.rsplit(|c: char| !word_char(c)).next().unwrap_or("");
+                LEADS.contains(&last.to_lowercase().as_str())
+            }
+        };
+        let rest = after.trim_start();
+        let word: String = rest.chars().take_while(|c| c.is_alphabetic()).collect();
+        led && rest.len() < after.len()
+            && matches!(word.to_lowercase().as_str(), "column" | "columns")
+    })
 }
 
 /// Whether an identifier as written looks like code rather than a word: joined parts
