@@ -237,6 +237,21 @@ impl Quantity {
         self.subject.iter().all(|s| w.iter().any(|x| matches(x, s)))
     }
 
+    /// Whether the label words `w` of a line name something besides this quantity, its
+    /// subject and statistic or generic words (`medinc` of `Mean of MedInc` for
+    /// `@mean_value[mean_MedianHouseValue]`): the value of another thing. Only a quantity
+    /// whose placeholder names its subject is read so strictly.
+    fn names_another(&self, w: &[String]) -> bool {
+        !self.subject.is_empty()
+            && w.iter().any(|x| {
+                x.len() >= 3
+                    && !x.chars().all(|c| c.is_ascii_digit())
+                    && !statistic_word(x)
+                    && !self.words.iter().any(|q| matches(x, q))
+                    && !self.subject.iter().any(|s| matches(x, s))
+            })
+    }
+
     /// Whether the words `w` of a line share one with this quantity's label words (each
     /// by itself or a synonym); a quantity named by generic words only shares with any.
     fn shares_a_word(&self, w: &[String]) -> bool {
@@ -276,17 +291,20 @@ fn meaning_text(meaning: &Option<String>, name: &str) -> String {
 /// The words of `placeholder` that name what a quantity is of: not its own `words` (nor
 /// their synonyms), not a statistic, count or generic word.
 fn subject_words(placeholder: &str, own: &[String]) -> Vec<String> {
-    let statistic = |w: &str| {
-        SYNONYMS.iter().any(|set| set.contains(&w))
-            || STATISTICS.iter().any(|(_, _, labels)| labels.contains(&w))
-            || [GENERIC, COUNT_WORDS, NUMBER_WORDS, ENTITY_WORDS]
-                .iter()
-                .any(|set| set.contains(&w))
-    };
     words(placeholder)
         .into_iter()
-        .filter(|w| w.len() >= 3 && !statistic(w) && !own.iter().any(|o| matches(w, o)))
+        .filter(|w| w.len() >= 3 && !statistic_word(w) && !own.iter().any(|o| matches(w, o)))
         .collect()
+}
+
+/// A word that names a statistic, a count or nothing in particular (`mean`, `std`,
+/// `number`, `value`, `list`).
+fn statistic_word(w: &str) -> bool {
+    SYNONYMS.iter().any(|set| set.contains(&w))
+        || STATISTICS.iter().any(|(_, _, labels)| labels.contains(&w))
+        || [GENERIC, COUNT_WORDS, NUMBER_WORDS, ENTITY_WORDS]
+            .iter()
+            .any(|set| set.contains(&w))
 }
 
 /// The quantities `question` and its `guidelines` ask for: every `@name[...]` of either;

@@ -199,6 +199,11 @@ fn labelled_value(
         if !q.labels(&w) || (strict && !q.names_subject(&w)) {
             continue;
         }
+        // The label (before the value) of another thing's statistic is not this one's.
+        let label = line.split([':', '=']).next().unwrap_or(line);
+        if !strict && q.names_another(&words(label)) {
+            continue;
+        }
         if let Some(v) = value_of(line).filter(|v| fits(v)) {
             return Some(v);
         }

@@ -114,9 +114,16 @@ fn a_label_naming_what_the_placeholder_says_it_is_of_comes_first() {
         from_output(out, &qs).as_deref(),
         Some("@mean_value[2.1226], @standard_deviation[1.221], @pearson_coefficient[0.0382]")
     );
-    // No line names it: the first labelled one, as before.
-    let other = "<Mean of MedInc>: 4.0493";
-    assert_eq!(value_for(other, &qs[0]).as_deref(), Some("4.0493"));
+    // No line names it: a label naming another thing is not its value, and it is
+    // missing (the loop goes on); a label naming nothing else is.
+    let other = "<Mean of MedInc>: 4.0493\n<Pearson Correlation Coefficient>: 0.0382";
+    assert_eq!(value_for(other, &qs[0]), None);
+    assert_eq!(missing(other, &qs), ["mean_value", "standard_deviation"]);
+    assert_eq!(value_for("Mean: 2.1226", &qs[0]).as_deref(), Some("2.1226"));
+    assert_eq!(
+        value_for("mean value = 2.1226", &qs[0]).as_deref(),
+        Some("2.1226")
+    );
     // A placeholder of statistic and generic words names nothing to prefer.
     let r = requested(
         "",
