@@ -231,25 +231,28 @@ impl Quantity {
                     .all(|d| w.iter().any(|x| matches(x, d))))
     }
 
-    /// Whether the words `w` of a line name what this quantity is of (see
-    /// [`Quantity::subject`]); true when its placeholder says nothing of that.
-    fn names_subject(&self, w: &[String]) -> bool {
-        self.subject.iter().all(|s| w.iter().any(|x| matches(x, s)))
-    }
-
-    /// Whether the label words `w` of a line name something besides this quantity, its
-    /// subject and statistic or generic words (`medinc` of `Mean of MedInc` for
-    /// `@mean_value[mean_MedianHouseValue]`): the value of another thing. Only a quantity
-    /// whose placeholder names its subject is read so strictly.
-    fn names_another(&self, w: &[String]) -> bool {
-        !self.subject.is_empty()
-            && w.iter().any(|x| {
-                x.len() >= 3
-                    && !x.chars().all(|c| c.is_ascii_digit())
-                    && !statistic_word(x)
-                    && !self.words.iter().any(|q| matches(x, q))
-                    && !self.subject.iter().any(|s| matches(x, s))
-            })
+    /// Whether a line whose words are `w`, `label` those before its value, labels this
+    /// quantity: its words (see [`Quantity::labels`]), and then, when its placeholder
+    /// names a subject (`medianhousevalue` of `@mean_value[mean_MedianHouseValue]`),
+    /// with `strict` a label that names it, else one that names no other thing
+    /// (`Mean: 2.12`, not `Mean of MedInc`).
+    fn labelled_by(&self, w: &[String], label: &[String], strict: bool) -> bool {
+        if !self.labels(w) {
+            return false;
+        }
+        let named = |x: &String| self.subject.iter().any(|s| matches(x, s));
+        if strict {
+            self.subject.iter().all(|s| w.iter().any(|x| matches(x, s)))
+        } else {
+            self.subject.is_empty()
+                || !label.iter().any(|x| {
+                    x.len() >= 3
+                        && !x.chars().all(|c| c.is_ascii_digit())
+                        && !statistic_word(x)
+                        && !self.words.iter().any(|q| matches(x, q))
+                        && !named(x)
+                })
+        }
     }
 
     /// Whether the words `w` of a line share one with this quantity's label words (each

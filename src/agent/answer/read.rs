@@ -161,8 +161,7 @@ pub fn value_for(output: &str, q: &Quantity) -> Option<String> {
 }
 
 /// The value of the first line (not a dump, not a table header) that labels `q` and
-/// holds a value that `fits`; with `strict`, only among lines that also name its
-/// subject.
+/// holds a value that `fits` ([`Quantity::labelled_by`] says what `strict` asks).
 fn labelled_value(
     lines: &[&str],
     q: &Quantity,
@@ -185,7 +184,7 @@ fn labelled_value(
         let fields = result_fields(line);
         if let (Some(at), false) = (result_start(line), fields.is_empty()) {
             let label = words(&line[..at]);
-            if q.labels(&label) && (!strict || q.names_subject(&label)) {
+            if q.labelled_by(&label, &label, strict) {
                 let pick = field_for(&fields, q)
                     .or_else(|| fields.iter().find(|(k, _)| k == "statistic"))
                     .or(fields.first());
@@ -195,13 +194,8 @@ fn labelled_value(
             }
             continue;
         }
-        let w = words(line);
-        if !q.labels(&w) || (strict && !q.names_subject(&w)) {
-            continue;
-        }
-        // The label (before the value) of another thing's statistic is not this one's.
         let label = line.split([':', '=']).next().unwrap_or(line);
-        if !strict && q.names_another(&words(label)) {
+        if !q.labelled_by(&words(line), &words(label), strict) {
             continue;
         }
         if let Some(v) = value_of(line).filter(|v| fits(v)) {
