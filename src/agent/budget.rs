@@ -152,10 +152,16 @@ pub async fn prefix(
     room: Room,
 ) -> Prefix {
     let role = PREFIX_ROLES[0];
+    // The methods the question names are part of the frame, like the question.
+    let methods = prompts.methods().section(question);
     let render = |d: &str| {
         prompts.render(
             Template::Common,
-            &[("question", question), ("descriptions", d)],
+            &[
+                ("question", question),
+                ("methods", &methods),
+                ("descriptions", d),
+            ],
         )
     };
     // The note of exactly written names stays whole: it is part of the frame.
@@ -459,6 +465,43 @@ mod tests {
         // Built once: the same text on every later call.
         let again = shared.get(&llm, &prompts, "q?", &files).await;
         assert_eq!(again.text, p.text);
+    }
+
+    #[tokio::test]
+    async fn the_methods_a_question_names_are_in_the_prefix_between_question_and_files() {
+        let llm = client(8192);
+        let files = [FileContext {
+            path: "/lake/baro.csv".into(),
+            rel: "baro.csv".into(),
+            description: "baro.csv — CSV, 2 columns: WINDSPEED, DATE\n".into(),
+            columns: vec!["WINDSPEED".into(), "DATE".into()],
+        }];
+        let prompts = Prompts::builtin();
+        let q = "Is WINDSPEED normally distributed? Use the Shapiro-Wilk test.";
+        let p = prefix(
+            &llm,
+            &prompts,
+            q,
+            &files,
+            Room::of(&llm, Role::Planner).await,
+        )
+        .await;
+        let (question, methods, data) = (
+            p.text.find("# Question").unwrap(),
+            p.text.find("# Methods the question names").unwrap(),
+            p.text.find("# Data files").unwrap(),
+        );
+        assert!(question < methods && methods < data, "{}", p.text);
+        assert!(p.text.contains("stat, p = stats.shapiro("), "{}", p.text);
+        assert_eq!(p.tokens, llm.count_tokens(Role::Planner, &p.text).await);
+        // A question naming no method has no such section, and no gap where it would be.
+        let p = prefix(&llm, &prompts, "mean of WINDSPEED?", &files, p.room).await;
+        assert!(!p.text.contains("# Methods"), "{}", p.text);
+        assert!(
+            p.text.contains("mean of WINDSPEED?\n\n# Data files"),
+            "{}",
+            p.text
+        );
     }
 
     #[tokio::test]

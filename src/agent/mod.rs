@@ -7,7 +7,8 @@
 //! - [`build`]: an agent from the LLM configuration and the caller's settings.
 //! - [`context`]: which files a run sees (retrieved by budget, or pinned) and how their
 //!   descriptions read in a prompt.
-//! - [`prompts`] and [`parse`]: the role prompts, and reading the replies; [`repair`]:
+//! - [`prompts`] and [`parse`]: the role prompts, and reading the replies; [`methods`]:
+//!   the calls of the methods a question names, shown to every role; [`repair`]:
 //!   the fixes a generated script gets before it runs when it cannot run as written.
 //! - [`budget`]: fitting every prompt into the model's context window.
 //! - [`run`]: the loop itself, with the debugger and the finalyzer; [`ablation`]: the
@@ -24,6 +25,7 @@ pub mod budget;
 pub mod build;
 pub mod context;
 pub mod llm;
+pub mod methods;
 pub mod notebook;
 pub mod parse;
 pub mod prompts;

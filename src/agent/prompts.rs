@@ -13,6 +13,7 @@
 //! at render time. Here every placeholder of an override is checked against what its role
 //! provides when the directory is loaded.
 
+use super::methods::Methods;
 use super::AgentError;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -97,7 +98,7 @@ impl Template {
     /// The placeholders the agent fills for this template.
     pub fn placeholders(self) -> &'static [&'static str] {
         match self {
-            Template::Common => &["question", "descriptions"],
+            Template::Common => &["question", "methods", "descriptions"],
             Template::Analyzer => &["file"],
             Template::PlannerFirst => &[],
             Template::PlannerNext => &["plan", "result", "missing"],
@@ -153,11 +154,16 @@ impl Template {
     }
 }
 
-/// The prompt set of a run.
+/// The prompt set of a run: the role templates and the methods a question may name
+/// ([`Methods`], `methods.md`).
 #[derive(Debug, Clone)]
 pub struct Prompts {
     texts: BTreeMap<Template, String>,
+    methods: Methods,
 }
+
+/// The file of [`Methods`] in `prompts/` and in an override directory.
+pub const METHODS_FILE: &str = "methods.md";
 
 impl Default for Prompts {
     fn default() -> Self {
@@ -173,6 +179,7 @@ impl Prompts {
                 .iter()
                 .map(|t| (*t, t.builtin().to_string()))
                 .collect(),
+            methods: Methods::builtin(),
         }
     }
 
@@ -195,8 +202,18 @@ impl Prompts {
             if name.starts_with('.') || name.eq_ignore_ascii_case("README.md") || path.is_dir() {
                 continue;
             }
+            if name == METHODS_FILE {
+                let text = std::fs::read_to_string(&path).map_err(|e| AgentError::Prompts {
+                    path: path.clone(),
+                    message: e.to_string(),
+                })?;
+                prompts.methods = Methods::parse(&text)
+                    .map_err(|message| AgentError::Prompts { path, message })?;
+                continue;
+            }
             let Some(t) = Template::ALL.iter().find(|t| t.file_name() == name) else {
-                let known: Vec<_> = Template::ALL.iter().map(|t| t.file_name()).collect();
+                let mut known: Vec<_> = Template::ALL.iter().map(|t| t.file_name()).collect();
+                known.push(METHODS_FILE);
                 return Err(AgentError::Prompts {
                     path,
                     message: format!("not a prompt name; the names are {}", known.join(", ")),
@@ -214,7 +231,7 @@ impl Prompts {
                     };
                     let moved = if t.after_common() && Template::Common.placeholders().contains(&p)
                     {
-                        " ({{question}} and {{descriptions}} are shown once, in common.md, before every role's prompt)"
+                        " ({{question}}, {{methods}} and {{descriptions}} are shown once, in common.md, before every role's prompt)"
                     } else {
                         ""
                     };
@@ -234,6 +251,11 @@ impl Prompts {
     /// A short content hash of one template (part of the LLM analyzer's cache key).
     pub fn hash(&self, t: Template) -> String {
         blake3::hash(self.texts[&t].as_bytes()).to_hex()[..16].to_string()
+    }
+
+    /// The methods a question may name.
+    pub fn methods(&self) -> &Methods {
+        &self.methods
     }
 
     /// Fill `t` with `values`. Placeholders without a value are left as they are written.
@@ -314,6 +336,32 @@ mod tests {
             &[("question", "what is {{code}}?"), ("code", "x = {1: 2}")],
         );
         assert_eq!(out, "Q: what is {{code}}? / x = {1: 2} / {{other}} / {{");
+    }
+
+    #[test]
+    fn a_methods_file_in_the_directory_replaces_the_builtin_one_or_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join(METHODS_FILE),
+            "## Gini | gini coefficient\ngini(x)\n",
+        )
+        .unwrap();
+        let p = Prompts::load(dir.path()).unwrap();
+        assert!(p
+            .methods()
+            .section("the Gini of incomes")
+            .contains("gini(x)"));
+        assert_eq!(p.methods().section("a Shapiro-Wilk test"), "");
+        assert!(Prompts::builtin()
+            .methods()
+            .section("a Shapiro-Wilk test")
+            .contains("stats.shapiro"));
+        std::fs::write(dir.path().join(METHODS_FILE), "## | \nx\n").unwrap();
+        let e = Prompts::load(dir.path()).unwrap_err().to_string();
+        assert!(
+            e.contains("methods.md") && e.contains("names no method"),
+            "{e}"
+        );
     }
 
     #[test]
