@@ -206,7 +206,7 @@ pub fn repair_with(code: &str, loads: &[(String, String)], columns: &[String]) -
     }
     if let Some((fixed, line)) = bind_load_line(&code) {
         fixes.push(format!(
-            "the description's `load:` line was copied as is; it now assigns `df` (`{line}`)"
+            "the description's `load:` line was copied as is; it now assigns the table the script reads (`{line}`)"
         ));
         code = fixed;
     }
@@ -341,14 +341,25 @@ fn insert_imports(code: &str, imports: &[&str]) -> String {
     s
 }
 
-/// `load: pd.read_csv(…)` copied from a description while the script reads `df`, which
-/// it never assigns: the one line becomes `df = pd.read_csv(…)`. Returns the script and
-/// the new line; `None` when there is no such line, several, or `df` is bound elsewhere.
+/// `load: pd.read_csv(…)` copied from a description: Python reads it as an annotation
+/// and binds nothing, so the table the script then reads by another name (`df`, `load`,
+/// `titanic_test`: the local model wrote each) is never assigned. The one line becomes
+/// an assignment of every name the script reads after it as a table (`df` anywhere,
+/// any name subscripted or with an attribute) and binds nowhere, in the order read:
+/// `df = load = pd.read_csv(…)`. Returns the script and the new line; `None` when there
+/// is no such line, several, or no such name.
 fn bind_load_line(code: &str) -> Option<(String, String)> {
     static LOAD: OnceLock<Regex> = OnceLock::new();
+    static READ: OnceLock<Regex> = OnceLock::new();
+    static STRING: OnceLock<Regex> = OnceLock::new();
     let load = LOAD.get_or_init(|| {
         Regex::new(r"^(\s*)load\s*:\s*(\w[\w.]*\s*\(.*)$").expect("a valid pattern")
     });
+    let read = READ.get_or_init(|| {
+        Regex::new(r"(?:^|[^\w.])(df\b|[A-Za-z_]\w*\s*[\[.])").expect("a valid pattern")
+    });
+    let string =
+        STRING.get_or_init(|| Regex::new(r#""[^"\n]*"|'[^'\n]*'"#).expect("a valid pattern"));
     let lines: Vec<&str> = code.lines().collect();
     let found: Vec<usize> = (0..lines.len())
         .filter(|&i| load.is_match(lines[i]))
@@ -356,14 +367,32 @@ fn bind_load_line(code: &str) -> Option<(String, String)> {
     let [i] = found.as_slice() else {
         return None;
     };
-    let reads_df = Regex::new(r"(?:^|[^\w.])df\b")
-        .expect("a valid pattern")
-        .is_match(&lines[i + 1..].join("\n"));
-    if !reads_df || binds(code, "df") {
+    // Bindings are looked for without the load line: its call's keyword arguments
+    // (`sep=";"`) would read as an assignment of `load`.
+    let others: String = lines
+        .iter()
+        .enumerate()
+        .filter(|(j, _)| j != i)
+        .map(|(_, l)| *l)
+        .collect::<Vec<_>>()
+        .join("\n");
+    let mut names: Vec<String> = Vec::new();
+    for l in &lines[i + 1..] {
+        let l = l.split('#').next().unwrap_or("");
+        let l = string.replace_all(l, "\"\"");
+        for c in read.captures_iter(&l) {
+            let n = c[1].trim_end_matches(['[', '.', ' ', '\t']).to_string();
+            let known = ALIASES.iter().any(|(a, _)| *a == n) || MODULES.contains(&n.as_str());
+            if !known && !names.contains(&n) && !binds(&others, &n) && !defines(&others, &n) {
+                names.push(n);
+            }
+        }
+    }
+    if names.is_empty() {
         return None;
     }
     let caps = load.captures(lines[*i])?;
-    let line = format!("{}df = {}", &caps[1], caps[2].trim_end());
+    let line = format!("{}{} = {}", &caps[1], names.join(" = "), caps[2].trim_end());
     let mut out: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
     out[*i] = line.clone();
     let mut s = out.join("\n");
@@ -372,6 +401,35 @@ fn bind_load_line(code: &str) -> Option<(String, String)> {
     }
     Some((s, line.trim().to_string()))
 }
+
+/// Modules and builtins a script reads with an attribute without binding them: never the
+/// table of a copied load line.
+const MODULES: &[&str] = &[
+    "pandas",
+    "numpy",
+    "scipy",
+    "sklearn",
+    "plt",
+    "sns",
+    "matplotlib",
+    "seaborn",
+    "math",
+    "os",
+    "sys",
+    "json",
+    "re",
+    "datetime",
+    "collections",
+    "itertools",
+    "statistics",
+    "str",
+    "dict",
+    "list",
+    "set",
+    "int",
+    "float",
+    "self",
+];
 
 #[cfg(test)]
 mod tests {
@@ -411,6 +469,34 @@ mod tests {
         );
         assert_eq!(r.fixes.len(), 2, "{:?}", r.fixes);
         assert!(r.fixes[1].contains("import pandas as pd"));
+    }
+
+    #[test]
+    fn a_copied_load_line_binds_every_name_the_script_reads_as_its_table() {
+        // As the local model wrote it (DABench question 0, no-verifier): the first script
+        // read `titanic_test`, the debugger's `load`.
+        let script = "import pandas as pd\nload: pd.read_csv(\"/lake/titanic_test.csv\", sep=\",\")\nmean_fare = titanic_test['Fare'].mean()\nprint(\"<Mean Fare>:\", round(mean_fare, 2), load.shape, np.pi)\n";
+        let r = repair(script);
+        assert!(
+            r.code.contains(
+                "\ntitanic_test = load = pd.read_csv(\"/lake/titanic_test.csv\", sep=\",\")\n"
+            ),
+            "{}",
+            r.code
+        );
+        assert!(
+            r.fixes[0].contains("titanic_test = load ="),
+            "{:?}",
+            r.fixes
+        );
+        // Names bound elsewhere, modules, attributes and strings are not the table.
+        let script = "import pandas as pd\nimport numpy as np\nload: pd.read_csv('a.csv')\nt = load.copy()\nprint(t['x'].mean(), np.nan, 'file.csv', math.pi)  # other.x\n";
+        let r = repair(script);
+        assert!(
+            r.code.contains("\nload = pd.read_csv('a.csv')\n"),
+            "{}",
+            r.code
+        );
     }
 
     #[test]
