@@ -248,6 +248,10 @@ pub struct Record {
     pub rounds: usize,
     /// Whether the loop iterated: more than one round, or a route taken.
     pub iterated: bool,
+    /// The verifier's verdicts, round by round (`sufficient`, `insufficient`): a run that
+    /// ends without an answer still shows whether a verdict had accepted its solution.
+    #[serde(default)]
+    pub verdicts: Vec<String>,
     /// Wall-clock milliseconds.
     pub duration_ms: u64,
     /// The files the run was given.
@@ -280,6 +284,9 @@ pub struct Line {
     pub uasq: f64,
     /// Questions without an answer.
     pub no_answer: usize,
+    /// Questions without an answer although a verdict had called the solution sufficient
+    /// (the loop's finalizing should never lose a verified answer: the goal is none).
+    pub lost_after_sufficient: usize,
     /// Runs that stopped on an error (LLM unreachable, a prompt the server refused): a
     /// `--resume` does not run them again; remove their lines to retry them.
     pub errors: usize,
@@ -324,6 +331,8 @@ pub fn line<'a>(records: impl IntoIterator<Item = &'a Record>) -> Line {
             all_right += usize::from(ok == r.parts.len());
         }
         l.no_answer += usize::from(r.answer.is_none());
+        l.lost_after_sufficient +=
+            usize::from(r.answer.is_none() && r.verdicts.iter().any(|v| v == "sufficient"));
         l.errors += usize::from(r.error.is_some());
         l.llm_calls += r.llm_calls;
         l.prompt_tokens += r.prompt_tokens;
@@ -420,6 +429,12 @@ pub fn table(s: &BenchSummary) -> String {
             l.seconds_per_question
         ));
     }
+    if s.overall.lost_after_sufficient > 0 {
+        out.push_str(&format!(
+            "no answer after a sufficient verdict: {} question(s)\n",
+            s.overall.lost_after_sufficient
+        ));
+    }
     out
 }
 
@@ -450,6 +465,7 @@ mod tests {
             answer_source: answer.map(|_| "final_script".into()),
             rounds: id as usize % 2 + 1,
             iterated: id % 2 == 1,
+            verdicts: vec!["sufficient".into()],
             duration_ms: 2000,
             files: Vec::new(),
             run_dir: PathBuf::new(),
@@ -562,11 +578,25 @@ mod tests {
             close(o.rounds, 1.5) && close(o.iterated, 50.0) && close(o.seconds_per_question, 2.0)
         );
         assert_eq!(s.modes, vec!["ds-star"]);
+        // q5 has no answer after a sufficient verdict: counted and said under the table.
+        assert_eq!(o.lost_after_sufficient, 1);
         let t = table(&s);
+        assert!(t.contains("PASQ"), "{t}");
         assert!(
-            t.contains("PASQ") && t.lines().last().unwrap().starts_with("all"),
+            t.lines()
+                .last()
+                .unwrap()
+                .starts_with("no answer after a sufficient verdict: 1"),
             "{t}"
         );
+        let mut records = records;
+        records[4].verdicts = vec!["insufficient".into()];
+        let t = table(&summarize(&records));
+        assert!(t.lines().last().unwrap().starts_with("all"), "{t}");
+        // A line written before verdicts were recorded still reads.
+        let old = r#"{"id":1,"level":"easy","mode":"ds-star","answer":null,"status":"no_answer","parts":[],"llm_calls":1,"prompt_tokens":1,"completion_tokens":1,"rounds":1,"iterated":false,"duration_ms":1,"files":[],"run_dir":"r","error":null}"#;
+        let r: Record = serde_json::from_str(old).unwrap();
+        assert!(r.verdicts.is_empty());
     }
 
     #[test]

@@ -222,6 +222,12 @@ pub(crate) fn run(a: DabenchArgs) -> Result<()> {
                 .and_then(|v| v.as_str().map(str::to_string)),
             rounds: summary.rounds,
             iterated: summary.rounds > 1 || summary.verdicts.contains(&Verdict::Insufficient),
+            verdicts: summary
+                .verdicts
+                .iter()
+                .filter_map(|v| serde_json::to_value(v).ok())
+                .filter_map(|v| v.as_str().map(str::to_string))
+                .collect(),
             duration_ms: summary.duration_ms,
             files: summary.files.clone(),
             run_dir: run_dir.clone(),
