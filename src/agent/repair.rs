@@ -11,6 +11,7 @@
 
 use super::context::FileContext;
 use regex::Regex;
+use std::collections::HashMap;
 use std::sync::OnceLock;
 
 /// Module aliases a script may use without importing, and the import that binds each.
@@ -182,6 +183,9 @@ pub fn repair_with(code: &str, loads: &[(String, String)], columns: &[String]) -
             ));
         }
     }
+    let (loose_code, loose_fixes) = loose_names(&code, columns);
+    code = loose_code;
+    fixes.extend(loose_fixes);
     // `'load:/lake/a.json'`: the description's `load:` label taken into the path (DABStep
     // task 1464); no path starts so, and the file exists without it.
     static LABELLED: OnceLock<Regex> = OnceLock::new();
@@ -258,6 +262,76 @@ pub(crate) fn padded_names(columns: &[String]) -> Vec<(String, String)> {
         }
     }
     out
+}
+
+/// A name's spelling-free key: lowercase words of letters and digits (`num_calls_abandoned`,
+/// `Num. Calls Abandoned ` and `num. calls abandoned` are one key).
+fn loose_key(s: &str) -> String {
+    s.to_lowercase()
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// String literals in a list or subscript (`df["num_calls_abandoned"]`, `[["Age", "fare"]]`)
+/// that are no column of `columns` but spell exactly one of them otherwise (case,
+/// `_`/`.`/spaces): the column's own name is put in their place. A small model writes the
+/// name as it would name a variable, and its debugger, shown the KeyError, guesses another
+/// spelling (DABench q589: `num. calls abandoned ` tried as `num_calls_abandoned`).
+fn loose_names(code: &str, columns: &[String]) -> (String, Vec<String>) {
+    static LITERAL: OnceLock<Regex> = OnceLock::new();
+    let literal =
+        LITERAL.get_or_init(|| Regex::new(r#""[^"\\\n]*"|'[^'\\\n]*'"#).expect("a valid pattern"));
+    let mut by_key: HashMap<String, Option<&String>> = HashMap::new();
+    for c in columns {
+        let k = loose_key(c);
+        if k.is_empty() {
+            continue;
+        }
+        by_key
+            .entry(k)
+            .and_modify(|e| {
+                if e.is_some_and(|x| x != c) {
+                    *e = None;
+                }
+            })
+            .or_insert(Some(c));
+    }
+    let mut fixes: Vec<String> = Vec::new();
+    let mut out = String::with_capacity(code.len());
+    for line in code.split_inclusive('\n') {
+        let (body, comment) = match line.find('#') {
+            Some(i) => line.split_at(i),
+            None => (line, ""),
+        };
+        let mut fixed = String::with_capacity(body.len());
+        let mut last = 0;
+        for m in literal.find_iter(body) {
+            let before = body[..m.start()].trim_end().chars().last();
+            let after = body[m.end()..].trim_start().chars().next();
+            let lit = m.as_str();
+            let (q, text) = (lit.chars().next().unwrap_or('"'), &lit[1..lit.len() - 1]);
+            let column = (matches!(before, Some('[' | ','))
+                && matches!(after, Some(']' | ','))
+                && !columns.iter().any(|x| x == text))
+            .then(|| by_key.get(&loose_key(text)).copied().flatten())
+            .flatten();
+            if let Some((col, l)) = column.and_then(|col| py_literal(col, q).map(|l| (col, l))) {
+                let fix = format!("the column {col:?} was written {text:?}");
+                if !fixes.contains(&fix) {
+                    fixes.push(fix);
+                }
+                fixed.push_str(&body[last..m.start()]);
+                fixed.push_str(&l);
+                last = m.end();
+            }
+        }
+        fixed.push_str(&body[last..]);
+        out.push_str(&fixed);
+        out.push_str(comment);
+    }
+    (out, fixes)
 }
 
 /// `s` as a Python string literal quoted with `q` (`"Density\\n(P/Km2)"` for a name
@@ -602,6 +676,20 @@ mod tests {
             r.fixes
         );
         assert_eq!(repair_with("df['timestamp']", &[], &columns).fixes.len(), 0);
+        // Another spelling of one column is put back; of two columns, left alone.
+        let r = repair_with(
+            "t = df[['Timestamp', \"Num_Calls_Abandoned\", 'timestamp']]\nz = df['X']  # 'num_calls_answered'\n",
+            &[],
+            &columns,
+        );
+        assert_eq!(
+            r.code,
+            "t = df[['timestamp', \"num. calls abandoned \", 'timestamp']]\nz = df['X']  # 'num_calls_answered'\n"
+        );
+        assert_eq!(r.fixes.len(), 2, "{:?}", r.fixes);
+        // Not a subscript or list item (a label, a call's argument): left as written.
+        let s = "print('num calls answered', df.get('Timestamp'))";
+        assert_eq!(repair_with(s, &[], &columns).code, s);
         // A line break in a name (DA-Code's world-data header) is written escaped.
         let wrapped = ["Density\n(P/Km2)".to_string()];
         let r = repair_with("d = df['Density (P/Km2)']", &[], &wrapped);
