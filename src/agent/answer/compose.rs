@@ -109,7 +109,7 @@ fn plain_number(t: &str) -> Option<f64> {
 /// (an IQR of 0.0 taken as an outlier count, DABench question 553) or one never printed
 /// fails. Word values are not checked.
 pub fn filled_from_printed(answer: &str, output: &str, quantities: &[Quantity]) -> bool {
-    let output = super::read::unwrap_numpy(output);
+    let output = super::read::readable(output);
     let lines: Vec<(Vec<String>, Vec<f64>)> = output
         .lines()
         .map(|l| {

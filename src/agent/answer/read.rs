@@ -112,7 +112,7 @@ fn bracket_value(line: &str) -> Option<String> {
 /// dump) whose words label `q` and that holds a value, or a label line followed by a
 /// line holding the value alone.
 pub fn value_for(output: &str, q: &Quantity) -> Option<String> {
-    let output = unwrap_numpy(output);
+    let output = readable(output);
     let output = output.as_ref();
     // A number is asked: a value must start with one (`0.054`, `12.5 %`, `[1, 2]`); a
     // word of the output, or a sentence with a number in it (`Normal (p-value > 0.05)
@@ -217,6 +217,77 @@ fn labelled_value(
         }
     }
     None
+}
+
+/// `output` as the readers take it: numpy scalars unwrapped ([`unwrap_numpy`]), and a
+/// line that is a printed dict (`{'p_value': 0.0, 'significance': 'Yes'}`) written as one
+/// `key: value` line per entry, so that each value is read under its own key (read as one
+/// line, the first key labelled the rest of the dict: DABench q177).
+pub(super) fn readable(output: &str) -> Cow<'_, str> {
+    let output = unwrap_numpy(output);
+    if !output.lines().any(|l| dict_entries(l).is_some()) {
+        return output;
+    }
+    let mut out = String::with_capacity(output.len());
+    for l in output.lines() {
+        match dict_entries(l) {
+            Some(entries) => {
+                for (k, v) in entries {
+                    out.push_str(&format!("{k}: {v}\n"));
+                }
+            }
+            None => {
+                out.push_str(l);
+                out.push('\n');
+            }
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// The entries of a line that is a Python dict or JSON object with string keys, values
+/// unquoted; `None` for any other line.
+fn dict_entries(line: &str) -> Option<Vec<(String, String)>> {
+    let inner = line.trim().strip_prefix('{')?.strip_suffix('}')?;
+    let unquote = |s: &str| -> Option<String> {
+        let s = s.trim();
+        let q = s.chars().next().filter(|c| matches!(c, '\'' | '"'))?;
+        s.strip_prefix(q)?.strip_suffix(q).map(str::to_string)
+    };
+    // Split at the commas and colons outside quotes and brackets.
+    let (mut depth, mut quote, mut start) = (0usize, None::<char>, 0usize);
+    let mut parts: Vec<(usize, usize, Option<usize>)> = Vec::new();
+    let mut colon = None;
+    for (i, c) in inner.char_indices() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '\'' | '"') => quote = Some(c),
+            (None, '(' | '[' | '{') => depth += 1,
+            (None, ')' | ']' | '}') => depth = depth.checked_sub(1)?,
+            (None, ':') if depth == 0 && colon.is_none() => colon = Some(i),
+            (None, ',') if depth == 0 => {
+                parts.push((start, i, colon.take()));
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    if quote.is_some() || depth != 0 {
+        return None;
+    }
+    parts.push((start, inner.len(), colon));
+    let mut out = Vec::new();
+    for (a, b, colon) in parts {
+        if inner[a..b].trim().is_empty() {
+            continue;
+        }
+        let colon = colon?;
+        let key = unquote(&inner[a..colon])?;
+        let value = inner[colon + 1..b].trim();
+        out.push((key, unquote(value).unwrap_or_else(|| value.to_string())));
+    }
+    (!out.is_empty()).then_some(out)
 }
 
 /// `output` with numpy 2's scalar reprs (`np.float64(0.95)`, `np.int64(3)`, which it

@@ -392,3 +392,24 @@ fn a_filled_answer_may_only_use_numbers_printed_beside_its_quantity() {
     // (DABench question 553: the IQR's 0.0 given as the outlier count).
     assert!(!filled_from_printed("@outliers_count[0]", out, &qs));
 }
+
+#[test]
+fn a_printed_dict_is_read_entry_by_entry() {
+    // As the local model's script printed it (DABench question 177).
+    let qs = requested("", Some("@p_value[p_value] @significance[Yes or No]"));
+    let out = "{'p_value': np.float64(0.0), 'significance': 'Yes'}\n";
+    let get = |n: &str| value_for(out, qs.iter().find(|q| q.name == n).unwrap());
+    assert_eq!(get("p_value").as_deref(), Some("0.0"));
+    assert_eq!(get("significance").as_deref(), Some("Yes"));
+    assert!(missing(out, &qs).is_empty(), "{:?}", missing(out, &qs));
+    // JSON, nested values and commas inside strings and brackets.
+    let out = r#"{"mean": 2.5, "groups": {"a": 1, "b": 2}, "pair": "Age, Fare", "xs": [1, 2]}"#;
+    let qs = requested("", Some("@mean[m] @pair[p] @xs[x]"));
+    assert_eq!(value_for(out, &qs[0]).as_deref(), Some("2.5"));
+    assert_eq!(value_for(out, &qs[1]).as_deref(), Some("Age, Fare"));
+    assert_eq!(value_for(out, &qs[2]).as_deref(), Some("[1, 2]"));
+    // Not a dict: a set of numbers, a brace in text, an unbalanced line.
+    for line in ["{1, 2, 3}", "{ not: quoted }", "{'a': (1, 2}"] {
+        assert!(super::read::readable(line).lines().eq([line]), "{line}");
+    }
+}
