@@ -210,6 +210,23 @@ pub enum DecodeError {
     /// The blob was compressed with a dictionary the catalog does not hold.
     #[error("its zstd dictionary {0} is not in the catalog")]
     MissingDictionary(u32),
+    /// A ranking record (`analyze::record`) does not decode.
+    #[error("{0}")]
+    Record(#[from] RecordError),
+}
+
+/// Why a stored ranking record (`analyze::record`) did not decode.
+#[derive(Debug, thiserror::Error)]
+pub enum RecordError {
+    /// The bytes end inside the named part.
+    #[error("it ends inside {0}")]
+    Truncated(&'static str),
+    /// A string is not UTF-8.
+    #[error("a string is not UTF-8: {0}")]
+    Utf8(#[from] std::str::Utf8Error),
+    /// Bytes follow the last list.
+    #[error("{0} bytes follow its end")]
+    Trailing(usize),
 }
 
 impl From<rusqlite::Error> for Error {

@@ -24,6 +24,7 @@ mod model;
 mod parquet;
 mod profile;
 pub(crate) mod pycall;
+pub mod record;
 mod render;
 mod sheet;
 mod source;
@@ -133,6 +134,14 @@ impl Content {
             .iter()
             .flat_map(|t| t.columns.iter().map(move |c| (t.rows, c)));
         one.chain(named)
+    }
+
+    /// The column count of a description of one table without a header row (the
+    /// columns a documentation file may name): `None` for any other.
+    pub fn headerless_columns(&self) -> Option<usize> {
+        self.single_table()
+            .filter(|(header, columns)| !header && !columns.is_empty())
+            .map(|(_, columns)| columns.len())
     }
 
     /// The table of a description of exactly one (a `Table`, or `Tables` holding one):

@@ -59,7 +59,7 @@ pub fn folder_of(path: &str) -> &str {
     path.rsplit_once('/').map_or("", |(d, _)| d)
 }
 
-fn missing_table(e: &rusqlite::Error) -> bool {
+pub(super) fn missing_table(e: &rusqlite::Error) -> bool {
     matches!(e, rusqlite::Error::SqliteFailure(_, Some(msg))
         if msg.contains("no such table: companions") || msg.contains("no such table: lookups"))
 }

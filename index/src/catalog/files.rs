@@ -215,7 +215,7 @@ impl CatalogWriter {
                                 d.format.as_str(),
                                 &json,
                             )?;
-                            cache.execute(params![
+                            let stored = cache.execute(params![
                                 &h[..],
                                 a,
                                 d.format.as_str(),
@@ -229,6 +229,11 @@ impl CatalogWriter {
                                 d.is_sampled(),
                                 row.schema,
                             ])?;
+                            // Not stored when an exact description was kept over this
+                            // sampled one: its record stays.
+                            if stored > 0 {
+                                super::rank_records::put(&tx, &h[..], a, d)?;
+                            }
                         }
                         let t = crate::collect::template(&row.path).text;
                         write_row(&mut upsert, row, &t)?;

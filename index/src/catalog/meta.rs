@@ -47,11 +47,15 @@ pub enum Key {
     /// The rule lookup links were made by ([`crate::companion::lookup::LOOKUP_RULE`]);
     /// written by the indexer's relink step (`indexer::relink`).
     LookupsVersion,
+    /// The version of the ranking records ([`crate::analyze::record::RECORD_VERSION`])
+    /// every description has; written by the catalog when a writer opens a catalog of
+    /// none or another version (and derives every record again).
+    RankRecordsVersion,
 }
 
 impl Key {
     /// Every key.
-    pub const ALL: [Key; 14] = [
+    pub const ALL: [Key; 15] = [
         Key::FormatVersion,
         Key::LakeRoot,
         Key::CreatedAt,
@@ -66,6 +70,7 @@ impl Key {
         Key::SearchDocsVersion,
         Key::VectorIndex,
         Key::LookupsVersion,
+        Key::RankRecordsVersion,
     ];
 
     /// The key as stored.
@@ -85,6 +90,7 @@ impl Key {
             Key::SearchDocsVersion => "search_docs_version",
             Key::VectorIndex => "vector_index",
             Key::LookupsVersion => "lookups_version",
+            Key::RankRecordsVersion => "rank_records_version",
         }
     }
 }
@@ -136,6 +142,7 @@ mod tests {
                 "search_docs_version",
                 "vector_index",
                 "lookups_version",
+                "rank_records_version",
             ]
         );
     }

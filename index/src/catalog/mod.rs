@@ -7,6 +7,9 @@
 //! - `descriptions` — the content-addressed cache: (hash, analyzer key) → zstd-compressed
 //!   JSON of the [`Description`]. Rows outlive the files that made them, so content that
 //!   comes back (a revert, a copy) is not analyzed again.
+//! - `rank_records` — (hash, analyzer key) → the description's ranking record
+//!   ([`crate::analyze::record`]): what a search ranks candidates by, read instead of the
+//!   whole description (see [`rank_records`]).
 //! - `llm_descriptions` — the LLM analyzer's cache: (hash, model, prompt hash) → the
 //!   describer script's output or its error.
 //! - `companions` — companion-documentation links: a headerless data file → the file
@@ -25,6 +28,7 @@ mod files;
 mod known;
 mod llm_descriptions;
 pub mod meta;
+mod rank_records;
 mod schema;
 mod vector_points;
 mod vectors;
@@ -39,6 +43,7 @@ use std::path::{Path, PathBuf};
 pub use companions::folder_of;
 pub use llm_descriptions::{LlmAnalyzerKey, LlmDescription};
 pub use meta::Key as MetaKey;
+pub use rank_records::RankedFile;
 pub use schema::FORMAT_VERSION;
 pub use vector_points::KeyedVector;
 

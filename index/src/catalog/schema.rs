@@ -188,6 +188,7 @@ pub(super) fn init_or_check(conn: &mut Connection, dir: &Path, lake: &Path) -> R
         conn.execute_batch(super::llm_descriptions::SCHEMA)?;
         conn.execute_batch(super::dictionaries::SCHEMA)?;
         super::companions::create_in_existing(conn)?;
+        super::rank_records::create_in_existing(conn, dir)?;
         super::collections::rederive_if_older(conn)?;
         super::vectors::compact_older(conn)?;
         return Ok(());
@@ -198,15 +199,18 @@ pub(super) fn init_or_check(conn: &mut Connection, dir: &Path, lake: &Path) -> R
     tx.execute_batch(super::llm_descriptions::SCHEMA)?;
     tx.execute_batch(super::dictionaries::SCHEMA)?;
     tx.execute_batch(super::companions::SCHEMA)?;
+    tx.execute_batch(super::rank_records::SCHEMA)?;
     tx.execute(
-        "INSERT INTO meta(key, value) VALUES (?1, ?2), (?3, ?4), (?5, ?6)",
+        "INSERT INTO meta(key, value) VALUES (?1, ?2), (?3, ?4), (?5, ?6), (?7, ?8)",
         rusqlite::params![
             MetaKey::FormatVersion,
             FORMAT_VERSION.to_string(),
             MetaKey::LakeRoot,
             lake.to_string_lossy(),
             MetaKey::CreatedAt,
-            crate::now_ms().to_string()
+            crate::now_ms().to_string(),
+            MetaKey::RankRecordsVersion,
+            crate::analyze::record::RECORD_VERSION.to_string(),
         ],
     )?;
     tx.commit()?;

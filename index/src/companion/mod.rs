@@ -77,10 +77,7 @@ pub struct Companion {
 /// The headerless table of a description whose columns documentation can name: its
 /// column count, or `None` when the file has a header or is not one table.
 pub fn headerless_columns(d: &Description) -> Option<usize> {
-    d.content
-        .single_table()
-        .filter(|(header, columns)| !header && !columns.is_empty())
-        .map(|(_, columns)| columns.len())
+    d.content.headerless_columns()
 }
 
 /// Apply `link` to the description of its data file: the columns take the documented

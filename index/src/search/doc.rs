@@ -3,51 +3,9 @@
 
 use crate::analyze::{ColumnProfile, ColumnType, Content, Description};
 
-/// Names a description exposes, in order, without duplicates: column names, sheet and
-/// table names, JSON key names (the last segment of each path), array names.
-pub fn names(d: &Description) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    let mut push = |s: &str| {
-        let s = s.trim();
-        if !s.is_empty() && !out.iter().any(|x| x == s) {
-            out.push(s.to_string());
-        }
-    };
-    match &d.content {
-        Content::Table(t) => t.columns.iter().for_each(|c| push(&c.name)),
-        Content::Tables(ts) => {
-            for t in &ts.tables {
-                push(&t.name);
-                t.columns.iter().for_each(|c| push(&c.name));
-            }
-        }
-        Content::Json(j) => {
-            for p in &j.paths {
-                let last = p.path.rsplit('.').next().unwrap_or(&p.path);
-                push(last.trim_end_matches("[]").trim_start_matches('@'));
-            }
-        }
-        Content::Arrays(a) => {
-            a.arrays.iter().for_each(|x| push(&x.name));
-            a.dimensions.iter().for_each(|(n, _)| push(n));
-        }
-        Content::Archive(a) => {
-            for (member, inner) in &a.described {
-                push(member);
-                for n in names(inner) {
-                    push(&n);
-                }
-            }
-        }
-        Content::Text(t) => t
-            .tables
-            .iter()
-            .flat_map(|x| &x.columns)
-            .for_each(|c| push(c)),
-        Content::Media(_) | Content::Opaque(_) => {}
-    }
-    out
-}
+// Defined with the ranking record that stores them (the catalog, below search, derives
+// it when it stores a description).
+pub use crate::analyze::record::{categories, dominant_categories, names};
 
 fn column_values(c: &ColumnProfile, out: &mut Vec<String>) {
     if matches!(c.kind, ColumnType::Categorical | ColumnType::Boolean) {
@@ -55,40 +13,6 @@ fn column_values(c: &ColumnProfile, out: &mut Vec<String>) {
     } else if matches!(c.kind, ColumnType::Text | ColumnType::Identifier) {
         out.extend(c.examples.iter().cloned());
     }
-}
-
-/// The categories of a description's categorical columns (their most frequent values):
-/// what a question names when it says "in the Americas region" or "for diesel cars".
-pub fn categories(d: &Description) -> Vec<String> {
-    let mut out: Vec<String> = d
-        .content
-        .profiled_columns()
-        .map(|(_, c)| c)
-        .filter(|c| c.kind == ColumnType::Categorical)
-        .flat_map(|c| c.top.iter().map(|(v, _)| v.trim().to_string()))
-        .filter(|v| !v.is_empty())
-        .collect();
-    out.sort();
-    out.dedup();
-    out
-}
-
-/// The categories that make up at least half of their column's values (a file of one
-/// incident: its `incident` column is all `Camp Fire`): values that say what the file
-/// is about, not merely that it holds them.
-pub fn dominant_categories(d: &Description) -> Vec<String> {
-    d.content
-        .profiled_columns()
-        .filter(|(_, c)| c.kind == ColumnType::Categorical)
-        .flat_map(|(rows, c)| {
-            let filled = rows.saturating_sub(c.nulls).max(1);
-            c.top
-                .iter()
-                .filter(move |(_, n)| n * 2 >= filled)
-                .map(|(v, _)| v.trim().to_string())
-        })
-        .filter(|v| !v.is_empty())
-        .collect()
 }
 
 /// Values worth matching a question against: categories and text examples.

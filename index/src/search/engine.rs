@@ -12,6 +12,7 @@ use super::rank::fold::{self, Ranked};
 use super::rank::{score, RankingConfig};
 use super::sync::TEXT_DIR;
 use super::text::TextIndex;
+use crate::analyze::record::RankRecord;
 use crate::analyze::Format;
 use crate::catalog::{CatalogReader, MetaKey};
 use crate::collect::Collection;
@@ -59,13 +60,22 @@ pub struct Searcher {
     vectors: VectorIndex,
     /// Read once, when the searcher is opened.
     ranking: RankingConfig,
+    /// The catalog has ranking records (`rank_records`): candidates are ranked by them,
+    /// and only the hits' descriptions are decoded. Read once, when opened (a catalog
+    /// gains the table when a writer opens it; a long-lived process reopens after a run).
+    records: bool,
 }
 
 /// A candidate with what ranking and output need of it.
 struct Candidate {
     path: String,
     row: crate::catalog::FileRow,
+    /// Its description with companion links applied, once read: ranking reads the
+    /// ranking record instead, and only hits (and the planned hits' summary tables)
+    /// need it ([`Searcher::describe`]).
     desc: Option<crate::Description>,
+    /// `desc` was read (`None` there then means the file has no description).
+    described: bool,
     collection: Option<String>,
     evidence: Evidence,
     score: f64,
@@ -78,6 +88,9 @@ struct Question {
     matcher: NameMatcher,
     quotes: Vec<String>,
     asked: Vec<(String, String)>,
+    /// The lake has companion-documentation links, which may rename a headerless
+    /// table's columns: only then is a candidate's link looked for.
+    links: bool,
 }
 
 impl Searcher {
@@ -156,6 +169,7 @@ impl Searcher {
             .into());
         }
         let text = TextIndex::open(&text_dir)?.with_boosts(&ranking.boosts);
+        let records = catalog.has_rank_records()?;
         let vectors = match previous {
             Some(v) => v.reopen(&catalog, dir, &embedder.id())?,
             None => VectorIndex::open_with(
@@ -173,6 +187,7 @@ impl Searcher {
             embedder,
             vectors,
             ranking,
+            records,
         })
     }
 
@@ -211,6 +226,7 @@ impl Searcher {
             matcher: NameMatcher::new(query),
             quotes: evidence::quoted(query),
             asked: evidence::asked_days(query),
+            links: self.catalog().has_companion_links()?,
         };
         let found = self.retrieve(query)?;
         let mut candidates = Vec::with_capacity(found.len());
@@ -275,7 +291,9 @@ impl Searcher {
     }
 
     /// `path` as a candidate with its evidence, unless the filters exclude it or the
-    /// catalog no longer has it. Its row and description are read once, here.
+    /// catalog no longer has it. Its row, collection and ranking record are read once,
+    /// here; its description only when the record cannot stand for it (no record, or a
+    /// companion link that may rename its columns).
     fn candidate(
         &self,
         path: String,
@@ -285,18 +303,28 @@ impl Searcher {
     ) -> Result<Option<Candidate>> {
         // The lock is taken per read, not per search: decoding and ranking run in
         // parallel across concurrent searches.
-        let Some(row) = self.catalog().file(&path)? else {
+        let Some(found) = self.catalog().ranked_file(&path, self.records)? else {
             return Ok(None);
         };
+        let row = found.row;
         if opts.format.is_some_and(|f| f != row.format)
             || opts.glob.as_ref().is_some_and(|g| !g.is_match(&path))
         {
             return Ok(None);
         }
-        let desc = self.catalog().file_description(&row)?;
+        let linked = |r: &RankRecord| -> Result<bool> {
+            Ok(r.headerless && q.links && self.catalog().companion_of(&path)?.is_some())
+        };
+        let (record, desc, described) = match found.record {
+            Some(r) if !linked(&r)? => (Some(r), None, false),
+            _ => {
+                let desc = self.catalog().file_description(&row)?;
+                (desc.as_ref().map(RankRecord::of), desc, true)
+            }
+        };
         let cfg = &self.ranking;
-        let mut named = desc.as_ref().map_or_else(Vec::new, |d| {
-            evidence::named_in(d, &mut q.matcher, &q.quotes, cfg)
+        let mut named = record.as_ref().map_or_else(Vec::new, |r| {
+            evidence::named_in(&r.names, &mut q.matcher, &q.quotes, cfg)
         });
         if let Some(s) = q.matcher.names_file(&path) {
             // Keyed by the file name, so that rarity counts the files sharing it: a
@@ -304,16 +332,13 @@ impl Searcher {
             let base = path.rsplit('/').next().unwrap_or(&path).to_lowercase();
             named.push(Named::other(format!("file {base}"), s));
         }
-        if let Some(d) = &desc {
-            let dominant = super::doc::dominant_categories(d);
-            for v in super::doc::categories(d) {
-                if let Some(s) = q.matcher.names_category(&v) {
-                    let key = format!("category {}", v.to_lowercase());
-                    if dominant.contains(&v) {
-                        ev.dominant.push(key.clone());
-                    }
-                    named.push(Named::other(key, s));
+        for (v, dominant) in record.iter().flat_map(|r| &r.categories) {
+            if let Some(s) = q.matcher.names_category(v) {
+                let key = format!("category {}", v.to_lowercase());
+                if *dominant {
+                    ev.dominant.push(key.clone());
                 }
+                named.push(Named::other(key, s));
             }
         }
         ev.named = named;
@@ -321,15 +346,24 @@ impl Searcher {
             .time
             .as_ref()
             .map(|t| Covers::new(&t.start, &t.end, &q.asked));
-        let collection = self.catalog().collection_of(&path)?;
         Ok(Some(Candidate {
             path,
             row,
             desc,
-            collection,
+            described,
+            collection: found.collection,
             evidence: ev,
             score: 0.0,
         }))
+    }
+
+    /// Read `c`'s description (with its companion links), unless it was.
+    fn describe(&self, c: &mut Candidate) -> Result<()> {
+        if !c.described {
+            c.desc = self.catalog().file_description(&c.row)?;
+            c.described = true;
+        }
+        Ok(())
     }
 
     /// The collections of the candidates, by id.
@@ -392,3 +426,6 @@ fn worth_returning(candidates: &[Candidate], alone: f64) -> bool {
             || e.vector.is_some_and(|(_, sim)| f64::from(sim) >= alone)
     })
 }
+
+#[cfg(test)]
+mod tests;

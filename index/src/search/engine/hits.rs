@@ -106,7 +106,13 @@ impl Searcher {
         // place (attached to every collection hit, it cost the dev set more questions
         // than it won: BENCHMARKS.md).
         // So summary tables are looked for among the planned hits only, read here
-        // before their slots are taken: no other file is read for them.
+        // before their slots are taken: no other file is read for them. Their
+        // descriptions are the first ones this search decodes (ranking read records).
+        for p in plan.iter().take(k) {
+            if let Some(c) = slots[p.at].as_mut() {
+                self.describe(c)?;
+            }
+        }
         let tables: Vec<members::Table> = plan
             .iter()
             .take(k)
@@ -132,7 +138,7 @@ impl Searcher {
                 }
                 continue;
             }
-            let Some(c) = slots[p.at].take() else {
+            let Some(mut c) = slots[p.at].take() else {
                 continue;
             };
             if returned.contains(&c.path) {
@@ -169,6 +175,7 @@ impl Searcher {
             companions.retain(|m| !returned.contains(&m.path));
             companions.truncate(COMPANIONS_NAMED);
             returned.extend(companions.iter().map(|m| m.path.clone()));
+            self.describe(&mut c)?;
             // Summaries only for what is returned. The description a person or an
             // agent reads (describe's default budget) is what the question's words are
             // looked for in, for the relevance label.

@@ -330,22 +330,23 @@ pub(crate) fn question_words(query: &str) -> Vec<String> {
         .collect()
 }
 
-/// The names of `d` that the question quotes or names (see [`NameMatcher`]), each with
-/// its strength: the quoted weight for a quoted name, else the matcher's, of which a
-/// plain one-word name merely said as a word gets the plain share.
+/// The names of a description (`names`: [`crate::search::doc::names`], as its ranking
+/// record holds them) that the question quotes or names (see [`NameMatcher`]), each
+/// with its strength: the quoted weight for a quoted name, else the matcher's, of which
+/// a plain one-word name merely said as a word gets the plain share.
 pub(crate) fn named_in(
-    d: &crate::Description,
+    names: &[String],
     matcher: &mut NameMatcher,
     quotes: &[String],
     cfg: &RankingConfig,
 ) -> Vec<Named> {
-    let mut hit: Vec<Named> = crate::search::doc::names(d)
-        .into_iter()
+    let mut hit: Vec<Named> = names
+        .iter()
         .filter_map(|n| {
             let lower = n.to_lowercase();
-            let (key, (strength, plain)) = match name_strength(&n, matcher, quotes, cfg) {
+            let (key, (strength, plain)) = match name_strength(n, matcher, quotes, cfg) {
                 Some(s) => (lower.clone(), s),
-                None => matcher.names_part(&n).map(|(k, s)| (k, (s, false)))?,
+                None => matcher.names_part(n).map(|(k, s)| (k, (s, false)))?,
             };
             Some(Named {
                 column: key == lower,

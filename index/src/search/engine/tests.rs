@@ -1,0 +1,176 @@
+//! Ranking by records is ranking by descriptions: the same hits, in the same order, with
+//! the same scores, from the records, from the descriptions, and on a catalog made
+//! before records.
+
+use super::*;
+use std::io::Write;
+
+fn write(lake: &Path, rel: &str, body: &[u8]) {
+    let p = lake.join(rel);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::File::create(p).unwrap().write_all(body).unwrap();
+}
+
+fn tar_of(files: &[(&str, &str)]) -> Vec<u8> {
+    let mut b = tar::Builder::new(Vec::new());
+    for (name, data) in files {
+        let mut h = tar::Header::new_gnu();
+        h.set_size(data.len() as u64);
+        h.set_mode(0o644);
+        h.set_cksum();
+        b.append_data(&mut h, name, data.as_bytes()).unwrap();
+    }
+    b.into_inner().unwrap()
+}
+
+/// A lake of every kind of description ranking reads: a daily collection whose members
+/// differ by a dominant category, two tables in one file, HTML, JSON, an archive, text,
+/// and a headerless table whose columns its documentation names.
+fn lake(dir: &Path) {
+    for (day, incident) in [(1, "Camp Fire"), (2, "Dixie Fire"), (3, "Camp Fire")] {
+        let mut csv = String::from("incident,cause,region,acres\n");
+        for (i, cause) in ["lightning", "arson", "campfire", "arson"]
+            .iter()
+            .enumerate()
+        {
+            let region = ["North", "South"][i % 2];
+            csv.push_str(&format!("{incident},{cause},{region},{}\n", 100 + i * day));
+        }
+        write(dir, &format!("fires/2018-11-0{day}.csv"), csv.as_bytes());
+    }
+    let mut two = String::from("Table 1: Complaints by Category,,,\nCategory,2019,2020,2021\n");
+    for (i, c) in ["Noise", "Heat", "Water", "Parking"].iter().enumerate() {
+        two.push_str(&format!("{c},{},{},{}\n", 10 + i, 20 + i, 30 + i));
+    }
+    two.push_str(",,,\nTable 2: Response times,,,\n,,,\nDistrict,Median days,Mean days,\n");
+    for (i, d) in ["North", "South", "East"].iter().enumerate() {
+        two.push_str(&format!("{d},{}.5,{}.25,\n", i + 1, i + 2));
+    }
+    write(dir, "city/complaints.csv", two.as_bytes());
+    write(
+        dir,
+        "fleet/fleet.html",
+        b"<html><body><table><caption>Vehicle list</caption>\
+          <tr><th>plate</th><th>fuel</th></tr><tr><td>AB-1</td><td>diesel</td></tr>\
+          <tr><td>AB-2</td><td>diesel</td></tr><tr><td>AB-3</td><td>petrol</td></tr></table>\
+          <table><tr><th>driver</th><th>trips</th></tr><tr><td>Ann</td><td>3</td></tr>\
+          </table></body></html>",
+    );
+    write(
+        dir,
+        "fees/fees.json",
+        br#"[{"card_scheme":"NexPay","aci":["A"],"fee":{"fixed_amount":0.1}},
+             {"card_scheme":"GlobalCard","aci":["B"],"fee":{"fixed_amount":0.2}}]"#,
+    );
+    let archive = tar_of(&[(
+        "inner/stations.csv",
+        "station,kind\nS1,wind\nS2,rain\nS3,wind\n",
+    )]);
+    write(dir, "archive/stations.tar", &archive);
+    write(
+        dir,
+        "notes/stations.md",
+        "# Stations\n\nWhere wind is measured.\n\n| station | elevation |\n|---|---|\n| Zurich | 408 |\n"
+            .as_bytes(),
+    );
+    write(
+        dir,
+        "birds/survey.csv",
+        b"north,12,31.5\nsouth,7,29.0\neast,3,33.2\nwest,9,30.1\nnorth,4,28.7\n",
+    );
+    write(
+        dir,
+        "birds/survey_variabledescrip.csv",
+        b"Variable,Description,Units\nsite,Survey site,\nnest_count,Nests counted,nests\n\
+          wingspan,Mean wingspan of adults,cm\n",
+    );
+}
+
+const QUESTIONS: [&str; 8] = [
+    "acres burned by the Camp Fire on 2018-11-03",
+    "which cause of fires in the North region",
+    "median days of response by district",
+    "vehicles running on diesel",
+    "fixed_amount fee of NexPay",
+    "stations measuring wind",
+    "mean wingspan and nest_count per site",
+    "\"Dixie Fire\" acres",
+];
+
+fn hits(s: &Searcher) -> Vec<String> {
+    QUESTIONS
+        .iter()
+        .map(|q| {
+            let opts = SearchOptions {
+                k: 5,
+                nearest_anyway: true,
+                ..SearchOptions::default()
+            };
+            serde_json::to_string(&s.search(q, &opts).unwrap()).unwrap()
+        })
+        .collect()
+}
+
+#[test]
+fn records_rank_as_descriptions_do_and_an_older_catalog_still_searches() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (lake_dir, idx) = (tmp.path().join("lake"), tmp.path().join("idx"));
+    lake(&lake_dir);
+    crate::index(
+        &lake_dir,
+        &idx,
+        &crate::IndexOptions::default(),
+        &crate::indexer::NoProgress,
+    )
+    .unwrap();
+
+    let mut s = Searcher::open_recorded(&idx).unwrap();
+    assert!(s.records);
+    let by_records = hits(&s);
+    // Something was found for every question, and the documented names were used.
+    assert!(by_records.iter().all(|h| h.contains("\"path\"")));
+    assert!(
+        by_records[6].contains("birds/survey.csv"),
+        "{}",
+        by_records[6]
+    );
+
+    // Ranked by records: no description decoded, but for the documented headerless
+    // table (its link renames its columns) and hits.
+    let mut q = Question {
+        words: Vec::new(),
+        matcher: NameMatcher::new("wingspan"),
+        quotes: Vec::new(),
+        asked: Vec::new(),
+        links: true,
+    };
+    let opts = SearchOptions::default();
+    let candidate = |s: &Searcher, q: &mut Question, p: &str| {
+        s.candidate(p.into(), Evidence::default(), q, &opts)
+            .unwrap()
+            .unwrap()
+    };
+    let table = candidate(&s, &mut q, "fires/2018-11-01.csv");
+    assert!(!table.described && table.desc.is_none());
+    let linked = candidate(&s, &mut q, "birds/survey.csv");
+    assert!(linked.described && linked.desc.is_some());
+    assert!(linked.evidence.named.iter().any(|n| n.key == "wingspan"));
+
+    s.records = false;
+    assert_eq!(hits(&s), by_records, "ranked by the descriptions");
+    let table = candidate(&s, &mut q, "fires/2018-11-01.csv");
+    assert!(table.described);
+
+    // A catalog of a binary before records, read without a writer.
+    drop(s);
+    let conn = rusqlite::Connection::open(idx.join(crate::catalog::CATALOG_FILE)).unwrap();
+    conn.execute_batch(
+        "DROP TRIGGER descriptions_record_stale; DROP TRIGGER descriptions_record_gone;
+         DROP TABLE rank_records;",
+    )
+    .unwrap();
+    drop(conn);
+    let s = Searcher::open_recorded(&idx).unwrap();
+    assert!(!s.records);
+    assert_eq!(hits(&s), by_records, "on a catalog without records");
+}
