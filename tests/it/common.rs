@@ -277,3 +277,23 @@ pub fn ask_without_a_model(mut cmd: Command, cwd: &Path, csv: &Path) -> String {
     assert_eq!(out.status.code(), Some(2));
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
+
+/// Release a writer lock this test process holds and wait until another process can take
+/// it. The lock is an flock on an open file description, and a child that another test
+/// thread is forking at that moment shares it until its exec (or the jail's first
+/// `close_range`): on a loaded machine a writer started right after the drop was refused
+/// "locked by pid" of this process.
+pub fn release_lock(held: lakestar::index::lock::WriterLock) {
+    let dir = held.dir().to_path_buf();
+    drop(held);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    loop {
+        match lakestar::index::lock::WriterLock::acquire(&dir) {
+            Ok(again) => return drop(again),
+            Err(_) if std::time::Instant::now() < deadline => {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            Err(e) => panic!("the writer lock of {} stayed held: {e}", dir.display()),
+        }
+    }
+}

@@ -357,7 +357,7 @@ fn reindex_adds_a_new_file_and_refuses_while_another_writer_holds_the_index() {
         e.contains(&format!("locked by pid {}", std::process::id())) && e.contains("watch"),
         "{e}"
     );
-    drop(held);
+    release_lock(held);
 
     let report = s.ok("reindex", json!({}));
     assert_counts(
