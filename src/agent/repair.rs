@@ -279,6 +279,9 @@ fn loose_key(s: &str) -> String {
 /// `_`/`.`/spaces): the column's own name is put in their place. A small model writes the
 /// name as it would name a variable, and its debugger, shown the KeyError, guesses another
 /// spelling (DABench q589: `num. calls abandoned ` tried as `num_calls_abandoned`).
+/// Names that differ only in spaces are [`padded_names`]'s, replaced wherever quoted: that
+/// match is exact but for whitespace; one by case and punctuation is trusted only where a
+/// column is read.
 fn loose_names(code: &str, columns: &[String]) -> (String, Vec<String>) {
     static LITERAL: OnceLock<Regex> = OnceLock::new();
     let literal =

@@ -15,6 +15,8 @@ mod detect;
 mod encoding;
 mod excel;
 mod fixed;
+#[cfg(test)]
+pub(crate) mod fixtures;
 mod guard;
 mod html;
 mod json;

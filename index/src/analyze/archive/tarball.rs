@@ -242,20 +242,9 @@ fn walk<R: Read>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::analyze::fixtures::tar_of;
     use crate::analyze::{describe, Content, Description, Format};
     use std::io::Write;
-
-    fn tar_bytes(files: &[(&str, &[u8])]) -> Vec<u8> {
-        let mut b = tar::Builder::new(Vec::new());
-        for (name, data) in files {
-            let mut h = tar::Header::new_gnu();
-            h.set_size(data.len() as u64);
-            h.set_mode(0o644);
-            h.set_cksum();
-            b.append_data(&mut h, name, *data).unwrap();
-        }
-        b.into_inner().unwrap()
-    }
 
     fn gzip(data: &[u8]) -> Vec<u8> {
         let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
@@ -275,10 +264,7 @@ mod tests {
 
     #[test]
     fn tar_gz_lists_members_and_describes_them() {
-        let tgz = gzip(&tar_bytes(&[
-            ("logs/visits.csv", CSV),
-            ("logs/kv.tsv", TSV),
-        ]));
+        let tgz = gzip(&tar_of(&[("logs/visits.csv", CSV), ("logs/kv.tsv", TSV)]));
         for name in ["logs.tar.gz", "logs.tgz", "logs.gz"] {
             let d = describe(&Source::from_bytes(name, tgz.clone()));
             let a = archive_of(&d);
@@ -355,7 +341,7 @@ mod tests {
         let big: Vec<u8> = (0..200_000u32)
             .flat_map(|i| format!("{i},{}\n", i * 7).into_bytes())
             .collect();
-        let tar = tar_bytes(&[("small.csv", CSV), ("big.csv", &big), ("last.csv", CSV)]);
+        let tar = tar_of(&[("small.csv", CSV), ("big.csv", &big), ("last.csv", CSV)]);
         let tgz = gzip(&tar);
         let cut = tgz[..tgz.len() / 2].to_vec();
         let d = describe(&Source::from_bytes("cut.tar.gz", cut));
@@ -379,7 +365,7 @@ mod tests {
     #[test]
     fn oversized_long_name_stops_the_listing() {
         // A GNU long-name entry stating a 3 MiB name: the tar reader would read it whole.
-        let mut tar = tar_bytes(&[("ok.csv", CSV)]);
+        let mut tar = tar_of(&[("ok.csv", CSV)]);
         tar.truncate(tar.len() - 2 * BLOCK); // drop the end-of-archive blocks
         let mut h = tar::Header::new_gnu();
         h.set_entry_type(tar::EntryType::GNULongName);

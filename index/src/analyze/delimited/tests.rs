@@ -1,6 +1,7 @@
 //! Tests of the delimited analyzer on generated files.
 
 use super::*;
+use crate::analyze::fixtures::two_tables_csv;
 use crate::analyze::ColumnType;
 
 fn table(text: &str) -> Table {
@@ -193,23 +194,6 @@ fn grouped_csv() -> String {
             d * 5
         ));
     }
-    t
-}
-
-/// Two tables, each with its title, the second with a trailing empty header cell.
-fn two_tables_csv() -> String {
-    let mut t = String::from("Table 1: Complaints by Category,,,\nCategory,2019,2020,2021\n");
-    for (i, c) in ["Noise", "Heat", "Water", "Parking", "Trees"]
-        .iter()
-        .enumerate()
-    {
-        t.push_str(&format!("{c},{},{},{}\n", 10 + i, 20 + i, 30 + i));
-    }
-    t.push_str(",,,\nTable 2: Response times,,,\n,,,\nDistrict,Median days,Mean days,\n");
-    for (i, d) in ["North", "South", "East", "West"].iter().enumerate() {
-        t.push_str(&format!("{d},{}.5,{}.25,\n", i + 1, i + 2));
-    }
-    t.push_str("Source: City 311 data,,,\n");
     t
 }
 

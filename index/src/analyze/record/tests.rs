@@ -1,20 +1,9 @@
 use super::*;
+use crate::analyze::fixtures::{tar_of, two_tables_csv};
 use crate::analyze::{describe, Source};
 
 fn described(name: &str, bytes: &[u8]) -> Description {
     describe(&Source::from_bytes(name, bytes.to_vec()))
-}
-
-fn tar_of(files: &[(&str, &[u8])]) -> Vec<u8> {
-    let mut b = tar::Builder::new(Vec::new());
-    for (name, data) in files {
-        let mut h = tar::Header::new_gnu();
-        h.set_size(data.len() as u64);
-        h.set_mode(0o644);
-        h.set_cksum();
-        b.append_data(&mut h, name, *data).unwrap();
-    }
-    b.into_inner().unwrap()
 }
 
 /// A table of one incident (its `incident` column all one value), a mixed `cause`.
@@ -35,23 +24,6 @@ fn incidents_csv() -> String {
         csv.push_str(&format!("Camp Fire,{cause},{region},{}\n", 100 + i * 7));
     }
     csv
-}
-
-/// Two tables in one CSV (`Content::Tables`).
-fn two_tables_csv() -> String {
-    let mut t = String::from("Table 1: Complaints by Category,,,\nCategory,2019,2020,2021\n");
-    for (i, c) in ["Noise", "Heat", "Water", "Parking", "Trees"]
-        .iter()
-        .enumerate()
-    {
-        t.push_str(&format!("{c},{},{},{}\n", 10 + i, 20 + i, 30 + i));
-    }
-    t.push_str(",,,\nTable 2: Response times,,,\n,,,\nDistrict,Median days,Mean days,\n");
-    for (i, d) in ["North", "South", "East", "West"].iter().enumerate() {
-        t.push_str(&format!("{d},{}.5,{}.25,\n", i + 1, i + 2));
-    }
-    t.push_str("Source: City 311 data,,,\n");
-    t
 }
 
 /// Descriptions of every kind ranking reads names or categories of.

@@ -3,24 +3,13 @@
 //! before records.
 
 use super::*;
+use crate::analyze::fixtures::tar_of;
 use std::io::Write;
 
 fn write(lake: &Path, rel: &str, body: &[u8]) {
     let p = lake.join(rel);
     std::fs::create_dir_all(p.parent().unwrap()).unwrap();
     std::fs::File::create(p).unwrap().write_all(body).unwrap();
-}
-
-fn tar_of(files: &[(&str, &str)]) -> Vec<u8> {
-    let mut b = tar::Builder::new(Vec::new());
-    for (name, data) in files {
-        let mut h = tar::Header::new_gnu();
-        h.set_size(data.len() as u64);
-        h.set_mode(0o644);
-        h.set_cksum();
-        b.append_data(&mut h, name, data.as_bytes()).unwrap();
-    }
-    b.into_inner().unwrap()
 }
 
 /// A lake of every kind of description ranking reads: a daily collection whose members
