@@ -193,8 +193,9 @@ pub(crate) fn run(a: AskArgs) -> Result<()> {
         None if a.files.is_empty() => Some(locate::find_index(None, &cwd)?),
         None => locate::find_upwards(&cwd),
     };
-    let (files, selection) = request.files(index_dir.as_deref(), None, &cwd)?;
     let agent = a.agent.agent(index_dir.as_deref())?;
+    let (files, selection) =
+        request.files(index_dir.as_deref(), None, &cwd, agent.prompts.methods())?;
     let run_dir = match &a.out {
         Some(d) => d.clone(),
         None => service::default_run_dir(index_dir.as_deref()),

@@ -92,7 +92,7 @@ pub(super) async fn ask(
         // The served searcher: no second load of the embedder and the vector graph.
         let searcher = lake.searcher().map_err(tool_error)?;
         let (files, _) = request
-            .files(Some(&dir), Some(&searcher), &dir)
+            .files(Some(&dir), Some(&searcher), &dir, agent.prompts.methods())
             .map_err(tool_error)?;
         Ok((agent, files, request))
     })

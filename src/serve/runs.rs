@@ -200,7 +200,12 @@ fn prepare(
         Selection::Retrieved { .. } => Some(s.lake.searcher()?),
         Selection::Pinned(_) => None,
     };
-    let (files, selection) = r.files(Some(dir), searcher.as_deref(), s.lake.root())?;
+    let (files, selection) = r.files(
+        Some(dir),
+        searcher.as_deref(),
+        s.lake.root(),
+        agent.prompts.methods(),
+    )?;
     Ok((agent, files, selection, r))
 }
 

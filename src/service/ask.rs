@@ -5,6 +5,7 @@
 
 use super::{ServiceError, MAX_QUERY_BYTES};
 use crate::agent::context::{self, FileContext, FileCount, IndexRetriever, Retriever};
+use crate::agent::methods::Methods;
 use crate::agent::run::{LoopOptions, Mode};
 use crate::agent::{Agent, AgentError, Progress, Summary};
 use lakestar_index::search::engine::Searcher;
@@ -154,12 +155,14 @@ impl AskRequest {
     /// The files of the run and how they were chosen ("pinned" or "retrieved"): pinned
     /// files described from the index at `index_dir` when it lists them (relative paths
     /// taken from `cwd`), else retrieved with `searcher` (a server's shared one) or a
-    /// searcher opened on `index_dir`. Blocking: it reads the index.
+    /// searcher opened on `index_dir`, for the question without the names of the
+    /// `methods` it says ([`Methods::without_names`]). Blocking: it reads the index.
     pub fn files(
         &self,
         index_dir: Option<&Path>,
         searcher: Option<&Searcher>,
         cwd: &Path,
+        methods: &Methods,
     ) -> Result<(Vec<FileContext>, &'static str), AgentError> {
         match &self.selection {
             Selection::Pinned(paths) => Ok((context::pinned(paths, index_dir, cwd)?, "pinned")),
@@ -170,9 +173,10 @@ impl AskRequest {
                         "no index to retrieve files from: run `lakestar index LAKE`, pass --index DIR, or pin files with --files".into(),
                     )
                 })?;
+                let query = methods.without_names(&self.question);
                 let mut files = match searcher {
-                    Some(s) => context::retrieve_with(s, dir, &self.question, count)?,
-                    None => context::retrieve(dir, &self.question, count)?,
+                    Some(s) => context::retrieve_with(s, dir, &query, count)?,
+                    None => context::retrieve(dir, &query, count)?,
                 };
                 context::prefer_exact(&self.question, &mut files);
                 Ok((files, "retrieved"))

@@ -3,7 +3,7 @@
 //! single-shot and oracle-files modes, `--resume` and `--grade-only`.
 
 use crate::agent::fenced;
-use crate::common::{lakestar, test_python};
+use crate::common::{lakestar, shared_lakes, test_python};
 use crate::llm_server::ScriptedLlm;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -245,6 +245,39 @@ fn single_shot_is_graded_and_regraded_from_the_record() {
         ["3", "83.33", "66.67", "75.00"],
         "{table}"
     );
+}
+
+/// The names of the methods a question says are no words for retrieval. On the real
+/// DABench tables, question 27 ("the outliers in the charges … using the Z-score
+/// method", constraints naming the IQR rule) retrieved `DES=+2006261.csv` first when its
+/// method names were searched too; without them, `insurance.csv`, whose `charges` it is.
+#[test]
+fn the_methods_a_question_names_do_not_choose_its_file() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = shared_lakes().join("dabench");
+    let llm = ScriptedLlm::start();
+    llm.say("coder", &fenced("print('@total_outliers[0]')"));
+    let out = tmp.path().join("methods");
+    ok(&bench(
+        &llm,
+        &dir,
+        &out,
+        &["--mode", "single-shot", "--ids", "27", "--budget", "1"],
+    ));
+    let prompt = &llm.prompts("coder")[0];
+    let tables = dir.join("da-dev-tables");
+    let path = |name: &str| {
+        tables
+            .join(name)
+            .canonicalize()
+            .unwrap()
+            .display()
+            .to_string()
+    };
+    assert!(prompt.contains(&path("insurance.csv")), "{prompt}");
+    assert!(!prompt.contains(&path("DES=+2006261.csv")), "{prompt}");
+    // The question itself is shown whole, method names and all.
+    assert!(prompt.contains("using the Z-score method"), "{prompt}");
 }
 
 /// Oracle files: DS-STAR with the question's own file pinned. `--limit 1` runs q0 in one

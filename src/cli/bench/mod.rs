@@ -94,8 +94,13 @@ fn run_one(
         std::fs::remove_dir_all(run_dir)
             .with_context(|| format!("clearing {}", run_dir.display()))?;
     }
-    let (files, _) = request.files(Some(index_dir), None, &std::env::current_dir()?)?;
     let agent = args.agent(Some(index_dir))?;
+    let (files, _) = request.files(
+        Some(index_dir),
+        None,
+        &std::env::current_dir()?,
+        agent.prompts.methods(),
+    )?;
     Ok(until_interrupted(
         rt,
         run_dir,
