@@ -9,9 +9,11 @@
 //! Written by hand: no crate rewrites Python source; the rules are line-level and only
 //! fire when the script cannot run as written.
 
+mod names;
+
 use super::context::FileContext;
+use names::{loose_names, padded_names, py_literal};
 use regex::Regex;
-use std::collections::HashMap;
 use std::sync::OnceLock;
 
 /// Module aliases a script may use without importing, and the import that binds each.
@@ -241,122 +243,6 @@ pub fn repair_with(code: &str, loads: &[(String, String)], columns: &[String]) -
         code = insert_imports(&code, &refs);
     }
     Repaired { code, fixes }
-}
-
-/// The columns whose names carry spaces a person does not see (leading, trailing or
-/// doubled), each with the name as written without them; only where that name is no
-/// column itself and stands for one column alone. A script that writes
-/// `df["num. calls abandoned"]` for the column `num. calls abandoned ` fails with a
-/// KeyError that a small model's debugger does not read as a matter of spaces.
-pub(crate) fn padded_names(columns: &[String]) -> Vec<(String, String)> {
-    let bare = |c: &str| c.split_whitespace().collect::<Vec<_>>().join(" ");
-    let mut out: Vec<(String, String)> = Vec::new();
-    for c in columns {
-        let b = bare(c);
-        if b.is_empty() || b == *c || columns.contains(&b) {
-            continue;
-        }
-        let others = columns.iter().filter(|o| *o != c && bare(o) == b).count();
-        if others == 0 && !out.iter().any(|(x, _)| *x == b) {
-            out.push((b, c.clone()));
-        }
-    }
-    out
-}
-
-/// A name's spelling-free key: lowercase words of letters and digits (`num_calls_abandoned`,
-/// `Num. Calls Abandoned ` and `num. calls abandoned` are one key).
-fn loose_key(s: &str) -> String {
-    s.to_lowercase()
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
-/// String literals in a list or subscript (`df["num_calls_abandoned"]`, `[["Age", "fare"]]`)
-/// that are no column of `columns` but spell exactly one of them otherwise (case,
-/// `_`/`.`/spaces): the column's own name is put in their place. A small model writes the
-/// name as it would name a variable, and its debugger, shown the KeyError, guesses another
-/// spelling (DABench q589: `num. calls abandoned ` tried as `num_calls_abandoned`).
-/// Names that differ only in spaces are [`padded_names`]'s, replaced wherever quoted: that
-/// match is exact but for whitespace; one by case and punctuation is trusted only where a
-/// column is read.
-fn loose_names(code: &str, columns: &[String]) -> (String, Vec<String>) {
-    static LITERAL: OnceLock<Regex> = OnceLock::new();
-    let literal =
-        LITERAL.get_or_init(|| Regex::new(r#""[^"\\\n]*"|'[^'\\\n]*'"#).expect("a valid pattern"));
-    let mut by_key: HashMap<String, Option<&String>> = HashMap::new();
-    for c in columns {
-        let k = loose_key(c);
-        if k.is_empty() {
-            continue;
-        }
-        by_key
-            .entry(k)
-            .and_modify(|e| {
-                if e.is_some_and(|x| x != c) {
-                    *e = None;
-                }
-            })
-            .or_insert(Some(c));
-    }
-    let mut fixes: Vec<String> = Vec::new();
-    let mut out = String::with_capacity(code.len());
-    for line in code.split_inclusive('\n') {
-        let (body, comment) = match line.find('#') {
-            Some(i) => line.split_at(i),
-            None => (line, ""),
-        };
-        let mut fixed = String::with_capacity(body.len());
-        let mut last = 0;
-        for m in literal.find_iter(body) {
-            let before = body[..m.start()].trim_end().chars().last();
-            let after = body[m.end()..].trim_start().chars().next();
-            let lit = m.as_str();
-            let (q, text) = (lit.chars().next().unwrap_or('"'), &lit[1..lit.len() - 1]);
-            let column = (matches!(before, Some('[' | ','))
-                && matches!(after, Some(']' | ','))
-                && !columns.iter().any(|x| x == text))
-            .then(|| by_key.get(&loose_key(text)).copied().flatten())
-            .flatten();
-            if let Some((col, l)) = column.and_then(|col| py_literal(col, q).map(|l| (col, l))) {
-                let fix = format!("the column {col:?} was written {text:?}");
-                if !fixes.contains(&fix) {
-                    fixes.push(fix);
-                }
-                fixed.push_str(&body[last..m.start()]);
-                fixed.push_str(&l);
-                last = m.end();
-            }
-        }
-        fixed.push_str(&body[last..]);
-        out.push_str(&fixed);
-        out.push_str(comment);
-    }
-    (out, fixes)
-}
-
-/// `s` as a Python string literal quoted with `q` (`"Density\\n(P/Km2)"` for a name
-/// with a line break), or `None` for a name with another control character.
-fn py_literal(s: &str, q: char) -> Option<String> {
-    let mut out = String::from(q);
-    for c in s.chars() {
-        match c {
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if c == q => {
-                out.push('\\');
-                out.push(c);
-            }
-            c if c.is_control() => return None,
-            c => out.push(c),
-        }
-    }
-    out.push(q);
-    Some(out)
 }
 
 /// Whether `alias.` is used as a module outside comments (`x.pd.` and `spd.` do not count).
@@ -697,6 +583,33 @@ mod tests {
         let wrapped = ["Density\n(P/Km2)".to_string()];
         let r = repair_with("d = df['Density (P/Km2)']", &[], &wrapped);
         assert_eq!(r.code, "d = df['Density\\n(P/Km2)']");
+    }
+
+    #[test]
+    fn a_column_mistyped_by_one_letter_is_put_back_where_the_script_reads_it() {
+        let columns: Vec<String> = [
+            "USFLUX", "MEANGAM", "MEANJZH", "MEANJZD", "TOTUSJZ", "Close", "age",
+        ]
+        .map(String::from)
+        .to_vec();
+        // As the local model wrote it (DABench question 271): read on its first line.
+        let q271 = "df[\"MEANGJZH\"] = df[\"MEANGJZH\"] + 1e-10\nv = df['MEANGJZH'].iloc[0]\n";
+        let r = repair_with(q271, &[], &columns);
+        assert_eq!(
+            r.code,
+            "df[\"MEANJZH\"] = df[\"MEANJZH\"] + 1e-10\nv = df['MEANJZH'].iloc[0]\n"
+        );
+        assert_eq!(r.fixes, ["the column \"MEANJZH\" was written \"MEANGJZH\""]);
+        // Swapped letters, and a comparison reads.
+        let r = repair_with("m = df['TOTUSZJ'] == 0", &[], &columns);
+        assert_eq!(r.code, "m = df['TOTUSJZ'] == 0");
+        // A new column first assigned is the script's own: left alone, then too.
+        let new = "df['Close2'] = df['Close'] * 2\nprint(df['Close2'])";
+        assert_eq!(repair_with(new, &[], &columns).code, new);
+        // One letter from two columns, or a short name: no single reading.
+        for s in ["x = df['MEANJZX']", "x = df['agee']"] {
+            assert_eq!(repair_with(s, &[], &columns).code, s);
+        }
     }
 
     #[test]
