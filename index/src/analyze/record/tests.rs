@@ -155,3 +155,30 @@ fn damaged_records_are_errors_and_other_versions_are_not_used() {
         Err(RecordError::Utf8(_))
     ));
 }
+
+/// The records of the varied descriptions, digested, for each [`RECORD_VERSION`]: a
+/// change to what a record holds or how it is derived changes the digest, and this test
+/// fails until the version is bumped (and its digest added) — a catalog's records of the
+/// old derivation must not be used as if they were of the new. (A change of the fixtures'
+/// descriptions moves the digest too; bumping then costs one re-derivation, no harm.)
+const PINNED: &[(u8, &str)] = &[(
+    1,
+    "5a14cb3eb6024b6a88d7b648e913664209ff5b539a531958af50e6b63e26d5ae",
+)];
+
+#[test]
+fn a_change_to_the_records_comes_with_a_new_record_version() {
+    let mut h = blake3::Hasher::new();
+    for (kind, d) in varied() {
+        h.update(kind.as_bytes());
+        h.update(&RankRecord::of(&d).encode());
+    }
+    let digest = h.finalize().to_hex().to_string();
+    let pinned = PINNED.iter().find(|(v, _)| *v == RECORD_VERSION);
+    assert_eq!(
+        pinned.map(|(_, d)| *d),
+        Some(digest.as_str()),
+        "the ranking records changed: bump RECORD_VERSION and pin ({}, {digest:?}) in PINNED",
+        RECORD_VERSION + 1
+    );
+}
