@@ -163,6 +163,25 @@ pub fn retrieve_with(
     question: &str,
     count: FileCount,
 ) -> Result<Vec<FileContext>, AgentError> {
+    let mut groups = retrieve_groups(searcher, index_dir, question, count)?;
+    narrow_to_exact(question, &mut groups);
+    let files: Vec<FileContext> = groups.into_iter().flatten().collect();
+    if files.is_empty() {
+        return Err(AgentError::NoFiles(format!(
+            "the index at {} returned no file for this question; index the lake first, or pin files with --files",
+            index_dir.display()
+        )));
+    }
+    Ok(files)
+}
+
+/// The retrieved files for `question` within `count`, each hit with its companions.
+fn retrieve_groups(
+    searcher: &Searcher,
+    index_dir: &Path,
+    question: &str,
+    count: FileCount,
+) -> Result<Vec<Vec<FileContext>>, AgentError> {
     let catalog = CatalogReader::open(index_dir)?;
     let lake = catalog.lake_root()?;
     let k = match count {
@@ -177,7 +196,7 @@ pub fn retrieve_with(
             ..Default::default()
         },
     )?;
-    let mut files = Vec::new();
+    let mut groups: Vec<Vec<FileContext>> = Vec::new();
     let mut used = 0;
     'hits: for hit in hits {
         let mut file = from_catalog(&catalog, &hit.path, &lake.join(&hit.path))?;
@@ -198,26 +217,46 @@ pub fn retrieve_with(
                 .push_str(&format!("  Goes with {} ({}).\n", hit.path, m.why));
             group.push(f);
         }
+        let mut kept = Vec::new();
         for file in group {
             if let FileCount::Budget(tokens) = count {
                 // The estimate, not the server's tokenizer: retrieval runs before any
                 // LLM call and must give the same files with or without a server.
                 let cost = tokens::estimate(&file.description);
-                if !files.is_empty() && used + cost > tokens {
+                if (!groups.is_empty() || !kept.is_empty()) && used + cost > tokens {
+                    if !kept.is_empty() {
+                        groups.push(kept);
+                    }
                     break 'hits;
                 }
                 used += cost;
             }
-            files.push(file);
+            kept.push(file);
         }
+        groups.push(kept);
     }
-    if files.is_empty() {
-        return Err(AgentError::NoFiles(format!(
-            "the index at {} returned no file for this question; index the lake first, or pin files with --files",
-            index_dir.display()
-        )));
+    Ok(groups)
+}
+
+/// Keep the retrieved groups (a hit with its companions) that have a column the question
+/// writes exactly ([`exact_names`]) when any does: a file that has none of the columns
+/// the question spells out is another table with similar words, and the small model
+/// reads it anyway (DABench q32: `importance.score` of the one file that has it, then
+/// of `diamonds.csv` too, concatenated, a KeyError). Companions stay with their hit. A
+/// step that needs a column no file kept has still goes back to retrieval.
+fn narrow_to_exact(question: &str, groups: &mut Vec<Vec<FileContext>>) {
+    let files: Vec<FileContext> = groups.iter().flatten().cloned().collect();
+    let names: Vec<String> = exact_names(question, &files)
+        .into_iter()
+        .map(|(n, _)| n)
+        .collect();
+    if names.is_empty() {
+        return;
     }
-    Ok(files)
+    groups.retain(|g| {
+        g.iter()
+            .any(|f| f.columns.iter().any(|c| names.contains(c)))
+    });
 }
 
 /// The description of `rel` as the index holds it: the LLM analyzer's when the index
@@ -426,6 +465,30 @@ mod tests {
             description: format!("{rel} — CSV\n"),
             columns: columns.iter().map(|c| c.to_string()).collect(),
         }
+    }
+
+    #[test]
+    fn groups_without_a_column_the_question_writes_exactly_are_dropped() {
+        let q = "Calculate the mean of the \"importance.score\" column.";
+        let groups = || {
+            vec![
+                vec![file("imp.csv", &["name", "importance.score"])],
+                vec![file("diamonds.csv", &["carat", "price"])],
+                // A hit without the column whose companion has it: kept, companion too.
+                vec![
+                    file("codes.csv", &["code"]),
+                    file("codes_scores.csv", &["code", "importance.score"]),
+                ],
+            ]
+        };
+        let mut g = groups();
+        narrow_to_exact(q, &mut g);
+        let kept: Vec<&str> = g.iter().flatten().map(|f| f.rel.as_str()).collect();
+        assert_eq!(kept, ["imp.csv", "codes.csv", "codes_scores.csv"]);
+        // A question that writes no name exactly keeps everything.
+        let mut g = groups();
+        narrow_to_exact("the mean importance score", &mut g);
+        assert_eq!(g.len(), 3);
     }
 
     #[test]
