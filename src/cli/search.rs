@@ -69,6 +69,10 @@ enum EvalWhat {
         /// among the first 10 of `search` (folded) was relevant.
         #[arg(long)]
         labels: bool,
+        /// Search each query as `ask` retrieves for it: without the names of the methods
+        /// it says (the built-in `methods.md`: "Shapiro-Wilk test", "Z-score", …).
+        #[arg(long)]
+        as_agent: bool,
     },
 }
 
@@ -132,11 +136,18 @@ pub(crate) fn run_eval(a: EvalArgs) -> Result<()> {
         json,
         fold,
         labels,
+        as_agent,
     } = a.what;
     let text =
         std::fs::read_to_string(&tasks).with_context(|| format!("reading {}", tasks.display()))?;
-    let tasks =
+    let mut tasks =
         eval::read_tasks(&text).map_err(|e| UsageError(format!("{}: {e}", tasks.display())))?;
+    if as_agent {
+        let methods = crate::agent::methods::Methods::builtin();
+        for t in &mut tasks {
+            t.query = methods.without_names(&t.query);
+        }
+    }
     let s = searcher(index.index.as_deref())?;
     let mut failure = None;
     let report = eval::evaluate(&tasks, &k, |q, kmax| {

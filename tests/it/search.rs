@@ -145,6 +145,29 @@ fn dabench_retrieval() {
         r.at1 >= RECALL_AT_1 && r.at5 >= RECALL_AT_5,
         "DABench below its floors: {r:?}"
     );
+
+    // As the agent searches: the question with its constraints, with and without the
+    // names of the methods they say ("the Shapiro-Wilk test" matched `*_test.csv` files).
+    let tasks: String = questions
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| {
+            let q: Value = serde_json::from_str(l).unwrap();
+            let query = format!(
+                "{}\n\nConstraints:\n{}",
+                q["question"].as_str().unwrap(),
+                q["constraints"].as_str().unwrap_or("")
+            );
+            serde_json::json!({"query": query, "relevant": [q["file_name"]]}).to_string() + "\n"
+        })
+        .collect();
+    let plain = eval_retrieval_with(tmp.path(), &idx, &tasks, &[]);
+    let agent = eval_retrieval_with(tmp.path(), &idx, &tasks, &["--as-agent"]);
+    eprintln!("DABench with constraints {plain:?}, as the agent {agent:?}");
+    assert!(
+        agent.at1 > plain.at1 && agent.mrr > plain.mrr,
+        "method names blanked should rank better: {agent:?} against {plain:?}"
+    );
 }
 
 /// The DA-Code sample as a second retrieval set: the source folders of its 30 tasks make
@@ -195,22 +218,26 @@ struct Recall {
 
 /// Run `lakestar eval retrieval` over `tasks` (JSONL text) against the index `idx`.
 fn eval_retrieval(dir: &Path, idx: &Path, tasks: &str) -> Recall {
+    eval_retrieval_with(dir, idx, tasks, &[])
+}
+
+/// [`eval_retrieval`] with more flags.
+fn eval_retrieval_with(dir: &Path, idx: &Path, tasks: &str, flags: &[&str]) -> Recall {
     let tasks_file = dir.join("tasks.jsonl");
     fs::write(&tasks_file, tasks).unwrap();
-    let out = run_ok(
-        dir,
-        &[
-            "eval",
-            "retrieval",
-            "--tasks",
-            tasks_file.to_str().unwrap(),
-            "--index",
-            idx.to_str().unwrap(),
-            "-k",
-            "1,5,10",
-            "--json",
-        ],
-    );
+    let mut args = vec![
+        "eval",
+        "retrieval",
+        "--tasks",
+        tasks_file.to_str().unwrap(),
+        "--index",
+        idx.to_str().unwrap(),
+        "-k",
+        "1,5,10",
+        "--json",
+    ];
+    args.extend_from_slice(flags);
+    let out = run_ok(dir, &args);
     let r: Value = serde_json::from_str(&out).unwrap();
     let recall = |k: u64| {
         r["recall"]
