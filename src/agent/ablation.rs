@@ -108,7 +108,8 @@ impl Loop<'_> {
         let mut st = State::new(self.files);
         let steps = NO_VERIFIER_STEPS.min(self.options.max_rounds.max(1));
         let quantities = answer::requested(self.question, self.guidelines_given());
-        let (mut plan, mut ran) = self.first_step(&mut st).await?;
+        // Unchecked, as its later steps: this mode has no check of requested values.
+        let (mut plan, mut ran) = self.first_step(&mut st, &[]).await?;
         let mut scripts = vec![ran.code.clone()];
         for round in 1..steps {
             let result = observation(&ran.exec);

@@ -234,6 +234,68 @@ fn a_step_that_computes_none_of_the_missing_quantities_is_replaced_by_one_that_d
     assert!(llm.prompts("coder")[1].contains(due));
 }
 
+/// The first step too (DABench q268: "compute the mean of `MEANPOT`" for a Shapiro–Wilk
+/// question): it computes none of the requested quantities, so it asks for them.
+#[test]
+fn a_first_step_that_computes_none_of_the_requested_quantities_asks_for_them() {
+    let (lake, csv) = sales_lake();
+    let csv = csv.display().to_string();
+    let llm = ScriptedLlm::start();
+    llm.say("planner", "Count the rows of the file.")
+        .say("coder", &fenced(&totals_script(&csv)))
+        .say("verifier", "Verdict: sufficient")
+        .say(
+            "finalyzer",
+            &fenced("print('@north_total[15], @south_total[20]')"),
+        );
+    let (out, run) = ask_pinned(
+        &llm,
+        lake.path(),
+        &csv,
+        &python3(),
+        "How much did the north and the south sell?",
+        &[
+            "--debug-attempts",
+            "0",
+            "--guidelines",
+            "@north_total[value], @south_total[total sales of the south region]",
+        ],
+    );
+    assert_eq!(ok(&out).trim(), "@north_total[15], @south_total[20]");
+    assert!(llm.left().is_empty(), "unused replies: {:?}", llm.left());
+    let due = "Compute north_total, south_total (total sales of the south region) from the data, following every constraint of the question, and print each labelled with its name: `north_total: <value>`, `south_total: <value>`.";
+    let plans = events(&run, "plan");
+    assert_eq!(plans[0]["steps"][0], due);
+    assert!(notes(&run).iter().any(|n| n.contains(
+        "round 0: the planner's first step computes none of the requested quantities; asking for them instead of: Count the rows of the file."
+    )));
+    assert!(llm.prompts("coder")[0].contains(due));
+    // A first step that computes one of them is kept as the planner wrote it.
+    let llm = ScriptedLlm::start();
+    llm.say("planner", "Sum the amounts of the north region.")
+        .say("coder", &fenced(&totals_script(&csv)))
+        .say("verifier", "Verdict: sufficient")
+        .say("finalyzer", &fenced("print('@north_total[15]')"));
+    let (out, run) = ask_pinned(
+        &llm,
+        lake.path(),
+        &csv,
+        &python3(),
+        "How much did the north sell?",
+        &[
+            "--debug-attempts",
+            "0",
+            "--guidelines",
+            "@north_total[value]",
+        ],
+    );
+    assert_eq!(ok(&out).trim(), "@north_total[15]");
+    assert_eq!(
+        events(&run, "plan")[0]["steps"][0],
+        "Sum the amounts of the north region."
+    );
+}
+
 #[test]
 fn a_step_that_still_fails_is_replaced_not_built_on() {
     let (lake, csv) = sales_lake();

@@ -178,7 +178,7 @@ impl Loop<'_> {
         let checklist = constraints_text(&constraints);
 
         // Round 0: the first step, its script and its result.
-        let (mut plan, mut ran) = self.first_step(&mut st).await?;
+        let (mut plan, mut ran) = self.first_step(&mut st, &quantities).await?;
         let mut scripts = vec![ran.code.clone()];
         let mut verdicts = Vec::new();
         let mut status = Status::MaxRounds;
@@ -389,10 +389,16 @@ impl Loop<'_> {
         })
     }
 
-    /// Round 0: the planner's first step (its names checked), coded and run.
+    /// Round 0: the planner's first step (its names checked), coded and run. With
+    /// `wanted` (the requested quantities, in a mode that checks them), a first step
+    /// that computes none of them is replaced by one asking for them, as a later step
+    /// is ([`Self::next_step`]): the 1.5B planner opened a Shapiro–Wilk question with
+    /// "compute the mean of `MEANPOT`" (DABench q268), a round spent on a value nobody
+    /// asked for before the check sent it back.
     pub(in crate::agent) async fn first_step(
         &self,
         st: &mut State,
+        wanted: &[answer::Quantity],
     ) -> Result<(Vec<String>, Ran), AgentError> {
         let first = self
             .ask(
@@ -402,7 +408,14 @@ impl Loop<'_> {
                 &[("question", self.question), ("descriptions", &st.desc)],
             )
             .await?;
-        let plan = vec![parse::step(&first)];
+        let mut step = parse::step(&first);
+        if !wanted.is_empty() && !wanted.iter().any(|q| q.mentioned_in(&step)) {
+            self.note(format!(
+                "round 0: the planner's first step computes none of the requested quantities; asking for them instead of: {step}"
+            ))?;
+            step = text::due_step(wanted);
+        }
+        let plan = vec![step];
         self.plan_changed(0, &plan)?;
         self.check_step(0, st, &[self.question, &plan[0]]).await?;
         let reply = self
