@@ -354,7 +354,7 @@ fn main() {
         let (t_kept, kept) = time(|| ann::refresh(&mut cat, &idx, &emb).unwrap());
         assert_eq!(kept, ann::update::Refreshed::Kept);
 
-        let (t_open_exact, exact) = time(|| VectorIndex::open_exact(&cat, &emb).unwrap());
+        let (t_open_exact, exact) = time(|| VectorIndex::open_exact(&cat, &idx, &emb).unwrap());
         let (t_open_graph, mut graph) =
             time(|| VectorIndex::open_with(&cat, &idx, &emb, 0, ann::Mode::Graph).unwrap());
         assert_eq!(graph.kind(), "hnsw");
@@ -496,8 +496,7 @@ fn main() {
             mean(&overlap)
         );
         summary.push((n, e10, e10_99, e200, g200, e2e));
-        let stored: Vec<Code> = cat
-            .keyed_file_vectors(&emb)
+        let stored: Vec<Code> = ann::file_vectors(&cat, &idx, &emb)
             .unwrap()
             .into_iter()
             .map(|k| k.vector)

@@ -71,7 +71,11 @@ fn doctor_passes_a_working_setup_and_checks_the_llm_live() {
     assert_eq!(names, ["index", "embedder", "llm", "python", "sandbox"]);
     let index = check(&checks, "index")["detail"].as_str().unwrap();
     assert!(
-        index.contains("1 file,") && index.contains("format version 1"),
+        index.contains("1 file,")
+            && index.contains(&format!(
+                "format version {}",
+                lakestar::index::catalog::FORMAT_VERSION
+            )),
         "{index}"
     );
     assert!(index.contains("last run finished"), "{index}");

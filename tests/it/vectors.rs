@@ -157,40 +157,57 @@ fn the_graph_follows_changes_and_rebuilds_past_the_tombstone_threshold() {
     assert_eq!(s["vectors"]["kind"], "exact", "{s}");
 }
 
-#[test]
-fn a_damaged_graph_falls_back_to_exact_search_and_the_next_run_rebuilds_it() {
+/// Rows of the catalog's `embeddings` that hold a point of the generation instead of
+/// their vector (`catalog::held`), and rows in all.
+fn held_rows(idx: &Path) -> (i64, i64) {
+    let db = rusqlite::Connection::open_with_flags(
+        idx.join("catalog.sqlite"),
+        rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY,
+    )
+    .unwrap();
+    db.query_row(
+        "SELECT SUM(length(vector) = 5 AND substr(vector, 1, 1) = x'B0'), COUNT(*) FROM embeddings",
+        [],
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    )
+    .unwrap()
+}
+
+/// A generated lake of 60 files and `penguins.csv`, indexed with the graph forced:
+/// its temporary directory, the lake, and its every file as the vectors rank them for
+/// the penguin question. The generation holds every vector; the catalog keeps points.
+fn penguin_lake(seed: u64) -> (tempfile::TempDir, std::path::PathBuf, Vec<String>) {
     let tmp = tempfile::tempdir().unwrap();
     let lake = tmp.path().join("lake");
-    lakestar::index::synth::generate(&lake, 60, 11).unwrap();
+    lakestar::index::synth::generate(&lake, 60, seed).unwrap();
     fs::write(lake.join("penguins.csv"), PENGUINS).unwrap();
     index(&lake);
-    // A one-off search scans the generation's codes; a server loads the graph: both
-    // damaged, so that either reader has to notice.
-    for name in ["codes.bin", "ann.hnsw.data"] {
-        let data = lake.join(".lakestar/vectors/gen-1").join(name);
-        let bytes = fs::read(&data).unwrap();
-        fs::write(&data, &bytes[..bytes.len() / 2]).unwrap();
-    }
+    let before = paths(&search(&lake, "penguin species flipper length", 500, true));
+    assert_eq!(before[0], "penguins.csv");
+    assert_eq!(before.len(), 61);
+    let (held, rows) = held_rows(&lake.join(".lakestar"));
+    assert_eq!(held, rows, "every vector held by the generation");
+    (tmp, lake, before)
+}
 
-    let out = lakestar()
-        .env("LAKESTAR_EXACT_BELOW", "0")
-        .env("LAKESTAR_SCAN_UP_TO", "0")
-        .env("LAKESTAR_W_TEXT", "0")
-        .args(["search", "penguin species flipper length", "--json"])
-        .current_dir(&lake)
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    let first: Value =
-        serde_json::from_str(String::from_utf8_lossy(&out.stdout).lines().next().unwrap()).unwrap();
-    assert_eq!(first["path"], "penguins.csv");
-    assert!(
-        String::from_utf8_lossy(&out.stderr).contains("searching exactly"),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+#[test]
+fn a_damaged_graph_falls_back_to_exact_search_and_the_next_run_rebuilds_it() {
+    let (_tmp, lake, before) = penguin_lake(11);
+    let idx = lake.join(".lakestar");
+    let (held, rows) = held_rows(&idx);
+
+    // The graph damaged, its codes sound: a one-off search scans the codes and never
+    // reads the graph; nothing is lost.
+    let data = idx.join("vectors/gen-1/ann.hnsw.data");
+    let bytes = fs::read(&data).unwrap();
+    fs::write(&data, &bytes[..bytes.len() / 2]).unwrap();
+    assert_eq!(
+        paths(&search(&lake, "penguin species flipper length", 500, true)),
+        before
     );
 
-    // Nothing changed in the lake, but the graph is damaged: the run rebuilds it.
+    // Nothing changed in the lake, but the graph is damaged: the run rebuilds it from
+    // the codes, and embeds nothing again.
     let r = index(&lake);
     assert_counts(&r, &[("analyzed", 0), ("errors", 0)]);
     let v = vectors(&lake);
@@ -198,7 +215,47 @@ fn a_damaged_graph_falls_back_to_exact_search_and_the_next_run_rebuilds_it() {
         (v["kind"].as_str(), v["generation"].as_u64()),
         (Some("hnsw"), Some(2))
     );
-    assert!(!lake.join(".lakestar/vectors/gen-1").exists());
+    assert!(!idx.join("vectors/gen-1").exists());
+    assert_eq!(held_rows(&idx), (held, rows));
+    assert_eq!(
+        paths(&search(&lake, "penguin species flipper length", 500, true)),
+        before
+    );
+}
+
+/// The vectors a lost generation held are embedded again by the next run: searches
+/// answer meanwhile (without them) and afterwards as before.
+#[test]
+fn a_lost_generation_s_vectors_are_embedded_again_by_the_next_run() {
+    let (_tmp, lake, before) = penguin_lake(5);
+    let idx = lake.join(".lakestar");
+    let status = vectors(&lake);
+    let (held, rows) = held_rows(&idx);
+
+    for damage in ["truncated codes", "no vectors directory"] {
+        if damage == "truncated codes" {
+            let codes = idx.join("vectors/gen-1/codes.bin");
+            let bytes = fs::read(&codes).unwrap();
+            fs::write(&codes, &bytes[..bytes.len() - 7]).unwrap();
+        } else {
+            fs::remove_dir_all(idx.join("vectors")).unwrap();
+        }
+        let hits = paths(&search(&lake, "penguin species flipper length", 500, false));
+        assert!(!hits.is_empty(), "{damage}: the text index still answers");
+        let r = index(&lake);
+        assert_counts(&r, &[("analyzed", 0), ("errors", 0)]);
+        let v = vectors(&lake);
+        assert_eq!(v["kind"], "hnsw", "{damage}: {v}");
+        for k in ["files", "points", "live", "tombstones", "delta"] {
+            assert_eq!(v[k], status[k], "{damage}: {k}");
+        }
+        assert_eq!(held_rows(&idx), (held, rows), "{damage}");
+        assert_eq!(
+            paths(&search(&lake, "penguin species flipper length", 500, true)),
+            before,
+            "{damage}"
+        );
+    }
 }
 
 fn dirty_marks(idx: &Path) -> i64 {

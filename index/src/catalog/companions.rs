@@ -4,12 +4,12 @@
 //! whole ([`CatalogWriter::replace_companions`]) after its files are described.
 
 use super::files::{self, FILE_COLUMNS};
-use super::{CatalogReader, CatalogWriter, FileRow};
+use super::{CatalogReader, CatalogWriter, FileRow, Hash};
 use crate::analyze::Description;
 use crate::companion::{self, lookup::LookupLink, Companion, Link};
 use crate::error::{Error, Result};
 use rusqlite::{params, OptionalExtension};
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 /// Created when a writer opens the catalog, so that older indexes gain it without a
 /// format change; readers of one without it see no links.
@@ -244,22 +244,31 @@ impl CatalogReader {
         Ok(Some(d))
     }
 
-    /// A linked data file whose content has description key (hash, analyzer), if any:
-    /// what an embedding of that key must be computed from.
-    pub fn linked_file_with_key(&self, hash: &[u8; 32], analyzer: &str) -> Result<Option<FileRow>> {
+    /// The linked data files by description key (hash, analyzer), the first by path
+    /// where several share one: what the embedding of such a key must be computed
+    /// from. Read once for all the keys a sync embeds, from the companion links (few),
+    /// rather than key by key through an index of every file by hash (8 MB at 100k
+    /// files, kept for nothing else).
+    pub fn linked_files_by_key(&self) -> Result<HashMap<(Hash, String), FileRow>> {
         let found = self
             .conn
             .prepare_cached(&format!(
-                "SELECT {FILE_COLUMNS} FROM files WHERE hash = ?1 AND analyzer = ?2
-                 AND path IN (SELECT data FROM companions) ORDER BY path LIMIT 1"
+                "SELECT {FILE_COLUMNS} FROM files WHERE path IN (SELECT data FROM companions)
+                 ORDER BY path"
             ))
             .and_then(|mut s| {
-                s.query_row(params![&hash[..], analyzer], files::row_from)
-                    .optional()
+                let mut out: HashMap<(Hash, String), FileRow> = HashMap::new();
+                for row in s.query_map([], files::row_from)? {
+                    let row = row?;
+                    if let (Some(h), Some(a)) = (row.hash, row.analyzer.clone()) {
+                        out.entry((h, a)).or_insert(row);
+                    }
+                }
+                Ok(out)
             });
         match found {
             Ok(f) => Ok(f),
-            Err(e) if missing_table(&e) => Ok(None),
+            Err(e) if missing_table(&e) => Ok(HashMap::new()),
             Err(e) => Err(e.into()),
         }
     }

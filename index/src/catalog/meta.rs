@@ -51,11 +51,15 @@ pub enum Key {
     /// every description has; written by the catalog when a writer opens a catalog of
     /// none or another version (and derives every record again).
     RankRecordsVersion,
+    /// Present when vectors were given up with a lost or damaged generation of the vector
+    /// graph (`catalog::held`): the next search sync looks for every file's missing
+    /// vector, embeds them, and removes it.
+    VectorsMissing,
 }
 
 impl Key {
     /// Every key.
-    pub const ALL: [Key; 15] = [
+    pub const ALL: [Key; 16] = [
         Key::FormatVersion,
         Key::LakeRoot,
         Key::CreatedAt,
@@ -71,6 +75,7 @@ impl Key {
         Key::VectorIndex,
         Key::LookupsVersion,
         Key::RankRecordsVersion,
+        Key::VectorsMissing,
     ];
 
     /// The key as stored.
@@ -91,6 +96,7 @@ impl Key {
             Key::VectorIndex => "vector_index",
             Key::LookupsVersion => "lookups_version",
             Key::RankRecordsVersion => "rank_records_version",
+            Key::VectorsMissing => "vectors_missing",
         }
     }
 }
@@ -143,6 +149,7 @@ mod tests {
                 "vector_index",
                 "lookups_version",
                 "rank_records_version",
+                "vectors_missing",
             ]
         );
     }

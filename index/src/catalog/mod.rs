@@ -25,6 +25,7 @@ mod collections;
 mod companions;
 mod dictionaries;
 mod files;
+mod held;
 mod known;
 mod llm_descriptions;
 pub mod meta;
@@ -41,6 +42,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 pub use companions::folder_of;
+pub use held::{Handover, Stored};
 pub use llm_descriptions::{LlmAnalyzerKey, LlmDescription};
 pub use meta::Key as MetaKey;
 pub use rank_records::RankedFile;

@@ -7,8 +7,17 @@ use std::path::Path;
 use std::time::Duration;
 
 /// Version of the on-disk index format. Bump on any incompatible change of the schema or
-/// of the stored descriptions' layout; an index of another version must be rebuilt.
-pub const FORMAT_VERSION: u32 = 1;
+/// of the stored descriptions' layout; an index of another version must be rebuilt,
+/// unless this one still reads it ([`READS_FROM`]).
+/// 2: an `embeddings` row may hold a point of the vector graph's current generation in
+/// place of its vector (`catalog::held`), which a reader of version 1 would take for a
+/// vector of no dimension, and a writer of version 1 would then lose.
+pub const FORMAT_VERSION: u32 = 2;
+
+/// The oldest version this one reads and, on a writer's open, upgrades in place
+/// ([`upgrade`]): a catalog of version 1 holds no points, and an index of files by hash
+/// that nothing reads any more.
+const READS_FROM: u32 = 1;
 
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS meta (
@@ -36,7 +45,6 @@ CREATE TABLE IF NOT EXISTS files (
     template   TEXT,
     collection TEXT
 ) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS files_hash ON files(hash);
 CREATE INDEX IF NOT EXISTS files_template ON files(template);
 CREATE INDEX IF NOT EXISTS files_collection ON files(collection);
 CREATE TABLE IF NOT EXISTS descriptions (
@@ -172,7 +180,9 @@ pub(super) fn init_or_check(conn: &mut Connection, dir: &Path, lake: &Path) -> R
         |r| r.get(0),
     )?;
     if exists {
-        check_version(conn, dir)?;
+        if check_version(conn, dir)? != FORMAT_VERSION {
+            upgrade(conn)?;
+        }
         let recorded: Option<String> = super::meta::read(conn, MetaKey::LakeRoot)?;
         if let Some(rec) = recorded {
             if Path::new(&rec) != lake {
@@ -220,8 +230,24 @@ pub(super) fn init_or_check(conn: &mut Connection, dir: &Path, lake: &Path) -> R
     Ok(())
 }
 
-/// Refuse an index written by another format version, with the way out in the message.
-pub(super) fn check_version(conn: &Connection, dir: &Path) -> Result<()> {
+/// Bring a catalog of an older version this one reads ([`READS_FROM`]) to this one, in
+/// one transaction. Its vectors stay in its rows until the next swap of a generation
+/// hands them over; the pages given up are reused, or returned by the next compaction
+/// that finds enough of them.
+fn upgrade(conn: &mut Connection) -> Result<()> {
+    let tx = conn.transaction()?;
+    tx.execute_batch("DROP INDEX IF EXISTS files_hash;")?;
+    tx.execute(
+        "UPDATE meta SET value = ?2 WHERE key = ?1",
+        rusqlite::params![MetaKey::FormatVersion, FORMAT_VERSION.to_string()],
+    )?;
+    tx.commit()?;
+    Ok(())
+}
+
+/// Refuse an index written by a format version this one does not read, with the way out
+/// in the message; else the version found.
+pub(super) fn check_version(conn: &Connection, dir: &Path) -> Result<u32> {
     let found: Option<String> = match conn.query_row(
         "SELECT value FROM meta WHERE key = ?1",
         [MetaKey::FormatVersion],
@@ -233,11 +259,11 @@ pub(super) fn check_version(conn: &Connection, dir: &Path) -> Result<()> {
         Err(rusqlite::Error::SqliteFailure(_, Some(msg))) if msg.contains("no such table") => None,
         Err(e) => return Err(e.into()),
     };
-    match found {
-        Some(v) if v == FORMAT_VERSION.to_string() => Ok(()),
-        other => Err(UserError::IncompatibleFormat {
+    match found.as_deref().and_then(|v| v.parse::<u32>().ok()) {
+        Some(v) if (READS_FROM..=FORMAT_VERSION).contains(&v) => Ok(v),
+        _ => Err(UserError::IncompatibleFormat {
             dir: dir.to_path_buf(),
-            found: other.unwrap_or_else(|| "unknown".into()),
+            found: found.unwrap_or_else(|| "unknown".into()),
             expected: FORMAT_VERSION,
         }
         .into()),
@@ -367,5 +393,58 @@ mod tests {
         assert!(cat.compact(false).unwrap());
         assert!(pages(&cat) < after / 2, "{} of {after}", pages(&cat));
         assert!(std::fs::metadata(&db).unwrap().len() < (after as u64) * 4096 / 2);
+    }
+
+    #[test]
+    fn a_version_1_catalog_is_read_as_it_is_and_upgraded_by_a_writer() {
+        let d = tempfile::tempdir().unwrap();
+        let (idx, lake) = (d.path().join("idx"), d.path().join("lake"));
+        std::fs::create_dir_all(&lake).unwrap();
+        let index_names = |c: &Connection| -> Vec<String> {
+            let mut s = c
+                .prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'files' ORDER BY name")
+                .unwrap();
+            s.query_map([], |r| r.get(0))
+                .unwrap()
+                .collect::<rusqlite::Result<_>>()
+                .unwrap()
+        };
+        let version = |c: &Connection| -> String {
+            c.query_row(
+                "SELECT value FROM meta WHERE key = 'format_version'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap()
+        };
+        drop(CatalogWriter::open(WriterLock::acquire(&idx).unwrap(), &lake).unwrap());
+        let db = idx.join(CATALOG_FILE);
+        {
+            // As version 1 left it: its version, and its index of files by hash.
+            let c = Connection::open(&db).unwrap();
+            c.execute_batch(
+                "UPDATE meta SET value = '1' WHERE key = 'format_version';
+                 CREATE INDEX files_hash ON files(hash);",
+            )
+            .unwrap();
+        }
+        let reader = crate::catalog::CatalogReader::open(&idx).unwrap();
+        assert_eq!(version(&reader.conn), "1", "a reader changes nothing");
+        drop(reader);
+        drop(CatalogWriter::open(WriterLock::acquire(&idx).unwrap(), &lake).unwrap());
+        let c = Connection::open(&db).unwrap();
+        assert_eq!(version(&c), super::FORMAT_VERSION.to_string());
+        assert_eq!(index_names(&c), ["files_collection", "files_template"]);
+
+        // A newer version than this one reads is refused, with the way out.
+        c.execute(
+            "UPDATE meta SET value = '3' WHERE key = 'format_version'",
+            [],
+        )
+        .unwrap();
+        let Err(e) = crate::catalog::CatalogReader::open(&idx) else {
+            panic!("a catalog of version 3 opened");
+        };
+        assert!(e.to_string().contains("--rebuild"), "{e}");
     }
 }

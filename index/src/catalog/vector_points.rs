@@ -7,7 +7,7 @@
 //! nothing a crash can leave half-updated (paths are marked in the transaction that
 //! changes their file, and recomputed in the one that swaps a graph in).
 
-use super::vectors::from_blob;
+use super::held::{handover, Handover, Stored};
 use super::{CatalogReader, CatalogWriter, Hash, MetaKey};
 use crate::compact::Code;
 use crate::error::Result;
@@ -15,15 +15,27 @@ use rusqlite::params;
 
 /// A file's vector together with the description it was computed from.
 #[derive(Debug, Clone, PartialEq)]
-pub struct KeyedVector {
+pub struct KeyedVector<V = Code> {
     /// Relative path.
     pub path: String,
     /// Content hash of the file.
     pub hash: Hash,
     /// Analyzer key of its description.
     pub analyzer: String,
-    /// The vector, as stored: its direction's code.
-    pub vector: Code,
+    /// The vector: its direction's code, or as stored ([`Stored`]: maybe a point).
+    pub vector: V,
+}
+
+impl<V> KeyedVector<V> {
+    /// The same file and key with another vector.
+    pub fn with<W>(self, vector: W) -> KeyedVector<W> {
+        KeyedVector {
+            path: self.path,
+            hash: self.hash,
+            analyzer: self.analyzer,
+            vector,
+        }
+    }
 }
 
 /// The graph's members that no longer hold their file's current description: stale
@@ -75,7 +87,7 @@ impl CatalogReader {
     }
 
     /// Every file's vector by `embedder` with its description key, in path order.
-    pub fn keyed_file_vectors(&self, embedder: &str) -> Result<Vec<KeyedVector>> {
+    pub fn keyed_file_vectors(&self, embedder: &str) -> Result<Vec<KeyedVector<Stored>>> {
         let mut stmt = self.conn.prepare(
             "SELECT f.path, f.hash, f.analyzer, e.vector FROM files f
              JOIN embeddings e ON e.hash = f.hash AND e.analyzer = f.analyzer AND e.embedder = ?1
@@ -98,7 +110,7 @@ impl CatalogReader {
                     path,
                     hash,
                     analyzer,
-                    vector: from_blob(&blob),
+                    vector: Stored::from_blob(&blob),
                 });
             }
         }
@@ -133,12 +145,15 @@ impl CatalogReader {
 
     /// Vectors by `embedder` of the files the graph does not hold as they are now:
     /// (path, vector), in path order.
-    pub fn graph_delta(&self, embedder: &str) -> Result<Vec<(String, Code)>> {
+    pub fn graph_delta(&self, embedder: &str) -> Result<Vec<(String, Stored)>> {
         let mut stmt = self
             .conn
             .prepare(&format!("SELECT f.path, e.vector {DELTA} ORDER BY s.path"))?;
         let rows = stmt.query_map([embedder], |r| {
-            Ok((r.get::<_, String>(0)?, from_blob(&r.get::<_, Vec<u8>>(1)?)))
+            Ok((
+                r.get::<_, String>(0)?,
+                Stored::from_blob(&r.get::<_, Vec<u8>>(1)?),
+            ))
         })?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
@@ -157,14 +172,18 @@ impl CatalogReader {
 impl CatalogWriter {
     /// Replace the files the graph stands for and set the meta value `key` that
     /// describes the graph, in one transaction: a reader sees the old graph's members and
-    /// description or the new ones, never a mix.
+    /// description or the new ones, never a mix. The same transaction hands the vectors
+    /// the outgoing generation held over to the incoming one or back to the rows
+    /// ([`handover`]); returns how many could not be read back and were given up.
     pub fn replace_graph_members(
         &mut self,
         members: &[(u64, &KeyedVector)],
         key: MetaKey,
         value: &str,
-    ) -> Result<()> {
+        vectors: &Handover<'_>,
+    ) -> Result<usize> {
         let tx = self.reader.conn.transaction()?;
+        let lost = handover(&tx, members, vectors)?;
         tx.execute("DELETE FROM vector_points", [])?;
         {
             let mut put = tx.prepare_cached(
@@ -186,6 +205,6 @@ impl CatalogWriter {
             params![key, value],
         )?;
         tx.commit()?;
-        Ok(())
+        Ok(lost)
     }
 }

@@ -1,6 +1,7 @@
 //! Search bookkeeping in the catalog: the paths whose search documents are stale, and
 //! the embeddings of descriptions per embedder.
 
+use super::held::Stored;
 use super::{CatalogReader, CatalogWriter, Hash, MetaKey};
 use crate::compact::Code;
 use crate::error::Result;
@@ -128,15 +129,19 @@ impl CatalogReader {
         Ok(out)
     }
 
-    /// Every file's vector by `embedder`: (path, code of its direction), in path order.
-    pub fn file_vectors(&self, embedder: &str) -> Result<Vec<(String, Code)>> {
+    /// Every file's vector by `embedder`: (path, code of its direction or the point
+    /// holding it), in path order.
+    pub fn file_vectors(&self, embedder: &str) -> Result<Vec<(String, Stored)>> {
         let mut stmt = self.conn.prepare(
             "SELECT f.path, e.vector FROM files f
              JOIN embeddings e ON e.hash = f.hash AND e.analyzer = f.analyzer AND e.embedder = ?1
              ORDER BY f.path",
         )?;
         let rows = stmt.query_map([embedder], |r| {
-            Ok((r.get::<_, String>(0)?, from_blob(&r.get::<_, Vec<u8>>(1)?)))
+            Ok((
+                r.get::<_, String>(0)?,
+                Stored::from_blob(&r.get::<_, Vec<u8>>(1)?),
+            ))
         })?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }

@@ -41,8 +41,8 @@ fn assert_vector_follows(idx: &Path, path: &str) {
     let d = cat.file_description(&row).unwrap().unwrap();
     let e = HashEmbedder::default();
     let want = e.embed(&[&crate::search::doc::semantic_text(&d)]).unwrap();
-    let stored = cat.file_vectors(&e.id()).unwrap();
-    let got = &stored.iter().find(|(p, _)| p == path).unwrap().1;
+    let stored = crate::search::ann::file_vectors(&cat, idx, &e.id()).unwrap();
+    let got = &stored.iter().find(|k| k.path == path).unwrap().vector;
     assert_eq!(
         got,
         &crate::compact::Code::new(&want[0]),
@@ -172,9 +172,13 @@ fn a_new_embedder_embeds_linked_files_as_shown() {
     let want = e
         .embed(&[&crate::search::doc::semantic_text(&shown)])
         .unwrap();
-    let stored = cat.file_vectors(&e.id()).unwrap();
+    let stored = crate::search::ann::file_vectors(&cat, &idx, &e.id()).unwrap();
     assert_eq!(
-        stored.iter().find(|(p, _)| p == "w/obs.dat").unwrap().1,
+        stored
+            .iter()
+            .find(|k| k.path == "w/obs.dat")
+            .unwrap()
+            .vector,
         crate::compact::Code::new(&want[0])
     );
 }

@@ -149,17 +149,22 @@ pub fn sync_with(
         cat.mark_all_search_dirty()?;
         cat.drop_embeddings()?;
     }
+    // A generation lost since the last run takes the vectors the catalog left to it
+    // (`catalog::held`); those, and any a refresh gave up, are looked for among every
+    // file's (not only the changed ones') and embedded again.
+    super::ann::update::give_up_lost(cat, dir)?;
+    let rescan = cat.vectors_missing()?;
     let dirty = cat.search_dirty()?;
     let id = embedder.id();
     let same_embedder =
         docs_current && cat.meta(MetaKey::Embedder)?.as_deref() == Some(id.as_str());
-    if dirty.is_empty() && same_embedder {
+    if dirty.is_empty() && same_embedder && !rescan {
         let r = super::ann::update::check_as(cat, dir, &id, super::ann::exact_below(), graph)?;
         return Ok((report, pending(cat, r, graph)?));
     }
     let counted = super::ann::update::begin(cat)?;
     // Same embedder: only the changed paths can lack an embedding.
-    let mut missing: HashSet<(Hash, String)> = if same_embedder {
+    let mut missing: HashSet<(Hash, String)> = if same_embedder && !rescan {
         cat.missing_embeddings_for(&id, &dirty)?
     } else {
         cat.missing_embeddings(&id)?
@@ -225,30 +230,56 @@ pub fn sync_with(
     }
 
     // Descriptions of unchanged files a new embedder has not seen yet.
-    let rest: Vec<(Hash, String)> = missing.into_iter().collect();
-    for chunk in rest.chunks(1024) {
+    report.embedded += embed_keys(cat, embedder, &id, missing.into_iter().collect())?;
+    cat.set_meta(MetaKey::Embedder, &id)?;
+    cat.set_meta(MetaKey::EmbedderSpec, spec)?;
+    cat.set_meta(MetaKey::SearchDocsVersion, SEARCH_DOCS)?;
+    if rescan {
+        cat.clear_vectors_missing()?;
+    }
+    // Same embedder: only the stale paths' vectors changed, which bounds the graph's
+    // tombstones and delta without counting them.
+    let changed = (counted && same_embedder && !rescan).then_some(dirty.len() as u64);
+    let mut r =
+        super::ann::update::refresh_as(cat, dir, &id, super::ann::exact_below(), changed, graph)?;
+    if cat.vectors_missing()? {
+        // The refresh found the generation damaged and gave its vectors up: embedded
+        // again now, the refresh finishes in this run.
+        report.embedded += embed_keys(cat, embedder, &id, cat.missing_embeddings(&id)?)?;
+        cat.clear_vectors_missing()?;
+        r = super::ann::update::refresh_as(cat, dir, &id, super::ann::exact_below(), None, graph)?;
+    }
+    Ok((report, pending(cat, r, graph)?))
+}
+
+/// Embed the descriptions of these keys (of files whose documents are not rewritten)
+/// and store them. A linked file's content is embedded as shown, documented names
+/// included.
+fn embed_keys(
+    cat: &mut CatalogWriter,
+    embedder: &dyn Embedder,
+    id: &str,
+    keys: Vec<(Hash, String)>,
+) -> Result<usize> {
+    if keys.is_empty() {
+        return Ok(0);
+    }
+    let linked = cat.linked_files_by_key()?;
+    let mut embedded = 0;
+    for chunk in keys.chunks(1024) {
         let mut items = Vec::with_capacity(chunk.len());
         for (h, a) in chunk {
-            // A linked file's content is embedded as shown, documented names included.
-            let d = match cat.linked_file_with_key(h, a)? {
-                Some(row) => cat.file_description(&row)?,
+            let d = match linked.get(&(*h, a.clone())) {
+                Some(row) => cat.file_description(row)?,
                 None => cat.description(h, a)?,
             };
             if let Some(d) = d {
                 items.push(((*h, a.clone()), doc::semantic_text(&d)));
             }
         }
-        report.embedded += embed_and_store(cat, embedder, &id, items)?;
+        embedded += embed_and_store(cat, embedder, id, items)?;
     }
-    cat.set_meta(MetaKey::Embedder, &id)?;
-    cat.set_meta(MetaKey::EmbedderSpec, spec)?;
-    cat.set_meta(MetaKey::SearchDocsVersion, SEARCH_DOCS)?;
-    // Same embedder: only the stale paths' vectors changed, which bounds the graph's
-    // tombstones and delta without counting them.
-    let changed = (counted && same_embedder).then_some(dirty.len() as u64);
-    let r =
-        super::ann::update::refresh_as(cat, dir, &id, super::ann::exact_below(), changed, graph)?;
-    Ok((report, pending(cat, r, graph)?))
+    Ok(embedded)
 }
 
 /// The graph job a refresh leaves to the caller: a rebuild it defers; anything else

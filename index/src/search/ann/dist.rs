@@ -288,6 +288,19 @@ impl MappedCodes {
         }
     }
 
+    /// Point `id`'s code, if there is such a point: what the catalog reads back for a
+    /// vector it left to the generation (`catalog::held`).
+    pub fn code(&self, id: usize) -> Option<Code> {
+        if id >= self.points {
+            return None;
+        }
+        let p = self.point(id);
+        Some(Code {
+            scale: point_scale(p),
+            codes: p[4..].to_vec(),
+        })
+    }
+
     /// Point `id` as a graph point (scale, then codes).
     fn point(&self, id: usize) -> &[i8] {
         let stride = 4 + self.dim;

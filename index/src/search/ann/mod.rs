@@ -1,8 +1,10 @@
 //! The vector half of retrieval: the files whose description embeddings are nearest a
 //! question's, from an HNSW graph on disk or, for small indexes, by exact search.
 //!
-//! The catalog is the source of truth (its `embeddings` and `files`); the graph is a
-//! derived, rebuildable accelerator:
+//! The catalog is the source of truth (its `embeddings` and `files`), except that the
+//! vectors the current generation holds are kept there alone, the catalog's rows
+//! keeping their points ([`held`], `catalog::held`); the graph is a derived,
+//! rebuildable accelerator:
 //!
 //! - [`after_sync`] runs after every sync ([`check`] after a run that changed nothing). Below [`EXACT_BELOW`] live vectors it keeps no
 //!   graph (exact search is as fast there). Above, it builds one from every file's
@@ -18,15 +20,17 @@
 //!   the graph stands for, the next refresh rebuilds.
 //! - [`VectorIndex::open`] reads one catalog snapshot; if the graph is missing, of
 //!   another embedder, unreadable or fails its digests, it searches exactly over the
-//!   stored vectors instead — correct, only slower — and the next index run rebuilds
-//!   whatever a cheap check finds missing.
+//!   stored vectors instead — correct, only slower, as long as the generation's codes
+//!   can be read — and the next index run rebuilds whatever a cheap check finds missing,
+//!   embedding again the vectors of codes that were lost.
 
 pub mod dist;
 pub mod graph;
+mod held;
 mod nearest;
 pub mod update;
 
-use crate::catalog::{CatalogReader, MetaKey};
+use crate::catalog::{CatalogReader, KeyedVector, MetaKey};
 use crate::error::Result;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -217,6 +221,16 @@ pub fn status(cat: &CatalogReader, dir: &Path, embedder: &str) -> Result<VectorS
             None => s.live = cat.vector_count(embedder)?,
         }
         Ok(s)
+    })
+}
+
+/// Every file's vector by `embedder` with its description key, in path order, the ones
+/// the catalog left to the current generation read from its codes (those that cannot be
+/// read are left out).
+pub fn file_vectors(cat: &CatalogReader, dir: &Path, embedder: &str) -> Result<Vec<KeyedVector>> {
+    cat.read_snapshot(|cat| {
+        let rows = cat.keyed_file_vectors(embedder)?;
+        Ok(held::resolve_keyed(cat, dir, embedder, rows, held::Check::Sizes)?.0)
     })
 }
 

@@ -8,12 +8,13 @@
 
 use super::dist::{self, Flat, MappedCodes};
 use super::graph::{self, Graph};
+use super::held::{self, Check};
 use super::{common_dim, exact_below, scan_up_to, GraphMeta, VectorMeta, EF_SEARCH};
 use crate::catalog::CatalogReader;
 use crate::compact::Code;
 use crate::error::Result;
 use std::collections::HashSet;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// How a generation's points are searched.
@@ -54,6 +55,9 @@ struct Generation {
     files: usize,
     /// Members that were tombstones when the index was opened.
     tombstones: HashSet<String>,
+    /// The index directory: where exact search reads the points of the generation
+    /// that replaced this one.
+    dir: PathBuf,
 }
 
 /// Where the nearest vectors come from.
@@ -163,36 +167,64 @@ impl VectorIndex {
         mode: Mode,
         loaded: Option<(u64, Arc<Graph>)>,
     ) -> Result<VectorIndex> {
-        cat.read_snapshot(|cat| {
-            let meta = VectorMeta::load(cat)?;
-            if let Some(g) = meta.graph.filter(|g| g.embedder == embedder) {
-                let reuse = loaded.filter(|(generation, _)| *generation == g.generation);
-                let opened = Self::open_generation(
-                    cat,
-                    dir,
-                    &g,
-                    threshold,
-                    mode,
-                    reuse.map(|(_, graph)| graph),
-                )?;
-                match opened {
-                    Ok(Some(v)) => return Ok(v),
-                    Ok(None) => {}
-                    Err(why) => tracing::warn!(
-                        generation = g.generation,
-                        "vector graph not used ({why}); searching exactly, the next `lakestar index` rebuilds it"
-                    ),
+        // A generation that a writer replaces between this snapshot and the opening of
+        // its files is gone, and with it the vectors the snapshot's rows left to it: a
+        // second snapshot names its successor.
+        let mut retried = false;
+        loop {
+            let opened = cat.read_snapshot(|cat| {
+                let meta = VectorMeta::load(cat)?;
+                if let Some(g) = meta.graph.filter(|g| g.embedder == embedder) {
+                    let reuse = loaded
+                        .clone()
+                        .filter(|(generation, _)| *generation == g.generation);
+                    let opened = Self::open_generation(
+                        cat,
+                        dir,
+                        &g,
+                        threshold,
+                        mode,
+                        reuse.map(|(_, graph)| graph),
+                    )?;
+                    match opened {
+                        Ok(Some(v)) => return Ok(Some(v)),
+                        Ok(None) => {}
+                        Err(_) if !retried && !graph::looks_complete(dir, g.generation, embedder) => {
+                            return Ok(None)
+                        }
+                        Err(why) => tracing::warn!(
+                            generation = g.generation,
+                            "vector graph not used ({why}); searching exactly, the next `lakestar index` rebuilds it"
+                        ),
+                    }
                 }
+                let mut v = Self::open_exact_in(cat, dir, embedder)?;
+                v.mode = mode;
+                Ok(Some(v))
+            })?;
+            match opened {
+                Some(v) => return Ok(v),
+                None => retried = true,
             }
-            let mut v = Self::open_exact(cat, embedder)?;
-            v.mode = mode;
-            Ok(v)
-        })
+        }
     }
 
-    /// Exact search over every stored vector by `embedder`.
-    pub fn open_exact(cat: &CatalogReader, embedder: &str) -> Result<VectorIndex> {
+    /// Exact search over every stored vector by `embedder` (the points the catalog left
+    /// to the generation read from its codes).
+    pub fn open_exact(cat: &CatalogReader, dir: &Path, embedder: &str) -> Result<VectorIndex> {
+        cat.read_snapshot(|cat| Self::open_exact_in(cat, dir, embedder))
+    }
+
+    /// [`VectorIndex::open_exact`] inside a snapshot already begun.
+    fn open_exact_in(cat: &CatalogReader, dir: &Path, embedder: &str) -> Result<VectorIndex> {
         let rows = cat.file_vectors(embedder)?;
+        let (rows, unread) = held::resolve_rows(cat, dir, embedder, rows, Check::Sizes)?;
+        if unread > 0 {
+            tracing::warn!(
+                unread,
+                "files without their vector until the next `lakestar index` embeds them again"
+            );
+        }
         let dim = common_dim(rows.iter().map(|(_, v)| v.dim()));
         let (paths, flat) = flat_of(rows, dim);
         Ok(VectorIndex {
@@ -252,6 +284,14 @@ impl VectorIndex {
                 Err(why) => return Ok(Err(why)),
             },
         };
+        // The delta's rows may hold points of this generation (a renamed or copied
+        // file): read from its codes, mapped here if the graph was loaded instead.
+        let delta_rows = match &points {
+            Points::Scan(codes) => held::resolve(delta_rows, Some(codes)).0,
+            Points::Graph(_) => {
+                held::resolve_rows(cat, dir, &g.embedder, delta_rows, Check::Sizes)?.0
+            }
+        };
         let (delta_paths, delta) = flat_of(delta_rows, dim);
         Ok(Ok(Some(VectorIndex {
             backing: Backing::Generation {
@@ -261,6 +301,7 @@ impl VectorIndex {
                     embedder: g.embedder.clone(),
                     files,
                     tombstones,
+                    dir: dir.to_path_buf(),
                 }),
                 delta_paths,
                 delta,
@@ -341,7 +382,8 @@ impl VectorIndex {
                 delta,
             } => {
                 let Some(mut found) = generation.nearest(cat, &q, n, self.ef)? else {
-                    return Self::open_exact(cat, &generation.embedder)?.nearest(cat, query, n);
+                    return Self::open_exact(cat, &generation.dir, &generation.embedder)?
+                        .nearest(cat, query, n);
                 };
                 found.extend(
                     delta

@@ -10,6 +10,7 @@ use crate::lock::WriterLock;
 use crate::Format;
 
 mod deferred_tests;
+mod held_tests;
 mod recovery_tests;
 mod search_tests;
 mod staleness_tests;
@@ -98,7 +99,7 @@ impl Lake {
     }
 
     fn exact(&self) -> VectorIndex {
-        VectorIndex::open_exact(&self.cat, EMB).unwrap()
+        VectorIndex::open_exact(&self.cat, &self.dir, EMB).unwrap()
     }
 
     fn generations(&self) -> Vec<String> {
@@ -111,6 +112,21 @@ impl Lake {
         v.sort();
         v
     }
+}
+
+/// Flip the bits of the byte `at` (from the end when negative) of `file` in generation
+/// 1, keeping its size: damage only a digest tells. Its path and bytes after.
+fn flip_byte(l: &Lake, file: &str, at: isize) -> (std::path::PathBuf, Vec<u8>) {
+    let path = graph::generation_dir(&l.dir, 1).join(file);
+    let mut bytes = std::fs::read(&path).unwrap();
+    let i = if at < 0 {
+        bytes.len() - at.unsigned_abs()
+    } else {
+        at as usize
+    };
+    bytes[i] ^= 0x55;
+    std::fs::write(&path, &bytes).unwrap();
+    (path, bytes)
 }
 
 fn filled(n: usize) -> Lake {

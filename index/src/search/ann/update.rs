@@ -14,13 +14,15 @@
 //! a thread of their own and keep indexing meanwhile ([`GraphBuild::Deferred`]).
 
 use super::graph::{self, Graph, GraphParams};
+use super::held::{self, Check};
 use super::{
     common_dim, exact_below, graph_above, GraphMeta, VectorMeta, EF_CONSTRUCTION, M,
     REBUILD_FRACTION,
 };
-use crate::catalog::{CatalogWriter, KeyedVector, MetaKey};
+use crate::catalog::{CatalogWriter, Handover, KeyedVector, MetaKey};
 use crate::compact::Code;
 use crate::error::{Error, Result};
+use std::cell::OnceCell;
 use std::collections::HashMap;
 use std::path::Path;
 
@@ -267,8 +269,20 @@ pub fn refresh_as(
             fresh: true,
             ..VectorMeta::default()
         };
-        if meta.graph.is_some() {
-            cat.replace_graph_members(&[], MetaKey::VectorIndex, &none.to_json())?;
+        if let Some(g) = &meta.graph {
+            // Every vector the generation held goes back to the catalog, whose exact
+            // search reads them there.
+            let outgoing = outgoing_codes(dir, g);
+            cat.replace_graph_members(
+                &[],
+                MetaKey::VectorIndex,
+                &none.to_json(),
+                &Handover {
+                    outgoing_embedder: Some(&g.embedder),
+                    outgoing: &outgoing,
+                    incoming_embedder: embedder,
+                },
+            )?;
         } else {
             cat.set_meta(MetaKey::VectorIndex, &none.to_json())?;
         }
@@ -299,28 +313,81 @@ pub fn refresh_as(
         // under way covers these files or leaves them stale.
         let pending = VectorMeta {
             fresh: false,
-            ..counted
+            ..counted.clone()
         };
         cat.set_meta(MetaKey::VectorIndex, &pending.to_json())?;
         if in_flight.is_some() {
             return done(Refreshed::Kept);
         }
     }
-    // A complete generation of the other shape serves until its successor is swapped in.
-    let serving = meta
-        .graph
-        .as_ref()
-        .filter(|g| g.embedder == embedder && graph::looks_complete(dir, g.generation, embedder))
-        .map(|g| g.generation);
-    let highest = graph::remove_other_generations(dir, keep.or(serving), None).map_err(io)?;
-    let generation = highest.max(meta.graph.as_ref().map_or(0, |g| g.generation)) + 1;
+    // The generation the catalog names stays until its successor is swapped in, even
+    // damaged or of the other shape: the catalog's rows hold points into it
+    // (`catalog::held`), read back below and handed over by the swap.
+    let named = meta.graph.as_ref().map(|g| g.generation);
+    let highest = graph::remove_other_generations(dir, named, None).map_err(io)?;
+    let generation = highest.max(named.unwrap_or(0)) + 1;
+    let rows = cat.keyed_file_vectors(embedder)?;
+    // Digest checked: damage would otherwise be copied into the next generation.
+    let (rows, unread) = held::resolve_keyed(cat, dir, embedder, rows, Check::Digest)?;
+    if unread > 0 {
+        // Damaged where no cheap check looks: rather than a generation without them,
+        // its points are given up and embedded again (by this sync, or the next run),
+        // and the refresh is left unfinished until then.
+        let forgotten = cat.forget_held_vectors(embedder)?;
+        tracing::warn!(
+            unread,
+            forgotten,
+            "the vector generation does not match its digest; its vectors are embedded again"
+        );
+        let pending = VectorMeta {
+            fresh: false,
+            ..counted
+        };
+        cat.set_meta(MetaKey::VectorIndex, &pending.to_json())?;
+        return done(if current.is_some() {
+            Refreshed::Kept
+        } else {
+            Refreshed::Exact
+        });
+    }
     Ok(Refresh::Build(GraphJob {
         dir: dir.to_path_buf(),
         embedder: embedder.to_string(),
         generation,
-        rows: cat.keyed_file_vectors(embedder)?,
+        rows,
         graph_above: graph_above(),
     }))
+}
+
+/// A point's code in generation `g`, its codes opened (digest checked) at the first
+/// call: what a swap hands the outgoing generation's vectors over with. `None` for
+/// every point when they cannot be read.
+fn outgoing_codes<'a>(dir: &'a Path, g: &'a GraphMeta) -> impl Fn(u64) -> Option<Code> + 'a {
+    let codes: OnceCell<Option<super::dist::MappedCodes>> = OnceCell::new();
+    move |id| {
+        codes
+            .get_or_init(|| {
+                held::codes_of(dir, g, Check::Digest)
+                    .map_err(|why| tracing::warn!(generation = g.generation, "{why}"))
+                    .ok()
+            })
+            .as_ref()?
+            .code(usize::try_from(id).ok()?)
+    }
+}
+
+/// Before a sync: when the codes of the generation the catalog names are lost or
+/// visibly damaged (a cheap check: its manifest and the file's size), the vectors the
+/// catalog left to it are given up, so that the sync embeds them again. Returns how
+/// many. (A damaged graph beside sound codes loses nothing: the rebuild reads them.)
+pub fn give_up_lost(cat: &mut CatalogWriter, dir: &Path) -> Result<usize> {
+    let Some(g) = VectorMeta::load(cat)?.graph else {
+        return Ok(0);
+    };
+    if graph::open_codes(dir, g.generation, &g.embedder, g.points as usize).is_ok() {
+        return Ok(0);
+    }
+    cat.forget_held_vectors(&g.embedder)
 }
 
 /// Whether generation `g` can stay: of this embedder, complete by a cheap check, and of
@@ -446,6 +513,7 @@ pub fn swap(cat: &mut CatalogWriter, built: BuiltGraph) -> Result<Refreshed> {
         params: built.params,
     };
     let members: Vec<(u64, &KeyedVector)> = built.members.iter().map(|(i, m)| (*i, m)).collect();
+    let outgoing = meta.graph.as_ref().map(|g| (g, outgoing_codes(&dir, g)));
     // Not fresh until the counts below are in: a crash between is caught up.
     let swapped = VectorMeta {
         graph: Some(graph.clone()),
@@ -454,7 +522,19 @@ pub fn swap(cat: &mut CatalogWriter, built: BuiltGraph) -> Result<Refreshed> {
         delta: 0,
         fresh: false,
     };
-    cat.replace_graph_members(&members, MetaKey::VectorIndex, &swapped.to_json())?;
+    cat.replace_graph_members(
+        &members,
+        MetaKey::VectorIndex,
+        &swapped.to_json(),
+        &Handover {
+            outgoing_embedder: outgoing.as_ref().map(|(g, _)| g.embedder.as_str()),
+            outgoing: match &outgoing {
+                Some((_, codes)) => codes,
+                None => &|_| None,
+            },
+            incoming_embedder: &built.embedder,
+        },
+    )?;
     // Files that changed while the graph was built are stale from the swap on: counted
     // among the stale paths, a read proportional to them.
     let tombstones = cat.graph_tombstone_count()?;

@@ -316,6 +316,20 @@ pub fn open_codes(
     )
 }
 
+/// Check generation `g`'s codes against its manifest's digest, on top of what
+/// [`open_codes`] checks: what a writer does before it reads the vectors the catalog
+/// left to the generation (`catalog::held`) to write them anywhere else, so that damage
+/// is not copied on.
+pub fn verify_codes(index_dir: &Path, g: u64) -> Result<(), String> {
+    let m = read_manifest(index_dir, g).ok_or("no readable manifest")?;
+    let (bytes, blake3) = digest(&generation_dir(index_dir, g).join(&m.codes.name))
+        .map_err(|e| format!("{}: {e}", m.codes.name))?;
+    if bytes != m.codes.bytes || blake3 != m.codes.blake3 {
+        return Err(format!("{} does not match its manifest", m.codes.name));
+    }
+    Ok(())
+}
+
 /// Load generation `g`, checking that it is what the catalog expects: this embedder and
 /// this many points.
 pub fn open_generation(

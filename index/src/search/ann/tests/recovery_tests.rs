@@ -7,11 +7,8 @@ use super::*;
 fn a_damaged_or_missing_graph_falls_back_to_exact_and_the_next_run_rebuilds() {
     let mut l = filled(80);
     l.refresh(0);
-    let data = graph::generation_dir(&l.dir, 1).join("ann.hnsw.data");
-    let mut bytes = std::fs::read(&data).unwrap();
+    let (data, mut bytes) = flip_byte(&l, "ann.hnsw.data", -3);
     let n = bytes.len();
-    bytes[n - 3] ^= 0x55;
-    std::fs::write(&data, &bytes).unwrap();
     let v = l.open(0);
     assert_eq!((v.kind(), v.len()), ("exact", 80));
     assert_eq!(
@@ -26,15 +23,24 @@ fn a_damaged_or_missing_graph_falls_back_to_exact_and_the_next_run_rebuilds() {
         check_with(&mut l.cat, &l.dir, EMB, 0).unwrap(),
         Refreshed::Built { generation: 2, .. }
     ));
-    assert_eq!(l.open(0).kind(), "hnsw");
+    let v = l.open(0);
+    assert_eq!(v.kind(), "hnsw", "{v:?} {:?}", l.generations());
     // Nothing changed, nothing damaged: the check is a no-op.
     assert_eq!(
         check_with(&mut l.cat, &l.dir, EMB, 0).unwrap(),
         Refreshed::Kept
     );
 
+    // Lost with the vectors it held (`catalog::held`): searches go on without them,
+    // and the next run gives them up and embeds them again before it rebuilds.
     std::fs::remove_dir_all(l.dir.join(graph::VECTORS_DIR)).unwrap();
-    assert_eq!(l.open(0).kind(), "exact");
+    let v = l.open(0);
+    assert_eq!((v.kind(), v.len()), ("exact", 0));
+    assert_eq!(update::give_up_lost(&mut l.cat, &l.dir).unwrap(), 80);
+    for i in 0..80 {
+        l.put(&format!("f{i:03}.csv"), &format!("content {i}"));
+    }
+    l.cat.clear_vectors_missing().unwrap();
     assert!(matches!(
         check_with(&mut l.cat, &l.dir, EMB, 0).unwrap(),
         Refreshed::Built { generation: 3, .. }

@@ -135,7 +135,7 @@ fn only_changed_paths_are_read_as_tombstones_and_delta() {
 
     // Members swapped in from an older snapshot (a graph built while the lake moved
     // on): what changed since is stale from the swap on.
-    let mut older = l.cat.keyed_file_vectors(EMB).unwrap();
+    let mut older = file_vectors(&l.cat, &l.dir, EMB).unwrap();
     older.retain(|m| m.path != "new.csv");
     l.put("f004.csv", "content 4, edited after the snapshot");
     let members: Vec<(u64, &crate::catalog::KeyedVector)> = older
@@ -143,14 +143,20 @@ fn only_changed_paths_are_read_as_tombstones_and_delta() {
         .enumerate()
         .map(|(i, m)| (i as u64, m))
         .collect();
+    // The rows' points stay as they are: no generation is handed over here.
+    let none = crate::catalog::Handover {
+        outgoing_embedder: None,
+        outgoing: &|_| None,
+        incoming_embedder: EMB,
+    };
     l.cat
-        .replace_graph_members(&members, MetaKey::VectorIndex, "{}")
+        .replace_graph_members(&members, MetaKey::VectorIndex, "{}", &none)
         .unwrap();
     assert_eq!(l.cat.graph_tombstones().unwrap(), vec!["f004.csv"]);
     assert_eq!(delta_paths(&l), vec!["f004.csv", "new.csv"]);
     // No graph: nothing stale is kept.
     l.cat
-        .replace_graph_members(&[], MetaKey::VectorIndex, "{}")
+        .replace_graph_members(&[], MetaKey::VectorIndex, "{}", &none)
         .unwrap();
     l.put("f005.csv", "edited without a graph");
     assert!(l.cat.graph_tombstones().unwrap().is_empty());
