@@ -9,7 +9,9 @@
 //! a quantity is only required when the format names it (`@name[...]`) or the question
 //! names a statistic outright, so a question they cannot read is left to the verifier.
 
+use regex::Regex;
 use serde::Serialize;
+use std::sync::OnceLock;
 
 /// Lines above which an answer to a question that wants a short answer is a dump.
 pub const SHORT_ANSWER_LINES: usize = 12;
@@ -210,9 +212,28 @@ pub struct Quantity {
     /// What the format says it is: the text in its brackets, when that says more than
     /// the name (`Number of entries after cleaning duplicates`).
     pub meaning: Option<String>,
+    /// The words its bracket text quotes as the values to choose from (`"Normal"`, `"Not
+    /// Normal"` of `[A string that should be either "Normal" or "Not Normal"]`): a value
+    /// read for it must be one of them.
+    #[serde(skip)]
+    pub choices: Vec<String>,
 }
 
 impl Quantity {
+    /// Whether `v` is one of its [`Quantity::choices`] (any case, quoted or not, maybe
+    /// followed by more words: `Not Normal (p < 0.05)`).
+    pub fn is_choice(&self, v: &str) -> bool {
+        let v = v
+            .trim()
+            .trim_matches(|c: char| matches!(c, '"' | '\'' | '`' | '[' | ']' | '(' | ')'))
+            .to_lowercase();
+        self.choices.iter().any(|c| {
+            let c = c.to_lowercase();
+            v.strip_prefix(&c)
+                .is_some_and(|rest| !rest.starts_with(|x: char| x.is_alphanumeric()))
+        })
+    }
+
     /// Whether the words `w` of a line label this quantity: all its words (each by
     /// itself or a synonym), or all but one of a name of three words or more.
     fn labels(&self, w: &[String]) -> bool {
@@ -316,6 +337,7 @@ pub fn requested(question: &str, guidelines: Option<&str>) -> Vec<Quantity> {
     let mut out: Vec<Quantity> = Vec::new();
     for text in [question, guidelines.unwrap_or("")] {
         for (name, meaning) in format_names(text) {
+            let meaning_raw = meaning.clone();
             if out.iter().all(|q| q.name != name) {
                 let mut words: Vec<String> = words(&name)
                     .into_iter()
@@ -335,14 +357,16 @@ pub fn requested(question: &str, guidelines: Option<&str>) -> Vec<Quantity> {
                         && m.len() <= MEANING_MAX
                 });
                 let subject = subject_words(&meaning_text(&meaning, &name), &words);
+                let choices = choices(&meaning_raw);
                 out.push(Quantity {
                     name,
                     formatted: true,
-                    numeric,
+                    numeric: numeric && choices.is_empty(),
                     words,
                     distinct: Vec::new(),
                     subject,
                     meaning,
+                    choices,
                 });
             }
         }
@@ -384,6 +408,7 @@ pub fn requested(question: &str, guidelines: Option<&str>) -> Vec<Quantity> {
                 // Any one label word will do: joined into one synonym set.
                 words: vec![labels.join("|")],
                 meaning: None,
+                choices: Vec::new(),
             });
         }
     }
@@ -440,6 +465,28 @@ pub fn constraints(question: &str) -> Vec<String> {
 /// The names of `@name[` in `text`, in order.
 /// Longest bracket text kept as a quantity's meaning (longer is a sentence of rules).
 const MEANING_MAX: usize = 160;
+
+/// The quoted words a bracket text offers as the values (at least two, each short and
+/// without digits: `"Normal" or "Not Normal"`, `'True' or 'False'`); none otherwise.
+fn choices(bracket: &str) -> Vec<String> {
+    static QUOTED: OnceLock<Regex> = OnceLock::new();
+    let quoted = QUOTED
+        .get_or_init(|| Regex::new(r#""([^"]{1,30})"|'([^']{1,30})'"#).expect("a valid pattern"));
+    let mut out: Vec<String> = Vec::new();
+    for c in quoted.captures_iter(bracket) {
+        let w = c.get(1).or(c.get(2)).map_or("", |m| m.as_str()).trim();
+        if w.is_empty() || w.chars().any(|c| c.is_ascii_digit()) {
+            return Vec::new();
+        }
+        if !out.iter().any(|o| o.eq_ignore_ascii_case(w)) {
+            out.push(w.to_string());
+        }
+    }
+    if out.len() < 2 {
+        out.clear();
+    }
+    out
+}
 
 /// Every `@name[meaning]` of `text`: the names and their bracket texts.
 fn format_names(text: &str) -> Vec<(String, String)> {

@@ -123,6 +123,9 @@ pub fn value_for(output: &str, q: &Quantity) -> Option<String> {
             .next()
             .unwrap_or("")
             .trim_matches(|c: char| matches!(c, '[' | ']' | '(' | ')' | ',' | ';'));
+        if !q.choices.is_empty() {
+            return q.is_choice(v);
+        }
         !q.numeric
             || is_number(first)
             || ["nan", "inf", "-inf"].contains(&v.trim().to_lowercase().as_str())
@@ -225,12 +228,13 @@ fn labelled_value(
 /// line, the first key labelled the rest of the dict: DABench q177).
 pub(super) fn readable(output: &str) -> Cow<'_, str> {
     let output = unwrap_numpy(output);
-    if !output.lines().any(|l| dict_entries(l).is_some()) {
+    let split = |l: &str| dict_entries(l).or_else(|| pair_entries(l));
+    if !output.lines().any(|l| split(l).is_some()) {
         return output;
     }
     let mut out = String::with_capacity(output.len());
     for l in output.lines() {
-        match dict_entries(l) {
+        match split(l) {
             Some(entries) => {
                 for (k, v) in entries {
                     out.push_str(&format!("{k}: {v}\n"));
@@ -243,6 +247,50 @@ pub(super) fn readable(output: &str) -> Cow<'_, str> {
         }
     }
     Cow::Owned(out)
+}
+
+/// The entries of a line of comma-separated `key: value` pairs, each key prefixed by the
+/// line's own label when it has one (`Shapiro-Wilk test: Statistic: 0.98, p-value:
+/// 1.6e-10` is `Shapiro-Wilk test Statistic: 0.98` and `Shapiro-Wilk test p-value:
+/// 1.6e-10`); `None` for any other line. Read whole, the label took the pairs as its
+/// value and the p-value was never read (DABench q268, five rounds asking for it).
+fn pair_entries(line: &str) -> Option<Vec<(String, String)>> {
+    static PAIR: OnceLock<Regex> = OnceLock::new();
+    let pair = PAIR.get_or_init(|| {
+        Regex::new(r"^\s*([A-Za-z][A-Za-z0-9 _.\-]{0,40}?)\s*[:=]\s*(\S.*?)\s*$")
+            .expect("a valid pattern")
+    });
+    if is_dump_line(line) || line.contains(['[', '{', '(']) {
+        return None;
+    }
+    let pairs = |text: &str| -> Option<Vec<(String, String)>> {
+        let parts: Vec<&str> = text.split(',').collect();
+        if parts.len() < 2 {
+            return None;
+        }
+        parts
+            .iter()
+            .map(|p| {
+                let c = pair.captures(p)?;
+                Some((c[1].to_string(), c[2].to_string()))
+            })
+            .collect()
+    };
+    if let Some(all) = pairs(line) {
+        return Some(all);
+    }
+    let (label, rest) = line.split_once(':')?;
+    let label = label.trim();
+    if label.is_empty() || label.chars().count() > 60 {
+        return None;
+    }
+    let inner = pairs(rest)?;
+    Some(
+        inner
+            .into_iter()
+            .map(|(k, v)| (format!("{label} {k}"), v))
+            .collect(),
+    )
 }
 
 /// The entries of a line that is a Python dict or JSON object with string keys, values

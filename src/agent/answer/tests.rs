@@ -413,3 +413,42 @@ fn a_printed_dict_is_read_entry_by_entry() {
         assert!(super::read::readable(line).lines().eq([line]), "{line}");
     }
 }
+
+#[test]
+fn a_line_of_labelled_pairs_is_read_pair_by_pair_and_a_choice_must_be_one_of_its_words() {
+    // As the local model's script printed it (DABench question 268).
+    let qs = requested(
+        "",
+        Some("@normality_test_result[A string that should be either \"Normal\" or \"Not Normal\"] @p_value[The Shapiro-Wilk test p-value, rounded to three decimal places]"),
+    );
+    assert_eq!(qs[0].choices, ["Normal", "Not Normal"]);
+    assert!(!qs[0].numeric && qs[1].choices.is_empty());
+    let out = "<Mean of MEANPOT>: 1571.7293560277537\n<Shapiro-Wilk Test of Normality>: Statistic: 0.9825875611212278, p-value: 1.5729803084004681e-10\n";
+    assert_eq!(
+        value_for(out, &qs[1]).as_deref(),
+        Some("1.5729803084004681e-10")
+    );
+    // The statistic under a label naming normality is no choice of the format's words.
+    assert_eq!(value_for(out, &qs[0]), None);
+    assert_eq!(missing(out, &qs), ["normality_test_result"]);
+    let done = format!("{out}normality_test_result: Not Normal\n");
+    assert!(missing(&done, &qs).is_empty());
+    assert_eq!(value_for(&done, &qs[0]).as_deref(), Some("Not Normal"));
+    // Pairs without an outer label; a list of words after a label is no pairs.
+    let q = requested("", Some("@mean[m] @median[md]"));
+    assert!(missing("Mean: 5.5, Median: 3", &q).is_empty());
+    assert_eq!(
+        value_for("Mean: 5.5, Median: 3", &q[1]).as_deref(),
+        Some("3")
+    );
+    let cols = requested("", Some("@columns[list]"));
+    assert_eq!(
+        value_for("Columns with missing values: Age, Cabin", &cols[0]).as_deref(),
+        Some("Age, Cabin")
+    );
+    // Choices: two quoted words at least, none with digits.
+    let c = |f: &str| requested("", Some(f))[0].choices.clone();
+    assert_eq!(c("@is_normal['True' or 'False']"), ["True", "False"]);
+    assert!(c("@name[\"Fare\"]").is_empty());
+    assert!(c("@year[\"2019\" or \"2020\"]").is_empty());
+}
