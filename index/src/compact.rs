@@ -153,7 +153,7 @@ fn lanes_f32<T: Copy + Into<f32>>(a: &[f32], b: &[T]) -> f32 {
 }
 
 #[inline(always)]
-fn lanes_i8(a: &[i8], b: &[i8]) -> i32 {
+pub(crate) fn lanes_i8(a: &[i8], b: &[i8]) -> i32 {
     let n = a.len().min(b.len());
     let (a, b) = (&a[..n], &b[..n]);
     let mut acc = [0i32; 32];

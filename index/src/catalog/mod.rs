@@ -317,6 +317,8 @@ impl CatalogReader {
         )?;
         conn.busy_timeout(std::time::Duration::from_secs(5))?;
         conn.set_prepared_statement_cache_capacity(schema::STATEMENT_CACHE);
+        conn.pragma_update(None, "mmap_size", schema::READ_MAP_BYTES)?;
+        conn.pragma_update(None, "cache_size", -schema::READ_CACHE_KIB)?;
         schema::check_version(&conn, dir)?;
         Ok(CatalogReader {
             conn,

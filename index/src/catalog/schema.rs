@@ -115,6 +115,19 @@ CREATE TABLE IF NOT EXISTS vector_stale (
 /// parsed again on its next use.
 pub(super) const STATEMENT_CACHE: usize = 64;
 
+/// Bytes of the catalog a reader maps rather than reads (`mmap_size`; SQLite caps it at
+/// 2 GiB): a search seeks a few hundred rows in pages all over the file, and each page
+/// read through the page cache was a `pread` and a copy (a tenth of a search's CPU at
+/// 100k files). Readers only ([`super::CatalogReader::open`]); a writer's connection
+/// reads as before.
+pub(super) const READ_MAP_BYTES: i64 = 1 << 31;
+
+/// A reader's page cache, in KiB (`cache_size`; SQLite's default is 2 MB): the pages a
+/// search's seeks go through (the b-trees' upper levels, and a long-lived reader's hot
+/// rows) stay parsed from one search to the next, rather than being evicted by each
+/// search's ~1,500 pages and parsed again. It fills only as far as pages are read.
+pub(super) const READ_CACHE_KIB: i64 = 32 << 10;
+
 /// How long a connection waits for a lock another one holds.
 const BUSY: Duration = Duration::from_secs(5);
 

@@ -14,7 +14,7 @@ use super::sync::TEXT_DIR;
 use super::text::TextIndex;
 use crate::analyze::record::RankRecord;
 use crate::analyze::Format;
-use crate::catalog::{CatalogReader, MetaKey};
+use crate::catalog::{CatalogReader, MetaKey, RankedFile};
 use crate::collect::Collection;
 use crate::embed::Embedder;
 use crate::error::{Result, UserError};
@@ -229,12 +229,7 @@ impl Searcher {
             links: self.catalog().has_companion_links()?,
         };
         let found = self.retrieve(query)?;
-        let mut candidates = Vec::with_capacity(found.len());
-        for (path, ev) in found {
-            if let Some(c) = self.candidate(path, ev, &mut q, opts)? {
-                candidates.push(c);
-            }
-        }
+        let mut candidates = self.candidates(found.into_iter().collect(), &mut q, opts)?;
         if !opts.nearest_anyway && !worth_returning(&candidates, cfg.alone_similarity) {
             return Ok(Vec::new());
         }
@@ -290,22 +285,39 @@ impl Searcher {
         Ok(found)
     }
 
-    /// `path` as a candidate with its evidence, unless the filters exclude it or the
-    /// catalog no longer has it. Its row, collection and ranking record are read once,
-    /// here; its description only when the record cannot stand for it (no record, or a
-    /// companion link that may rename its columns).
+    /// The `found` paths as candidates with their evidence, but for those the filters
+    /// exclude or the catalog no longer has. Their rows, collections and ranking records
+    /// are read once, here, in one query; a description only when the record cannot
+    /// stand for it (no record, or a companion link that may rename its columns).
+    fn candidates(
+        &self,
+        found: Vec<(String, Evidence)>,
+        q: &mut Question,
+        opts: &SearchOptions,
+    ) -> Result<Vec<Candidate>> {
+        let paths: Vec<&str> = found.iter().map(|(p, _)| p.as_str()).collect();
+        // The lock is taken per read, not per search: decoding and ranking run in
+        // parallel across concurrent searches.
+        let rows = self.catalog().ranked_files(&paths, self.records)?;
+        let mut out = Vec::with_capacity(found.len());
+        for ((path, ev), row) in found.into_iter().zip(rows) {
+            if let Some(row) = row {
+                out.extend(self.candidate(path, row, ev, q, opts)?);
+            }
+        }
+        Ok(out)
+    }
+
+    /// `path`, read as `found`, as a candidate with its evidence, unless the filters
+    /// exclude it.
     fn candidate(
         &self,
         path: String,
+        found: RankedFile,
         mut ev: Evidence,
         q: &mut Question,
         opts: &SearchOptions,
     ) -> Result<Option<Candidate>> {
-        // The lock is taken per read, not per search: decoding and ranking run in
-        // parallel across concurrent searches.
-        let Some(found) = self.catalog().ranked_file(&path, self.records)? else {
-            return Ok(None);
-        };
         let row = found.row;
         if opts.format.is_some_and(|f| f != row.format)
             || opts.glob.as_ref().is_some_and(|g| !g.is_match(&path))

@@ -62,6 +62,44 @@ fn a_record_is_stored_with_each_description_and_follows_its_replacement() {
 }
 
 #[test]
+fn files_read_together_are_each_as_read_alone_in_the_order_asked() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut cat = writer(dir.path());
+    let texts: Vec<(String, String)> = (0..5)
+        .map(|i| (format!("d{i}/f.csv"), format!("k{i},v\na,{i}\n")))
+        .collect();
+    let changes: Vec<Change> = texts
+        .iter()
+        .map(|(p, t)| {
+            upsert(
+                p,
+                t,
+                describe(&Source::from_bytes(p, t.as_bytes().to_vec())),
+            )
+        })
+        .collect();
+    cat.apply(&changes).unwrap();
+    let asked = ["d3/f.csv", "gone.csv", "d0/f.csv", "d4/f.csv", "d1/f.csv"];
+    for records in [true, false] {
+        let together = cat.ranked_files(&asked, records).unwrap();
+        assert_eq!(together.len(), asked.len());
+        for (path, found) in asked.iter().zip(&together) {
+            let alone = cat.ranked_file(path, records).unwrap();
+            assert_eq!(found.is_some(), *path != "gone.csv", "{path}");
+            let (Some(found), Some(alone)) = (found, alone) else {
+                continue;
+            };
+            assert_eq!(found.row.path, *path);
+            assert_eq!(found.row.hash, alone.row.hash);
+            assert_eq!(found.collection, alone.collection);
+            assert_eq!(found.record, alone.record);
+            assert_eq!(found.record.is_some(), records, "{path}");
+        }
+    }
+    assert!(cat.ranked_files(&[], true).unwrap().is_empty());
+}
+
+#[test]
 fn a_description_replaced_by_a_writer_that_knows_no_records_loses_its_record() {
     let dir = tempfile::tempdir().unwrap();
     let mut cat = writer(dir.path());

@@ -439,9 +439,11 @@ impl Generation {
                     (None, Points::Graph(graph)) => graph.search(q, k, ef.max(k)),
                     (None, Points::Scan(_)) => Vec::new(),
                 };
+                let ids: Vec<u64> = top.iter().map(|&(id, _)| id as u64).collect();
+                let mut files = cat.points_files(&ids)?;
                 let mut found = Vec::new();
                 for (id, sim) in top {
-                    for path in cat.point_files(id as u64)? {
+                    for path in files.remove(&(id as u64)).unwrap_or_default() {
                         if !self.tombstones.contains(&path) {
                             found.push((path, sim));
                         }

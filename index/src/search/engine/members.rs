@@ -35,7 +35,7 @@ impl Searcher {
                 *f = f.min(s);
             }
         }
-        let mut added = Vec::new();
+        let mut added: Vec<(String, Evidence)> = Vec::new();
         for (id, stand_in) in floor {
             let Some(coll) = collections.get(id) else {
                 continue;
@@ -55,13 +55,11 @@ impl Searcher {
                         member_of: Some((stand_in, id.to_string())),
                         ..Evidence::default()
                     };
-                    if let Some(c) = self.candidate(path, ev, q, opts)? {
-                        added.push(c);
-                    }
+                    added.push((path, ev));
                 }
             }
         }
-        candidates.extend(added);
+        candidates.extend(self.candidates(added, q, opts)?);
         Ok(())
     }
 }
@@ -139,7 +137,9 @@ pub(super) fn own_evidence(
         own += 1;
     }
     // "each state", "every year": every member is asked for.
-    if evidence::asks_each(&q.words, &evidence::member_words(&coll.template)) {
+    if evidence::says_each(&q.words)
+        && evidence::asks_each(&q.words, &evidence::member_words(&coll.template))
+    {
         own += 1;
     }
     own

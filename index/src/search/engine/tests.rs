@@ -135,9 +135,10 @@ fn records_rank_as_descriptions_do_and_an_older_catalog_still_searches() {
     };
     let opts = SearchOptions::default();
     let candidate = |s: &Searcher, q: &mut Question, p: &str| {
-        s.candidate(p.into(), Evidence::default(), q, &opts)
-            .unwrap()
-            .unwrap()
+        let found = vec![(p.to_string(), Evidence::default())];
+        let mut c = s.candidates(found, q, &opts).unwrap();
+        assert_eq!(c.len(), 1, "{p}");
+        c.remove(0)
     };
     let table = candidate(&s, &mut q, "fires/2018-11-01.csv");
     assert!(!table.described && table.desc.is_none());

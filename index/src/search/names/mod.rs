@@ -114,6 +114,8 @@ struct Word {
     cased: String,
     /// It begins a sentence (or the question), where any word may take a capital.
     sentence_start: bool,
+    /// `text`'s characters, for spelling (split once, not per name tried).
+    chars: Vec<char>,
 }
 
 /// How strongly a name is named, as a multiple of a plain one-word mention.
@@ -142,6 +144,11 @@ pub struct NameMatcher {
     words: Vec<Word>,
     stems: HashMap<String, String>,
     stemmer: TextAnalyzer,
+    /// [`NameMatcher::names`] and [`NameMatcher::names_part`] of the names already
+    /// asked: a search asks about each of its ~400 candidates' names, and siblings
+    /// share theirs.
+    named: HashMap<String, Option<f64>>,
+    named_part: HashMap<String, Option<(String, f64)>>,
 }
 
 impl NameMatcher {
@@ -173,6 +180,7 @@ impl NameMatcher {
                 let text = cased.to_lowercase();
                 let glue = GLUE.contains(&text.as_str());
                 words.push(Word {
+                    chars: text.chars().collect(),
                     text,
                     cased,
                     sentence_start: sentence_start && words.len() == start,
@@ -203,6 +211,8 @@ impl NameMatcher {
             stemmer: TextAnalyzer::builder(RawTokenizer::default())
                 .filter(Stemmer::new(Language::English))
                 .build(),
+            named: HashMap::new(),
+            named_part: HashMap::new(),
         }
     }
 
@@ -217,9 +227,26 @@ impl NameMatcher {
         out
     }
 
+    /// Whether `word` has the stem of `name`, computed into `name_stem` if it was not.
+    fn same_stem(&mut self, word: &str, name: &str, name_stem: &mut Option<String>) -> bool {
+        if name_stem.is_none() {
+            *name_stem = Some(self.stem(name));
+        }
+        name_stem.as_deref() == Some(self.stem(word).as_str())
+    }
+
     /// How strongly the question names `name` (a column, key, sheet or table name), in
     /// [`strength`] units; `None` when it does not.
     pub fn names(&mut self, name: &str) -> Option<f64> {
+        if let Some(&s) = self.named.get(name) {
+            return s;
+        }
+        let s = self.names_anew(name);
+        self.named.insert(name.to_string(), s);
+        s
+    }
+
+    fn names_anew(&mut self, name: &str) -> Option<f64> {
         let compact: String = name
             .chars()
             .filter(|c| c.is_alphanumeric())
@@ -230,7 +257,8 @@ impl NameMatcher {
             return self.names_short(name.trim());
         }
         // The whole name as one question identifier (`importance.score`, `Fare`, `ages`).
-        let stem = self.stem(&compact);
+        // Its stem only once a word may be another form of it (most names have none).
+        let mut stem: Option<String> = None;
         let mut best: Option<f64> = None;
         let mut ident = String::new();
         for i in 0..self.words.len() {
@@ -253,10 +281,10 @@ impl NameMatcher {
             } else if self.words[i].first_of_ident && !self.words[i].glue {
                 // Another form of one word: same stem and the same first four letters,
                 // so that "scores" names `score` but "using" does not name `useful`.
-                let w = self.words[i].text.clone();
+                let w = &self.words[i].text;
                 let k = 4.min(w.len()).min(compact.len());
                 let same_start = w.chars().take(k).eq(compact.chars().take(k));
-                if same_start && self.stem(&w) == stem {
+                if same_start && self.same_stem(&w.clone(), &compact, &mut stem) {
                     best = Some(best.map_or(strength::FORM, |b| b.max(strength::FORM)));
                 }
             }
@@ -293,6 +321,15 @@ impl NameMatcher {
     /// strength, scaled by the share of the name's letters the run covers. One word is
     /// not enough: `name` or `id` are parts of too many names.
     pub fn names_part(&mut self, name: &str) -> Option<(String, f64)> {
+        if let Some(s) = self.named_part.get(name) {
+            return s.clone();
+        }
+        let s = self.names_part_anew(name);
+        self.named_part.insert(name.to_string(), s.clone());
+        s
+    }
+
+    fn names_part_anew(&mut self, name: &str) -> Option<(String, f64)> {
         let parts: Vec<String> = crate::text_util::split_identifier(name)
             .into_iter()
             .map(str::to_lowercase)
@@ -409,14 +446,14 @@ impl NameMatcher {
         prefixed: usize,
     ) -> Option<usize> {
         let word = self.words.get(at)?;
-        let w: Vec<char> = word.text.chars().collect();
+        let w = &word.chars;
         let content = done + usize::from(!word.glue);
         // Each piece starts with the word's first letter; try the longest first.
         if name.first() == w.first() {
             for len in (1..=name.len().min(w.len())).rev() {
                 let piece = &name[..len];
-                let whole = w.starts_with(piece) || alias(piece, &w);
-                if !whole && !abbreviates(piece, &w) {
+                let whole = w.starts_with(piece) || alias(piece, w);
+                if !whole && !abbreviates(piece, w) {
                     continue;
                 }
                 let rest = &name[len..];

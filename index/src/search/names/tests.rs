@@ -218,3 +218,43 @@ fn names_written_exactly_are_code_or_quoted_as_they_are() {
     )
     .is_empty());
 }
+
+#[test]
+fn one_matcher_asked_many_names_answers_each_as_a_fresh_one() {
+    // A search asks one matcher about every candidate's names, in any order and some
+    // twice: what it remembers of a name (its answer, its stem) must not leak into
+    // another's.
+    let q = "outliers in the happiness scores and the GDP per capita of each Country in 1992";
+    let names = [
+        "score",
+        "Happiness Score",
+        "scored",
+        "gdpPercap_1992",
+        "gdpPercap_2007",
+        "country",
+        "Country",
+        "count",
+        "ID",
+        "happiness_rank_score",
+        "score",
+        "gdp_pc",
+    ];
+    let mut shared = NameMatcher::new(q);
+    for round in 0..2 {
+        for name in names.iter().rev().skip(round) {
+            assert_eq!(
+                shared.names(name),
+                NameMatcher::new(q).names(name),
+                "{name}"
+            );
+            assert_eq!(
+                shared.names_part(name),
+                NameMatcher::new(q).names_part(name),
+                "{name}"
+            );
+        }
+    }
+    assert_eq!(shared.names("score"), Some(strength::FORM));
+    assert!(shared.names("count").is_none());
+    assert!(shared.names_part("gdpPercap_1992").is_some());
+}

@@ -308,6 +308,13 @@ fn singular(w: &str) -> &str {
     }
 }
 
+/// Whether the question says one of the words that ask for every member ([`asks_each`]
+/// needs one; most questions have none, and their candidates' templates need not be
+/// read for member words).
+pub(crate) fn says_each(question_words: &[String]) -> bool {
+    question_words.iter().any(|w| EACH.contains(&w.as_str()))
+}
+
 /// Whether the question (its lowercase words, in order) asks for every member of a
 /// collection whose members vary by `member_words`: "each state", "all the years",
 /// "per station", "states … each" is not read.
