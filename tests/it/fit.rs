@@ -194,11 +194,13 @@ fn every_role_shares_one_system_prefix_and_cached_tokens_are_reported() {
     let llm = ScriptedLlm::start();
     llm.prefix_cache();
     let load = format!("import csv\nrows = list(csv.DictReader(open({csv:?})))");
+    // `price`: a key no column is one letter from (`amout` is repaired to `amount`
+    // before the script runs, and the debugger would not be asked).
     llm.say("planner", "Load the file.")
         .say("planner", "Sum the north amounts.")
         .say(
             "coder",
-            &fenced(&format!("{load}\nprint(rows[0]['amout'])")),
+            &fenced(&format!("{load}\nprint(rows[0]['price'])")),
         )
         .say("debugger", &fenced(&format!("{load}\nprint(len(rows))")))
         .say(
