@@ -245,10 +245,9 @@ fn retrieve_groups(
 /// of `diamonds.csv` too, concatenated, a KeyError). Companions stay with their hit. A
 /// step that needs a column no file kept has still goes back to retrieval.
 fn narrow_to_exact(question: &str, groups: &mut Vec<Vec<FileContext>>) {
-    let files: Vec<FileContext> = groups.iter().flatten().cloned().collect();
-    let names: Vec<String> = exact_names(question, &files)
+    let names: Vec<String> = written_names(question, groups.iter().flatten())
         .into_iter()
-        .map(|(n, _)| n)
+        .map(str::to_string)
         .collect();
     if names.is_empty() {
         return;
@@ -257,6 +256,17 @@ fn narrow_to_exact(question: &str, groups: &mut Vec<Vec<FileContext>>) {
         g.iter()
             .any(|f| f.columns.iter().any(|c| names.contains(c)))
     });
+}
+
+/// The column names of `files` that `question` writes exactly ([`written_exactly`]).
+fn written_names<'f>(
+    question: &str,
+    files: impl IntoIterator<Item = &'f FileContext>,
+) -> Vec<&'f str> {
+    let all = files
+        .into_iter()
+        .flat_map(|f| f.columns.iter().map(String::as_str));
+    written_exactly(question, all)
 }
 
 /// The description of `rel` as the index holds it: the LLM analyzer's when the index
@@ -394,10 +404,7 @@ pub fn exact_names<'f>(
     files: &'f [FileContext],
 ) -> Vec<(String, Vec<&'f FileContext>)> {
     // One reading of the question for every file's names.
-    let all = files
-        .iter()
-        .flat_map(|f| f.columns.iter().map(String::as_str));
-    written_exactly(question, all)
+    written_names(question, files)
         .into_iter()
         .map(|name| {
             let holders = files
@@ -412,9 +419,9 @@ pub fn exact_names<'f>(
 /// Retrieved files with the most columns the question writes exactly ([`exact_names`])
 /// first; the rest keep their order. Models lean on the first file listed.
 pub fn prefer_exact(question: &str, files: &mut [FileContext]) {
-    let names: Vec<String> = exact_names(question, files)
+    let names: Vec<String> = written_names(question, files.iter())
         .into_iter()
-        .map(|(n, _)| n)
+        .map(str::to_string)
         .collect();
     if names.is_empty() {
         return;
