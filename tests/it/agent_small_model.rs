@@ -8,6 +8,7 @@ use crate::agent::{base_code, fenced, ok, sales_lake, section};
 use crate::agent_loop::{ask_pinned, events, notes, purposes, totals_script};
 use crate::common::{python3, test_python};
 use crate::llm_server::ScriptedLlm;
+use std::path::{Path, PathBuf};
 
 #[test]
 fn a_step_the_plan_already_has_is_coded_anew_not_added_twice() {
@@ -190,6 +191,27 @@ fn a_key_error_on_a_column_another_given_file_has_tells_the_debugger_which() {
     );
 }
 
+/// Ask for the north's and the south's totals (two requested quantities) over the sales
+/// file, and check the answer the scripted finalyzer gives; the run's directory.
+fn north_and_south(llm: &ScriptedLlm, lake: &Path, csv: &str) -> PathBuf {
+    let (out, run) = ask_pinned(
+        llm,
+        lake,
+        csv,
+        &python3(),
+        "How much did the north and the south sell?",
+        &[
+            "--debug-attempts",
+            "0",
+            "--guidelines",
+            "@north_total[value], @south_total[total sales of the south region]",
+        ],
+    );
+    assert_eq!(ok(&out).trim(), "@north_total[15], @south_total[20]");
+    assert!(llm.left().is_empty(), "unused replies: {:?}", llm.left());
+    run
+}
+
 #[test]
 fn a_step_that_computes_none_of_the_missing_quantities_is_replaced_by_one_that_does() {
     let (lake, csv) = sales_lake();
@@ -210,21 +232,7 @@ fn a_step_that_computes_none_of_the_missing_quantities_is_replaced_by_one_that_d
             "finalyzer",
             &fenced("print('@north_total[15], @south_total[20]')"),
         );
-    let (out, run) = ask_pinned(
-        &llm,
-        lake.path(),
-        &csv,
-        &python3(),
-        "How much did the north and the south sell?",
-        &[
-            "--debug-attempts",
-            "0",
-            "--guidelines",
-            "@north_total[value], @south_total[total sales of the south region]",
-        ],
-    );
-    assert_eq!(ok(&out).trim(), "@north_total[15], @south_total[20]");
-    assert!(llm.left().is_empty(), "unused replies: {:?}", llm.left());
+    let run = north_and_south(&llm, lake.path(), &csv);
     let due = "Compute south_total (total sales of the south region) from the data, following every constraint of the question, and print it labelled `south_total: <value>`.";
     let plans = events(&run, "plan");
     assert_eq!(plans.last().unwrap()["steps"][1], due);
@@ -248,21 +256,7 @@ fn a_first_step_that_computes_none_of_the_requested_quantities_asks_for_them() {
             "finalyzer",
             &fenced("print('@north_total[15], @south_total[20]')"),
         );
-    let (out, run) = ask_pinned(
-        &llm,
-        lake.path(),
-        &csv,
-        &python3(),
-        "How much did the north and the south sell?",
-        &[
-            "--debug-attempts",
-            "0",
-            "--guidelines",
-            "@north_total[value], @south_total[total sales of the south region]",
-        ],
-    );
-    assert_eq!(ok(&out).trim(), "@north_total[15], @south_total[20]");
-    assert!(llm.left().is_empty(), "unused replies: {:?}", llm.left());
+    let run = north_and_south(&llm, lake.path(), &csv);
     let due = "Compute north_total, south_total (total sales of the south region) from the data, following every constraint of the question, and print each labelled with its name: `north_total: <value>`, `south_total: <value>`.";
     let plans = events(&run, "plan");
     assert_eq!(plans[0]["steps"][0], due);
