@@ -181,7 +181,7 @@ impl CatalogReader {
     /// rows, bounded on both sides: above, `time_start < end || '~'`, which is
     /// `substr(time_start, 1, 10) <= end` for an `end` of ten characters (times are
     /// ASCII, and `~` sorts after each of their characters) in a form the index can
-    /// bound; below, by the collection's longest member coverage ([`lower_bound`]).
+    /// bound; below, by the collection's longest member coverage (`lower_bound`).
     /// A day asked of a 15,000-member daily collection reads its day's members, not
     /// every member before it in path order.
     pub fn members_overlapping(

@@ -2,7 +2,7 @@
 //! hex characters, `collect::schema_digest`, `collect::Collection::id`) is kept as the 8
 //! bytes it spells, in `files.schema`, `files.collection` and `collections.id` — half the
 //! bytes, in the rows and in the index by collection. Any other text is kept as it is,
-//! so that every string reads back unchanged ([`to_sql`], [`read`]); the upgrade from
+//! so that every string reads back unchanged ([`to_sql`], [`get`]); the upgrade from
 //! an older catalog converts with [`packed_sql`], the same rule in SQL.
 
 use rusqlite::types::{FromSql, FromSqlResult, Value, ValueRef};
@@ -10,7 +10,9 @@ use rusqlite::types::{FromSql, FromSqlResult, Value, ValueRef};
 /// Whether `s` is stored as bytes: non-empty lowercase hex of an even length, which
 /// reads back as the same text.
 fn packs(s: &str) -> bool {
-    !s.is_empty() && s.len() % 2 == 0 && s.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+    !s.is_empty()
+        && s.len().is_multiple_of(2)
+        && s.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
 }
 
 /// The value stored for digest `s`.
@@ -25,7 +27,7 @@ pub(super) fn to_sql(s: &str) -> Value {
     Value::Blob(
         s.as_bytes()
             .chunks_exact(2)
-            .map(|p| nibble(p[0]) << 4 | nibble(p[1]))
+            .map(|p| (nibble(p[0]) << 4) | nibble(p[1]))
             .collect(),
     )
 }

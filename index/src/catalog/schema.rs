@@ -24,9 +24,9 @@ pub const FORMAT_VERSION: u32 = 3;
 /// is told to run `lakestar index` once.
 const UPGRADES_FROM: u32 = 1;
 
-/// `files` and the tables of the same layout change: the upgrade from an older version
-/// creates them under these names next to the old ones and copies the rows over
-/// (`super::upgrade`), and a new catalog creates them from the same text.
+/// `files` and the tables of the same layout change: a new catalog creates them from
+/// this text, and the upgrade from an older version (`super::upgrade`) too, once it has
+/// set the old tables aside under other names, then copies their rows over.
 pub(super) const FILES: &str = "
 -- WITHOUT ROWID: rows are stored in path order, so the path-ordered scan every run
 -- starts with is sequential.
