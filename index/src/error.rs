@@ -58,6 +58,17 @@ pub enum UserError {
         /// Version this build reads and writes.
         expected: u32,
     },
+    /// The index was written by an older version of lakestar, whose catalog the next
+    /// `lakestar index` upgrades in place; only a writer may change it.
+    #[error("index {} has format version {found}, older than this lakestar's {expected}; run `lakestar index` once to upgrade it in place (or re-index with `lakestar index --rebuild`)", dir.display())]
+    OlderFormat {
+        /// The index directory.
+        dir: PathBuf,
+        /// Version found on disk.
+        found: u32,
+        /// Version this build reads and writes.
+        expected: u32,
+    },
     /// The lake directory does not exist or is not a directory.
     #[error("lake {} is not a readable directory: {reason}", path.display())]
     BadLake {

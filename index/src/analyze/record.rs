@@ -1,7 +1,7 @@
 //! The ranking record of a description: the little of it that a search's candidate
 //! stage reads ([`names`], [`categories`] and which of them are
 //! [`dominant_categories`]), stored beside the description in the catalog
-//! (`rank_records`) so that ranking ~400 candidates does not decompress and decode ~400
+//! (`descriptions.record`) so that ranking ~400 candidates does not decompress and decode ~400
 //! whole descriptions (12–16 ms of a 34 ms search at 100k files: BENCHMARKS.md). Only
 //! the hits' descriptions are read whole.
 //!

@@ -2,9 +2,11 @@
 //! and reading collections back.
 
 use super::companions::folder_of;
-use super::{CatalogReader, CatalogWriter, MetaKey};
+use super::{digest, CatalogReader, CatalogWriter, MetaKey};
 use crate::collect::{self, Collection};
 use crate::error::{Error, Result};
+use chrono::{Datelike, NaiveDate};
+use rusqlite::types::Value;
 use rusqlite::{params, OptionalExtension};
 use std::collections::{BTreeSet, HashMap};
 
@@ -22,7 +24,8 @@ pub(super) fn rederive_if_older(conn: &rusqlite::Connection) -> Result<()> {
         conn.execute_batch(&format!(
             "BEGIN;
              INSERT OR IGNORE INTO dirty_templates(template)
-                 SELECT DISTINCT template FROM files WHERE template IS NOT NULL;
+                 SELECT template FROM templates t
+                 WHERE EXISTS (SELECT 1 FROM files f WHERE f.template = t.id);
              INSERT OR REPLACE INTO meta(key, value) VALUES ('{key}', '{DERIVED}');
              COMMIT;"
         ))?;
@@ -33,13 +36,44 @@ pub(super) fn rederive_if_older(conn: &rusqlite::Connection) -> Result<()> {
 /// The files whose templates lie directly in a folder (`?1`; the second statement is the
 /// root's): the unit of regrouping. A numeric collection lies within one template and a
 /// word collection within one folder, and both within one template folder.
-const IN_FOLDER: &str =
-    "SELECT path, format, COALESCE(schema, ''), size, time_start, time_end, collection
-     FROM files WHERE template >= ?1 || '/' AND template < ?1 || '0'
-     AND instr(substr(template, length(?1) + 2), '/') = 0 ORDER BY path";
-const AT_ROOT: &str =
-    "SELECT path, format, COALESCE(schema, ''), size, time_start, time_end, collection
-     FROM files WHERE instr(template, '/') = 0 ORDER BY path";
+const IN_FOLDER: &str = "SELECT path, format, schema, size, time_start, time_end, collection
+     FROM files WHERE template IN (SELECT id FROM templates
+         WHERE template >= ?1 || '/' AND template < ?1 || '0'
+         AND instr(substr(template, length(?1) + 2), '/') = 0) ORDER BY path";
+const AT_ROOT: &str = "SELECT path, format, schema, size, time_start, time_end, collection
+     FROM files WHERE template IN (SELECT id FROM templates WHERE instr(template, '/') = 0)
+     ORDER BY path";
+
+/// The ids of templates (`templates`) as [`CatalogWriter::apply`] writes rows: each
+/// looked up or added once per batch.
+pub(super) struct Templates<'c> {
+    find: rusqlite::CachedStatement<'c>,
+    add: rusqlite::CachedStatement<'c>,
+    known: HashMap<String, i64>,
+}
+
+impl<'c> Templates<'c> {
+    pub(super) fn new(conn: &'c rusqlite::Connection) -> rusqlite::Result<Templates<'c>> {
+        Ok(Templates {
+            find: conn.prepare_cached("SELECT id FROM templates WHERE template = ?1")?,
+            add: conn.prepare_cached("INSERT INTO templates(template) VALUES (?1)")?,
+            known: HashMap::new(),
+        })
+    }
+
+    /// The id of `template`, added when new.
+    pub(super) fn id(&mut self, template: &str) -> rusqlite::Result<i64> {
+        if let Some(&id) = self.known.get(template) {
+            return Ok(id);
+        }
+        let id = match self.find.query_row([template], |r| r.get(0)).optional()? {
+            Some(id) => id,
+            None => self.add.insert([template])?,
+        };
+        self.known.insert(template.to_string(), id);
+        Ok(id)
+    }
+}
 
 fn entry_and_collection(
     r: &rusqlite::Row<'_>,
@@ -49,16 +83,71 @@ fn entry_and_collection(
         collect::Entry {
             path: r.get(0)?,
             format: r.get(1)?,
-            schema: r.get(2)?,
+            schema: digest::get(r, 2)?.unwrap_or_default(),
             size: r.get::<_, i64>(3)? as u64,
             time: a.zip(b),
         },
-        r.get(6)?,
+        digest::get(r, 6)?,
     ))
 }
 
 fn decode(detail: &str) -> Result<Collection> {
     serde_json::from_str(detail).map_err(|e| Error::corrupt("collection", e))
+}
+
+/// The day `s` starts with, when it starts with a real `YYYY-MM-DD` date: in that shape
+/// the order of the text is the order of the days.
+fn strict_day(s: &str) -> Option<NaiveDate> {
+    let head = s.as_bytes().get(..10)?;
+    let shaped = head.iter().enumerate().all(|(i, b)| match i {
+        4 | 7 => *b == b'-',
+        _ => b.is_ascii_digit(),
+    });
+    if !shaped {
+        return None;
+    }
+    // ASCII up to there: the slices fall on characters.
+    let n = |from: usize, to: usize| s[from..to].parse::<u32>().ok();
+    NaiveDate::from_ymd_opt(i32::try_from(n(0, 4)?).ok()?, n(5, 7)?, n(8, 10)?)
+}
+
+/// The longest coverage of a collection's members, in days (end day minus start day),
+/// from the `(time_start, time_end)` of those that have both; `None` when one of them
+/// is not two real days, or none has any.
+fn longest<'a>(times: impl IntoIterator<Item = (&'a str, &'a str)>) -> Option<i64> {
+    let mut longest = None;
+    for (start, end) in times {
+        let span = (strict_day(end)? - strict_day(start)?).num_days();
+        longest = Some(longest.map_or(span, |l: i64| l.max(span)));
+    }
+    longest
+}
+
+/// The least `time_start` of a member covering a day from `start` on, when every
+/// member covers at most `longest` days: the day `longest` days before `start`. Every
+/// member whose coverage ends on or after `start` (text order, which is day order for
+/// real days) starts on or after it. `None` (no bound) when `start` is no real day or
+/// the day falls outside four-digit years.
+fn lower_bound(start: &str, longest: i64) -> Option<String> {
+    let day = strict_day(start)?.checked_sub_signed(chrono::TimeDelta::try_days(longest)?)?;
+    (0..=9999)
+        .contains(&day.year())
+        .then(|| day.format("%Y-%m-%d").to_string())
+}
+
+/// Record in the collection `id`'s row its members' [`longest`] coverage.
+pub(super) fn set_longest(conn: &rusqlite::Connection, id: &Value) -> Result<()> {
+    let times: Vec<(String, String)> = conn
+        .prepare_cached(
+            "SELECT time_start, time_end FROM files
+             WHERE collection = ?1 AND time_start IS NOT NULL AND time_end IS NOT NULL",
+        )?
+        .query_map([id], |r| Ok((r.get(0)?, r.get(1)?)))?
+        .collect::<rusqlite::Result<_>>()?;
+    let l = longest(times.iter().map(|(a, b)| (a.as_str(), b.as_str())));
+    conn.prepare_cached("UPDATE collections SET longest = ?2 WHERE id = ?1")?
+        .execute(params![id, l])?;
+    Ok(())
 }
 
 impl CatalogReader {
@@ -80,13 +169,21 @@ impl CatalogReader {
         let detail: Option<String> = self
             .conn
             .prepare_cached("SELECT detail FROM collections WHERE id = ?1")?
-            .query_row([id], |r| r.get(0))
+            .query_row([digest::to_sql(id)], |r| r.get(0))
             .optional()?;
         detail.map(|d| decode(&d)).transpose()
     }
 
     /// Members of collection `id` whose time coverage overlaps the days `start … end`
     /// (`YYYY-MM-DD`, compared to the day), in path order, at most `limit`.
+    ///
+    /// One range of the index by (collection, time_start, time_end), read without the
+    /// rows, bounded on both sides: above, `time_start < end || '~'`, which is
+    /// `substr(time_start, 1, 10) <= end` for an `end` of ten characters (times are
+    /// ASCII, and `~` sorts after each of their characters) in a form the index can
+    /// bound; below, by the collection's longest member coverage (`lower_bound`).
+    /// A day asked of a 15,000-member daily collection reads its day's members, not
+    /// every member before it in path order.
     pub fn members_overlapping(
         &self,
         id: &str,
@@ -94,13 +191,26 @@ impl CatalogReader {
         end: &str,
         limit: usize,
     ) -> Result<Vec<String>> {
+        let id = digest::to_sql(id);
+        let longest: Option<i64> = self
+            .conn
+            .prepare_cached("SELECT longest FROM collections WHERE id = ?1")?
+            .query_row([&id], |r| r.get(0))
+            .optional()?
+            .flatten();
+        let from = longest
+            .and_then(|l| lower_bound(start, l))
+            .unwrap_or_default();
+        // INDEXED BY: without statistics, the planner could as well walk the primary
+        // key for the ORDER BY and look every row up.
         let mut stmt = self.conn.prepare_cached(
-            "SELECT path FROM files WHERE collection = ?1
+            "SELECT path FROM files INDEXED BY files_collection_time
+             WHERE collection = ?1 AND time_start >= ?5 AND time_start < ?3 || '~'
                  AND substr(time_start, 1, 10) <= ?3 AND substr(time_end, 1, 10) >= ?2
              ORDER BY path LIMIT ?4",
         )?;
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
-        let rows = stmt.query_map(params![id, start, end, limit], |r| r.get(0))?;
+        let rows = stmt.query_map(params![id, start, end, limit, from], |r| r.get(0))?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
@@ -109,7 +219,7 @@ impl CatalogReader {
         Ok(self
             .conn
             .prepare_cached("SELECT collection FROM files WHERE path = ?1")?
-            .query_row([path], |r| r.get::<_, Option<String>>(0))
+            .query_row([path], |r| digest::get(r, 0))
             .optional()?
             .flatten())
     }
@@ -153,22 +263,25 @@ impl CatalogWriter {
                     if before.contains_key(id) {
                         continue;
                     }
-                    let d: Option<String> = detail.query_row([id], |r| r.get(0)).optional()?;
+                    let d: Option<String> = detail
+                        .query_row([digest::to_sql(id)], |r| r.get(0))
+                        .optional()?;
                     let text = d
                         .map(|d| decode(&d))
                         .transpose()?
                         .and_then(|c| collect::siblings::search_text(&c));
-                    drop_old.execute([id])?;
+                    drop_old.execute([digest::to_sql(id)])?;
                     before.insert(id.clone(), text);
                 }
                 let (entries, old): (Vec<collect::Entry>, Vec<Option<String>>) =
                     rows.into_iter().unzip();
                 let mut now: HashMap<String, (String, Option<String>)> = HashMap::new();
+                let mut made = Vec::new();
                 for (c, members) in collect::group(&entries) {
                     let detail =
                         serde_json::to_string(&c).map_err(|e| Error::serialize("collection", e))?;
                     insert.execute(params![
-                        c.id,
+                        digest::to_sql(&c.id),
                         c.template,
                         c.format,
                         c.members as i64,
@@ -180,17 +293,25 @@ impl CatalogWriter {
                     for m in members {
                         now.insert(m, (c.id.clone(), text.clone()));
                     }
+                    made.push(digest::to_sql(&c.id));
                 }
                 for (e, old) in entries.iter().zip(old) {
                     let new = now.get(&e.path);
                     let new_id = new.map(|(id, _)| id);
                     if old.as_ref() != new_id {
-                        link.execute(params![e.path, new_id])?;
+                        link.execute(params![
+                            e.path,
+                            digest::opt_to_sql(new_id.map(String::as_str))
+                        ])?;
                     }
                     let old_text = old.and_then(|id| before.get(&id).cloned().flatten());
                     if old_text.as_ref() != new.and_then(|(_, t)| t.as_ref()) {
                         stale.execute([&e.path])?;
                     }
+                }
+                // With every member linked: a collection lies within one folder.
+                for id in &made {
+                    set_longest(&tx, id)?;
                 }
             }
         }
@@ -201,9 +322,18 @@ impl CatalogWriter {
                      (SELECT 1 FROM files WHERE files.collection = collections.id)",
                 [],
             )?;
+            // Templates no file has any more (their files deleted or renamed).
+            tx.execute(
+                "DELETE FROM templates WHERE template IN (SELECT template FROM dirty_templates)
+                 AND NOT EXISTS (SELECT 1 FROM files WHERE files.template = templates.id)",
+                [],
+            )?;
             tx.execute("DELETE FROM dirty_templates", [])?;
         }
         tx.commit()?;
         Ok(templates.len())
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -372,10 +372,6 @@ impl CatalogWriter {
                 "DELETE FROM embeddings WHERE (hash, analyzer) IN
                    (SELECT hash, analyzer FROM files WHERE path = ?1 AND hash IS NOT NULL)",
             )?;
-            // A graph point is made a tombstone (its file then searched exactly, in the
-            // delta), not removed: the graph's member list must stay whole.
-            let mut drop_point =
-                tx.prepare_cached("UPDATE vector_points SET hash = zeroblob(0) WHERE path = ?1")?;
             let mut affected: Vec<(String, Option<String>, Option<String>)> = Vec::new();
             for l in links {
                 let cols = serde_json::to_string(&l.columns)
@@ -397,8 +393,10 @@ impl CatalogWriter {
                 for p in std::iter::once(data).chain(before).chain(after) {
                     stale.execute([p])?;
                 }
+                // Its graph point, if any, is then a tombstone (the key's row no longer
+                // holds it: `vector_points::holds`), and the file searched exactly, in
+                // the delta, once embedded again.
                 drop_vector.execute([data])?;
-                drop_point.execute([data])?;
             }
         }
         tx.commit()?;

@@ -3,6 +3,7 @@
 //! (collections, search documents, the vector graph) work from.
 
 use super::{Cached, CatalogReader, CatalogWriter, Change, FileRow, FileState, Hash};
+use crate::analyze::record::RankRecord;
 use crate::analyze::{Description, Format, TimeCoverage};
 use crate::error::{Error, Result};
 use rusqlite::{params, OptionalExtension};
@@ -35,7 +36,7 @@ pub(super) fn row_from(r: &rusqlite::Row<'_>) -> rusqlite::Result<FileRow> {
             _ => None,
         },
         sampled: r.get(13)?,
-        schema: r.get(14)?,
+        schema: super::digest::get(r, 14)?,
     })
 }
 
@@ -69,34 +70,16 @@ impl CatalogReader {
     }
 
     /// Whether the cache holds a description for (hash, analyzer key), and if so what a
-    /// file row needs of it.
+    /// file row needs of it: read from the description itself, which the cache's row
+    /// does not repeat (a hit is a copy or a revert, rare next to the rows it saves).
     pub fn cached(&self, hash: &Hash, analyzer: &str) -> Result<Option<Cached>> {
-        let mut stmt = self.conn.prepare_cached(
-            "SELECT format, error, time_start, time_end, time_source, sampled, schema FROM descriptions WHERE hash = ?1 AND analyzer = ?2",
-        )?;
-        Ok(stmt
-            .query_row(params![&hash[..], analyzer], |r| {
-                let f: String = r.get(0)?;
-                let time = match (
-                    r.get::<_, Option<String>>(2)?,
-                    r.get::<_, Option<String>>(3)?,
-                ) {
-                    (Some(start), Some(end)) => Some(TimeCoverage {
-                        start,
-                        end,
-                        source: r.get::<_, Option<String>>(4)?.unwrap_or_default(),
-                    }),
-                    _ => None,
-                };
-                Ok(Cached {
-                    format: Format::parse(&f).unwrap_or(Format::Binary),
-                    error: r.get(1)?,
-                    time,
-                    sampled: r.get(5)?,
-                    schema: r.get(6)?,
-                })
-            })
-            .optional()?)
+        Ok(self.description(hash, analyzer)?.map(|d| Cached {
+            format: d.format,
+            schema: Some(crate::collect::schema_digest(&d)),
+            sampled: d.is_sampled(),
+            time: d.time_coverage,
+            error: d.error,
+        }))
     }
 
     /// The cached description for (hash, analyzer key).
@@ -146,21 +129,22 @@ impl CatalogWriter {
                 "INSERT OR REPLACE INTO files({FILE_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)"
             ))?;
             let mut cache = tx.prepare_cached(
-                // An exact description replaces one made from a sample; nothing else is replaced.
-                "INSERT INTO descriptions(hash, analyzer, format, error, raw_len, blob, created_at, time_start, time_end, time_source, sampled, schema)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
-                 ON CONFLICT(hash, analyzer) DO UPDATE SET format = excluded.format, error = excluded.error,
-                   raw_len = excluded.raw_len, blob = excluded.blob, created_at = excluded.created_at,
-                   time_start = excluded.time_start, time_end = excluded.time_end,
-                   time_source = excluded.time_source, sampled = excluded.sampled, schema = excluded.schema
+                // An exact description replaces one made from a sample; nothing else is
+                // replaced. Its ranking record goes with it.
+                "INSERT INTO descriptions(hash, analyzer, raw_len, sampled, record, blob)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+                 ON CONFLICT(hash, analyzer) DO UPDATE SET raw_len = excluded.raw_len,
+                   sampled = excluded.sampled, record = excluded.record, blob = excluded.blob
                  WHERE descriptions.sampled > excluded.sampled",
             )?;
             let mut delete = tx.prepare_cached("DELETE FROM files WHERE path = ?1")?;
             let mut touch = tx.prepare_cached(
                 "UPDATE files SET size = ?2, mtime_ns = ?3, racy = ?4 WHERE path = ?1",
             )?;
-            let write_row =
+            let mut templates = super::collections::Templates::new(&tx)?;
+            let mut write_row =
                 |stmt: &mut rusqlite::CachedStatement<'_>, row: &FileRow, template: &str| {
+                    let template = templates.id(template)?;
                     stmt.execute(params![
                         row.path,
                         row.size as i64,
@@ -176,7 +160,7 @@ impl CatalogWriter {
                         row.time.as_ref().map(|t| &t.end),
                         row.time.as_ref().map(|t| &t.source),
                         row.sampled,
-                        row.schema,
+                        super::digest::opt_to_sql(row.schema.as_deref()),
                         template,
                     ])
                 };
@@ -215,25 +199,14 @@ impl CatalogWriter {
                                 d.format.as_str(),
                                 &json,
                             )?;
-                            let stored = cache.execute(params![
+                            cache.execute(params![
                                 &h[..],
                                 a,
-                                d.format.as_str(),
-                                d.error,
                                 json.len() as i64,
-                                blob,
-                                row.indexed_at,
-                                d.time_coverage.as_ref().map(|t| &t.start),
-                                d.time_coverage.as_ref().map(|t| &t.end),
-                                d.time_coverage.as_ref().map(|t| &t.source),
                                 d.is_sampled(),
-                                row.schema,
+                                RankRecord::of(d).encode(),
+                                blob,
                             ])?;
-                            // Not stored when an exact description was kept over this
-                            // sampled one: its record stays.
-                            if stored > 0 {
-                                super::rank_records::put(&tx, &h[..], a, d)?;
-                            }
                         }
                         let t = crate::collect::template(&row.path).text;
                         write_row(&mut upsert, row, &t)?;

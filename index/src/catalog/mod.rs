@@ -7,9 +7,9 @@
 //! - `descriptions` — the content-addressed cache: (hash, analyzer key) → zstd-compressed
 //!   JSON of the [`Description`]. Rows outlive the files that made them, so content that
 //!   comes back (a revert, a copy) is not analyzed again.
-//! - `rank_records` — (hash, analyzer key) → the description's ranking record
-//!   ([`crate::analyze::record`]): what a search ranks candidates by, read instead of the
-//!   whole description (see [`rank_records`]).
+//!   Each row also holds the description's ranking record ([`crate::analyze::record`]):
+//!   what a search ranks candidates by, read instead of the whole description (see
+//!   [`rank_records`]).
 //! - `llm_descriptions` — the LLM analyzer's cache: (hash, model, prompt hash) → the
 //!   describer script's output or its error.
 //! - `companions` — companion-documentation links: a headerless data file → the file
@@ -24,6 +24,7 @@
 mod collections;
 mod companions;
 mod dictionaries;
+mod digest;
 mod files;
 mod held;
 mod known;
@@ -31,6 +32,7 @@ mod llm_descriptions;
 pub mod meta;
 mod rank_records;
 mod schema;
+mod upgrade;
 mod vector_points;
 mod vectors;
 
@@ -153,7 +155,8 @@ pub enum Change {
     /// Insert or replace a file row; store the description in the cache when given.
     Upsert {
         /// The new row. With a description, its `schema` is that description's digest
-        /// ([`crate::collect::schema_digest`], computed once by the indexer), cached with it.
+        /// ([`crate::collect::schema_digest`], computed once by the indexer; a cache hit
+        /// computes it again from the description, [`CatalogReader::cached`]).
         row: FileRow,
         /// A freshly computed description to cache under (row.hash, row.analyzer).
         description: Option<Box<Description>>,
@@ -299,6 +302,19 @@ impl CatalogWriter {
     }
 }
 
+/// One `meta` value of the catalog at `dir`, whose format this binary reads or a
+/// writer's open upgrades (`meta` is alike in every version): what a run must know
+/// before its writer opens, and upgrades, the catalog (the walk it recorded).
+pub fn read_meta(dir: &Path, key: MetaKey) -> Result<Option<String>> {
+    let conn = Connection::open_with_flags(
+        dir.join(CATALOG_FILE),
+        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )?;
+    conn.busy_timeout(std::time::Duration::from_secs(5))?;
+    schema::check_version(&conn, dir)?;
+    meta::read(&conn, key)
+}
+
 impl CatalogReader {
     /// Open the catalog of the index at `dir` for reading.
     pub fn open(dir: &Path) -> Result<CatalogReader> {
@@ -319,7 +335,7 @@ impl CatalogReader {
         conn.set_prepared_statement_cache_capacity(schema::STATEMENT_CACHE);
         conn.pragma_update(None, "mmap_size", schema::READ_MAP_BYTES)?;
         conn.pragma_update(None, "cache_size", -schema::READ_CACHE_KIB)?;
-        schema::check_version(&conn, dir)?;
+        schema::check_readable(&conn, dir)?;
         Ok(CatalogReader {
             conn,
             dir: dir.to_path_buf(),

@@ -1,16 +1,13 @@
-//! The ranking records of descriptions (`rank_records`: (hash, analyzer) → the
-//! [`RankRecord`] of that description, as stored), and what a search's candidate stage
-//! reads in one query: a file's row, its collection and its record
-//! ([`CatalogReader::ranked_file`]).
+//! The ranking records of descriptions (`descriptions.record`: the [`RankRecord`] of
+//! the row's description, as stored), and what a search's candidate stage reads in one
+//! query: a file's row, its collection and its record ([`CatalogReader::ranked_file`]).
 //!
-//! A table of its own rather than a column of `descriptions`: a `descriptions` row is
-//! mostly its blob, often spilling to overflow pages, and a column added after it would
-//! be read through them; the records' rows are small, and their pages dense.
-//!
-//! The writer stores a record with every description it stores ([`put`]). A trigger
-//! deletes the record of a description that is replaced, so that a writer that does not
-//! know records (an older binary) leaves none rather than a stale one; a description
-//! without a usable record is decoded whole by search, as before records.
+//! A column of `descriptions` since format 3 (a table of its own before, whose key
+//! repeated the description's: a tenth of the catalog). It is stored before the blob,
+//! so that it lies in the row's first page even when the blob spills to overflow pages.
+//! The writer stores a record with every description it stores
+//! ([`CatalogWriter::apply`](super::CatalogWriter::apply)); a description without a
+//! usable record is decoded whole by search.
 
 use super::dictionaries::Decompressors;
 use super::files::{self, FILE_COLUMNS};
@@ -22,37 +19,9 @@ use rusqlite::{params, Connection};
 use std::collections::HashMap;
 use std::path::Path;
 
-/// Created when a writer opens the catalog, so that older indexes gain it without a
-/// format change ([`create_in_existing`]).
-pub(super) const SCHEMA: &str = "
-CREATE TABLE IF NOT EXISTS rank_records (
-    hash     BLOB NOT NULL,
-    analyzer TEXT NOT NULL,
-    record   BLOB NOT NULL,
-    PRIMARY KEY (hash, analyzer)
-) WITHOUT ROWID;
-CREATE TRIGGER IF NOT EXISTS descriptions_record_stale AFTER UPDATE ON descriptions BEGIN
-    DELETE FROM rank_records WHERE hash = old.hash AND analyzer = old.analyzer;
-END;
-CREATE TRIGGER IF NOT EXISTS descriptions_record_gone AFTER DELETE ON descriptions BEGIN
-    DELETE FROM rank_records WHERE hash = old.hash AND analyzer = old.analyzer;
-END;
-";
-
-/// Store the record of description `d`, just stored under (hash, analyzer).
-pub(super) fn put(conn: &Connection, hash: &[u8], analyzer: &str, d: &Description) -> Result<()> {
-    conn.prepare_cached(
-        "INSERT OR REPLACE INTO rank_records(hash, analyzer, record) VALUES (?1, ?2, ?3)",
-    )?
-    .execute(params![hash, analyzer, RankRecord::of(d).encode()])?;
-    Ok(())
-}
-
-/// Create the table in a catalog made before it, and derive the record of every
-/// description when the catalog's records are of none or another [`RECORD_VERSION`]
-/// (in one transaction; a few seconds at 100k files, once).
-pub(super) fn create_in_existing(conn: &mut Connection, dir: &Path) -> Result<()> {
-    conn.execute_batch(SCHEMA)?;
+/// Derive the record of every description when the catalog's records are of none or
+/// another [`RECORD_VERSION`] (in one transaction; a few seconds at 100k files, once).
+pub(super) fn rederive_if_older(conn: &mut Connection, dir: &Path) -> Result<()> {
     let current = RECORD_VERSION.to_string();
     if super::meta::read(conn, MetaKey::RankRecordsVersion)?.as_deref() == Some(&current) {
         return Ok(());
@@ -63,6 +32,8 @@ pub(super) fn create_in_existing(conn: &mut Connection, dir: &Path) -> Result<()
     let mut derived = 0u64;
     {
         let mut all = tx.prepare("SELECT hash, analyzer, blob, raw_len FROM descriptions")?;
+        let mut put =
+            tx.prepare("UPDATE descriptions SET record = ?3 WHERE hash = ?1 AND analyzer = ?2")?;
         let mut rows = all.query([])?;
         while let Some(r) = rows.next()? {
             let (hash, analyzer): (Vec<u8>, String) = (r.get(0)?, r.get(1)?);
@@ -71,7 +42,7 @@ pub(super) fn create_in_existing(conn: &mut Connection, dir: &Path) -> Result<()
                 decompressors.decompress(&tx, dir, &blob, (raw_len.max(0) as usize).max(1))?;
             let d: Description =
                 serde_json::from_slice(&json).map_err(|e| Error::corrupt("description", e))?;
-            put(&tx, &hash, &analyzer, &d)?;
+            put.execute(params![hash, analyzer, RankRecord::of(&d).encode()])?;
             derived += 1;
         }
     }
@@ -103,17 +74,6 @@ pub struct RankedFile {
 }
 
 impl CatalogReader {
-    /// Whether the catalog has the `rank_records` table (a catalog written only by
-    /// binaries before it has not; such a catalog read without a writer searches by
-    /// decoding descriptions).
-    pub fn has_rank_records(&self) -> Result<bool> {
-        Ok(self.conn.query_row(
-            "SELECT EXISTS(SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'rank_records')",
-            [],
-            |r| r.get(0),
-        )?)
-    }
-
     /// The row, collection and ranking record of the file at `path` (see
     /// [`CatalogReader::ranked_files`]).
     pub fn ranked_file(&self, path: &str, records: bool) -> Result<Option<RankedFile>> {
@@ -122,15 +82,15 @@ impl CatalogReader {
 
     /// The row, collection and ranking record of each file of `paths`, in one query
     /// (`None` for a path the catalog does not have), in the order of `paths`; the
-    /// records are looked for only when `records` (the catalog has the table, see
-    /// [`CatalogReader::has_rank_records`]). One query for a search's ~400 candidates
+    /// records are read only when `records` (without, search ranks by the descriptions,
+    /// as it does a description without a record). One query for a search's ~400 candidates
     /// rather than one each: a statement's step, bindings and reset cost about as much
     /// as its seek.
     pub fn ranked_files(&self, paths: &[&str], records: bool) -> Result<Vec<Option<RankedFile>>> {
         // Columns 0–15 are `FILE_COLUMNS` (what `files::row_from` reads).
         let record = if records {
-            "(SELECT record FROM rank_records r
-              WHERE r.hash = files.hash AND r.analyzer = files.analyzer)"
+            "(SELECT record FROM descriptions d
+              WHERE d.hash = files.hash AND d.analyzer = files.analyzer)"
         } else {
             "NULL"
         };
@@ -145,7 +105,7 @@ impl CatalogReader {
         let mut found: HashMap<String, RankedFile> = HashMap::with_capacity(paths.len());
         while let Some(r) = rows.next()? {
             let row = files::row_from(r)?;
-            let collection = r.get::<_, Option<String>>(16)?;
+            let collection = super::digest::get(r, 16)?;
             let record = match r.get::<_, Option<Vec<u8>>>(17)? {
                 Some(bytes) => {
                     RankRecord::decode(&bytes).map_err(|e| Error::corrupt("ranking record", e))?

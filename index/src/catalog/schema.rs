@@ -8,22 +8,26 @@ use std::time::Duration;
 
 /// Version of the on-disk index format. Bump on any incompatible change of the schema or
 /// of the stored descriptions' layout; an index of another version must be rebuilt,
-/// unless this one still reads it ([`READS_FROM`]).
+/// unless a writer of this one upgrades it ([`UPGRADES_FROM`]).
 /// 2: an `embeddings` row may hold a point of the vector graph's current generation in
 /// place of its vector (`catalog::held`), which a reader of version 1 would take for a
 /// vector of no dimension, and a writer of version 1 would then lose.
-pub const FORMAT_VERSION: u32 = 2;
+/// 3: a smaller catalog (BENCHMARKS.md, "A smaller catalog"): templates interned
+/// (`templates`, `files.template` their id), schema digests and collection ids stored as
+/// the bytes they spell (`catalog::digest`), the ranking record a column of
+/// `descriptions`, which no longer repeats what the description holds, and `files`
+/// indexed by (collection, time) rather than by collection.
+pub const FORMAT_VERSION: u32 = 3;
 
-/// The oldest version this one reads and, on a writer's open, upgrades in place
-/// ([`upgrade`]): a catalog of version 1 holds no points, and an index of files by hash
-/// that nothing reads any more.
-const READS_FROM: u32 = 1;
+/// The oldest version a writer's open upgrades in place (`super::upgrade`). A reader
+/// reads only [`FORMAT_VERSION`]: an older catalog's tables have other columns, and it
+/// is told to run `lakestar index` once.
+const UPGRADES_FROM: u32 = 1;
 
-const SCHEMA: &str = "
-CREATE TABLE IF NOT EXISTS meta (
-    key   TEXT PRIMARY KEY,
-    value TEXT NOT NULL
-);
+/// `files` and the tables of the same layout change: a new catalog creates them from
+/// this text, and the upgrade from an older version (`super::upgrade`) too, once it has
+/// set the old tables aside under other names, then copies their rows over.
+pub(super) const FILES: &str = "
 -- WITHOUT ROWID: rows are stored in path order, so the path-ordered scan every run
 -- starts with is sequential.
 CREATE TABLE IF NOT EXISTS files (
@@ -41,41 +45,58 @@ CREATE TABLE IF NOT EXISTS files (
     time_end   TEXT,
     time_source TEXT,
     sampled    INTEGER NOT NULL DEFAULT 0,
-    schema     TEXT,
-    template   TEXT,
-    collection TEXT
+    schema     BLOB,
+    template   INTEGER,
+    collection BLOB
 ) WITHOUT ROWID;
+-- The files of a template (`templates.id`): regrouping reads a template folder's.
 CREATE INDEX IF NOT EXISTS files_template ON files(template);
-CREATE INDEX IF NOT EXISTS files_collection ON files(collection);
+-- A collection's members by their time coverage: the members overlapping the days a
+-- question asks are one range of it, read without the rows.
+CREATE INDEX IF NOT EXISTS files_collection_time ON files(collection, time_start, time_end);
+-- Every template of a file, once: the files' rows hold its id (a template is as long as
+-- the path, and the same for most of a folder's files).
+CREATE TABLE IF NOT EXISTS templates (
+    id       INTEGER PRIMARY KEY,
+    template TEXT NOT NULL UNIQUE
+);
+-- The description cache. Only what cannot be read from the description (its size
+-- before compression, whether it was sampled, which an exact one replaces) and the
+-- ranking record (`catalog::rank_records`), before the blob so that it is read from the
+-- row's first page.
 CREATE TABLE IF NOT EXISTS descriptions (
     hash       BLOB NOT NULL,
     analyzer   TEXT NOT NULL,
-    format     TEXT NOT NULL,
-    error      TEXT,
     raw_len    INTEGER NOT NULL,
-    blob       BLOB NOT NULL,
-    created_at INTEGER NOT NULL,
-    time_start TEXT,
-    time_end   TEXT,
-    time_source TEXT,
     sampled    INTEGER NOT NULL DEFAULT 0,
-    schema     TEXT,
+    record     BLOB,
+    blob       BLOB NOT NULL,
     PRIMARY KEY (hash, analyzer)
 ) WITHOUT ROWID;
--- Templates whose files changed since collections were last regrouped.
-CREATE TABLE IF NOT EXISTS dirty_templates (
-    template TEXT PRIMARY KEY
-) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS collections (
-    id         TEXT PRIMARY KEY,
+    id         BLOB PRIMARY KEY,
     template   TEXT NOT NULL,
     format     TEXT NOT NULL,
     members    INTEGER NOT NULL,
     time_start TEXT,
     time_end   TEXT,
-    detail     TEXT NOT NULL
+    detail     TEXT NOT NULL,
+    -- The longest time coverage of a member, in days (NULL: unknown): the lower bound
+    -- of a search for the members covering given days (`members_overlapping`).
+    longest    INTEGER
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS collections_template ON collections(template);
+";
+
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS meta (
+    key   TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+-- Templates whose files changed since collections were last regrouped.
+CREATE TABLE IF NOT EXISTS dirty_templates (
+    template TEXT PRIMARY KEY
+) WITHOUT ROWID;
 -- Paths whose search documents must be rewritten (marked with every file change).
 CREATE TABLE IF NOT EXISTS search_dirty (
     path TEXT PRIMARY KEY
@@ -93,12 +114,10 @@ CREATE TABLE IF NOT EXISTS embeddings (
 /// The files the points of the on-disk vector graph (`search::ann`) stand for: a point
 /// id per file, shared by files whose vectors are identical. Separate from `SCHEMA` so
 /// that catalogs made before it gain it on their next write.
-const VECTOR_SCHEMA: &str = "
+pub(super) const VECTOR_SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS vector_points (
     path     TEXT PRIMARY KEY,
-    id       INTEGER NOT NULL,
-    hash     BLOB NOT NULL,
-    analyzer TEXT NOT NULL
+    id       INTEGER NOT NULL
 ) WITHOUT ROWID;
 -- A search resolves only the points it found to their files.
 CREATE INDEX IF NOT EXISTS vector_points_id ON vector_points(id);
@@ -185,7 +204,7 @@ pub(super) fn bound_wal(conn: &Connection, wal: &Path, above: u64) -> Result<boo
 }
 
 /// Create the schema in one transaction (a killed first run leaves nothing half-made),
-/// or check the version of an existing one.
+/// or check the version of an existing one and upgrade it when older.
 pub(super) fn init_or_check(conn: &mut Connection, dir: &Path, lake: &Path) -> Result<()> {
     let exists: bool = conn.query_row(
         "SELECT EXISTS(SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta')",
@@ -193,8 +212,9 @@ pub(super) fn init_or_check(conn: &mut Connection, dir: &Path, lake: &Path) -> R
         |r| r.get(0),
     )?;
     if exists {
-        if check_version(conn, dir)? != FORMAT_VERSION {
-            upgrade(conn)?;
+        let found = check_version(conn, dir)?;
+        if found != FORMAT_VERSION {
+            super::upgrade::upgrade(conn, found)?;
         }
         let recorded: Option<String> = super::meta::read(conn, MetaKey::LakeRoot)?;
         if let Some(rec) = recorded {
@@ -211,18 +231,18 @@ pub(super) fn init_or_check(conn: &mut Connection, dir: &Path, lake: &Path) -> R
         conn.execute_batch(super::llm_descriptions::SCHEMA)?;
         conn.execute_batch(super::dictionaries::SCHEMA)?;
         super::companions::create_in_existing(conn)?;
-        super::rank_records::create_in_existing(conn, dir)?;
+        super::rank_records::rederive_if_older(conn, dir)?;
         super::collections::rederive_if_older(conn)?;
         super::vectors::compact_older(conn)?;
         return Ok(());
     }
     let tx = conn.transaction()?;
     tx.execute_batch(SCHEMA)?;
+    tx.execute_batch(FILES)?;
     tx.execute_batch(VECTOR_SCHEMA)?;
     tx.execute_batch(super::llm_descriptions::SCHEMA)?;
     tx.execute_batch(super::dictionaries::SCHEMA)?;
     tx.execute_batch(super::companions::SCHEMA)?;
-    tx.execute_batch(super::rank_records::SCHEMA)?;
     tx.execute(
         "INSERT INTO meta(key, value) VALUES (?1, ?2), (?3, ?4), (?5, ?6), (?7, ?8)",
         rusqlite::params![
@@ -243,23 +263,8 @@ pub(super) fn init_or_check(conn: &mut Connection, dir: &Path, lake: &Path) -> R
     Ok(())
 }
 
-/// Bring a catalog of an older version this one reads ([`READS_FROM`]) to this one, in
-/// one transaction. Its vectors stay in its rows until the next swap of a generation
-/// hands them over; the pages given up are reused, or returned by the next compaction
-/// that finds enough of them.
-fn upgrade(conn: &mut Connection) -> Result<()> {
-    let tx = conn.transaction()?;
-    tx.execute_batch("DROP INDEX IF EXISTS files_hash;")?;
-    tx.execute(
-        "UPDATE meta SET value = ?2 WHERE key = ?1",
-        rusqlite::params![MetaKey::FormatVersion, FORMAT_VERSION.to_string()],
-    )?;
-    tx.commit()?;
-    Ok(())
-}
-
-/// Refuse an index written by a format version this one does not read, with the way out
-/// in the message; else the version found.
+/// The format version of the catalog: one this binary writes or a writer's open
+/// upgrades; any other is refused, with the way out in the message.
 pub(super) fn check_version(conn: &Connection, dir: &Path) -> Result<u32> {
     let found: Option<String> = match conn.query_row(
         "SELECT value FROM meta WHERE key = ?1",
@@ -273,7 +278,7 @@ pub(super) fn check_version(conn: &Connection, dir: &Path) -> Result<u32> {
         Err(e) => return Err(e.into()),
     };
     match found.as_deref().and_then(|v| v.parse::<u32>().ok()) {
-        Some(v) if (READS_FROM..=FORMAT_VERSION).contains(&v) => Ok(v),
+        Some(v) if (UPGRADES_FROM..=FORMAT_VERSION).contains(&v) => Ok(v),
         _ => Err(UserError::IncompatibleFormat {
             dir: dir.to_path_buf(),
             found: found.unwrap_or_else(|| "unknown".into()),
@@ -281,6 +286,22 @@ pub(super) fn check_version(conn: &Connection, dir: &Path) -> Result<u32> {
         }
         .into()),
     }
+}
+
+/// Refuse to read a catalog of any version but this one's: an older one is upgraded by
+/// the next writer (`lakestar index`), which the message says; a newer or unknown one
+/// must be rebuilt.
+pub(super) fn check_readable(conn: &Connection, dir: &Path) -> Result<()> {
+    let found = check_version(conn, dir)?;
+    if found == FORMAT_VERSION {
+        return Ok(());
+    }
+    Err(UserError::OlderFormat {
+        dir: dir.to_path_buf(),
+        found,
+        expected: FORMAT_VERSION,
+    }
+    .into())
 }
 
 #[cfg(test)]
@@ -406,58 +427,5 @@ mod tests {
         assert!(cat.compact(false).unwrap());
         assert!(pages(&cat) < after / 2, "{} of {after}", pages(&cat));
         assert!(std::fs::metadata(&db).unwrap().len() < (after as u64) * 4096 / 2);
-    }
-
-    #[test]
-    fn a_version_1_catalog_is_read_as_it_is_and_upgraded_by_a_writer() {
-        let d = tempfile::tempdir().unwrap();
-        let (idx, lake) = (d.path().join("idx"), d.path().join("lake"));
-        std::fs::create_dir_all(&lake).unwrap();
-        let index_names = |c: &Connection| -> Vec<String> {
-            let mut s = c
-                .prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'files' ORDER BY name")
-                .unwrap();
-            s.query_map([], |r| r.get(0))
-                .unwrap()
-                .collect::<rusqlite::Result<_>>()
-                .unwrap()
-        };
-        let version = |c: &Connection| -> String {
-            c.query_row(
-                "SELECT value FROM meta WHERE key = 'format_version'",
-                [],
-                |r| r.get(0),
-            )
-            .unwrap()
-        };
-        drop(CatalogWriter::open(WriterLock::acquire(&idx).unwrap(), &lake).unwrap());
-        let db = idx.join(CATALOG_FILE);
-        {
-            // As version 1 left it: its version, and its index of files by hash.
-            let c = Connection::open(&db).unwrap();
-            c.execute_batch(
-                "UPDATE meta SET value = '1' WHERE key = 'format_version';
-                 CREATE INDEX files_hash ON files(hash);",
-            )
-            .unwrap();
-        }
-        let reader = crate::catalog::CatalogReader::open(&idx).unwrap();
-        assert_eq!(version(&reader.conn), "1", "a reader changes nothing");
-        drop(reader);
-        drop(CatalogWriter::open(WriterLock::acquire(&idx).unwrap(), &lake).unwrap());
-        let c = Connection::open(&db).unwrap();
-        assert_eq!(version(&c), super::FORMAT_VERSION.to_string());
-        assert_eq!(index_names(&c), ["files_collection", "files_template"]);
-
-        // A newer version than this one reads is refused, with the way out.
-        c.execute(
-            "UPDATE meta SET value = '3' WHERE key = 'format_version'",
-            [],
-        )
-        .unwrap();
-        let Err(e) = crate::catalog::CatalogReader::open(&idx) else {
-            panic!("a catalog of version 3 opened");
-        };
-        assert!(e.to_string().contains("--rebuild"), "{e}");
     }
 }

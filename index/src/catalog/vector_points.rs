@@ -1,13 +1,15 @@
-//! The vector graph's bookkeeping (`search::ann`): which files, by path and description
-//! key, each point of the on-disk graph stands for (files with identical vectors share
-//! one point), and `vector_stale`, every path changed since the graph was swapped in.
+//! The vector graph's bookkeeping (`search::ann`): which files, by path, each point of
+//! the on-disk graph stands for (files with identical vectors share one point), and
+//! `vector_stale`, every path changed since the graph was swapped in. Whether a member
+//! still holds its file as it is now is read from the embedding of the file's
+//! description key, which holds the member's point while it does ([`holds`]).
 //! Members whose file changed or went away (tombstones) and files the graph lacks (the
 //! delta) are found among the stale paths, in the same snapshot as everything else a
 //! reader sees: a search pays for the changes since the graph, not for the lake, and
 //! nothing a crash can leave half-updated (paths are marked in the transaction that
 //! changes their file, and recomputed in the one that swaps a graph in).
 
-use super::held::{handover, Handover, Stored};
+use super::held::{handover, point_sql, Handover, Stored};
 use super::{CatalogReader, CatalogWriter, Hash, MetaKey};
 use crate::compact::Code;
 use crate::error::Result;
@@ -39,32 +41,59 @@ impl<V> KeyedVector<V> {
     }
 }
 
-/// The graph's members that no longer hold their file's current description: stale
+/// Whether the graph holds what file `f` (an alias of `files`, or NULL) is now, as
+/// member `v` of point `v.id`: the embedding of the file's description key by `?1`
+/// holds that very point (a swap rewrites the row of every code its generation holds
+/// into its point, `catalog::held`). A file that changed has another key, whose row
+/// holds another point or a code; a description relinked to a companion has its row
+/// deleted and embedded again.
+fn holds(v: &str, f: &str) -> String {
+    format!(
+        "EXISTS (SELECT 1 FROM embeddings e WHERE e.hash = {f}.hash AND e.analyzer = {f}.analyzer
+                 AND e.embedder = ?1 AND e.vector = {})",
+        point_sql(&format!("{v}.id"))
+    )
+}
+
+/// The graph's members that no longer hold their file as it is now (by `?1`): stale
 /// paths only, since a path whose file did not change since the swap is not one.
 /// `CROSS JOIN` keeps SQLite's planner from starting at the larger table (the catalog
 /// has no statistics, and it would scan every member to avoid a sort).
-const TOMBSTONES: &str = "FROM vector_stale s CROSS JOIN vector_points v ON v.path = s.path
-     LEFT JOIN files f ON f.path = v.path
-     WHERE f.path IS NULL OR f.hash IS NOT v.hash OR f.analyzer IS NOT v.analyzer";
+fn tombstones() -> String {
+    format!(
+        "FROM vector_stale s CROSS JOIN vector_points v ON v.path = s.path
+         LEFT JOIN files f ON f.path = v.path
+         WHERE NOT {}",
+        holds("v", "f")
+    )
+}
 
 /// Stale files with a vector by `?1` that the graph does not hold as they are now.
-const DELTA: &str = "FROM vector_stale s CROSS JOIN files f ON f.path = s.path
-     CROSS JOIN embeddings e ON e.hash = f.hash AND e.analyzer = f.analyzer AND e.embedder = ?1
-     WHERE NOT EXISTS (SELECT 1 FROM vector_points v
-                       WHERE v.path = f.path AND v.hash = f.hash AND v.analyzer = f.analyzer)";
+fn delta() -> String {
+    format!(
+        "FROM vector_stale s CROSS JOIN files f ON f.path = s.path
+         CROSS JOIN embeddings e ON e.hash = f.hash AND e.analyzer = f.analyzer AND e.embedder = ?1
+         WHERE NOT EXISTS (SELECT 1 FROM vector_points v
+                           WHERE v.path = f.path AND e.vector = {})",
+        point_sql("v.id")
+    )
+}
 
-/// Every path the graph (as `vector_points` now lists it) may not hold as it is: its
-/// tombstones and every file it lacks, whether or not that file has a vector yet (one
-/// may come later without its row changing).
-const RECOMPUTE_STALE: &str = "
-DELETE FROM vector_stale;
-INSERT OR IGNORE INTO vector_stale(path)
-  SELECT v.path FROM vector_points v LEFT JOIN files f ON f.path = v.path
-  WHERE f.path IS NULL OR f.hash IS NOT v.hash OR f.analyzer IS NOT v.analyzer
-  UNION ALL
-  SELECT f.path FROM files f WHERE NOT EXISTS (SELECT 1 FROM vector_points v
-    WHERE v.path = f.path AND v.hash = f.hash AND v.analyzer = f.analyzer);
-";
+/// Every path the graph (as `vector_points` now lists it, by `?1`) may not hold as it
+/// is: its tombstones and every file it lacks, whether or not that file has a vector
+/// yet (one may come later without its row changing).
+fn recompute_stale() -> String {
+    format!(
+        "INSERT OR IGNORE INTO vector_stale(path)
+           SELECT v.path FROM vector_points v LEFT JOIN files f ON f.path = v.path
+           WHERE NOT {}
+           UNION ALL
+           SELECT f.path FROM files f WHERE NOT EXISTS (SELECT 1 FROM vector_points v
+             WHERE v.path = f.path AND {})",
+        holds("v", "f"),
+        holds("v", "f")
+    )
+}
 
 impl CatalogReader {
     /// Run `f` on one consistent snapshot of the catalog (one read transaction), so that
@@ -136,29 +165,33 @@ impl CatalogReader {
         Ok(out)
     }
 
-    /// The paths of the graph's tombstones: members whose file changed or went away.
-    pub fn graph_tombstones(&self) -> Result<Vec<String>> {
+    /// The paths of the tombstones of the graph of `embedder`'s vectors: members whose
+    /// file changed or went away.
+    pub fn graph_tombstones(&self, embedder: &str) -> Result<Vec<String>> {
         let mut stmt = self
             .conn
-            .prepare(&format!("SELECT v.path {TOMBSTONES} ORDER BY s.path"))?;
-        let rows = stmt.query_map([], |r| r.get::<_, String>(0))?;
+            .prepare(&format!("SELECT v.path {} ORDER BY s.path", tombstones()))?;
+        let rows = stmt.query_map([embedder], |r| r.get::<_, String>(0))?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
-    /// How many of the files the graph stands for are tombstones.
-    pub fn graph_tombstone_count(&self) -> Result<u64> {
-        let n: i64 = self
-            .conn
-            .query_row(&format!("SELECT COUNT(*) {TOMBSTONES}"), [], |r| r.get(0))?;
+    /// How many of the files the graph of `embedder`'s vectors stands for are tombstones.
+    pub fn graph_tombstone_count(&self, embedder: &str) -> Result<u64> {
+        let n: i64 = self.conn.query_row(
+            &format!("SELECT COUNT(*) {}", tombstones()),
+            [embedder],
+            |r| r.get(0),
+        )?;
         Ok(n as u64)
     }
 
     /// Vectors by `embedder` of the files the graph does not hold as they are now:
     /// (path, vector), in path order.
     pub fn graph_delta(&self, embedder: &str) -> Result<Vec<(String, Stored)>> {
-        let mut stmt = self
-            .conn
-            .prepare(&format!("SELECT f.path, e.vector {DELTA} ORDER BY s.path"))?;
+        let mut stmt = self.conn.prepare(&format!(
+            "SELECT f.path, e.vector {} ORDER BY s.path",
+            delta()
+        ))?;
         let rows = stmt.query_map([embedder], |r| {
             Ok((
                 r.get::<_, String>(0)?,
@@ -170,11 +203,11 @@ impl CatalogReader {
 
     /// How many files the graph lacks (see [`CatalogReader::graph_delta`]).
     pub fn graph_delta_count(&self, embedder: &str) -> Result<u64> {
-        let n: i64 = self
-            .conn
-            .query_row(&format!("SELECT COUNT(*) {DELTA}"), [embedder], |r| {
-                r.get(0)
-            })?;
+        let n: i64 =
+            self.conn
+                .query_row(&format!("SELECT COUNT(*) {}", delta()), [embedder], |r| {
+                    r.get(0)
+                })?;
         Ok(n as u64)
     }
 }
@@ -196,19 +229,17 @@ impl CatalogWriter {
         let lost = handover(&tx, members, vectors)?;
         tx.execute("DELETE FROM vector_points", [])?;
         {
-            let mut put = tx.prepare_cached(
-                "INSERT INTO vector_points(path, id, hash, analyzer) VALUES (?1, ?2, ?3, ?4)",
-            )?;
+            let mut put =
+                tx.prepare_cached("INSERT INTO vector_points(path, id) VALUES (?1, ?2)")?;
             for (id, m) in members {
-                put.execute(params![m.path, *id as i64, &m.hash[..], m.analyzer])?;
+                put.execute(params![m.path, *id as i64])?;
             }
         }
         // The members may come from an older snapshot than this one (the graph is built
         // outside the writer's transactions): what changed since is stale from here on.
-        if members.is_empty() {
-            tx.execute("DELETE FROM vector_stale", [])?;
-        } else {
-            tx.execute_batch(RECOMPUTE_STALE)?;
+        tx.execute("DELETE FROM vector_stale", [])?;
+        if !members.is_empty() {
+            tx.execute(&recompute_stale(), [vectors.incoming_embedder])?;
         }
         tx.execute(
             "INSERT INTO meta(key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value = excluded.value",

@@ -94,7 +94,8 @@ pub fn recorded_walk(index_dir: &Path) -> Result<Option<WalkOptions>> {
     if !index_dir.join(crate::catalog::CATALOG_FILE).is_file() {
         return Ok(None);
     }
-    let Some(json) = CatalogReader::open(index_dir)?.meta(MetaKey::WalkOptions)? else {
+    // Read before the run's writer upgrades an older catalog, which a reader refuses.
+    let Some(json) = crate::catalog::read_meta(index_dir, MetaKey::WalkOptions)? else {
         return Ok(None);
     };
     serde_json::from_str(&json)

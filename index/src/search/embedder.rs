@@ -137,8 +137,15 @@ impl EmbedderSpec {
     /// The embedder the index whose catalog is `cat` records, if it records one.
     pub fn recorded(cat: &crate::catalog::CatalogReader) -> Result<Option<EmbedderSpec>> {
         use crate::catalog::MetaKey;
-        let id = cat.meta(MetaKey::Embedder)?;
-        let Some(spec) = cat.meta(MetaKey::EmbedderSpec)? else {
+        Self::from_recorded(
+            cat.meta(MetaKey::Embedder)?,
+            cat.meta(MetaKey::EmbedderSpec)?,
+        )
+    }
+
+    /// The embedder recorded as embedder `id` and `spec` in an index's meta.
+    fn from_recorded(id: Option<String>, spec: Option<String>) -> Result<Option<EmbedderSpec>> {
+        let Some(spec) = spec else {
             // Made before the spec was recorded: its id may still say.
             let dim = id.as_deref().and_then(HashEmbedder::dim_in_id);
             return Ok(dim.map(|dim| EmbedderSpec::Hash { dim }));
@@ -269,9 +276,15 @@ pub fn default_for(
     index_dir: &std::path::Path,
     models_dir: Option<&std::path::Path>,
 ) -> Result<(EmbedderSpec, DefaultChoice)> {
-    let recorded = match crate::catalog::CatalogReader::open(index_dir) {
-        Ok(c) => EmbedderSpec::recorded(&c)?,
-        Err(_) => None,
+    // Read as a writer would, before the run's writer upgrades an older catalog (which
+    // a reader refuses): an index of an older version keeps its embedder.
+    use crate::catalog::{read_meta, MetaKey};
+    let recorded = match (
+        read_meta(index_dir, MetaKey::Embedder),
+        read_meta(index_dir, MetaKey::EmbedderSpec),
+    ) {
+        (Ok(id), Ok(spec)) => EmbedderSpec::from_recorded(id, spec)?,
+        _ => None,
     };
     if let Some(spec) = recorded {
         return Ok((spec, DefaultChoice::Recorded));

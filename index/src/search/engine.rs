@@ -60,9 +60,9 @@ pub struct Searcher {
     vectors: VectorIndex,
     /// Read once, when the searcher is opened.
     ranking: RankingConfig,
-    /// The catalog has ranking records (`rank_records`): candidates are ranked by them,
-    /// and only the hits' descriptions are decoded. Read once, when opened (a catalog
-    /// gains the table when a writer opens it; a long-lived process reopens after a run).
+    /// Candidates are ranked by their descriptions' ranking records, and only the
+    /// hits' descriptions are decoded; always, but in the tests that rank by the
+    /// descriptions to compare.
     records: bool,
 }
 
@@ -169,7 +169,6 @@ impl Searcher {
             .into());
         }
         let text = TextIndex::open(&text_dir)?.with_boosts(&ranking.boosts);
-        let records = catalog.has_rank_records()?;
         let vectors = match previous {
             Some(v) => v.reopen(&catalog, dir, &embedder.id())?,
             None => VectorIndex::open_with(
@@ -187,7 +186,7 @@ impl Searcher {
             embedder,
             vectors,
             ranking,
-            records,
+            records: true,
         })
     }
 

@@ -207,7 +207,7 @@ pub fn status(cat: &CatalogReader, dir: &Path, embedder: &str) -> Result<VectorS
                 s.generation = Some(g.generation);
                 s.points = g.points;
                 s.files = g.files;
-                s.tombstones = cat.graph_tombstone_count()?;
+                s.tombstones = cat.graph_tombstone_count(embedder)?;
                 s.delta = cat.graph_delta_count(embedder)?;
                 s.live = s.files.saturating_sub(s.tombstones) + s.delta;
                 if s.live >= threshold && s.live > 0 {

@@ -244,7 +244,7 @@ impl VectorIndex {
         mode: Mode,
         loaded: Option<Arc<Graph>>,
     ) -> Result<std::result::Result<Option<VectorIndex>, String>> {
-        let tombstones: HashSet<String> = cat.graph_tombstones()?.into_iter().collect();
+        let tombstones: HashSet<String> = cat.graph_tombstones(&g.embedder)?.into_iter().collect();
         let delta_rows = cat.graph_delta(&g.embedder)?;
         let files = g.files as usize;
         let live = (files.saturating_sub(tombstones.len()) + delta_rows.len()) as u64;

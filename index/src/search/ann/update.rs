@@ -252,7 +252,7 @@ pub fn refresh_as(
 
     let (live, tombstones, delta) = match &current {
         Some(g) => {
-            let tombstones = cat.graph_tombstone_count()?;
+            let tombstones = cat.graph_tombstone_count(embedder)?;
             let delta = cat.graph_delta_count(embedder)?;
             (
                 g.files.saturating_sub(tombstones) + delta,
@@ -537,7 +537,7 @@ pub fn swap(cat: &mut CatalogWriter, built: BuiltGraph) -> Result<Refreshed> {
     )?;
     // Files that changed while the graph was built are stale from the swap on: counted
     // among the stale paths, a read proportional to them.
-    let tombstones = cat.graph_tombstone_count()?;
+    let tombstones = cat.graph_tombstone_count(&built.embedder)?;
     let delta = cat.graph_delta_count(&built.embedder)?;
     let counted = VectorMeta {
         live: files.saturating_sub(tombstones) + delta,

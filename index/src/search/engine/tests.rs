@@ -101,7 +101,7 @@ fn hits(s: &Searcher) -> Vec<String> {
 }
 
 #[test]
-fn records_rank_as_descriptions_do_and_an_older_catalog_still_searches() {
+fn records_rank_as_descriptions_do_and_descriptions_without_records_still_search() {
     let tmp = tempfile::tempdir().unwrap();
     let (lake_dir, idx) = (tmp.path().join("lake"), tmp.path().join("idx"));
     lake(&lake_dir);
@@ -151,16 +151,16 @@ fn records_rank_as_descriptions_do_and_an_older_catalog_still_searches() {
     let table = candidate(&s, &mut q, "fires/2018-11-01.csv");
     assert!(table.described);
 
-    // A catalog of a binary before records, read without a writer.
+    // Descriptions without records (a version-2 catalog made before records, upgraded):
+    // each is decoded instead.
     drop(s);
     let conn = rusqlite::Connection::open(idx.join(crate::catalog::CATALOG_FILE)).unwrap();
-    conn.execute_batch(
-        "DROP TRIGGER descriptions_record_stale; DROP TRIGGER descriptions_record_gone;
-         DROP TABLE rank_records;",
-    )
-    .unwrap();
+    conn.execute_batch("UPDATE descriptions SET record = NULL")
+        .unwrap();
     drop(conn);
     let s = Searcher::open_recorded(&idx).unwrap();
-    assert!(!s.records);
+    assert!(s.records);
     assert_eq!(hits(&s), by_records, "on a catalog without records");
+    let table = candidate(&s, &mut q, "fires/2018-11-01.csv");
+    assert!(table.described);
 }

@@ -121,14 +121,14 @@ fn bounds_spare_the_count_until_they_reach_the_limit() {
 fn only_changed_paths_are_read_as_tombstones_and_delta() {
     let mut l = filled(60);
     l.refresh(0);
-    assert!(l.cat.graph_tombstones().unwrap().is_empty());
+    assert!(l.cat.graph_tombstones(EMB).unwrap().is_empty());
     assert!(l.cat.graph_delta(EMB).unwrap().is_empty());
     l.delete("f001.csv");
     l.put("f002.csv", "content 2, edited");
-    l.put("f003.csv", "content 3"); // rewritten as it was: stale, but neither
+    l.rewrite("f003.csv", "content 3"); // rewritten as it was: stale, but neither
     l.put("new.csv", "brand new");
     assert_eq!(
-        l.cat.graph_tombstones().unwrap(),
+        l.cat.graph_tombstones(EMB).unwrap(),
         vec!["f001.csv", "f002.csv"]
     );
     assert_eq!(delta_paths(&l), vec!["f002.csv", "new.csv"]);
@@ -138,11 +138,16 @@ fn only_changed_paths_are_read_as_tombstones_and_delta() {
     let mut older = file_vectors(&l.cat, &l.dir, EMB).unwrap();
     older.retain(|m| m.path != "new.csv");
     l.put("f004.csv", "content 4, edited after the snapshot");
-    let members: Vec<(u64, &crate::catalog::KeyedVector)> = older
-        .iter()
-        .enumerate()
-        .map(|(i, m)| (i as u64, m))
-        .collect();
+    // The same generation's members again, at their points.
+    let points = l.cat.points_files(&(0..200).collect::<Vec<_>>()).unwrap();
+    let point_of = |path: &str| {
+        let found = points
+            .iter()
+            .find(|(_, paths)| paths.iter().any(|p| p == path));
+        *found.expect("a member").0
+    };
+    let members: Vec<(u64, &crate::catalog::KeyedVector)> =
+        older.iter().map(|m| (point_of(&m.path), m)).collect();
     // The rows' points stay as they are: no generation is handed over here.
     let none = crate::catalog::Handover {
         outgoing_embedder: None,
@@ -152,14 +157,14 @@ fn only_changed_paths_are_read_as_tombstones_and_delta() {
     l.cat
         .replace_graph_members(&members, MetaKey::VectorIndex, "{}", &none)
         .unwrap();
-    assert_eq!(l.cat.graph_tombstones().unwrap(), vec!["f004.csv"]);
+    assert_eq!(l.cat.graph_tombstones(EMB).unwrap(), vec!["f004.csv"]);
     assert_eq!(delta_paths(&l), vec!["f004.csv", "new.csv"]);
     // No graph: nothing stale is kept.
     l.cat
         .replace_graph_members(&[], MetaKey::VectorIndex, "{}", &none)
         .unwrap();
     l.put("f005.csv", "edited without a graph");
-    assert!(l.cat.graph_tombstones().unwrap().is_empty());
+    assert!(l.cat.graph_tombstones(EMB).unwrap().is_empty());
     assert!(delta_paths(&l).is_empty());
 }
 
