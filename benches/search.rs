@@ -12,8 +12,9 @@
 //! breadths swept for 10 and for the retriever's 200 results), `--varied N` (the varied
 //! set of `search/varied.rs`, alone unless `--sizes` is given too) with `--grid
 //! 16:100,32:200,…` (the (M, ef_construction) pairs it builds). `--existing DIR`
-//! measures only the whole hybrid query against an index that exists, opened as `lakestar
-//! search` opens it, warm, over `--queries` questions (nothing generated or built).
+//! measures only the whole hybrid query against an index that exists, warm, over
+//! `--queries` questions (nothing generated or built), opened as `lakestar search` opens
+//! it and as a server does (resident).
 
 #[path = "search/varied.rs"]
 mod varied;
@@ -218,34 +219,41 @@ fn distinct(v: Vec<Code>) -> Vec<Code> {
     out
 }
 
-/// The whole hybrid query against the index at `idx` as `lakestar search` opens it (the
-/// codes scanned below the graph threshold), warm: each question asked once before the
-/// timed pass.
+/// The whole hybrid query against the index at `idx`, warm (each question asked once
+/// before the timed pass), opened twice: as `lakestar search` opens it (the codes
+/// scanned below the graph threshold) and as a long-lived process does (`serve`, `mcp`:
+/// [`Searcher::open_resident`]), the "in-process" figure.
 fn existing(idx: &Path, texts: &[String]) {
-    let (t_open, s) = time(|| Searcher::open_recorded(idx).expect("an index at --existing"));
-    let so = SearchOptions {
-        k: 10,
-        ..Default::default()
-    };
-    for q in texts {
-        s.search(q, &so).unwrap();
+    let openings: [(&str, fn(&Path) -> lakestar_index::Result<Searcher>); 2] = [
+        ("as `lakestar search`", Searcher::open_recorded),
+        ("resident", Searcher::open_resident),
+    ];
+    for (how, open) in openings {
+        let (t_open, s) = time(|| open(idx).expect("an index at --existing"));
+        let so = SearchOptions {
+            k: 10,
+            ..Default::default()
+        };
+        for q in texts {
+            s.search(q, &so).unwrap();
+        }
+        let cpu = cpu_time::ProcessTime::now();
+        let lat: Vec<Duration> = texts
+            .iter()
+            .map(|q| time(|| s.search(q, &so).unwrap()).0)
+            .collect();
+        let cpu = cpu.elapsed();
+        let (p50, p99) = p50_p99(lat);
+        println!(
+            "{how}: {} files, {} questions: open {}, hybrid query p50 {} p99 {}, CPU {} per query",
+            s.len(),
+            texts.len(),
+            ms(t_open),
+            ms(p50),
+            ms(p99),
+            ms(cpu / texts.len() as u32)
+        );
     }
-    let cpu = cpu_time::ProcessTime::now();
-    let lat: Vec<Duration> = texts
-        .iter()
-        .map(|q| time(|| s.search(q, &so).unwrap()).0)
-        .collect();
-    let cpu = cpu.elapsed();
-    let (p50, p99) = p50_p99(lat);
-    println!(
-        "{} files, {} questions: open {}, hybrid query p50 {} p99 {}, CPU {} per query",
-        s.len(),
-        texts.len(),
-        ms(t_open),
-        ms(p50),
-        ms(p99),
-        ms(cpu / texts.len() as u32)
-    );
 }
 
 fn main() {

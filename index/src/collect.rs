@@ -96,20 +96,21 @@ pub fn template(path: &str) -> Template {
 /// the end of the path.
 pub fn varying(template: &str, path: &str) -> Option<Vec<String>> {
     const PLACEHOLDERS: [&str; 5] = ["{n}", "{date}", "{year}", "{hash}", siblings::WORD];
-    // Split the template into literal runs around its placeholders.
-    let mut literals = vec![String::new()];
-    let mut rest = template;
-    while !rest.is_empty() {
-        if let Some(p) = PLACEHOLDERS.iter().find(|p| rest.starts_with(**p)) {
-            literals.push(String::new());
-            rest = &rest[p.len()..];
+    // Split the template into literal runs around its placeholders, as slices of it: a
+    // search asks this of every candidate in a collection.
+    let mut literals: Vec<&str> = Vec::new();
+    let (mut start, mut i) = (0, 0);
+    while let Some(c) = template[i..].chars().next() {
+        if let Some(p) = PLACEHOLDERS.iter().find(|p| template[i..].starts_with(**p)) {
+            literals.push(&template[start..i]);
+            i += p.len();
+            start = i;
         } else {
-            let c = rest.chars().next()?;
-            literals.last_mut()?.push(c);
-            rest = &rest[c.len_utf8()..];
+            i += c.len_utf8();
         }
     }
-    let mut at = path.strip_prefix(literals[0].as_str())?;
+    literals.push(&template[start..]);
+    let mut at = path.strip_prefix(literals[0])?;
     let mut values = Vec::with_capacity(literals.len() - 1);
     for (i, lit) in literals.iter().enumerate().skip(1) {
         let last = i == literals.len() - 1;
@@ -121,7 +122,7 @@ pub fn varying(template: &str, path: &str) -> Option<Vec<String>> {
         } else if lit.is_empty() {
             at.find(|c: char| !c.is_alphanumeric()).unwrap_or(at.len())
         } else {
-            at.find(lit.as_str())?
+            at.find(lit)?
         };
         if end == 0 {
             return None;

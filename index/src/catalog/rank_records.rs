@@ -129,9 +129,8 @@ impl CatalogReader {
     pub fn has_companion_links(&self) -> Result<bool> {
         let found = self
             .conn
-            .query_row("SELECT EXISTS(SELECT 1 FROM companions)", [], |r| {
-                r.get::<_, bool>(0)
-            });
+            .prepare_cached("SELECT EXISTS(SELECT 1 FROM companions)")
+            .and_then(|mut s| s.query_row([], |r| r.get::<_, bool>(0)));
         match found {
             Ok(b) => Ok(b),
             Err(e) if super::companions::missing_table(&e) => Ok(false),

@@ -55,6 +55,10 @@ pub struct Searcher {
     dir: PathBuf,
     /// rusqlite connections are not `Sync`; each search holds it only for its reads.
     catalog: Mutex<CatalogReader>,
+    /// A second connection: the full-text side of a search reads its candidates' rows
+    /// on it while the vector side reads the nearest points' files on `catalog`
+    /// ([`Searcher::retrieve`]).
+    beside: Mutex<CatalogReader>,
     text: TextIndex,
     embedder: Arc<dyn Embedder>,
     vectors: VectorIndex,
@@ -182,6 +186,7 @@ impl Searcher {
         Ok(Searcher {
             dir: dir.to_path_buf(),
             catalog: Mutex::new(catalog),
+            beside: Mutex::new(CatalogReader::open(dir)?),
             text,
             embedder,
             vectors,
@@ -216,19 +221,23 @@ impl Searcher {
         self.catalog.lock().unwrap_or_else(|p| p.into_inner())
     }
 
+    /// The second connection (see `beside`), as [`Searcher::catalog`].
+    fn beside(&self) -> MutexGuard<'_, CatalogReader> {
+        self.beside.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
     /// The top files for `query`.
     pub fn search(&self, query: &str, opts: &SearchOptions) -> Result<Vec<Hit>> {
         let k = opts.k.max(1);
         let cfg = &self.ranking;
-        let mut q = Question {
+        let q = Question {
             words: evidence::question_words(query),
             matcher: NameMatcher::new(query),
             quotes: evidence::quoted(query),
             asked: evidence::asked_days(query),
             links: self.catalog().has_companion_links()?,
         };
-        let found = self.retrieve(query)?;
-        let mut candidates = self.candidates(found.into_iter().collect(), &mut q, opts)?;
+        let (mut q, mut candidates) = self.retrieve(query, q, opts)?;
         if !opts.nearest_anyway && !worth_returning(&candidates, cfg.alone_similarity) {
             return Ok(Vec::new());
         }
@@ -249,11 +258,7 @@ impl Searcher {
         {
             c.score = s;
         }
-        candidates.sort_by(|a, b| {
-            b.score
-                .total_cmp(&a.score)
-                .then_with(|| a.path.cmp(&b.path))
-        });
+        let candidates = by_score(candidates);
         let ranked: Vec<Ranked> = candidates
             .iter()
             .map(|c| Ranked {
@@ -265,23 +270,79 @@ impl Searcher {
         self.finish(query, candidates, plan, &collections, k, opts.expand)
     }
 
-    /// The retrievers' candidates: full-text and nearest vectors, each with its rank.
-    fn retrieve(&self, query: &str) -> Result<HashMap<String, Evidence>> {
+    /// The retrievers' candidates: full-text and nearest vectors, each with its rank and
+    /// its evidence, but for those the filters exclude or the catalog no longer has; and
+    /// the question as read.
+    ///
+    /// The vector side (embedding, the codes' scan, itself parallel, and the points'
+    /// files) runs on a thread of its own while this one runs the full-text query and
+    /// reads its candidates' rows and names (on a second connection: the vector side
+    /// holds the first). Then the nearest files the full-text side did not find are
+    /// read, so that no file is read twice. A plain thread rather than rayon's: the
+    /// sides take locks, and a rayon worker holding one while it waits on the scan's
+    /// tasks could be handed another search's task that wants the same lock.
+    fn retrieve(
+        &self,
+        query: &str,
+        mut q: Question,
+        opts: &SearchOptions,
+    ) -> Result<(Question, Vec<Candidate>)> {
         let cfg = &self.ranking;
-        let mut found: HashMap<String, Evidence> = HashMap::new();
-        let text = self.text.search(query, cfg.candidates)?;
-        for (rank, hit) in text.into_iter().enumerate() {
-            let fields = hit.fields.into_iter().map(String::from).collect();
-            found.entry(hit.path).or_default().text = Some((rank, fields));
-        }
-        let q = self.embedder.embed(&[query])?;
-        if let Some(q) = q.into_iter().next() {
-            let nearest = self.vectors.nearest(&self.catalog(), &q, cfg.candidates)?;
-            for (rank, (path, sim)) in nearest.into_iter().enumerate() {
-                found.entry(path).or_default().vector = Some((rank, sim));
+        let (text, nearest) = std::thread::scope(|s| {
+            let nearest = s.spawn(|| -> Result<Vec<(String, f32)>> {
+                match self.embedder.embed(&[query])?.into_iter().next() {
+                    Some(v) => self.vectors.nearest(&self.catalog(), &v, cfg.candidates),
+                    None => Ok(Vec::new()),
+                }
+            });
+            let text = (|| -> Result<Vec<Candidate>> {
+                let hits = self.text.search(query, cfg.candidates)?;
+                let found = hits
+                    .into_iter()
+                    .enumerate()
+                    .map(|(rank, hit)| {
+                        let fields = hit.fields.into_iter().map(String::from).collect();
+                        let ev = Evidence {
+                            text: Some((rank, fields)),
+                            ..Evidence::default()
+                        };
+                        (hit.path, ev)
+                    })
+                    .collect();
+                let rows = |paths: &[&str]| self.beside().ranked_files(paths, self.records);
+                self.candidates_read(found, rows, &mut q, opts)
+            })();
+            let nearest = nearest
+                .join()
+                .unwrap_or_else(|p| std::panic::resume_unwind(p));
+            (text, nearest)
+        });
+        let mut candidates = text?;
+        let at: HashMap<&str, usize> = candidates
+            .iter()
+            .enumerate()
+            .map(|(i, c)| (c.path.as_str(), i))
+            .collect();
+        let mut vector: Vec<(usize, (usize, f32))> = Vec::new();
+        let mut rest: Vec<(String, Evidence)> = Vec::new();
+        for (rank, (path, sim)) in nearest?.into_iter().enumerate() {
+            match at.get(path.as_str()) {
+                Some(&i) => vector.push((i, (rank, sim))),
+                None => {
+                    let ev = Evidence {
+                        vector: Some((rank, sim)),
+                        ..Evidence::default()
+                    };
+                    rest.push((path, ev));
+                }
             }
         }
-        Ok(found)
+        for (i, v) in vector {
+            candidates[i].evidence.vector = Some(v);
+        }
+        let more = self.candidates(rest, &mut q, opts)?;
+        candidates.extend(more);
+        Ok((q, candidates))
     }
 
     /// The `found` paths as candidates with their evidence, but for those the filters
@@ -294,10 +355,22 @@ impl Searcher {
         q: &mut Question,
         opts: &SearchOptions,
     ) -> Result<Vec<Candidate>> {
-        let paths: Vec<&str> = found.iter().map(|(p, _)| p.as_str()).collect();
         // The lock is taken per read, not per search: decoding and ranking run in
         // parallel across concurrent searches.
-        let rows = self.catalog().ranked_files(&paths, self.records)?;
+        let rows = |paths: &[&str]| self.catalog().ranked_files(paths, self.records);
+        self.candidates_read(found, rows, q, opts)
+    }
+
+    /// [`Searcher::candidates`], the rows read by `rows`.
+    fn candidates_read(
+        &self,
+        found: Vec<(String, Evidence)>,
+        rows: impl FnOnce(&[&str]) -> Result<Vec<Option<RankedFile>>>,
+        q: &mut Question,
+        opts: &SearchOptions,
+    ) -> Result<Vec<Candidate>> {
+        let paths: Vec<&str> = found.iter().map(|(p, _)| p.as_str()).collect();
+        let rows = rows(&paths)?;
         let mut out = Vec::with_capacity(found.len());
         for ((path, ev), row) in found.into_iter().zip(rows) {
             if let Some(row) = row {
@@ -424,6 +497,20 @@ impl Searcher {
             })
             .collect()
     }
+}
+
+/// `candidates` best first, ties by path. Their order is sorted rather than they: a
+/// candidate is a few hundred bytes, and moving them about was a share of a search.
+fn by_score(candidates: Vec<Candidate>) -> Vec<Candidate> {
+    let mut order: Vec<usize> = (0..candidates.len()).collect();
+    order.sort_by(|&a, &b| {
+        let (a, b) = (&candidates[a], &candidates[b]);
+        b.score
+            .total_cmp(&a.score)
+            .then_with(|| a.path.cmp(&b.path))
+    });
+    let mut slots: Vec<Option<Candidate>> = candidates.into_iter().map(Some).collect();
+    order.into_iter().filter_map(|i| slots[i].take()).collect()
 }
 
 /// Whether the candidates hold anything of the question: a full-text hit, a name it

@@ -1,6 +1,7 @@
 //! Ranking by records is ranking by descriptions: the same hits, in the same order, with
 //! the same scores, from the records, from the descriptions, and on a catalog made
-//! before records.
+//! before records. The retrievers run side by side and give what they give one after
+//! the other.
 
 use super::*;
 use crate::analyze::fixtures::tar_of;
@@ -86,6 +87,20 @@ const QUESTIONS: [&str; 8] = [
     "\"Dixie Fire\" acres",
 ];
 
+/// The index of [`lake`] in `tmp`, searched.
+fn indexed(tmp: &Path) -> Searcher {
+    let (lake_dir, idx) = (tmp.join("lake"), tmp.join("idx"));
+    lake(&lake_dir);
+    crate::index(
+        &lake_dir,
+        &idx,
+        &crate::IndexOptions::default(),
+        &crate::indexer::NoProgress,
+    )
+    .unwrap();
+    Searcher::open_recorded(&idx).unwrap()
+}
+
 fn hits(s: &Searcher) -> Vec<String> {
     QUESTIONS
         .iter()
@@ -103,17 +118,8 @@ fn hits(s: &Searcher) -> Vec<String> {
 #[test]
 fn records_rank_as_descriptions_do_and_descriptions_without_records_still_search() {
     let tmp = tempfile::tempdir().unwrap();
-    let (lake_dir, idx) = (tmp.path().join("lake"), tmp.path().join("idx"));
-    lake(&lake_dir);
-    crate::index(
-        &lake_dir,
-        &idx,
-        &crate::IndexOptions::default(),
-        &crate::indexer::NoProgress,
-    )
-    .unwrap();
-
-    let mut s = Searcher::open_recorded(&idx).unwrap();
+    let mut s = indexed(tmp.path());
+    let idx = tmp.path().join("idx");
     assert!(s.records);
     let by_records = hits(&s);
     // Something was found for every question, and the documented names were used.
@@ -163,4 +169,53 @@ fn records_rank_as_descriptions_do_and_descriptions_without_records_still_search
     assert_eq!(hits(&s), by_records, "on a catalog without records");
     let table = candidate(&s, &mut q, "fires/2018-11-01.csv");
     assert!(table.described);
+}
+
+#[test]
+fn the_retrievers_side_by_side_give_the_evidence_they_give_one_after_the_other() {
+    let tmp = tempfile::tempdir().unwrap();
+    let s = indexed(tmp.path());
+    let links = s.catalog().has_companion_links().unwrap();
+    let question = |query: &str| Question {
+        words: evidence::question_words(query),
+        matcher: NameMatcher::new(query),
+        quotes: evidence::quoted(query),
+        asked: evidence::asked_days(query),
+        links,
+    };
+    let opts = SearchOptions::default();
+    let by_path = |cs: Vec<Candidate>| -> std::collections::BTreeMap<String, Evidence> {
+        cs.into_iter().map(|c| (c.path, c.evidence)).collect()
+    };
+    let mut both = 0;
+    for query in QUESTIONS {
+        // One retriever after the other, every file read once, as searches were.
+        let mut found: HashMap<String, Evidence> = HashMap::new();
+        let cfg = &s.ranking;
+        for (rank, hit) in s
+            .text
+            .search(query, cfg.candidates)
+            .unwrap()
+            .into_iter()
+            .enumerate()
+        {
+            let fields = hit.fields.into_iter().map(String::from).collect();
+            found.entry(hit.path).or_default().text = Some((rank, fields));
+        }
+        let v = s.embedder.embed(&[query]).unwrap().remove(0);
+        let nearest = s.vectors.nearest(&s.catalog(), &v, cfg.candidates).unwrap();
+        for (rank, (path, sim)) in nearest.into_iter().enumerate() {
+            found.entry(path).or_default().vector = Some((rank, sim));
+        }
+        let found = found.into_iter().collect();
+        let serial = by_path(s.candidates(found, &mut question(query), &opts).unwrap());
+        let (_, side_by_side) = s.retrieve(query, question(query), &opts).unwrap();
+        let side_by_side = by_path(side_by_side);
+        both += serial
+            .values()
+            .filter(|e| e.text.is_some() && e.vector.is_some())
+            .count();
+        assert_eq!(side_by_side, serial, "{query}");
+    }
+    assert!(both > 0, "no file was found by both retrievers");
 }
