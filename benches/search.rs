@@ -224,7 +224,8 @@ fn distinct(v: Vec<Code>) -> Vec<Code> {
 /// scanned below the graph threshold) and as a long-lived process does (`serve`, `mcp`:
 /// [`Searcher::open_resident`]), the "in-process" figure.
 fn existing(idx: &Path, texts: &[String]) {
-    let openings: [(&str, fn(&Path) -> lakestar_index::Result<Searcher>); 2] = [
+    type Open = fn(&Path) -> lakestar_index::Result<Searcher>;
+    let openings: [(&str, Open); 2] = [
         ("as `lakestar search`", Searcher::open_recorded),
         ("resident", Searcher::open_resident),
     ];
