@@ -138,6 +138,19 @@ fn indexes_of_files(c: &Connection) -> Vec<String> {
         .unwrap()
 }
 
+/// Open a writer on the index at `idx` (which upgrades its catalog), and check that the
+/// catalog is of this version with the new layout's indexes of `files`.
+fn upgraded_by_a_writer(lake: &Path, idx: &Path) -> Connection {
+    drop(CatalogWriter::open(WriterLock::acquire(idx).unwrap(), lake).unwrap());
+    let c = Connection::open(idx.join(CATALOG_FILE)).unwrap();
+    assert_eq!(version(&c), FORMAT_VERSION.to_string());
+    assert_eq!(
+        indexes_of_files(&c),
+        ["files_collection_time", "files_template"]
+    );
+    c
+}
+
 fn version(c: &Connection) -> String {
     c.query_row(
         "SELECT value FROM meta WHERE key = 'format_version'",
@@ -183,13 +196,7 @@ fn a_version_2_catalog_is_refused_to_readers_and_upgraded_by_a_writer_to_the_sam
         "the index's own embedder"
     );
 
-    drop(CatalogWriter::open(WriterLock::acquire(&idx).unwrap(), &lake).unwrap());
-    let c = Connection::open(&db).unwrap();
-    assert_eq!(version(&c), FORMAT_VERSION.to_string());
-    assert_eq!(
-        indexes_of_files(&c),
-        ["files_collection_time", "files_template"]
-    );
+    let c = upgraded_by_a_writer(&lake, &idx);
     let gone: i64 = c
         .query_row(
             "SELECT COUNT(*) FROM sqlite_master WHERE name IN ('rank_records', 'old_files',
@@ -242,13 +249,7 @@ fn a_version_1_catalog_is_upgraded_by_a_writer_and_a_newer_one_refused() {
              CREATE INDEX files_hash ON files(hash);"
         ))
         .unwrap();
-    drop(CatalogWriter::open(WriterLock::acquire(&idx).unwrap(), &lake).unwrap());
-    let c = Connection::open(&db).unwrap();
-    assert_eq!(version(&c), FORMAT_VERSION.to_string());
-    assert_eq!(
-        indexes_of_files(&c),
-        ["files_collection_time", "files_template"]
-    );
+    let c = upgraded_by_a_writer(&lake, &idx);
     assert_eq!(reads(&CatalogReader::open(&idx).unwrap()), before);
 
     // A newer version than this one reads is refused, with the way out.
