@@ -73,13 +73,18 @@ pub const EF_SEARCH: usize = 1600;
 
 /// Bytes of a generation's codes up to which a long-lived process scans them rather than
 /// loading the graph ([`nearest::Mode::Resident`]), and so up to which no graph is built
-/// ([`graph_above`]). Measured on the synthetic 100k lake
-/// (BENCHMARKS.md, In-process search at 100k): scanning 41 MB of codes took 5.9 ms p50 on
-/// two cores, exact, against 8.6 ms for the graph at [`EF_SEARCH`]; a scan grows with
-/// the bytes, the graph's walk barely, so they meet near 64 MiB (about 124k points at
-/// 512 dimensions, 248k at 256). `LAKESTAR_SCAN_UP_TO` overrides it (tests force the
-/// graph with 0).
-pub const SCAN_UP_TO: u64 = 64 << 20;
+/// ([`graph_above`]). Measured, whole hybrid queries on two cores (BENCHMARKS.md,
+/// "No graph up to 256 MiB of codes"): at a million files (202 MB of codes, 256
+/// dimensions) the scan's p50 was 32.0 ms against 33.1 ms with the graph loaded at
+/// [`EF_SEARCH`], after a 15 s load; at 100k (41 MB) 5.9 against 8.6 ms. The walk at the
+/// breadth recall needs reads its points all over memory, so it gains on the scan far
+/// more slowly than the bytes grow; below this a graph only costs build time (most of a
+/// million-file first index's CPU), memory (3.7 GB at its peak there) and disk (758 MB,
+/// more than the codes). The graph does save CPU per query (45 against 58 ms at a
+/// million), which a saturated server would notice first. 256 MiB is about a million
+/// points at 256 dimensions, 690k at 384. `LAKESTAR_SCAN_UP_TO` overrides it (tests
+/// force the graph with 0).
+pub const SCAN_UP_TO: u64 = 256 << 20;
 
 /// The threshold in force: [`SCAN_UP_TO`] or `LAKESTAR_SCAN_UP_TO`.
 pub fn scan_up_to() -> u64 {
