@@ -258,21 +258,35 @@ impl Quantity {
     /// with `strict` a label that names it, else one that names no other thing
     /// (`Mean: 2.12`, not `Mean of MedInc`).
     fn labelled_by(&self, w: &[String], label: &[String], strict: bool) -> bool {
-        if !self.labels(w) {
-            return false;
-        }
         let named = |x: &String| self.subject.iter().any(|s| matches(x, s));
+        let names_another = || {
+            label.iter().any(|x| {
+                x.len() >= 3
+                    && !x.chars().all(|c| c.is_ascii_digit())
+                    && !statistic_word(x)
+                    && !self.words.iter().any(|q| matches(x, q))
+                    && !named(x)
+            })
+        };
+        if !self.labels(w) {
+            // A label without the words the requested quantities share — their common
+            // subject, which a printout about that subject leaves out (`<mean>: 0.00`
+            // and `<standard deviation>: 0.01` for `@importance_score_mean` and
+            // `@importance_score_std`, DABench q32) — labels the one its distinct words
+            // name, if it names nothing else. A single quantity has no shared words.
+            let shared = self.distinct.len() < self.words.len();
+            return shared
+                && !self.distinct.is_empty()
+                && self
+                    .distinct
+                    .iter()
+                    .all(|d| w.iter().any(|x| matches(x, d)))
+                && !names_another();
+        }
         if strict {
             self.subject.iter().all(|s| w.iter().any(|x| matches(x, s)))
         } else {
-            self.subject.is_empty()
-                || !label.iter().any(|x| {
-                    x.len() >= 3
-                        && !x.chars().all(|c| c.is_ascii_digit())
-                        && !statistic_word(x)
-                        && !self.words.iter().any(|q| matches(x, q))
-                        && !named(x)
-                })
+            self.subject.is_empty() || !names_another()
         }
     }
 

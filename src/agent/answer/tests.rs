@@ -452,3 +452,27 @@ fn a_line_of_labelled_pairs_is_read_pair_by_pair_and_a_choice_must_be_one_of_its
     assert!(c("@name[\"Fare\"]").is_empty());
     assert!(c("@year[\"2019\" or \"2020\"]").is_empty());
 }
+
+#[test]
+fn a_label_may_leave_out_the_subject_every_requested_quantity_shares() {
+    // DABench q32: the values printed under the statistic alone.
+    let q = requested(
+        "Calculate the mean and standard deviation of the \"importance.score\" column.",
+        Some("@importance_score_mean[mean] @importance_score_std[std_dev] where \"mean\" and \"std_dev\" are non-negative numbers rounded to two decimal places."),
+    );
+    let out = "<mean>: 0.00\n<standard deviation>: 0.01\n<mean with correct format>: 0.00\n";
+    assert_eq!(value_for(out, &q[0]).as_deref(), Some("0.00"));
+    assert_eq!(value_for(out, &q[1]).as_deref(), Some("0.01"));
+    assert_eq!(
+        from_output(out, &q).as_deref(),
+        Some("@importance_score_mean[0.00], @importance_score_std[0.01]")
+    );
+    // A label naming another thing is not the shared subject left out.
+    assert_eq!(value_for("Mean of MedInc: 3.87", &q[0]), None);
+    // The words that tell the quantities apart must be there.
+    let q = requested("", Some("@weekday_mean_price[a] @weekend_mean_price[b]"));
+    assert_eq!(value_for("mean price: 5.0", &q[0]), None);
+    // A quantity asked alone shares nothing: its label still needs all its words.
+    let q = requested("", Some("@mean_fare[m]"));
+    assert_eq!(value_for("mean: 32.2", &q[0]), None);
+}
