@@ -256,7 +256,9 @@ impl Quantity {
     /// quantity: its words (see [`Quantity::labels`]), and then, when its placeholder
     /// names a subject (`medianhousevalue` of `@mean_value[mean_MedianHouseValue]`),
     /// with `strict` a label that names it, else one that names no other thing
-    /// (`Mean: 2.12`, not `Mean of MedInc`).
+    /// (`Mean: 2.12`, not `Mean of MedInc`). Without all its words, only its distinct
+    /// ones and nothing else named: the general form of `labels`' one-word allowance,
+    /// which stays as it was (it does not ask that the label name nothing else).
     fn labelled_by(&self, w: &[String], label: &[String], strict: bool) -> bool {
         let named = |x: &String| self.subject.iter().any(|s| matches(x, s));
         let names_another = || {
