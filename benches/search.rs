@@ -16,6 +16,11 @@
 //! `--queries` questions (nothing generated or built), opened as `lakestar search` opens
 //! it and as a server does (resident).
 
+/// The binary's allocator (`src/main.rs`), so that the in-process figures are what
+/// `lakestar serve` and `mcp` do.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[path = "search/varied.rs"]
 mod varied;
 
