@@ -2,7 +2,8 @@
 
 /// mimalloc rather than glibc's allocator: a search allocates and frees thousands of
 /// small strings and rows, and with glibc that was 13 % of its CPU at 100k files
-/// (BENCHMARKS.md, "mimalloc").
+/// (BENCHMARKS.md, "mimalloc"). Built without transparent huge pages (`no_thp`): most
+/// runs of the binary are short, and zeroing huge pages cost them more than it saved.
 #[global_allocator]
 static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
