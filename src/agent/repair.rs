@@ -9,6 +9,7 @@
 //! Written by hand: no crate rewrites Python source; the rules are line-level and only
 //! fire when the script cannot run as written.
 
+mod cells;
 mod names;
 
 use super::context::FileContext;
@@ -215,6 +216,12 @@ pub fn repair_with(code: &str, loads: &[(String, String)], columns: &[String]) -
             "the description's `load:` line was copied as is; it now assigns the table the script reads (`{line}`)"
         ));
         code = fixed;
+    }
+    if let Some(fixed) = cells::matrix_cells(&code) {
+        code = fixed;
+        fixes.push(
+            "a cell of a `.corr()` or `.cov()` matrix is read with `.loc[row, column]`".to_string(),
+        );
     }
     if code.contains("pd.np.") {
         // `pandas.np` was removed in pandas 2.0; small models still write it.

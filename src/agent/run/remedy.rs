@@ -56,10 +56,28 @@ pub(super) fn remedy(stderr: &str) -> Option<Cow<'static, str>> {
     if let Some(cure) = function_as_method(last) {
         return Some(Cow::Owned(cure));
     }
+    if tuple_key(last) {
+        return Some(Cow::Borrowed(TUPLE_KEY));
+    }
     REMEDIES
         .iter()
         .find(|(text, _)| last.contains(text))
         .map(|(_, r)| Cow::Borrowed(*r))
+}
+
+/// The cure of [`tuple_key`].
+const TUPLE_KEY: &str = "Several names in one pair of brackets are one key, a tuple: select columns with a list, `df[['a', 'b']]`, and read one cell of a table such as `.corr()`'s with `.loc['a', 'b']`.";
+
+/// A KeyError on a tuple of names (`KeyError: ('neg', 'pos')`: `df.corr()['neg', 'pos']`,
+/// DABench question 209, whose debugger then returned the same script): the names were
+/// written in one pair of brackets.
+fn tuple_key(last: &str) -> bool {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        Regex::new(r#"^KeyError: \((?:'[^']*'|"[^"]*")(?:, (?:'[^']*'|"[^"]*"))+\)$"#)
+            .expect("static regex")
+    })
+    .is_match(last.trim_end())
 }
 
 /// A statistics function called as a method (`df['x'].shapiro()`: "'Series' object has
@@ -91,6 +109,21 @@ mod tests {
         // Only the exception line counts, not code quoted in the traceback.
         let other = "Traceback (most recent call last):\n  File \"s.py\", line 3\n    # could not convert\nKeyError: 'Age'";
         assert_eq!(remedy(other), None);
+    }
+
+    #[test]
+    fn a_key_error_on_a_tuple_of_names_says_lists_select_and_loc_reads_a_cell() {
+        let e = "Traceback (most recent call last):\n  File \"s.py\", line 7, in <module>\n    r, p = df[[\"neg\", \"pos\"]].dropna().corr()[\"neg\", \"pos\"]\n    raise KeyError(key) from err\nKeyError: ('neg', 'pos')\n";
+        let cure = remedy(e).unwrap();
+        assert!(
+            cure.contains("df[['a', 'b']]") && cure.contains(".loc['a', 'b']"),
+            "{cure}"
+        );
+        assert!(remedy("KeyError: (\"it's\", 'b')").is_some());
+        // One name, or a tuple that is not of names, is another error.
+        assert_eq!(remedy("KeyError: 'neg'"), None);
+        assert_eq!(remedy("KeyError: (0, 1)"), None);
+        assert_eq!(remedy("KeyError: ('neg',)"), None);
     }
 
     #[test]
