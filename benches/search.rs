@@ -14,7 +14,9 @@
 //! 16:100,32:200,…` (the (M, ef_construction) pairs it builds). `--existing DIR`
 //! measures only the whole hybrid query against an index that exists, warm, over
 //! `--queries` questions (nothing generated or built), opened as `lakestar search` opens
-//! it and as a server does (resident).
+//! it and as a server does (resident). `--nibbles` with `--existing DIR` or `--varied N`
+//! measures instead the recall of a 4-bit first pass over the 8-bit codes, rescored in a
+//! pool ([`nibble_recall`]).
 
 /// The binary's allocator (`src/main.rs`), so that the in-process figures are what
 /// `lakestar serve` and `mcp` do.
@@ -262,6 +264,112 @@ fn existing(idx: &Path, texts: &[String]) {
     }
 }
 
+/// Recall of a 4-bit first pass over an existing index's codes (`--existing DIR
+/// --nibbles`; `--varied N --nibbles` for the varied set): see [`nibble_recall`].
+fn nibbles(idx: &Path, texts: &[String]) {
+    use lakestar_index::search::ann::dist::MappedCodes;
+    let dir = std::fs::read_dir(idx.join("vectors"))
+        .expect("a vectors/ directory (an index with a vector generation)")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.join("manifest.json").is_file())
+        .max()
+        .expect("a generation");
+    let manifest: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("manifest.json")).unwrap()).unwrap();
+    let (dim, points) = (
+        manifest["dim"].as_u64().unwrap() as usize,
+        manifest["points"].as_u64().unwrap() as usize,
+    );
+    let mapped = MappedCodes::open(&dir.join("codes.bin"), dim, points).unwrap();
+    let codes: Vec<Code> = (0..points).map(|i| mapped.code(i).unwrap()).collect();
+    let embedder = EmbedderSpec::default().build().unwrap();
+    let queries: Vec<Vec<f32>> = texts
+        .iter()
+        .map(|t| normalized(&embedder.embed(&[t.as_str()]).unwrap().remove(0)))
+        .collect();
+    nibble_recall(&codes, &queries);
+}
+
+/// What a scan of half the bytes would cost in recall, before building one: every 8-bit
+/// code cut to 4 bits (its own scale, `max |c| / 7`), the query's too; the `pool` best
+/// by that integer score (over the 4-bit code's norm) rescored from the 8-bit codes,
+/// against the exact 200 and 10 best of the 8-bit codes, by similarity as [`recall`]
+/// counts (a tie of the exact n-th counts).
+fn nibble_recall(codes: &[Code], queries: &[Vec<f32>]) {
+    use lakestar_index::search::ann::dist::{point, point_dot};
+    let four = |c: &[i8]| -> Vec<i8> {
+        let max = c.iter().map(|x| x.unsigned_abs()).max().unwrap_or(0);
+        if max == 0 {
+            return vec![0; c.len()];
+        }
+        let step = f32::from(max) / 7.0;
+        c.iter()
+            .map(|&x| (f32::from(x) / step).round().clamp(-7.0, 7.0) as i8)
+            .collect()
+    };
+    let points: Vec<Vec<i8>> = codes.iter().map(point).collect();
+    let nib: Vec<(Vec<i8>, f32)> = codes
+        .iter()
+        .map(|c| {
+            let n = four(&c.codes);
+            let norm: i32 = n.iter().map(|&a| i32::from(a) * i32::from(a)).sum();
+            let scale = if norm > 0 {
+                1.0 / (norm as f32).sqrt()
+            } else {
+                0.0
+            };
+            (n, scale)
+        })
+        .collect();
+    let pools = [200usize, 400, 1000, 2000, 5000, 10000];
+    let (mut hit200, mut hit10) = (vec![0usize; pools.len()], vec![0usize; pools.len()]);
+    let (mut n200, mut n10) = (0usize, 0usize);
+    for q in queries {
+        let exact: Vec<f32> = points.iter().map(|p| point_dot(q, p)).collect();
+        let mut order: Vec<usize> = (0..exact.len()).collect();
+        order.sort_by(|&a, &b| exact[b].total_cmp(&exact[a]).then(a.cmp(&b)));
+        let (k200, k10) = (order.len().min(200), order.len().min(10));
+        if k10 == 0 {
+            continue;
+        }
+        let (f200, f10) = (exact[order[k200 - 1]] - 1e-5, exact[order[k10 - 1]] - 1e-5);
+        n200 += k200;
+        n10 += k10;
+        let max = q.iter().fold(0.0f32, |m, x| m.max(x.abs()));
+        let qi: Vec<i32> = q
+            .iter()
+            .map(|x| (x / max * 7.0).round().clamp(-7.0, 7.0) as i32)
+            .collect();
+        let mut approx: Vec<(usize, f32)> = nib
+            .iter()
+            .enumerate()
+            .map(|(i, (c, scale))| {
+                let dot: i32 = c.iter().zip(&qi).map(|(&a, &b)| i32::from(a) * b).sum();
+                (i, dot as f32 * scale)
+            })
+            .collect();
+        approx.sort_by(|a, b| b.1.total_cmp(&a.1));
+        for (k, &pool) in pools.iter().enumerate() {
+            let mut kept: Vec<f32> = approx.iter().take(pool).map(|&(i, _)| exact[i]).collect();
+            kept.sort_by(|a, b| b.total_cmp(a));
+            hit200[k] += kept.iter().take(k200).filter(|&&s| s >= f200).count();
+            hit10[k] += kept.iter().take(k10).filter(|&&s| s >= f10).count();
+        }
+    }
+    println!(
+        "4-bit first pass over {} points ({} questions):",
+        codes.len(),
+        queries.len()
+    );
+    for (k, pool) in pools.iter().enumerate() {
+        println!(
+            "pool {pool:>6}: recall@200 {:.4}, recall@10 {:.4}",
+            hit200[k] as f64 / n200.max(1) as f64,
+            hit10[k] as f64 / n10.max(1) as f64
+        );
+    }
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let arg = |name: &str| {
@@ -290,6 +398,10 @@ fn main() {
     let efs200 = numbers("--efs200", &EFS_200.map(|e| e.to_string()).join(","));
     let nq: usize = arg("--queries").map_or(300, |s| s.parse().expect("--queries N"));
     if let Some(idx) = arg("--existing") {
+        if args.iter().any(|a| a == "--nibbles") {
+            nibbles(Path::new(&idx), &questions(nq, 7));
+            return;
+        }
         existing(Path::new(&idx), &questions(nq, 7));
         return;
     }
@@ -339,6 +451,11 @@ fn main() {
                 (m.parse().expect("M"), e.parse().expect("ef_construction"))
             })
             .collect();
+        if args.iter().any(|a| a == "--nibbles") {
+            let (codes, queries) = varied::points(embedder.as_ref(), n);
+            nibble_recall(&codes, &queries);
+            return;
+        }
         varied::run(embedder.as_ref(), n, &efs200, &grid);
     }
 

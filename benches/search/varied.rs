@@ -121,6 +121,25 @@ fn mean_recall(truth: &[Vec<(usize, f32)>], got: &[Vec<(usize, f32)>], k: usize)
 /// search breadth of `efs` the latency of a search for the retriever's 200 candidates,
 /// their recall, and the recall of their top 10; then, by index size, where the graph
 /// overtakes exact search at the chosen parameters.
+/// The varied set's distinct codes (as [`run`] makes them, shuffled alike) and the
+/// benchmarks' questions as unit vectors, for measurements that need only the points.
+pub fn points(embedder: &dyn Embedder, n: usize) -> (Vec<Code>, Vec<Vec<f32>>) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/lakes");
+    let texts = texts(&schemas(&root), n, 2025);
+    let mut seen = std::collections::HashSet::new();
+    let mut codes: Vec<Code> = embed_all(embedder, &texts)
+        .iter()
+        .map(|v| Code::new(v))
+        .filter(|c| seen.insert(c.codes.clone()))
+        .collect();
+    fastrand::Rng::with_seed(11).shuffle(&mut codes);
+    let queries = embed_all(embedder, &questions(&root))
+        .iter()
+        .map(|q| normalized(q))
+        .collect();
+    (codes, queries)
+}
+
 pub fn run(embedder: &dyn Embedder, n: usize, efs: &[usize], grid: &[(usize, usize)]) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/lakes");
     let schemas = schemas(&root);
