@@ -172,6 +172,9 @@ pub struct MappedCodes {
     map: memmap2::Mmap,
     dim: usize,
     points: usize,
+    /// The generation's 4-bit copy of the codes, when it has one: scans read it first
+    /// ([`super::nibbles`]).
+    nibbles: Option<memmap2::Mmap>,
 }
 
 impl std::fmt::Debug for MappedCodes {
@@ -207,7 +210,43 @@ impl MappedCodes {
         // Every read below is bounds-checked against the length verified above.
         let map =
             unsafe { memmap2::Mmap::map(&file) }.map_err(|e| format!("{}: {e}", path.display()))?;
-        Ok(MappedCodes { map, dim, points })
+        Ok(MappedCodes {
+            map,
+            dim,
+            points,
+            nibbles: None,
+        })
+    }
+
+    /// Read these codes' 4-bit copy at `path` ([`super::nibbles`]), which must hold
+    /// exactly as many points of the same dimension; scans then read it first and
+    /// rescore a pool of its best from the 8-bit codes.
+    pub fn add_nibbles(&mut self, path: &std::path::Path) -> Result<(), String> {
+        let file = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let want = (self.points * super::nibbles::stride(self.dim)) as u64;
+        let len = file
+            .metadata()
+            .map_err(|e| format!("{}: {e}", path.display()))?
+            .len();
+        if len != want {
+            return Err(format!(
+                "{} holds {len} bytes, {} points of {} need {want}",
+                path.display(),
+                self.points,
+                self.dim
+            ));
+        }
+        // SAFETY: as for the codes' map in `open`: written once, synced, renamed into
+        // place, never written again; reads are bounds-checked against this length.
+        let map =
+            unsafe { memmap2::Mmap::map(&file) }.map_err(|e| format!("{}: {e}", path.display()))?;
+        self.nibbles = Some(map);
+        Ok(())
+    }
+
+    /// Whether scans read a 4-bit copy first.
+    pub fn has_nibbles(&self) -> bool {
+        self.nibbles.is_some()
     }
 
     /// Points held.
@@ -234,7 +273,9 @@ impl MappedCodes {
     /// scored against `q` quantized like a code, in integer arithmetic (a third of the
     /// instructions of [`scores`](Self::scores), which was a third of a `lakestar
     /// search` at 100k files), for [`Scan::top`] to score in f32 only those the
-    /// quantization cannot have moved out of reach.
+    /// quantization cannot have moved out of reach. With a 4-bit copy
+    /// ([`add_nibbles`](Self::add_nibbles)) every point is scored from it instead, at
+    /// half the bytes, and `top` rescores a pool of the best.
     pub fn scan<'a>(&'a self, q: &'a [f32]) -> Scan<'a> {
         use rayon::prelude::*;
         let max = q.iter().fold(0.0f32, |m, x| m.max(x.abs()));
@@ -250,6 +291,28 @@ impl MappedCodes {
                 q,
                 approx,
                 slack: 0.0,
+                pooled: false,
+            };
+        }
+        if let (Some(nibbles), Some(nq)) = (&self.nibbles, super::nibbles::NibbleQuery::new(q)) {
+            let stride = super::nibbles::stride(self.dim);
+            let mut approx = vec![0.0f32; self.points];
+            nibbles[..self.points * stride]
+                .par_chunks(stride * SCAN_CHUNK)
+                .zip(approx.par_chunks_mut(SCAN_CHUNK))
+                .for_each(|(points, out)| {
+                    pulp::Arch::new().dispatch(NibbleScores {
+                        q: &nq,
+                        points,
+                        out,
+                    })
+                });
+            return Scan {
+                codes: self,
+                q,
+                approx,
+                slack: 0.0,
+                pooled: true,
             };
         }
         let step = max / 127.0;
@@ -285,6 +348,7 @@ impl MappedCodes {
             q,
             approx,
             slack: 2.0 * (r + 1e-4),
+            pooled: false,
         }
     }
 
@@ -355,6 +419,23 @@ impl pulp::WithSimd for QuantizedScores<'_> {
     }
 }
 
+/// [`super::nibbles::scores_into`] over a run of points in one dispatch, as
+/// [`QuantizedScores`] is.
+struct NibbleScores<'a> {
+    q: &'a super::nibbles::NibbleQuery,
+    points: &'a [u8],
+    out: &'a mut [f32],
+}
+
+impl pulp::WithSimd for NibbleScores<'_> {
+    type Output = ();
+
+    #[inline(always)]
+    fn with_simd<S: pulp::Simd>(self, _simd: S) {
+        super::nibbles::scores_into(self.q, self.points, self.out);
+    }
+}
+
 /// A query's quantized scores over [`MappedCodes`], from which the exact top points are
 /// read ([`MappedCodes::scan`]).
 pub struct Scan<'a> {
@@ -365,6 +446,9 @@ pub struct Scan<'a> {
     /// How far below the n-th best quantized score a point can still be among the n
     /// best in f32: twice the bound on a quantized score's error.
     slack: f32,
+    /// The scores are the 4-bit copy's: a pool of the best is rescored, not every point
+    /// within `slack` (4 bits have no useful bound).
+    pooled: bool,
 }
 
 impl Scan<'_> {
@@ -378,10 +462,36 @@ impl Scan<'_> {
         if n == 0 {
             return Vec::new();
         }
+        if self.pooled {
+            return self.top_of_pool(n);
+        }
         let mut sims = self.approx.clone();
         let nth = *sims.select_nth_unstable_by(n - 1, |a, b| b.total_cmp(a)).1;
         let floor = nth - self.slack;
         let near: Vec<(usize, f32)> = self
+            .approx
+            .iter()
+            .enumerate()
+            .filter(|&(_, &s)| s >= floor)
+            .map(|(id, _)| (id, point_dot(self.q, self.codes.point(id))))
+            .collect();
+        best(near, n)
+    }
+
+    /// The `n` best of a pool of the best 4-bit scores (`NIBBLE_POOL_PER_RESULT` per
+    /// result, at least `NIBBLE_POOL_MIN`), rescored in f32 from the 8-bit codes: the
+    /// `n` best of [`MappedCodes::scores`] but for the rare point the pool misses, and
+    /// exactly those when the pool is every point.
+    fn top_of_pool(&self, n: usize) -> Vec<(usize, f32)> {
+        let pool = (n * super::NIBBLE_POOL_PER_RESULT)
+            .max(super::NIBBLE_POOL_MIN)
+            .min(self.approx.len());
+        let mut sims = self.approx.clone();
+        let floor = *sims
+            .select_nth_unstable_by(pool - 1, |a, b| b.total_cmp(a))
+            .1;
+        // Points tied with the pool's last are all taken: the pool is a floor, not a cut.
+        let near = self
             .approx
             .iter()
             .enumerate()
@@ -453,6 +563,68 @@ mod tests {
             let zero = vec![0.0; dim];
             assert_eq!(m.scan(&zero).top(3), best(m.scores(&zero), 3));
             assert!(m.scan(&[0.5; 3]).top(3).is_empty());
+        }
+    }
+
+    /// [`mapped`] with the codes' 4-bit copy beside them.
+    fn mapped_with_nibbles(dir: &std::path::Path, codes: &[Code]) -> MappedCodes {
+        let mut m = mapped(dir, codes);
+        let bytes: Vec<u8> = codes
+            .iter()
+            .flat_map(super::super::nibbles::nibble_point)
+            .collect();
+        let path = dir.join("nibbles.bin");
+        std::fs::write(&path, bytes).unwrap();
+        m.add_nibbles(&path).unwrap();
+        m
+    }
+
+    #[test]
+    fn a_4_bit_scan_is_exact_when_its_pool_holds_every_point_and_near_it_beyond() {
+        let d = tempfile::tempdir().unwrap();
+        let mut rng = fastrand::Rng::with_seed(17);
+        let unit = |rng: &mut fastrand::Rng, dim: usize| {
+            normalized(&(0..dim).map(|_| rng.f32() - 0.5).collect::<Vec<_>>())
+        };
+        // Fewer points than the smallest pool: every point is rescored, so the result is
+        // the exact one, ties and zero vectors included.
+        let mut small: Vec<Code> = (0..300).map(|_| Code::new(&unit(&mut rng, 64))).collect();
+        small.push(small[7].clone());
+        small.push(Code::new(&[0.0; 64]));
+        let m = mapped_with_nibbles(d.path(), &small);
+        assert!(m.has_nibbles());
+        for _ in 0..10 {
+            let q = unit(&mut rng, 64);
+            for n in [1, 10, 200, small.len() + 1] {
+                assert_eq!(m.scan(&q).top(n), best(m.scores(&q), n), "n {n}");
+            }
+        }
+        // Families of near-identical vectors, as siblings' descriptions are, beyond the
+        // pool: the 10 best are the exact 10 best.
+        let mut vs: Vec<Code> = Vec::new();
+        for _ in 0..200 {
+            let base = unit(&mut rng, 128);
+            for _ in 0..rng.usize(5..40) {
+                let v: Vec<f32> = base.iter().map(|x| x + 0.03 * (rng.f32() - 0.5)).collect();
+                vs.push(Code::new(&normalized(&v)));
+            }
+        }
+        assert!(vs.len() > 2 * crate::search::ann::NIBBLE_POOL_MIN);
+        let e = tempfile::tempdir().unwrap();
+        let m = mapped_with_nibbles(e.path(), &vs);
+        for i in 0..20 {
+            // Queries near a point (as a question near its file) and random ones.
+            let q = if i % 2 == 0 {
+                let c = vs[rng.usize(..vs.len())].to_f32();
+                normalized(
+                    &c.iter()
+                        .map(|x| x + 0.05 * (rng.f32() - 0.5))
+                        .collect::<Vec<_>>(),
+                )
+            } else {
+                unit(&mut rng, 128)
+            };
+            assert_eq!(m.scan(&q).top(10), best(m.scores(&q), 10), "query {i}");
         }
     }
 

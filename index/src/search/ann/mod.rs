@@ -28,6 +28,7 @@ pub mod dist;
 pub mod graph;
 mod held;
 mod nearest;
+pub mod nibbles;
 pub mod update;
 
 use crate::catalog::{CatalogReader, KeyedVector, MetaKey};
@@ -70,6 +71,31 @@ pub const EF_CONSTRUCTION: usize = 100;
 /// the graph's walk over codes tells apart only by looking wider. A one-off search
 /// scans the codes exactly and never uses it.
 pub const EF_SEARCH: usize = 1600;
+
+/// A scan over a generation's 4-bit codes ([`nibbles`]) rescores from the 8-bit codes
+/// this many points per result asked, and at least [`NIBBLE_POOL_MIN`]: measured
+/// (BENCHMARKS.md, "A 4-bit first pass"), a pool of 1,000 for the retriever's 200 kept
+/// 0.9996 of the exact 200 on the varied set (86k points), 0.9957 at 100k synthetic files
+/// and 0.9885 at a million (0.9964 at 2,000), and every one of the exact 10 from 400.
+pub const NIBBLE_POOL_PER_RESULT: usize = 5;
+/// The smallest pool of a 4-bit scan (see [`NIBBLE_POOL_PER_RESULT`]).
+pub const NIBBLE_POOL_MIN: usize = 1_000;
+/// Bytes of a generation's codes above which it also gets their 4-bit copy. Measured
+/// (BENCHMARKS.md, "A 4-bit first pass"): a `lakestar search` process at a million files
+/// (202 MB of codes) took 52 ms with it against 70 ms, at 100k (21 MB) 21 against 24 ms,
+/// and a warm in-process query at 100k the same either way; the copy adds half the
+/// codes' bytes to the index (at 100k from 0.46× to 0.50× of the lake). Below this
+/// the 3 ms are not worth a tenth more index.
+pub const NIBBLES_ABOVE: u64 = 64 << 20;
+
+/// [`NIBBLES_ABOVE`], but 0 in unit tests, which test the copy on a few hundred points.
+pub fn nibbles_above() -> u64 {
+    if cfg!(test) {
+        0
+    } else {
+        NIBBLES_ABOVE
+    }
+}
 
 /// Bytes of a generation's codes up to which a long-lived process scans them rather than
 /// loading the graph ([`nearest::Mode::Resident`]), and so up to which no graph is built

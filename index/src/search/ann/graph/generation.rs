@@ -32,6 +32,8 @@ const MANIFEST: &str = "manifest.json";
 const LAYOUT: u32 = 3;
 /// The flat file of the points' codes inside a generation.
 const CODES: &str = "codes.bin";
+/// Their 4-bit copy ([`crate::search::ann::nibbles`]), which scans read first.
+const NIBBLES: &str = "nibbles.bin";
 
 /// A file of a generation: name, size, BLAKE3 digest (hex).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -66,6 +68,11 @@ pub struct Manifest {
     /// The flat file of the points, point `i` at `i · (4 + dim)` bytes, laid out as a
     /// graph point ([`point`](crate::search::ann::dist::point)).
     pub codes: FileSum,
+    /// The codes' 4-bit copy ([`crate::search::ann::nibbles`]); absent from generations
+    /// written before it (their scans read the 8-bit codes alone), and ignored by the
+    /// binaries of then, so the layout keeps its version.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nibbles: Option<FileSum>,
 }
 
 impl Manifest {
@@ -175,6 +182,7 @@ fn manifest(
             bytes: 0,
             blake3: String::new(),
         },
+        nibbles: None,
     }
 }
 
@@ -195,9 +203,26 @@ fn write_codes(dir: &Path, codes: &[&Code]) -> io::Result<FileSum> {
     })
 }
 
+/// Write the 4-bit copy of `codes` (in point order) as `dir/nibbles.bin`, synced.
+fn write_nibbles(dir: &Path, codes: &[&Code]) -> io::Result<FileSum> {
+    let path = dir.join(NIBBLES);
+    let mut out = io::BufWriter::new(File::create(&path)?);
+    for c in codes {
+        out.write_all(&crate::search::ann::nibbles::nibble_point(c))?;
+    }
+    out.into_inner().map_err(|e| e.into_error())?.sync_all()?;
+    let (bytes, blake3) = digest(&path)?;
+    Ok(FileSum {
+        name: NIBBLES.into(),
+        bytes,
+        blake3,
+    })
+}
+
 /// Write `codes` as generation `g` of the index at `index_dir`, with `graph` (built over
-/// them) when there is one: into `gen-g.tmp/`, synced, then renamed to `gen-g/`.
-/// Returns its manifest.
+/// them) when there is one, and the codes' 4-bit copy when they pass
+/// [`nibbles_above`](crate::search::ann::nibbles_above): into `gen-g.tmp/`, synced, then
+/// renamed to `gen-g/`. Returns its manifest.
 pub fn write_generation(
     index_dir: &Path,
     g: u64,
@@ -229,6 +254,9 @@ pub fn write_generation(
     }
     crate::failpoint::pause_at("graph-build", index_dir);
     m.codes = write_codes(&tmp, codes)?;
+    if m.codes.bytes > crate::search::ann::nibbles_above() {
+        m.nibbles = Some(write_nibbles(&tmp, codes)?);
+    }
     let mut f = File::create(tmp.join(MANIFEST))?;
     f.write_all(&serde_json::to_vec_pretty(&m).map_err(io::Error::other)?)?;
     f.sync_all()?;
@@ -270,6 +298,7 @@ pub fn looks_complete(index_dir: &Path, g: u64, embedder: &str) -> bool {
         && m.files
             .iter()
             .chain([&m.codes])
+            .chain(&m.nibbles)
             .all(|f| std::fs::metadata(dir.join(&f.name)).is_ok_and(|md| md.len() == f.bytes))
 }
 
@@ -309,11 +338,17 @@ pub fn open_codes(
     if m.codes.bytes != points as u64 * (4 + m.dim as u64) {
         return Err(format!("{} does not match its manifest", m.codes.name));
     }
-    MappedCodes::open(
-        &generation_dir(index_dir, g).join(&m.codes.name),
-        m.dim,
-        points,
-    )
+    let dir = generation_dir(index_dir, g);
+    let mut codes = MappedCodes::open(&dir.join(&m.codes.name), m.dim, points)?;
+    // Its size is checked against the points as the codes' is; a generation whose copy
+    // cannot be read is scanned from its codes alone.
+    let stride = crate::search::ann::nibbles::stride(m.dim) as u64;
+    if let Some(n) = m.nibbles.filter(|n| n.bytes == points as u64 * stride) {
+        if let Err(e) = codes.add_nibbles(&dir.join(&n.name)) {
+            tracing::warn!(error = %e, "the codes' 4-bit copy is unreadable; scanning the codes alone");
+        }
+    }
+    Ok(codes)
 }
 
 /// Check generation `g`'s codes against its manifest's digest, on top of what
@@ -473,9 +508,28 @@ mod tests {
             .map(|e| e.unwrap().file_name().into_string().unwrap())
             .collect();
         left.sort();
-        assert_eq!(left, vec![CODES, MANIFEST]);
+        assert_eq!(left, vec![CODES, MANIFEST, NIBBLES]);
+        assert_eq!(m.nibbles.as_ref().map(|n| n.bytes), Some(50 * (4 + 4)));
         assert!(looks_complete(d.path(), 2, "emb"));
-        assert_eq!(open_codes(d.path(), 2, "emb", 50).unwrap().len(), 50);
+        let codes = open_codes(d.path(), 2, "emb", 50).unwrap();
+        assert_eq!(codes.len(), 50);
+        assert!(codes.has_nibbles());
+        // A generation written before the 4-bit copy (its manifest has none) is scanned
+        // from its codes; so is one whose copy is cut short.
+        let path = generation_dir(d.path(), 2).join(MANIFEST);
+        let mut older = m.clone();
+        older.nibbles = None;
+        std::fs::write(&path, serde_json::to_vec(&older).unwrap()).unwrap();
+        assert!(!std::fs::read_to_string(&path).unwrap().contains("nibbles"));
+        assert!(looks_complete(d.path(), 2, "emb"));
+        assert!(!open_codes(d.path(), 2, "emb", 50).unwrap().has_nibbles());
+        std::fs::write(&path, serde_json::to_vec(&m).unwrap()).unwrap();
+        let nib = generation_dir(d.path(), 2).join(NIBBLES);
+        let bytes = std::fs::read(&nib).unwrap();
+        std::fs::write(&nib, &bytes[..bytes.len() - 1]).unwrap();
+        assert!(!looks_complete(d.path(), 2, "emb"));
+        assert!(!open_codes(d.path(), 2, "emb", 50).unwrap().has_nibbles());
+        std::fs::write(&nib, &bytes).unwrap();
         let e = open_generation(d.path(), 2, "emb", 50).unwrap_err();
         assert!(e.contains("no graph"), "{e}");
         // A graph is wanted above the threshold, and absent below it.
