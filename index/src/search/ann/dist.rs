@@ -192,24 +192,10 @@ const SCAN_CHUNK: usize = 4096;
 impl MappedCodes {
     /// Map `path`, which must hold exactly `points` points of dimension `dim`.
     pub fn open(path: &std::path::Path, dim: usize, points: usize) -> Result<MappedCodes, String> {
-        let file = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        let want = points as u64 * (4 + dim as u64);
-        let len = file
-            .metadata()
-            .map_err(|e| format!("{}: {e}", path.display()))?
-            .len();
-        if len != want || dim == 0 {
-            return Err(format!(
-                "{} holds {len} bytes, {points} points of {dim} need {want}",
-                path.display()
-            ));
+        if dim == 0 {
+            return Err(format!("{}: points of dimension 0", path.display()));
         }
-        // SAFETY: a generation's files are written once, synced and renamed into place,
-        // and never written again: only truncation by hand under the index directory can
-        // change the bytes under the map (the same bargain tantivy's segments make).
-        // Every read below is bounds-checked against the length verified above.
-        let map =
-            unsafe { memmap2::Mmap::map(&file) }.map_err(|e| format!("{}: {e}", path.display()))?;
+        let map = map_exact(path, points as u64 * (4 + dim as u64), points, dim)?;
         Ok(MappedCodes {
             map,
             dim,
@@ -222,24 +208,8 @@ impl MappedCodes {
     /// exactly as many points of the same dimension; scans then read it first and
     /// rescore a pool of its best from the 8-bit codes.
     pub fn add_nibbles(&mut self, path: &std::path::Path) -> Result<(), String> {
-        let file = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
         let want = (self.points * super::nibbles::stride(self.dim)) as u64;
-        let len = file
-            .metadata()
-            .map_err(|e| format!("{}: {e}", path.display()))?
-            .len();
-        if len != want {
-            return Err(format!(
-                "{} holds {len} bytes, {} points of {} need {want}",
-                path.display(),
-                self.points,
-                self.dim
-            ));
-        }
-        // SAFETY: as for the codes' map in `open`: written once, synced, renamed into
-        // place, never written again; reads are bounds-checked against this length.
-        let map =
-            unsafe { memmap2::Mmap::map(&file) }.map_err(|e| format!("{}: {e}", path.display()))?;
+        let map = map_exact(path, want, self.points, self.dim)?;
         self.nibbles = Some(map);
         Ok(())
     }
@@ -392,6 +362,32 @@ impl MappedCodes {
             })
             .collect()
     }
+}
+
+/// Map the generation file at `path`, which must be `want` bytes long (`points` points
+/// of dimension `dim`, for the message).
+fn map_exact(
+    path: &std::path::Path,
+    want: u64,
+    points: usize,
+    dim: usize,
+) -> Result<memmap2::Mmap, String> {
+    let file = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let len = file
+        .metadata()
+        .map_err(|e| format!("{}: {e}", path.display()))?
+        .len();
+    if len != want {
+        return Err(format!(
+            "{} holds {len} bytes, {points} points of {dim} need {want}",
+            path.display()
+        ));
+    }
+    // SAFETY: a generation's files are written once, synced and renamed into place, and
+    // never written again: only truncation by hand under the index directory can change
+    // the bytes under the map (the same bargain tantivy's segments make). Every read of
+    // the map is bounds-checked against the length verified above.
+    unsafe { memmap2::Mmap::map(&file) }.map_err(|e| format!("{}: {e}", path.display()))
 }
 
 /// The quantized scores of a run of graph points ([`point`]) against the quantized query

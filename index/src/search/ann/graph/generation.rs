@@ -188,32 +188,39 @@ fn manifest(
 
 /// Write the points of `codes` (in point order) as `dir/codes.bin`, synced.
 fn write_codes(dir: &Path, codes: &[&Code]) -> io::Result<FileSum> {
-    let path = dir.join(CODES);
-    let mut out = io::BufWriter::new(File::create(&path)?);
-    for c in codes {
-        out.write_all(&c.scale.to_le_bytes())?;
-        out.write_all(bytemuck::cast_slice(&c.codes))?;
-    }
-    out.into_inner().map_err(|e| e.into_error())?.sync_all()?;
-    let (bytes, blake3) = digest(&path)?;
-    Ok(FileSum {
-        name: CODES.into(),
-        bytes,
-        blake3,
+    write_points(dir, CODES, codes, |c| {
+        let mut p = c.scale.to_le_bytes().to_vec();
+        p.extend_from_slice(bytemuck::cast_slice(&c.codes));
+        p
     })
 }
 
 /// Write the 4-bit copy of `codes` (in point order) as `dir/nibbles.bin`, synced.
 fn write_nibbles(dir: &Path, codes: &[&Code]) -> io::Result<FileSum> {
-    let path = dir.join(NIBBLES);
+    write_points(
+        dir,
+        NIBBLES,
+        codes,
+        crate::search::ann::nibbles::nibble_point,
+    )
+}
+
+/// Write `point` of each of `codes` (in point order) as `dir/name`, synced.
+fn write_points(
+    dir: &Path,
+    name: &str,
+    codes: &[&Code],
+    point: impl Fn(&Code) -> Vec<u8>,
+) -> io::Result<FileSum> {
+    let path = dir.join(name);
     let mut out = io::BufWriter::new(File::create(&path)?);
     for c in codes {
-        out.write_all(&crate::search::ann::nibbles::nibble_point(c))?;
+        out.write_all(&point(c))?;
     }
     out.into_inner().map_err(|e| e.into_error())?.sync_all()?;
     let (bytes, blake3) = digest(&path)?;
     Ok(FileSum {
-        name: NIBBLES.into(),
+        name: name.into(),
         bytes,
         blake3,
     })
