@@ -452,42 +452,28 @@ impl Scan<'_> {
     /// similarity: exactly what the `n` best of [`MappedCodes::scores`] are. At least
     /// `n` points score at least the n-th best quantized score less the error bound, so
     /// the n-th best f32 score does too; a point quantized below that by more than the
-    /// bound again scores below it in f32, and is not looked at.
+    /// bound again scores below it in f32, and is not looked at. Over a 4-bit copy the
+    /// pool of the best 4-bit scores is rescored instead: the `n` best but for the rare
+    /// point the pool misses, and exactly them when the pool is every point.
     pub fn top(&self, n: usize) -> Vec<(usize, f32)> {
         let n = n.min(self.approx.len());
         if n == 0 {
             return Vec::new();
         }
-        if self.pooled {
-            return self.top_of_pool(n);
-        }
+        // A 4-bit scan rescores a pool of its best (see `NIBBLE_POOL_PER_RESULT`); an
+        // 8-bit one every point within the error bound of the n-th best.
+        let (rank, margin) = if self.pooled {
+            let pool = (n * super::NIBBLE_POOL_PER_RESULT).max(super::NIBBLE_POOL_MIN);
+            (pool.min(self.approx.len()), 0.0)
+        } else {
+            (n, self.slack)
+        };
         let mut sims = self.approx.clone();
-        let nth = *sims.select_nth_unstable_by(n - 1, |a, b| b.total_cmp(a)).1;
-        let floor = nth - self.slack;
-        let near: Vec<(usize, f32)> = self
-            .approx
-            .iter()
-            .enumerate()
-            .filter(|&(_, &s)| s >= floor)
-            .map(|(id, _)| (id, point_dot(self.q, self.codes.point(id))))
-            .collect();
-        best(near, n)
-    }
-
-    /// The `n` best of a pool of the best 4-bit scores (`NIBBLE_POOL_PER_RESULT` per
-    /// result, at least `NIBBLE_POOL_MIN`), rescored in f32 from the 8-bit codes: the
-    /// `n` best of [`MappedCodes::scores`] but for the rare point the pool misses, and
-    /// exactly those when the pool is every point.
-    fn top_of_pool(&self, n: usize) -> Vec<(usize, f32)> {
-        let pool = (n * super::NIBBLE_POOL_PER_RESULT)
-            .max(super::NIBBLE_POOL_MIN)
-            .min(self.approx.len());
-        let mut sims = self.approx.clone();
-        let floor = *sims
-            .select_nth_unstable_by(pool - 1, |a, b| b.total_cmp(a))
+        let nth = *sims
+            .select_nth_unstable_by(rank - 1, |a, b| b.total_cmp(a))
             .1;
-        // Points tied with the pool's last are all taken: the pool is a floor, not a cut.
-        let near = self
+        let floor = nth - margin;
+        let near: Vec<(usize, f32)> = self
             .approx
             .iter()
             .enumerate()
