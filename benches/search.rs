@@ -290,37 +290,15 @@ fn nibbles(idx: &Path, texts: &[String]) {
     nibble_recall(&codes, &queries);
 }
 
-/// What a scan of half the bytes would cost in recall, before building one: every 8-bit
-/// code cut to 4 bits (its own scale, `max |c| / 7`), the query's too; the `pool` best
-/// by that integer score (over the 4-bit code's norm) rescored from the 8-bit codes,
-/// against the exact 200 and 10 best of the 8-bit codes, by similarity as [`recall`]
-/// counts (a tie of the exact n-th counts).
+/// What the 4-bit first pass (`ann::nibbles`, as scans run it) costs in recall: every
+/// code's 4-bit point, the query quantized as a scan quantizes it, the `pool` best by
+/// that score rescored from the 8-bit codes, against the exact 200 and 10 best of the
+/// 8-bit codes, by similarity as [`recall`] counts (a tie of the exact n-th counts).
 fn nibble_recall(codes: &[Code], queries: &[Vec<f32>]) {
     use lakestar_index::search::ann::dist::{point, point_dot};
-    let four = |c: &[i8]| -> Vec<i8> {
-        let max = c.iter().map(|x| x.unsigned_abs()).max().unwrap_or(0);
-        if max == 0 {
-            return vec![0; c.len()];
-        }
-        let step = f32::from(max) / 7.0;
-        c.iter()
-            .map(|&x| (f32::from(x) / step).round().clamp(-7.0, 7.0) as i8)
-            .collect()
-    };
+    use lakestar_index::search::ann::nibbles::{nibble_point, scores_into, NibbleQuery};
     let points: Vec<Vec<i8>> = codes.iter().map(point).collect();
-    let nib: Vec<(Vec<i8>, f32)> = codes
-        .iter()
-        .map(|c| {
-            let n = four(&c.codes);
-            let norm: i32 = n.iter().map(|&a| i32::from(a) * i32::from(a)).sum();
-            let scale = if norm > 0 {
-                1.0 / (norm as f32).sqrt()
-            } else {
-                0.0
-            };
-            (n, scale)
-        })
-        .collect();
+    let nib: Vec<u8> = codes.iter().flat_map(nibble_point).collect();
     let pools = [200usize, 400, 1000, 2000, 5000, 10000];
     let (mut hit200, mut hit10) = (vec![0usize; pools.len()], vec![0usize; pools.len()]);
     let (mut n200, mut n10) = (0usize, 0usize);
@@ -335,19 +313,12 @@ fn nibble_recall(codes: &[Code], queries: &[Vec<f32>]) {
         let (f200, f10) = (exact[order[k200 - 1]] - 1e-5, exact[order[k10 - 1]] - 1e-5);
         n200 += k200;
         n10 += k10;
-        let max = q.iter().fold(0.0f32, |m, x| m.max(x.abs()));
-        let qi: Vec<i32> = q
-            .iter()
-            .map(|x| (x / max * 7.0).round().clamp(-7.0, 7.0) as i32)
-            .collect();
-        let mut approx: Vec<(usize, f32)> = nib
-            .iter()
-            .enumerate()
-            .map(|(i, (c, scale))| {
-                let dot: i32 = c.iter().zip(&qi).map(|(&a, &b)| i32::from(a) * b).sum();
-                (i, dot as f32 * scale)
-            })
-            .collect();
+        let Some(nq) = NibbleQuery::new(q) else {
+            continue;
+        };
+        let mut scores = vec![0.0f32; codes.len()];
+        scores_into(&nq, &nib, &mut scores);
+        let mut approx: Vec<(usize, f32)> = scores.into_iter().enumerate().collect();
         approx.sort_by(|a, b| b.1.total_cmp(&a.1));
         for (k, &pool) in pools.iter().enumerate() {
             let mut kept: Vec<f32> = approx.iter().take(pool).map(|&(i, _)| exact[i]).collect();
