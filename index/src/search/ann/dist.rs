@@ -270,13 +270,7 @@ impl MappedCodes {
             nibbles[..self.points * stride]
                 .par_chunks(stride * SCAN_CHUNK)
                 .zip(approx.par_chunks_mut(SCAN_CHUNK))
-                .for_each(|(points, out)| {
-                    pulp::Arch::new().dispatch(NibbleScores {
-                        q: &nq,
-                        points,
-                        out,
-                    })
-                });
+                .for_each(|(points, out)| super::nibbles::scores_into(&nq, points, out));
             return Scan {
                 codes: self,
                 q,
@@ -412,23 +406,6 @@ impl pulp::WithSimd for QuantizedScores<'_> {
             let dot = crate::compact::lanes_i8(self.q, &p[4..]) as f32;
             *out = point_scale(p) * self.step * dot;
         }
-    }
-}
-
-/// [`super::nibbles::scores_into`] over a run of points in one dispatch, as
-/// [`QuantizedScores`] is.
-struct NibbleScores<'a> {
-    q: &'a super::nibbles::NibbleQuery,
-    points: &'a [u8],
-    out: &'a mut [f32],
-}
-
-impl pulp::WithSimd for NibbleScores<'_> {
-    type Output = ();
-
-    #[inline(always)]
-    fn with_simd<S: pulp::Simd>(self, _simd: S) {
-        super::nibbles::scores_into(self.q, self.points, self.out);
     }
 }
 

@@ -24,6 +24,8 @@
 //!   can be read — and the next index run rebuilds whatever a cheap check finds missing,
 //!   embedding again the vectors of codes that were lost.
 
+#[cfg(target_arch = "x86_64")]
+mod avx2;
 pub mod dist;
 pub mod graph;
 mod held;
