@@ -399,6 +399,11 @@ fn another_search_docs_version_redoes_the_search_side() {
 /// Start `lakestar index` on `lake` held at test pause point `place`, and kill -9 it
 /// there.
 fn index_killed_at(lake: &Path, place: &str) {
+    index_killed_at_env(lake, place, &[]);
+}
+
+/// [`index_killed_at`] with more environment.
+fn index_killed_at_env(lake: &Path, place: &str, env: &[(&str, &str)]) {
     let idx = lake.join(".lakestar");
     let marker = idx.join(format!("paused-{place}"));
     let _ = fs::remove_file(&marker);
@@ -406,6 +411,7 @@ fn index_killed_at(lake: &Path, place: &str) {
         .env("LAKESTAR_EXACT_BELOW", "0")
         .env("LAKESTAR_SCAN_UP_TO", "0")
         .env("LAKESTAR_PAUSE_AT", place)
+        .envs(env.iter().copied())
         .args(["index", lake.to_str().unwrap(), "--json"])
         .stdout(Stdio::null())
         .stderr(Stdio::null())
@@ -513,6 +519,84 @@ fn kill_9_during_the_graph_build_or_its_swap_is_caught_up() {
         .map(|e| e.unwrap().file_name().into_string().unwrap())
         .collect();
     assert_eq!(dirs, vec!["gen-4"]);
+}
+
+/// kill -9 halfway through writing the codes' 4-bit copy (`nibbles.bin`, forced here
+/// by `LAKESTAR_NIBBLES_ABOVE=0`): the half-written generation is not read, searches
+/// are exact meanwhile, and the next run writes the generation whole, copy included.
+/// Searched from the copy, the vector ranking is the 8-bit codes' own (the pool holds
+/// every point of so small a lake), and a copy gone missing falls back to the codes.
+#[test]
+fn kill_9_while_the_4bit_copy_is_written_is_caught_up() {
+    let tmp = tempfile::tempdir().unwrap();
+    let lake = tmp.path().join("lake");
+    lakestar::index::synth::generate(&lake, 200, 3).unwrap();
+    fs::write(lake.join("penguins.csv"), PENGUINS).unwrap();
+    let idx = lake.join(".lakestar");
+    let copy = [("LAKESTAR_NIBBLES_ABOVE", "0")];
+
+    index_killed_at_env(&lake, "nibbles-write", &copy);
+    let half = idx.join("vectors/gen-1.tmp/nibbles.bin");
+    assert!(half.is_file() && !idx.join("vectors/gen-1").exists());
+    let v = vectors(&lake);
+    assert_eq!(
+        (v["kind"].as_str(), &v["generation"]),
+        (Some("exact"), &Value::Null),
+        "{v}"
+    );
+    assert_eq!(
+        search(&lake, "penguin species flipper length", 1, true)[0]["path"],
+        "penguins.csv"
+    );
+
+    let r: Value = serde_json::from_str(
+        run_hnsw(&lake, &["index", lake.to_str().unwrap(), "--json"], &copy).trim(),
+    )
+    .unwrap();
+    assert_counts(&r, &[("analyzed", 0), ("errors", 0)]);
+    let v = vectors(&lake);
+    assert_eq!(v["generation"].as_u64(), Some(2), "{v}");
+    assert!(!idx.join("vectors/gen-1.tmp").exists());
+    let manifest: Value =
+        serde_json::from_slice(&fs::read(idx.join("vectors/gen-2/manifest.json")).unwrap())
+            .unwrap();
+    let (points, dim) = (
+        manifest["points"].as_u64().unwrap(),
+        manifest["dim"].as_u64().unwrap(),
+    );
+    // Files whose vectors are identical share a point.
+    assert!((100..=201).contains(&points), "{manifest}");
+    let nibbles = idx.join("vectors/gen-2/nibbles.bin");
+    assert_eq!(
+        manifest["nibbles"]["bytes"].as_u64(),
+        Some(points * (4 + dim / 2))
+    );
+    assert_eq!(
+        fs::metadata(&nibbles).unwrap().len(),
+        points * (4 + dim / 2)
+    );
+
+    let ranked = |q: &str| -> Vec<(String, String)> {
+        search(&lake, q, 60, true)
+            .iter()
+            .map(|h| {
+                (
+                    h["path"].as_str().unwrap().to_string(),
+                    h["score"].to_string(),
+                )
+            })
+            .collect()
+    };
+    let questions = [
+        "penguin species flipper length",
+        "sales orders customers",
+        "sensor events",
+    ];
+    let from_copy: Vec<_> = questions.iter().map(|q| ranked(q)).collect();
+    assert_eq!(from_copy[0][0].0, "penguins.csv");
+    fs::remove_file(&nibbles).unwrap();
+    let from_codes: Vec<_> = questions.iter().map(|q| ranked(q)).collect();
+    assert_eq!(from_copy, from_codes);
 }
 
 /// Below the size where a long-lived process would load the graph

@@ -188,33 +188,43 @@ fn manifest(
 
 /// Write the points of `codes` (in point order) as `dir/codes.bin`, synced.
 fn write_codes(dir: &Path, codes: &[&Code]) -> io::Result<FileSum> {
-    write_points(dir, CODES, codes, |c| {
+    let point = |c: &Code| {
         let mut p = c.scale.to_le_bytes().to_vec();
         p.extend_from_slice(bytemuck::cast_slice(&c.codes));
         p
-    })
+    };
+    write_points(dir, CODES, codes, point, || {})
 }
 
 /// Write the 4-bit copy of `codes` (in point order) as `dir/nibbles.bin`, synced.
-fn write_nibbles(dir: &Path, codes: &[&Code]) -> io::Result<FileSum> {
+/// A test can stop the process halfway through it (`nibbles-write`, a failpoint of
+/// `index_dir`).
+fn write_nibbles(dir: &Path, codes: &[&Code], index_dir: &Path) -> io::Result<FileSum> {
     write_points(
         dir,
         NIBBLES,
         codes,
         crate::search::ann::nibbles::nibble_point,
+        || crate::failpoint::pause_at("nibbles-write", index_dir),
     )
 }
 
-/// Write `point` of each of `codes` (in point order) as `dir/name`, synced.
+/// Write `point` of each of `codes` (in point order) as `dir/name`, synced; `halfway`
+/// runs when half the points are written and flushed (a test's failpoint).
 fn write_points(
     dir: &Path,
     name: &str,
     codes: &[&Code],
     point: impl Fn(&Code) -> Vec<u8>,
+    halfway: impl Fn(),
 ) -> io::Result<FileSum> {
     let path = dir.join(name);
     let mut out = io::BufWriter::new(File::create(&path)?);
-    for c in codes {
+    for (i, c) in codes.iter().enumerate() {
+        if i == codes.len() / 2 {
+            out.flush()?;
+            halfway();
+        }
         out.write_all(&point(c))?;
     }
     out.into_inner().map_err(|e| e.into_error())?.sync_all()?;
@@ -262,7 +272,7 @@ pub fn write_generation(
     crate::failpoint::pause_at("graph-build", index_dir);
     m.codes = write_codes(&tmp, codes)?;
     if m.codes.bytes > crate::search::ann::nibbles_above() {
-        m.nibbles = Some(write_nibbles(&tmp, codes)?);
+        m.nibbles = Some(write_nibbles(&tmp, codes, index_dir)?);
     }
     let mut f = File::create(tmp.join(MANIFEST))?;
     f.write_all(&serde_json::to_vec_pretty(&m).map_err(io::Error::other)?)?;
