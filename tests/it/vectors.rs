@@ -396,6 +396,21 @@ fn another_search_docs_version_redoes_the_search_side() {
     assert_eq!(zeroed(&db), 2);
 }
 
+/// No generation serves `lake` (a first one was killed before it landed), and the
+/// penguins are found, exactly, by the vector ranking alone.
+fn assert_searched_exactly(lake: &Path) {
+    let v = vectors(lake);
+    assert_eq!(
+        (v["kind"].as_str(), &v["generation"]),
+        (Some("exact"), &Value::Null),
+        "{v}"
+    );
+    assert_eq!(
+        search(lake, "penguin species flipper length", 1, true)[0]["path"],
+        "penguins.csv"
+    );
+}
+
 /// Start `lakestar index` on `lake` held at test pause point `place`, and kill -9 it
 /// there.
 fn index_killed_at(lake: &Path, place: &str) {
@@ -446,16 +461,7 @@ fn kill_9_during_the_graph_build_or_its_swap_is_caught_up() {
     // A first index killed while its graph is being written: searchable, exactly.
     index_killed_at(&lake, "graph-build");
     assert!(idx.join("vectors/gen-1.tmp").is_dir());
-    let v = vectors(&lake);
-    assert_eq!(
-        (v["kind"].as_str(), &v["generation"]),
-        (Some("exact"), &Value::Null),
-        "{v}"
-    );
-    assert_eq!(
-        search(&lake, "penguin species flipper length", 1, true)[0]["path"],
-        "penguins.csv"
-    );
+    assert_searched_exactly(&lake);
     let r = index(&lake);
     assert_counts(&r, &[("analyzed", 0), ("errors", 0)]);
     let v = vectors(&lake);
@@ -538,16 +544,7 @@ fn kill_9_while_the_4bit_copy_is_written_is_caught_up() {
     index_killed_at_env(&lake, "nibbles-write", &copy);
     let half = idx.join("vectors/gen-1.tmp/nibbles.bin");
     assert!(half.is_file() && !idx.join("vectors/gen-1").exists());
-    let v = vectors(&lake);
-    assert_eq!(
-        (v["kind"].as_str(), &v["generation"]),
-        (Some("exact"), &Value::Null),
-        "{v}"
-    );
-    assert_eq!(
-        search(&lake, "penguin species flipper length", 1, true)[0]["path"],
-        "penguins.csv"
-    );
+    assert_searched_exactly(&lake);
 
     let r: Value = serde_json::from_str(
         run_hnsw(&lake, &["index", lake.to_str().unwrap(), "--json"], &copy).trim(),
