@@ -44,7 +44,9 @@ fn scale_of(p: &[u8]) -> f32 {
 }
 
 /// Score every whole point of `points` (`stride` bytes each, its values after a 4-byte
-/// scale) into `out` with `dots`, four points at a time, then the rest one by one.
+/// scale) into `out`: `one` gives a point's lanes, `four` four points' totals at once,
+/// `score` a point's score from its total; four points at a time, then the rest one by
+/// one.
 #[inline(always)]
 fn each_point(
     points: &[u8],
