@@ -396,6 +396,16 @@ fn another_search_docs_version_redoes_the_search_side() {
     assert_eq!(zeroed(&db), 2);
 }
 
+/// The kill -9 tests' lake under `dir`: 200 generated files and the penguins, with its
+/// index directory.
+fn kill_test_lake(dir: &Path) -> (std::path::PathBuf, std::path::PathBuf) {
+    let lake = dir.join("lake");
+    lakestar::index::synth::generate(&lake, 200, 3).unwrap();
+    fs::write(lake.join("penguins.csv"), PENGUINS).unwrap();
+    let idx = lake.join(".lakestar");
+    (lake, idx)
+}
+
 /// No generation serves `lake` (a first one was killed before it landed), and the
 /// penguins are found, exactly, by the vector ranking alone.
 fn assert_searched_exactly(lake: &Path) {
@@ -453,10 +463,7 @@ fn index_killed_at_env(lake: &Path, place: &str, env: &[(&str, &str)]) {
 #[test]
 fn kill_9_during_the_graph_build_or_its_swap_is_caught_up() {
     let tmp = tempfile::tempdir().unwrap();
-    let lake = tmp.path().join("lake");
-    lakestar::index::synth::generate(&lake, 200, 3).unwrap();
-    fs::write(lake.join("penguins.csv"), PENGUINS).unwrap();
-    let idx = lake.join(".lakestar");
+    let (lake, idx) = kill_test_lake(tmp.path());
 
     // A first index killed while its graph is being written: searchable, exactly.
     index_killed_at(&lake, "graph-build");
@@ -535,10 +542,7 @@ fn kill_9_during_the_graph_build_or_its_swap_is_caught_up() {
 #[test]
 fn kill_9_while_the_4bit_copy_is_written_is_caught_up() {
     let tmp = tempfile::tempdir().unwrap();
-    let lake = tmp.path().join("lake");
-    lakestar::index::synth::generate(&lake, 200, 3).unwrap();
-    fs::write(lake.join("penguins.csv"), PENGUINS).unwrap();
-    let idx = lake.join(".lakestar");
+    let (lake, idx) = kill_test_lake(tmp.path());
     let copy = [("LAKESTAR_NIBBLES_ABOVE", "0")];
 
     index_killed_at_env(&lake, "nibbles-write", &copy);
