@@ -6,7 +6,9 @@ use crate::common::*;
 use serde_json::Value;
 use std::path::Path;
 
-const STATION_DAT: &str = "\
+/// A headerless fixed-width file of monthly observations (its columns named by
+/// [`station_doc`]).
+pub(crate) const STATION_DAT: &str = "\
 1999   1  12.5   3.2
 1999   2  13.1   4.0
 1999   3  -2.0   1.5
@@ -15,7 +17,8 @@ const STATION_DAT: &str = "\
 2000   3   8.0   0.9
 ";
 
-fn station_doc(temp: &str) -> String {
+/// The documentation of [`STATION_DAT`], naming its third column `temp`.
+pub(crate) fn station_doc(temp: &str) -> String {
     format!(
         "Format of station.dat, one line per observation\n\n\
          Col  Name   Format  Units  Description\n\

@@ -3,6 +3,7 @@
 //! past the tombstone threshold, survives damage and a killed index run.
 
 use crate::common::*;
+use crate::companion;
 use serde_json::Value;
 use std::fs;
 use std::path::Path;
@@ -190,6 +191,22 @@ fn penguin_lake(seed: u64) -> (tempfile::TempDir, std::path::PathBuf, Vec<String
     (tmp, lake, before)
 }
 
+/// The run rebuilt the graph as generation `g`: the rows' points handed over (`held`)
+/// and the penguin question ranked as `before`.
+fn assert_rebuilt(lake: &Path, g: u64, held: (i64, i64), before: &[String]) {
+    let v = vectors(lake);
+    assert_eq!(
+        (v["kind"].as_str(), v["generation"].as_u64()),
+        (Some("hnsw"), Some(g)),
+        "{v}"
+    );
+    assert_eq!(held_rows(&lake.join(".lakestar")), held);
+    assert_eq!(
+        paths(&search(lake, "penguin species flipper length", 500, true)),
+        before
+    );
+}
+
 #[test]
 fn a_damaged_graph_falls_back_to_exact_search_and_the_next_run_rebuilds_it() {
     let (_tmp, lake, before) = penguin_lake(11);
@@ -210,16 +227,110 @@ fn a_damaged_graph_falls_back_to_exact_search_and_the_next_run_rebuilds_it() {
     // the codes, and embeds nothing again.
     let r = index(&lake);
     assert_counts(&r, &[("analyzed", 0), ("errors", 0)]);
-    let v = vectors(&lake);
-    assert_eq!(
-        (v["kind"].as_str(), v["generation"].as_u64()),
-        (Some("hnsw"), Some(2))
-    );
+    assert_rebuilt(&lake, 2, (held, rows), &before);
     assert!(!idx.join("vectors/gen-1").exists());
-    assert_eq!(held_rows(&idx), (held, rows));
+}
+
+/// A catalog of format 3 kept the graph's members in `vector_points`; its generation
+/// has none. A reader is told to run `lakestar index`; the run upgrades the catalog,
+/// rebuilds the generation with its members (embedding nothing again), and searches
+/// answer as before. A generation whose members are cut short is searched exactly, and
+/// the next run rebuilds it too.
+#[test]
+fn a_format_3_index_is_upgraded_and_damaged_members_fall_back_to_exact_search() {
+    let (_tmp, lake, before) = penguin_lake(13);
+    let idx = lake.join(".lakestar");
+    let (held, rows) = held_rows(&idx);
+    let gen1 = idx.join("vectors/gen-1");
+    assert!(gen1.join("members.bin").exists());
+    let manifest = gen1.join("manifest.json");
+    let mut m: Value = serde_json::from_slice(&fs::read(&manifest).unwrap()).unwrap();
+    m.as_object_mut().unwrap().remove("members");
+    fs::write(&manifest, serde_json::to_vec(&m).unwrap()).unwrap();
+    fs::remove_file(gen1.join("members.bin")).unwrap();
+    rusqlite::Connection::open(idx.join("catalog.sqlite"))
+        .unwrap()
+        .execute_batch(
+            "CREATE TABLE vector_points (path TEXT PRIMARY KEY, id INTEGER NOT NULL) WITHOUT ROWID;
+             INSERT INTO vector_points SELECT path, 0 FROM files;
+             CREATE INDEX vector_points_id ON vector_points(id);
+             DELETE FROM meta WHERE key = 'vector_graph';
+             UPDATE meta SET value = '3' WHERE key = 'format_version';",
+        )
+        .unwrap();
+    let out = run(&lake, &["search", "penguin species", "--json"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("run `lakestar index` once"), "{err}");
+
+    let r = index(&lake);
+    assert_counts(&r, &[("analyzed", 0), ("errors", 0)]);
+    assert_rebuilt(&lake, 2, (held, rows), &before);
+    assert!(idx.join("vectors/gen-2/members.bin").exists());
+    let c = rusqlite::Connection::open(idx.join("catalog.sqlite")).unwrap();
+    let (tables, version): (i64, String) = c
+        .query_row(
+            "SELECT (SELECT COUNT(*) FROM sqlite_master WHERE name LIKE 'vector_points%'),
+                    (SELECT value FROM meta WHERE key = 'format_version')",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    assert_eq!((tables, version.as_str()), (0, "4"));
+    drop(c);
+
+    // Members cut short: the generation is not used, and searches are exact.
+    let members = idx.join("vectors/gen-2/members.bin");
+    let bytes = fs::read(&members).unwrap();
+    fs::write(&members, &bytes[..bytes.len() - 9]).unwrap();
     assert_eq!(
         paths(&search(&lake, "penguin species flipper length", 500, true)),
         before
+    );
+    assert_eq!(vectors(&lake)["kind"], "exact");
+    index(&lake);
+    assert_rebuilt(&lake, 3, (held, rows), &before);
+}
+
+/// A headerless file whose documentation changes is relinked (its description's vector
+/// dropped and embedded again) without a change of its own: with a graph, its point is
+/// then a tombstone and its new vector in the delta, like the documentation's own.
+#[test]
+fn a_relinked_data_file_leaves_the_graph_for_the_delta() {
+    let tmp = tempfile::tempdir().unwrap();
+    let lake = tmp.path().join("lake");
+    lakestar::index::synth::generate(&lake, 60, 3).unwrap();
+    fs::create_dir_all(lake.join("wx")).unwrap();
+    fs::write(lake.join("wx/station.dat"), companion::STATION_DAT).unwrap();
+    fs::write(
+        lake.join("wx/station_dat.text"),
+        companion::station_doc("TEMP"),
+    )
+    .unwrap();
+    index(&lake);
+    let v = vectors(&lake);
+    assert_eq!(
+        (v["kind"].as_str(), v["tombstones"].as_u64()),
+        (Some("hnsw"), Some(0))
+    );
+
+    fs::write(
+        lake.join("wx/station_dat.text"),
+        companion::station_doc("TAIR"),
+    )
+    .unwrap();
+    let r = index(&lake);
+    assert_counts(&r, &[("analyzed", 1), ("errors", 0)]);
+    let v = vectors(&lake);
+    // The documentation changed, and the data file was relinked: two of each.
+    assert_eq!(
+        (
+            v["kind"].as_str(),
+            v["tombstones"].as_u64(),
+            v["delta"].as_u64()
+        ),
+        (Some("hnsw"), Some(2), Some(2)),
+        "{v}"
     );
 }
 
@@ -650,7 +761,7 @@ fn a_generation_below_the_scan_threshold_holds_codes_alone_and_follows_the_thres
         (Some("codes"), Some(1)),
         "{v}"
     );
-    assert_eq!(files, ["codes.bin", "manifest.json"]);
+    assert_eq!(files, ["codes.bin", "manifest.json", "members.bin"]);
     assert_eq!(top(&scanned), "special/penguins.csv");
     assert_eq!(
         top(&graphed),
@@ -674,7 +785,8 @@ fn a_generation_below_the_scan_threshold_holds_codes_alone_and_follows_the_thres
             "ann.hnsw.data",
             "ann.hnsw.graph",
             "codes.bin",
-            "manifest.json"
+            "manifest.json",
+            "members.bin"
         ]
     );
     assert_eq!(top(&graphed), "special/penguins.csv");
@@ -687,7 +799,7 @@ fn a_generation_below_the_scan_threshold_holds_codes_alone_and_follows_the_thres
         (Some("codes"), Some(3)),
         "{v}"
     );
-    assert_eq!(files, ["codes.bin", "manifest.json"]);
+    assert_eq!(files, ["codes.bin", "manifest.json", "members.bin"]);
     let gens: Vec<_> = fs::read_dir(lake.join(".lakestar/vectors"))
         .unwrap()
         .collect();

@@ -4,7 +4,7 @@
 //! whole ([`CatalogWriter::replace_companions`]) after its files are described.
 
 use super::files::{self, FILE_COLUMNS};
-use super::{CatalogReader, CatalogWriter, FileRow, Hash};
+use super::{CatalogReader, CatalogWriter, FileRow, Hash, MetaKey};
 use crate::analyze::Description;
 use crate::companion::{self, lookup::LookupLink, Companion, Link};
 use crate::error::{Error, Result};
@@ -372,6 +372,10 @@ impl CatalogWriter {
                 "DELETE FROM embeddings WHERE (hash, analyzer) IN
                    (SELECT hash, analyzer FROM files WHERE path = ?1 AND hash IS NOT NULL)",
             )?;
+            let mut stale_vector = tx.prepare_cached(
+                "INSERT OR IGNORE INTO vector_stale(path)
+                 SELECT ?1 WHERE EXISTS (SELECT 1 FROM meta WHERE key = ?2)",
+            )?;
             let mut affected: Vec<(String, Option<String>, Option<String>)> = Vec::new();
             for l in links {
                 let cols = serde_json::to_string(&l.columns)
@@ -394,9 +398,10 @@ impl CatalogWriter {
                     stale.execute([p])?;
                 }
                 // Its graph point, if any, is then a tombstone (the key's row no longer
-                // holds it: `vector_points::holds`), and the file searched exactly, in
-                // the delta, once embedded again.
+                // holds it: `catalog::vector_graph`), and the file searched exactly, in
+                // the delta, once embedded again: both are found among the stale paths.
                 drop_vector.execute([data])?;
+                stale_vector.execute(params![data, MetaKey::VectorGraph])?;
             }
         }
         tx.commit()?;

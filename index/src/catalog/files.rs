@@ -2,7 +2,7 @@
 //! changes ([`CatalogWriter::apply`]) together with the marks that later stages
 //! (collections, search documents, the vector graph) work from.
 
-use super::{Cached, CatalogReader, CatalogWriter, Change, FileRow, FileState, Hash};
+use super::{Cached, CatalogReader, CatalogWriter, Change, FileRow, FileState, Hash, MetaKey};
 use crate::analyze::record::RankRecord;
 use crate::analyze::{Description, Format, TimeCoverage};
 use crate::error::{Error, Result};
@@ -173,10 +173,11 @@ impl CatalogWriter {
                 tx.prepare_cached("INSERT OR IGNORE INTO search_dirty(path) VALUES (?1)")?;
             // And, while there is a vector graph, the paths it may no longer hold as they
             // are (`search::ann` finds its tombstones and delta among them).
-            let graph: bool =
-                tx.query_row("SELECT EXISTS(SELECT 1 FROM vector_points)", [], |r| {
-                    r.get(0)
-                })?;
+            let graph: bool = tx.query_row(
+                "SELECT EXISTS(SELECT 1 FROM meta WHERE key = ?1)",
+                [MetaKey::VectorGraph],
+                |r| r.get(0),
+            )?;
             let mut stale_vector =
                 tx.prepare_cached("INSERT OR IGNORE INTO vector_stale(path) VALUES (?1)")?;
             let mut mark = |path: &str, template: &str| -> rusqlite::Result<usize> {

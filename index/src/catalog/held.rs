@@ -32,17 +32,6 @@ pub const POINT_TAG: u8 = 0xB0;
 /// `vector` column, so the condition reads the same inside a join).
 pub(super) const HELD: &str = "(length(vector) = 5 AND substr(vector, 1, 1) = x'B0')";
 
-/// SQL: the blob [`point_blob`] writes for the point id `col` (the tag, then the id as
-/// a little-endian u32; NULL past u32), so that "this row holds that point" is a
-/// comparison of blobs. One `unhex` of the whole: `||` makes text even of blobs, and a
-/// text never equals a blob.
-pub(super) fn point_sql(col: &str) -> String {
-    format!(
-        "(CASE WHEN {col} BETWEEN 0 AND 4294967295 THEN unhex(printf('B0%02x%02x%02x%02x',
-             {col} & 255, ({col} >> 8) & 255, ({col} >> 16) & 255, ({col} >> 24) & 255)) END)"
-    )
-}
-
 /// An `embeddings` row's vector, as stored.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Stored {
@@ -246,24 +235,5 @@ mod tests {
         }
         let f32_blob: Vec<u8> = [0.5f32].iter().flat_map(|x| x.to_le_bytes()).collect();
         assert!(matches!(Stored::from_blob(&f32_blob), Stored::Code(c) if c.dim() == 1));
-    }
-
-    #[test]
-    fn the_sql_point_blob_is_the_one_written() {
-        let c = rusqlite::Connection::open_in_memory().unwrap();
-        let sql = format!("SELECT {}", point_sql("?1"));
-        for id in [
-            0u64,
-            1,
-            255,
-            256,
-            77_000,
-            0x0102_0304,
-            u64::from(u32::MAX),
-            1 << 32,
-        ] {
-            let blob: Option<Vec<u8>> = c.query_row(&sql, [id as i64], |r| r.get(0)).unwrap();
-            assert_eq!(blob, point_blob(id), "{id}");
-        }
     }
 }

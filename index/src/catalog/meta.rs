@@ -55,11 +55,15 @@ pub enum Key {
     /// graph (`catalog::held`): the next search sync looks for every file's missing
     /// vector, embeds them, and removes it.
     VectorsMissing,
+    /// Present while a generation of the vector graph is swapped in (its number): every
+    /// change of a file then marks its path in `vector_stale`. Written with the graph's
+    /// members by the swap (`CatalogWriter::replace_graph_members`).
+    VectorGraph,
 }
 
 impl Key {
     /// Every key.
-    pub const ALL: [Key; 16] = [
+    pub const ALL: [Key; 17] = [
         Key::FormatVersion,
         Key::LakeRoot,
         Key::CreatedAt,
@@ -76,6 +80,7 @@ impl Key {
         Key::LookupsVersion,
         Key::RankRecordsVersion,
         Key::VectorsMissing,
+        Key::VectorGraph,
     ];
 
     /// The key as stored.
@@ -97,6 +102,7 @@ impl Key {
             Key::LookupsVersion => "lookups_version",
             Key::RankRecordsVersion => "rank_records_version",
             Key::VectorsMissing => "vectors_missing",
+            Key::VectorGraph => "vector_graph",
         }
     }
 }
@@ -150,6 +156,7 @@ mod tests {
                 "lookups_version",
                 "rank_records_version",
                 "vectors_missing",
+                "vector_graph",
             ]
         );
     }

@@ -33,7 +33,7 @@ pub mod meta;
 mod rank_records;
 mod schema;
 mod upgrade;
-mod vector_points;
+mod vector_graph;
 mod vectors;
 
 use crate::analyze::{Description, Format, TimeCoverage};
@@ -49,7 +49,7 @@ pub use llm_descriptions::{LlmAnalyzerKey, LlmDescription};
 pub use meta::Key as MetaKey;
 pub use rank_records::RankedFile;
 pub use schema::FORMAT_VERSION;
-pub use vector_points::KeyedVector;
+pub use vector_graph::{KeyedVector, StaleVector};
 
 /// File name of the catalog database inside the index directory.
 pub const CATALOG_FILE: &str = "catalog.sqlite";

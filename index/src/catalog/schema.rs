@@ -17,7 +17,10 @@ use std::time::Duration;
 /// the bytes they spell (`catalog::digest`), the ranking record a column of
 /// `descriptions`, which no longer repeats what the description holds, and `files`
 /// indexed by (collection, time) rather than by collection.
-pub const FORMAT_VERSION: u32 = 3;
+/// 4: the files of the vector graph's points live in its generation
+/// (`search::ann::members`), no longer in the table `vector_points` and its index by
+/// point; [`MetaKey::VectorGraph`] says a generation is swapped in.
+pub const FORMAT_VERSION: u32 = 4;
 
 /// The oldest version a writer's open upgrades in place (`super::upgrade`). A reader
 /// reads only [`FORMAT_VERSION`]: an older catalog's tables have other columns, and it
@@ -111,16 +114,10 @@ CREATE TABLE IF NOT EXISTS embeddings (
 ) WITHOUT ROWID;
 ";
 
-/// The files the points of the on-disk vector graph (`search::ann`) stand for: a point
-/// id per file, shared by files whose vectors are identical. Separate from `SCHEMA` so
-/// that catalogs made before it gain it on their next write.
+/// What the catalog keeps of the on-disk vector graph (`search::ann`, whose generation
+/// holds the files of its points). Separate from `SCHEMA` so that catalogs made before
+/// it gain it on their next write.
 pub(super) const VECTOR_SCHEMA: &str = "
-CREATE TABLE IF NOT EXISTS vector_points (
-    path     TEXT PRIMARY KEY,
-    id       INTEGER NOT NULL
-) WITHOUT ROWID;
--- A search resolves only the points it found to their files.
-CREATE INDEX IF NOT EXISTS vector_points_id ON vector_points(id);
 -- Every path whose file may differ from what the graph holds for it (changed, gone,
 -- new since the graph was swapped in): tombstones and the delta are found among these
 -- without a join over every file.

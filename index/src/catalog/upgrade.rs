@@ -8,15 +8,16 @@
 //!   tables of the smaller layout ([`super::schema::FILES`]): templates interned, digests
 //!   packed ([`super::digest`]), the ranking records moved from `rank_records` into
 //!   their descriptions' rows, the columns a description holds dropped from its row,
-//!   each collection's longest member coverage recorded, and the graph's members
-//!   (`vector_points`) without their description keys: a version-2 swap left the rows of
-//!   the codes its generation holds as points, which is how a member is now known to
-//!   hold its file; a version-1 catalog's members hold none until its next swap (a
-//!   rebuild, by the tombstones' share).
+//!   each collection's longest member coverage recorded.
 //!   The pages given up are returned by the run's compaction (they are more than a
 //!   quarter of the file).
+//! - Version 3 → 4: the graph's members (`vector_points` and its index by point) go;
+//!   they now live in the generation (`search::ann::members`). The generation an older
+//!   catalog names has none, so the run's refresh of the vectors rebuilds it (searches
+//!   are exact meanwhile, reading its codes as before), and its swap hands the rows'
+//!   points over as any swap does.
 
-use super::schema::{FILES, FORMAT_VERSION, VECTOR_SCHEMA};
+use super::schema::{FILES, FORMAT_VERSION};
 use super::{digest, MetaKey};
 use crate::error::Result;
 use rusqlite::Connection;
@@ -38,28 +39,36 @@ ALTER TABLE collections RENAME TO old_collections;
 pub(super) fn upgrade(conn: &mut Connection, found: u32) -> Result<()> {
     let started = std::time::Instant::now();
     let tx = conn.transaction()?;
+    if found < 3 {
+        to_version_3(&tx)?;
+    }
+    tx.execute_batch(
+        "DROP INDEX IF EXISTS vector_points_id;
+         DROP TABLE IF EXISTS vector_points;",
+    )?;
+    tx.execute(
+        "UPDATE meta SET value = ?2 WHERE key = ?1",
+        rusqlite::params![MetaKey::FormatVersion, FORMAT_VERSION.to_string()],
+    )?;
+    tx.commit()?;
+    tracing::info!(
+        from = found,
+        to = FORMAT_VERSION,
+        ms = started.elapsed().as_millis() as u64,
+        "upgraded the catalog's format"
+    );
+    Ok(())
+}
+
+/// Version 1 or 2 → 3, inside the upgrade's transaction.
+fn to_version_3(tx: &rusqlite::Transaction<'_>) -> Result<()> {
     let records: bool = tx.query_row(
         "SELECT EXISTS(SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'rank_records')",
         [],
         |r| r.get(0),
     )?;
-    let points: bool = tx.query_row(
-        "SELECT EXISTS(SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'vector_points')",
-        [],
-        |r| r.get(0),
-    )?;
     tx.execute_batch(SET_ASIDE)?;
     tx.execute_batch(FILES)?;
-    if points {
-        // The graph's members without their description keys (`vector_points::holds`).
-        tx.execute_batch(&format!(
-            "DROP INDEX IF EXISTS vector_points_id;
-             ALTER TABLE vector_points RENAME TO old_vector_points;
-             {VECTOR_SCHEMA}
-             INSERT INTO vector_points(path, id) SELECT path, id FROM old_vector_points;
-             DROP TABLE old_vector_points;"
-        ))?;
-    }
     // A catalog made before ranking records has none to move: the writer's open then
     // derives them (`rank_records::rederive_if_older`, its version not recorded).
     let record = if records {
@@ -98,19 +107,8 @@ pub(super) fn upgrade(conn: &mut Connection, found: u32) -> Result<()> {
         .query_map([], |r| r.get(0))?
         .collect::<rusqlite::Result<_>>()?;
     for id in &ids {
-        super::collections::set_longest(&tx, id)?;
+        super::collections::set_longest(tx, id)?;
     }
-    tx.execute(
-        "UPDATE meta SET value = ?2 WHERE key = ?1",
-        rusqlite::params![MetaKey::FormatVersion, FORMAT_VERSION.to_string()],
-    )?;
-    tx.commit()?;
-    tracing::info!(
-        from = found,
-        to = FORMAT_VERSION,
-        ms = started.elapsed().as_millis() as u64,
-        "upgraded the catalog's format"
-    );
     Ok(())
 }
 

@@ -10,13 +10,14 @@
 //!   graph (exact search is as fast there). Above, it builds one from every file's
 //!   vector — one point per distinct vector: HNSW degrades on duplicates, and same-schema
 //!   siblings often embed identically — into a new generation directory, and swaps it in
-//!   with one catalog transaction (`vector_points` + meta), then removes the old one.
+//!   with one catalog transaction (the stale paths + meta), then removes the old one.
+//!   The generation holds the files each point stands for ([`members`]).
 //! - hnsw_rs cannot delete points, and rewriting its dump on every run would cost a
 //!   full write of the vectors for a one-file change. So the graph stays as built: a
 //!   file whose vector it holds but which changed or went away is a *tombstone*,
 //!   filtered at query time, and a file the graph lacks (new, changed, renamed) is in
-//!   the *delta*, searched exactly beside the graph. Both follow from a join of
-//!   `vector_points` with `files`; when either passes [`REBUILD_FRACTION`] of the files
+//!   the *delta*, searched exactly beside the graph. Both are found among the paths the
+//!   catalog marked stale, with the generation's members ([`stale`]); when either passes [`REBUILD_FRACTION`] of the files
 //!   the graph stands for, the next refresh rebuilds.
 //! - [`VectorIndex::open`] reads one catalog snapshot; if the graph is missing, of
 //!   another embedder, unreadable or fails its digests, it searches exactly over the
@@ -29,8 +30,10 @@ mod avx2;
 pub mod dist;
 pub mod graph;
 mod held;
+pub mod members;
 mod nearest;
 pub mod nibbles;
+mod stale;
 pub mod update;
 
 use crate::catalog::{CatalogReader, KeyedVector, MetaKey};
@@ -148,7 +151,7 @@ pub fn exact_below() -> u64 {
         .unwrap_or(EXACT_BELOW)
 }
 
-/// The graph a catalog's `vector_points` describe.
+/// The generation the catalog names (its members are in it: [`members`]).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct GraphMeta {
     /// Generation number (directory `vectors/gen-N`).
@@ -226,9 +229,14 @@ pub fn status(cat: &CatalogReader, dir: &Path, embedder: &str) -> Result<VectorS
     let threshold = exact_below();
     cat.read_snapshot(|cat| {
         let meta = VectorMeta::load(cat)?;
-        let graph = meta.graph.filter(|g| {
-            g.embedder == embedder && graph::looks_complete(dir, g.generation, embedder)
-        });
+        let graph = meta
+            .graph
+            .filter(|g| {
+                g.embedder == embedder && graph::looks_complete(dir, g.generation, embedder)
+            })
+            .map(|g| Ok::<_, crate::error::Error>((stale::counts(cat, dir, &g)?, g)))
+            .transpose()?
+            .and_then(|(counts, g)| Some((counts?, g)));
         let mut s = VectorStatus {
             kind: "exact",
             embedder: embedder.to_string(),
@@ -241,12 +249,12 @@ pub fn status(cat: &CatalogReader, dir: &Path, embedder: &str) -> Result<VectorS
             exact_below: threshold,
         };
         match graph {
-            Some(g) => {
+            Some(((tombstones, delta), g)) => {
                 s.generation = Some(g.generation);
                 s.points = g.points;
                 s.files = g.files;
-                s.tombstones = cat.graph_tombstone_count(embedder)?;
-                s.delta = cat.graph_delta_count(embedder)?;
+                s.tombstones = tombstones;
+                s.delta = delta;
                 s.live = s.files.saturating_sub(s.tombstones) + s.delta;
                 if s.live >= threshold && s.live > 0 {
                     s.kind = if graph::has_graph(dir, g.generation) {

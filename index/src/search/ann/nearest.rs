@@ -3,12 +3,14 @@
 //!
 //! Opening reads only what changed since the generation was swapped in (its tombstones
 //! and the delta, among the catalog's stale paths); the points a search finds are
-//! resolved to their files afterwards, a handful of indexed reads, so that opening costs
-//! the same at a thousand files as at a million.
+//! resolved to their files afterwards from the generation's members (mapped), so that
+//! opening costs the same at a thousand files as at a million.
 
 use super::dist::{self, Flat, MappedCodes};
 use super::graph::{self, Graph};
 use super::held::{self, Check};
+use super::members::Members;
+use super::stale;
 use super::{common_dim, exact_below, scan_up_to, GraphMeta, VectorMeta, EF_SEARCH};
 use crate::catalog::CatalogReader;
 use crate::compact::Code;
@@ -55,6 +57,8 @@ struct Generation {
     files: usize,
     /// Members that were tombstones when the index was opened.
     tombstones: HashSet<String>,
+    /// The files of its points.
+    members: Members,
     /// The index directory: where exact search reads the points of the generation
     /// that replaced this one.
     dir: PathBuf,
@@ -244,8 +248,16 @@ impl VectorIndex {
         mode: Mode,
         loaded: Option<Arc<Graph>>,
     ) -> Result<std::result::Result<Option<VectorIndex>, String>> {
-        let tombstones: HashSet<String> = cat.graph_tombstones(&g.embedder)?.into_iter().collect();
-        let delta_rows = cat.graph_delta(&g.embedder)?;
+        let members = match graph::open_members(dir, g.generation, &g.embedder, g.points as usize) {
+            Ok(m) => m,
+            Err(why) => return Ok(Err(why)),
+        };
+        let stale = match stale::staleness(cat, &g.embedder, &members)? {
+            Ok(s) => s,
+            Err(why) => return Ok(Err(why)),
+        };
+        let tombstones: HashSet<String> = stale.tombstones.into_iter().collect();
+        let delta_rows = stale.delta;
         let files = g.files as usize;
         let live = (files.saturating_sub(tombstones.len()) + delta_rows.len()) as u64;
         if live < threshold || live == 0 {
@@ -301,6 +313,7 @@ impl VectorIndex {
                     embedder: g.embedder.clone(),
                     files,
                     tombstones,
+                    members,
                     dir: dir.to_path_buf(),
                 }),
                 delta_paths,
@@ -407,7 +420,8 @@ impl Generation {
     }
 
     /// At least `n` live files of the nearest points (fewer only when the generation
-    /// holds fewer), or None when the catalog no longer names this generation.
+    /// holds fewer), or None when the catalog no longer names this generation or its
+    /// members cannot be read (the caller then searches exactly).
     /// Tombstones take places among the points, so enough more points are taken to make
     /// up for their share, and twice as many again until `n` live files are found or
     /// every point has been taken.
@@ -440,7 +454,14 @@ impl Generation {
                     (None, Points::Scan(_)) => Vec::new(),
                 };
                 let ids: Vec<u64> = top.iter().map(|&(id, _)| id as u64).collect();
-                let mut files = cat.points_files(&ids)?;
+                let mut files = match self.members.paths_of(&ids) {
+                    Ok(files) => files,
+                    // Damage the opening's checks did not see: searched exactly instead.
+                    Err(e) => {
+                        tracing::warn!(error = %e, "the vector generation's members are unreadable");
+                        return Ok(None);
+                    }
+                };
                 let mut found = Vec::new();
                 for (id, sim) in top {
                     for path in files.remove(&(id as u64)).unwrap_or_default() {

@@ -15,6 +15,7 @@
 
 use super::graph::{self, Graph, GraphParams};
 use super::held::{self, Check};
+use super::stale;
 use super::{
     common_dim, exact_below, graph_above, GraphMeta, VectorMeta, EF_CONSTRUCTION, M,
     REBUILD_FRACTION,
@@ -250,17 +251,19 @@ pub fn refresh_as(
         }
     }
 
-    let (live, tombstones, delta) = match &current {
-        Some(g) => {
-            let tombstones = cat.graph_tombstone_count(embedder)?;
-            let delta = cat.graph_delta_count(embedder)?;
-            (
-                g.files.saturating_sub(tombstones) + delta,
-                tombstones,
-                delta,
-            )
-        }
-        None => (cat.vector_count(embedder)?, 0, 0),
+    let stale = match &current {
+        Some(g) => stale::counts(cat, dir, g)?,
+        None => None,
+    };
+    // A generation whose members cannot be read is rebuilt like a damaged one.
+    let current = current.filter(|_| stale.is_some());
+    let (live, tombstones, delta) = match (&current, stale) {
+        (Some(g), Some((tombstones, delta))) => (
+            g.files.saturating_sub(tombstones) + delta,
+            tombstones,
+            delta,
+        ),
+        _ => (cat.vector_count(embedder)?, 0, 0),
     };
 
     if live < exact_below || live == 0 {
@@ -470,8 +473,24 @@ impl GraphJob {
         } else {
             None
         };
-        graph::write_generation(&dir, generation, &embedder, built.as_ref(), &points, params)
-            .map_err(io)?;
+        let mut members: Vec<(&str, u32)> = rows
+            .iter()
+            .zip(&point_of)
+            .map(|(r, &p)| (r.path.as_str(), p as u32))
+            .collect();
+        // In path order already (the catalog's); sorting is a check that costs a pass.
+        members.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        graph::write_generation(
+            &dir,
+            generation,
+            &embedder,
+            built.as_ref(),
+            &points,
+            &members,
+            params,
+        )
+        .map_err(io)?;
+        drop(members);
         let points = points.len() as u64;
         drop(built);
         Ok(Some(BuiltGraph {
@@ -484,7 +503,7 @@ impl GraphJob {
     }
 }
 
-/// Put a built generation in the catalog (`vector_points` and meta, one transaction),
+/// Put a built generation in the catalog (stale paths and meta, one transaction),
 /// count what changed since its snapshot, and remove the older generation. A build the
 /// catalog has moved past (another embedder since, or a newer generation) is removed
 /// instead, and the graph left as it is.
@@ -536,9 +555,9 @@ pub fn swap(cat: &mut CatalogWriter, built: BuiltGraph) -> Result<Refreshed> {
         },
     )?;
     // Files that changed while the graph was built are stale from the swap on: counted
-    // among the stale paths, a read proportional to them.
-    let tombstones = cat.graph_tombstone_count(&built.embedder)?;
-    let delta = cat.graph_delta_count(&built.embedder)?;
+    // among the stale paths, a read proportional to them. (Members it cannot read back
+    // leave the counts at their bound: the next refresh finds the damage and rebuilds.)
+    let (tombstones, delta) = stale::counts(cat, &dir, &graph)?.unwrap_or((files, files));
     let counted = VectorMeta {
         live: files.saturating_sub(tombstones) + delta,
         tombstones,

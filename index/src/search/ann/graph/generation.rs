@@ -4,6 +4,7 @@
 //! file (`codes.bin`, for exact search without loading a graph: [`MappedCodes`]), when
 //! its codes are large enough for a long-lived process to want it hnsw_rs's dump of the
 //! graph (`ann.hnsw.graph`, `ann.hnsw.data`; [`Manifest::has_graph`]), and a
+//! the files each point stands for (`members.bin`, [`Members`]), and a
 //! `manifest.json` with the sizes and BLAKE3 digests of its files. It is
 //! written as `gen-N.tmp/`, synced, and renamed into place, and never changed after: the
 //! catalog says which generation is current, so a reader sees a whole generation or none.
@@ -13,6 +14,7 @@
 use super::{Graph, GraphParams, Inner, Reloaded};
 use crate::compact::Code;
 use crate::search::ann::dist::{CodeCosine, MappedCodes};
+use crate::search::ann::members::{self, Members};
 use hnsw_rs::api::AnnT;
 use hnsw_rs::hnswio::HnswIo;
 use serde::{Deserialize, Serialize};
@@ -28,12 +30,16 @@ const BASENAME: &str = "ann";
 const MANIFEST: &str = "manifest.json";
 /// Version of the generation layout; a generation of another version is rebuilt.
 /// 2: points are codes ([`Code`]), not f32 vectors. 3: `codes.bin`, and the catalog
-/// keeps `vector_stale` and an index of `vector_points` by point (written together).
+/// keeps `vector_stale`. (Its later files, the 4-bit copy and the members, are optional
+/// in the manifest, so that a generation without them keeps its codes readable; one
+/// without members is rebuilt: [`looks_complete`].)
 const LAYOUT: u32 = 3;
 /// The flat file of the points' codes inside a generation.
 const CODES: &str = "codes.bin";
 /// Their 4-bit copy ([`crate::search::ann::nibbles`]), which scans read first.
 const NIBBLES: &str = "nibbles.bin";
+/// The files of each point ([`Members`]).
+const MEMBERS: &str = "members.bin";
 
 /// A file of a generation: name, size, BLAKE3 digest (hex).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -73,6 +79,11 @@ pub struct Manifest {
     /// binaries of then, so the layout keeps its version.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub nibbles: Option<FileSum>,
+    /// The files each point stands for ([`Members`]). Generations written before it
+    /// (whose catalog kept them) are rebuilt by the next refresh; until then their codes
+    /// still serve the vectors their catalog rows left to them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub members: Option<FileSum>,
 }
 
 impl Manifest {
@@ -183,6 +194,7 @@ fn manifest(
             blake3: String::new(),
         },
         nibbles: None,
+        members: None,
     }
 }
 
@@ -236,9 +248,26 @@ fn write_points(
     })
 }
 
+/// Write the files of each point (`members`: path and point, sorted by path) as
+/// `dir/members.bin`, synced.
+fn write_members(dir: &Path, members: &[(&str, u32)], points: usize) -> io::Result<FileSum> {
+    let path = dir.join(MEMBERS);
+    let points = u32::try_from(points).map_err(|_| io::Error::other("too many points"))?;
+    let mut file = File::create(&path)?;
+    members::write(&mut file, members, points)?;
+    file.sync_all()?;
+    let (bytes, blake3) = digest(&path)?;
+    Ok(FileSum {
+        name: MEMBERS.into(),
+        bytes,
+        blake3,
+    })
+}
+
 /// Write `codes` as generation `g` of the index at `index_dir`, with `graph` (built over
-/// them) when there is one, and the codes' 4-bit copy when they pass
-/// [`nibbles_above`](crate::search::ann::nibbles_above): into `gen-g.tmp/`, synced, then
+/// them) when there is one, the codes' 4-bit copy when they pass
+/// [`nibbles_above`](crate::search::ann::nibbles_above), and the files each point stands
+/// for (`members`: path and point, sorted by path): into `gen-g.tmp/`, synced, then
 /// renamed to `gen-g/`. Returns its manifest.
 pub fn write_generation(
     index_dir: &Path,
@@ -246,6 +275,7 @@ pub fn write_generation(
     embedder: &str,
     graph: Option<&Graph>,
     codes: &[&Code],
+    members: &[(&str, u32)],
     params: GraphParams,
 ) -> io::Result<Manifest> {
     let dim = codes.first().map_or(0, |c| c.dim());
@@ -274,6 +304,7 @@ pub fn write_generation(
     if m.codes.bytes > crate::search::ann::nibbles_above() {
         m.nibbles = Some(write_nibbles(&tmp, codes, index_dir)?);
     }
+    m.members = Some(write_members(&tmp, members, codes.len())?);
     let mut f = File::create(tmp.join(MANIFEST))?;
     f.write_all(&serde_json::to_vec_pretty(&m).map_err(io::Error::other)?)?;
     f.sync_all()?;
@@ -301,8 +332,8 @@ pub fn has_wanted_shape(index_dir: &Path, g: u64, graph_above: u64) -> bool {
 }
 
 /// Whether generation `g` looks complete for `embedder` without reading it whole: a
-/// manifest of this layout and distance, and files of the recorded sizes. (Readers
-/// check the digests; this is what a writer can afford on every run.)
+/// manifest of this layout and distance with its members, and files of the recorded
+/// sizes. (Readers check the digests; this is what a writer can afford on every run.)
 pub fn looks_complete(index_dir: &Path, g: u64, embedder: &str) -> bool {
     let Some(m) = read_manifest(index_dir, g) else {
         return false;
@@ -312,10 +343,12 @@ pub fn looks_complete(index_dir: &Path, g: u64, embedder: &str) -> bool {
         && m.generation == g
         && m.embedder == embedder
         && m.distance == std::any::type_name::<CodeCosine>()
+        && m.members.is_some()
         && m.files
             .iter()
             .chain([&m.codes])
             .chain(&m.nibbles)
+            .chain(&m.members)
             .all(|f| std::fs::metadata(dir.join(&f.name)).is_ok_and(|md| md.len() == f.bytes))
 }
 
@@ -366,6 +399,29 @@ pub fn open_codes(
         }
     }
     Ok(codes)
+}
+
+/// Map the files of each of generation `g`'s points, checking that it is what the
+/// catalog expects (this embedder, this many points) and that the file has its
+/// manifest's size; its digest is not read, as for the codes ([`Members::open`]).
+pub fn open_members(
+    index_dir: &Path,
+    g: u64,
+    embedder: &str,
+    points: usize,
+) -> Result<Members, String> {
+    let m = expected_manifest(index_dir, g, embedder, points)?;
+    let f = m
+        .members
+        .ok_or("a generation written before its members were kept with it")?;
+    let path = generation_dir(index_dir, g).join(&f.name);
+    let len = std::fs::metadata(&path)
+        .map_err(|e| format!("{}: {e}", f.name))?
+        .len();
+    if len != f.bytes {
+        return Err(format!("{} does not match its manifest", f.name));
+    }
+    Members::open(&path, points)
 }
 
 /// Check generation `g`'s codes against its manifest's digest, on top of what
@@ -436,166 +492,4 @@ pub fn remove_other_generations(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::super::tests::{codes, refs, vectors, PARAMS};
-    use super::*;
-    use crate::search::ann::dist::{best, normalized};
-
-    #[test]
-    fn a_written_generation_reloads_and_answers_like_the_built_graph() {
-        let d = tempfile::tempdir().unwrap();
-        let v = vectors(300, 24, 7);
-        let c = codes(&v);
-        let g = Graph::build(&refs(&c), PARAMS);
-        assert!(write_generation(d.path(), 3, "emb", Some(&g), &refs(&c[1..]), PARAMS).is_err());
-        let m = write_generation(d.path(), 3, "emb", Some(&g), &refs(&c), PARAMS).unwrap();
-        assert!(m.has_graph() && has_graph(d.path(), 3));
-        assert_eq!((m.points, m.dim, m.generation), (300, 24, 3));
-        assert_eq!(m.codes.bytes, 300 * (4 + 24));
-        let mapped = open_codes(d.path(), 3, "emb", 300).unwrap();
-        assert_eq!((mapped.len(), mapped.dim()), (300, 24));
-        assert!(looks_complete(d.path(), 3, "emb"));
-        assert!(!looks_complete(d.path(), 3, "other"));
-        let back = open_generation(d.path(), 3, "emb", 300).unwrap();
-        for q in vectors(10, 24, 99) {
-            let q = normalized(&q);
-            let a = g.search(&q, 10, 300);
-            let b = back.search(&q, 10, 300);
-            assert_eq!(a.len(), 10);
-            // ef ≥ points: both searches are exhaustive, so they agree on the best point.
-            assert_eq!(a[0].0, b[0].0);
-            assert!((a[0].1 - b[0].1).abs() < 1e-6);
-            // The mapped codes score every point as the graph rescores the ones it finds.
-            let all = mapped.scores(&q);
-            assert_eq!(all.len(), 300);
-            for (id, sim) in &a {
-                assert_eq!(all[*id].0, *id);
-                assert!((all[*id].1 - sim).abs() < 1e-6, "{id}");
-            }
-            assert_eq!(best(all, 10), a);
-        }
-        assert!(mapped.scores(&[0.5; 3]).is_empty());
-        assert!(open_codes(d.path(), 3, "emb", 299).is_err());
-        assert!(open_generation(d.path(), 3, "emb", 299).is_err());
-        assert!(open_generation(d.path(), 4, "emb", 300).is_err());
-    }
-
-    #[test]
-    fn corrupt_truncated_or_missing_files_are_refused_not_loaded() {
-        let d = tempfile::tempdir().unwrap();
-        let v = vectors(100, 8, 3);
-        let c = codes(&v);
-        let g = Graph::build(&refs(&c), PARAMS);
-        write_generation(d.path(), 1, "emb", Some(&g), &refs(&c), PARAMS).unwrap();
-        // A codes file of the wrong size is refused, and tells a writer to rebuild.
-        let flat = generation_dir(d.path(), 1).join(CODES);
-        let kept = std::fs::read(&flat).unwrap();
-        std::fs::write(&flat, &kept[..kept.len() - 1]).unwrap();
-        assert!(open_codes(d.path(), 1, "emb", 100).is_err());
-        assert!(!looks_complete(d.path(), 1, "emb"));
-        std::fs::write(&flat, &kept).unwrap();
-        assert!(open_codes(d.path(), 1, "emb", 100).is_ok());
-        let data = generation_dir(d.path(), 1).join("ann.hnsw.data");
-        let mut bytes = std::fs::read(&data).unwrap();
-        let mid = bytes.len() / 2;
-        bytes[mid] ^= 0xff;
-        std::fs::write(&data, &bytes).unwrap();
-        // Same size: only the digest tells.
-        assert!(looks_complete(d.path(), 1, "emb"));
-        let e = open_generation(d.path(), 1, "emb", 100).unwrap_err();
-        assert!(e.contains("does not match"), "{e}");
-        bytes.truncate(mid);
-        std::fs::write(&data, &bytes).unwrap();
-        assert!(!looks_complete(d.path(), 1, "emb"));
-        std::fs::remove_file(&data).unwrap();
-        assert!(open_generation(d.path(), 1, "emb", 100).is_err());
-        std::fs::write(generation_dir(d.path(), 1).join(MANIFEST), "{not json").unwrap();
-        assert!(open_generation(d.path(), 1, "emb", 100).is_err());
-    }
-
-    #[test]
-    fn a_generation_of_codes_alone_is_scanned_and_refuses_to_load_a_graph() {
-        let d = tempfile::tempdir().unwrap();
-        let c = codes(&vectors(50, 8, 11));
-        let m = write_generation(d.path(), 2, "emb", None, &refs(&c), PARAMS).unwrap();
-        assert!(!m.has_graph() && !has_graph(d.path(), 2));
-        assert_eq!((m.points, m.dim, m.codes.bytes), (50, 8, 50 * (4 + 8)));
-        let mut left: Vec<_> = std::fs::read_dir(generation_dir(d.path(), 2))
-            .unwrap()
-            .map(|e| e.unwrap().file_name().into_string().unwrap())
-            .collect();
-        left.sort();
-        assert_eq!(left, vec![CODES, MANIFEST, NIBBLES]);
-        assert_eq!(m.nibbles.as_ref().map(|n| n.bytes), Some(50 * (4 + 4)));
-        assert!(looks_complete(d.path(), 2, "emb"));
-        let codes = open_codes(d.path(), 2, "emb", 50).unwrap();
-        assert_eq!(codes.len(), 50);
-        assert!(codes.has_nibbles());
-        // A generation written before the 4-bit copy (its manifest has none) is scanned
-        // from its codes; so is one whose copy is cut short.
-        let path = generation_dir(d.path(), 2).join(MANIFEST);
-        let mut older = m.clone();
-        older.nibbles = None;
-        std::fs::write(&path, serde_json::to_vec(&older).unwrap()).unwrap();
-        assert!(!std::fs::read_to_string(&path).unwrap().contains("nibbles"));
-        assert!(looks_complete(d.path(), 2, "emb"));
-        assert!(!open_codes(d.path(), 2, "emb", 50).unwrap().has_nibbles());
-        std::fs::write(&path, serde_json::to_vec(&m).unwrap()).unwrap();
-        let nib = generation_dir(d.path(), 2).join(NIBBLES);
-        let bytes = std::fs::read(&nib).unwrap();
-        std::fs::write(&nib, &bytes[..bytes.len() - 1]).unwrap();
-        assert!(!looks_complete(d.path(), 2, "emb"));
-        assert!(!open_codes(d.path(), 2, "emb", 50).unwrap().has_nibbles());
-        std::fs::write(&nib, &bytes).unwrap();
-        let e = open_generation(d.path(), 2, "emb", 50).unwrap_err();
-        assert!(e.contains("no graph"), "{e}");
-        // A graph is wanted above the threshold, and absent below it.
-        assert!(has_wanted_shape(d.path(), 2, 600));
-        assert!(!has_wanted_shape(d.path(), 2, 599));
-        let g = Graph::build(&refs(&c), PARAMS);
-        write_generation(d.path(), 3, "emb", Some(&g), &refs(&c), PARAMS).unwrap();
-        assert!(has_wanted_shape(d.path(), 3, 599));
-        assert!(!has_wanted_shape(d.path(), 3, 600));
-        assert!(!has_wanted_shape(d.path(), 4, 0), "no generation 4");
-    }
-
-    #[test]
-    fn other_generations_and_leftovers_are_removed() {
-        let d = tempfile::tempdir().unwrap();
-        let root = d.path().join(VECTORS_DIR);
-        for name in ["gen-1", "gen-2", "gen-7.tmp"] {
-            std::fs::create_dir_all(root.join(name)).unwrap();
-        }
-        std::fs::write(root.join("stray"), "x").unwrap();
-        assert_eq!(
-            remove_other_generations(d.path(), Some(2), Some(7)).unwrap(),
-            7
-        );
-        let mut left: Vec<_> = std::fs::read_dir(&root)
-            .unwrap()
-            .map(|e| e.unwrap().file_name().into_string().unwrap())
-            .collect();
-        left.sort();
-        assert_eq!(
-            left,
-            vec!["gen-2", "gen-7.tmp"],
-            "a build under way is spared"
-        );
-        assert_eq!(
-            remove_other_generations(d.path(), Some(2), None).unwrap(),
-            7
-        );
-        let left: Vec<_> = std::fs::read_dir(&root)
-            .unwrap()
-            .map(|e| e.unwrap().file_name().into_string().unwrap())
-            .collect();
-        assert_eq!(left, vec!["gen-2"]);
-        assert_eq!(remove_other_generations(d.path(), None, None).unwrap(), 2);
-        assert_eq!(std::fs::read_dir(&root).unwrap().count(), 0);
-        let none = tempfile::tempdir().unwrap();
-        assert_eq!(
-            remove_other_generations(none.path(), None, None).unwrap(),
-            0
-        );
-    }
-}
+mod tests;

@@ -111,7 +111,10 @@ fn a_generation_of_codes_alone_is_scanned_in_every_mode_and_gets_a_graph_once_on
         .map(|e| e.unwrap().file_name().into_string().unwrap())
         .collect();
     files.sort();
-    assert_eq!(files, vec!["codes.bin", "manifest.json", "nibbles.bin"]);
+    assert_eq!(
+        files,
+        vec!["codes.bin", "manifest.json", "members.bin", "nibbles.bin"]
+    );
     let resident = Mode::Resident { scan_up_to: 0 };
     let in_resident = VectorIndex::open_with(&l.cat, &l.dir, EMB, 0, resident).unwrap();
     let exact = l.exact();

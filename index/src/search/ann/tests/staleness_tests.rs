@@ -121,17 +121,15 @@ fn bounds_spare_the_count_until_they_reach_the_limit() {
 fn only_changed_paths_are_read_as_tombstones_and_delta() {
     let mut l = filled(60);
     l.refresh(0);
-    assert!(l.cat.graph_tombstones(EMB).unwrap().is_empty());
-    assert!(l.cat.graph_delta(EMB).unwrap().is_empty());
+    let members = current_members(&l);
+    assert!(tombstones(&l, &members).is_empty());
+    assert!(delta_paths(&l, &members).is_empty());
     l.delete("f001.csv");
     l.put("f002.csv", "content 2, edited");
     l.rewrite("f003.csv", "content 3"); // rewritten as it was: stale, but neither
     l.put("new.csv", "brand new");
-    assert_eq!(
-        l.cat.graph_tombstones(EMB).unwrap(),
-        vec!["f001.csv", "f002.csv"]
-    );
-    assert_eq!(delta_paths(&l), vec!["f002.csv", "new.csv"]);
+    assert_eq!(tombstones(&l, &members), vec!["f001.csv", "f002.csv"]);
+    assert_eq!(delta_paths(&l, &members), vec!["f002.csv", "new.csv"]);
 
     // Members swapped in from an older snapshot (a graph built while the lake moved
     // on): what changed since is stale from the swap on.
@@ -139,15 +137,10 @@ fn only_changed_paths_are_read_as_tombstones_and_delta() {
     older.retain(|m| m.path != "new.csv");
     l.put("f004.csv", "content 4, edited after the snapshot");
     // The same generation's members again, at their points.
-    let points = l.cat.points_files(&(0..200).collect::<Vec<_>>()).unwrap();
-    let point_of = |path: &str| {
-        let found = points
-            .iter()
-            .find(|(_, paths)| paths.iter().any(|p| p == path));
-        *found.expect("a member").0
-    };
-    let members: Vec<(u64, &crate::catalog::KeyedVector)> =
-        older.iter().map(|m| (point_of(&m.path), m)).collect();
+    let swapped: Vec<(u64, &crate::catalog::KeyedVector)> = older
+        .iter()
+        .map(|m| (members.point_of(&m.path).unwrap().expect("a member"), m))
+        .collect();
     // The rows' points stay as they are: no generation is handed over here.
     let none = crate::catalog::Handover {
         outgoing_embedder: None,
@@ -155,23 +148,39 @@ fn only_changed_paths_are_read_as_tombstones_and_delta() {
         incoming_embedder: EMB,
     };
     l.cat
-        .replace_graph_members(&members, MetaKey::VectorIndex, "{}", &none)
+        .replace_graph_members(&swapped, MetaKey::VectorIndex, "{}", &none)
         .unwrap();
-    assert_eq!(l.cat.graph_tombstones(EMB).unwrap(), vec!["f004.csv"]);
-    assert_eq!(delta_paths(&l), vec!["f004.csv", "new.csv"]);
+    assert_eq!(tombstones(&l, &members), vec!["f004.csv"]);
+    assert_eq!(delta_paths(&l, &members), vec!["f004.csv", "new.csv"]);
     // No graph: nothing stale is kept.
     l.cat
         .replace_graph_members(&[], MetaKey::VectorIndex, "{}", &none)
         .unwrap();
     l.put("f005.csv", "edited without a graph");
-    assert!(l.cat.graph_tombstones(EMB).unwrap().is_empty());
-    assert!(delta_paths(&l).is_empty());
+    assert!(l.cat.stale_vectors(EMB).unwrap().is_empty());
 }
 
-fn delta_paths(l: &Lake) -> Vec<String> {
-    l.cat
-        .graph_delta(EMB)
+/// The members of the generation the catalog names.
+fn current_members(l: &Lake) -> members::Members {
+    let g = VectorMeta::load(&l.cat)
         .unwrap()
+        .graph
+        .expect("a generation");
+    graph::open_members(&l.dir, g.generation, EMB, g.points as usize).unwrap()
+}
+
+fn tombstones(l: &Lake, members: &members::Members) -> Vec<String> {
+    stale::staleness(&l.cat, EMB, members)
+        .unwrap()
+        .unwrap()
+        .tombstones
+}
+
+fn delta_paths(l: &Lake, members: &members::Members) -> Vec<String> {
+    stale::staleness(&l.cat, EMB, members)
+        .unwrap()
+        .unwrap()
+        .delta
         .into_iter()
         .map(|d| d.0)
         .collect()

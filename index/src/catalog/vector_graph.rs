@@ -1,0 +1,210 @@
+//! What the catalog keeps of the vector graph (`search::ann`): `vector_stale`, every
+//! path changed since the current generation was swapped in, and
+//! [`MetaKey::VectorGraph`] while there is one. The files each point stands for live in
+//! the generation (`search::ann::members`); whether a member still holds its file as it
+//! is now is read from the embedding of the file's description key, which holds the
+//! member's point while it does (`catalog::held`). Members whose file changed or went
+//! away (tombstones) and files the graph lacks (the delta) are found among the stale
+//! paths ([`CatalogReader::stale_vectors`]), in the same snapshot as everything else a
+//! reader sees: a search pays for the changes since the graph, not for the lake, and
+//! nothing a crash can leave half-updated (paths are marked in the transaction that
+//! changes their file, and recomputed in the one that swaps a graph in).
+
+use super::held::{handover, Handover, Stored, HELD};
+use super::{CatalogReader, CatalogWriter, Hash, MetaKey};
+use crate::compact::Code;
+use crate::error::Result;
+use rusqlite::params;
+
+/// A file's vector together with the description it was computed from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct KeyedVector<V = Code> {
+    /// Relative path.
+    pub path: String,
+    /// Content hash of the file.
+    pub hash: Hash,
+    /// Analyzer key of its description.
+    pub analyzer: String,
+    /// The vector: its direction's code, or as stored ([`Stored`]: maybe a point).
+    pub vector: V,
+}
+
+impl<V> KeyedVector<V> {
+    /// The same file and key with another vector.
+    pub fn with<W>(self, vector: W) -> KeyedVector<W> {
+        KeyedVector {
+            path: self.path,
+            hash: self.hash,
+            analyzer: self.analyzer,
+            vector,
+        }
+    }
+}
+
+/// A path changed since the graph was swapped in, as the catalog has it now.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StaleVector {
+    /// Relative path.
+    pub path: String,
+    /// Its file's vector by the embedder asked for, as stored (none when no file has
+    /// the path now, or its file has no vector yet): a point of the current generation
+    /// when the file is what the graph holds for it.
+    pub vector: Option<Stored>,
+}
+
+impl CatalogReader {
+    /// Run `f` on one consistent snapshot of the catalog (one read transaction), so that
+    /// what it reads in several queries belongs to the same committed state.
+    pub fn read_snapshot<T>(&self, f: impl FnOnce(&CatalogReader) -> Result<T>) -> Result<T> {
+        let tx = self.conn.unchecked_transaction()?;
+        let out = f(self)?;
+        tx.commit()?;
+        Ok(out)
+    }
+
+    /// Files with a vector by `embedder`.
+    pub fn vector_count(&self, embedder: &str) -> Result<u64> {
+        let n: i64 = self.conn.query_row(
+            "SELECT COUNT(*) FROM files f
+             JOIN embeddings e ON e.hash = f.hash AND e.analyzer = f.analyzer AND e.embedder = ?1",
+            [embedder],
+            |r| r.get(0),
+        )?;
+        Ok(n as u64)
+    }
+
+    /// Every file's vector by `embedder` with its description key, in path order.
+    pub fn keyed_file_vectors(&self, embedder: &str) -> Result<Vec<KeyedVector<Stored>>> {
+        let mut stmt = self.conn.prepare(
+            "SELECT f.path, f.hash, f.analyzer, e.vector FROM files f
+             JOIN embeddings e ON e.hash = f.hash AND e.analyzer = f.analyzer AND e.embedder = ?1
+             ORDER BY f.path",
+        )?;
+        let rows = stmt.query_map([embedder], |r| {
+            Ok((
+                r.get::<_, String>(0)?,
+                r.get::<_, Vec<u8>>(1)?,
+                r.get::<_, String>(2)?,
+                r.get::<_, Vec<u8>>(3)?,
+            ))
+        })?;
+        let mut out = Vec::new();
+        for r in rows {
+            let (path, hash, analyzer, blob) = r?;
+            // The join matched an embedding keyed by this very hash, so it has 32 bytes.
+            if let Ok(hash) = Hash::try_from(hash.as_slice()) {
+                out.push(KeyedVector {
+                    path,
+                    hash,
+                    analyzer,
+                    vector: Stored::from_blob(&blob),
+                });
+            }
+        }
+        Ok(out)
+    }
+
+    /// Every path changed since the graph was swapped in, with its file's vector by
+    /// `embedder` as it is now, in path order: the generation's members among them
+    /// that no longer hold their file are its tombstones, and the files with a vector it
+    /// does not hold its delta (`search::ann`).
+    pub fn stale_vectors(&self, embedder: &str) -> Result<Vec<StaleVector>> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT s.path, e.vector FROM vector_stale s
+             LEFT JOIN files f ON f.path = s.path
+             LEFT JOIN embeddings e
+               ON e.hash = f.hash AND e.analyzer = f.analyzer AND e.embedder = ?1
+             ORDER BY s.path",
+        )?;
+        let rows = stmt.query_map([embedder], |r| {
+            Ok(StaleVector {
+                path: r.get(0)?,
+                vector: r
+                    .get::<_, Option<Vec<u8>>>(1)?
+                    .map(|b| Stored::from_blob(&b)),
+            })
+        })?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+}
+
+impl CatalogWriter {
+    /// Swap in the generation whose points the files `members` stand for (point, file),
+    /// setting the meta value `key` that describes the graph, in one transaction: a
+    /// reader sees the old graph and its description or the new ones, never a mix. The
+    /// same transaction hands the vectors the outgoing generation held over to the
+    /// incoming one or back to the rows ([`handover`]), and marks stale every path the
+    /// incoming generation does not hold as it is now (the members may come from an
+    /// older snapshot: the graph is built outside the writer's transactions); returns
+    /// how many vectors could not be read back and were given up.
+    pub fn replace_graph_members(
+        &mut self,
+        members: &[(u64, &KeyedVector)],
+        key: MetaKey,
+        value: &str,
+        vectors: &Handover<'_>,
+    ) -> Result<usize> {
+        let tx = self.reader.conn.transaction()?;
+        let lost = handover(&tx, members, vectors)?;
+        tx.execute("DELETE FROM vector_stale", [])?;
+        if members.is_empty() {
+            tx.execute("DELETE FROM meta WHERE key = ?1", [MetaKey::VectorGraph])?;
+        } else {
+            mark_stale(&tx, members, vectors.incoming_embedder)?;
+            tx.execute(
+                "INSERT INTO meta(key, value) VALUES (?1, ?2)
+                 ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                params![MetaKey::VectorGraph, members.len().to_string()],
+            )?;
+        }
+        tx.execute(
+            "INSERT INTO meta(key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            params![key, value],
+        )?;
+        tx.commit()?;
+        Ok(lost)
+    }
+}
+
+/// Mark stale every path of a file or a member that the members (point, file) do not
+/// hold as the file is now (by `embedder`): its tombstones and every file the graph
+/// lacks, whether or not that file has a vector yet (one may come later without its row
+/// changing). A merge of the files, in path order, with the members sorted alike.
+fn mark_stale(
+    tx: &rusqlite::Transaction<'_>,
+    members: &[(u64, &KeyedVector)],
+    embedder: &str,
+) -> Result<()> {
+    let mut sorted: Vec<(&str, u64)> = members.iter().map(|(p, m)| (m.path.as_str(), *p)).collect();
+    sorted.sort_unstable();
+    let mut members = sorted.into_iter().peekable();
+    let mut files = tx.prepare(&format!(
+        "SELECT f.path, CASE WHEN {HELD} THEN e.vector END FROM files f
+         LEFT JOIN embeddings e
+           ON e.hash = f.hash AND e.analyzer = f.analyzer AND e.embedder = ?1
+         ORDER BY f.path"
+    ))?;
+    let mut files = files.query([embedder])?;
+    let mut put = tx.prepare_cached("INSERT OR IGNORE INTO vector_stale(path) VALUES (?1)")?;
+    while let Some(row) = files.next()? {
+        let path: String = row.get(0)?;
+        let held = row
+            .get::<_, Option<Vec<u8>>>(1)?
+            .map(|b| Stored::from_blob(&b));
+        // Members without a file (gone since the snapshot) come first.
+        while let Some(&(m, _)) = members.peek().filter(|(m, _)| *m < path.as_str()) {
+            put.execute([m])?;
+            members.next();
+        }
+        let point = members
+            .next_if(|(m, _)| *m == path.as_str())
+            .map(|(_, point)| point);
+        if point.is_none() || held != point.map(Stored::Point) {
+            put.execute([&path])?;
+        }
+    }
+    for (m, _) in members {
+        put.execute([m])?;
+    }
+    Ok(())
+}

@@ -1,0 +1,312 @@
+//! The files a generation's points stand for (`members.bin`), written with the
+//! generation and never changed after, like its codes: a search resolves the points it
+//! found to their paths here, and a refresh finds which changed paths the generation
+//! held. Before, the catalog kept this map as a table and an index by point, which
+//! stored every path twice more (130 MB of a 1.3 GB index at 1M files); here the paths
+//! are front-coded in sorted order by tantivy's sstable, and the rest is three arrays
+//! of u32, about 20 bytes a file.
+//!
+//! Layout: the paths as an sstable of keys alone (ordinal = rank in byte order), padded
+//! to 4 bytes; `point_of[n]` (each path's point); `starts[points + 1]` and `ords[n]` (the
+//! paths of point `p` are the ordinals `ords[starts[p]..starts[p + 1]]`); then a footer
+//! of the sstable's length, `n` and `points` (u64 each, little-endian) and [`MAGIC`].
+
+use std::collections::HashMap;
+use std::io::{self, Write};
+use std::ops::Deref;
+use std::path::Path;
+use tantivy_common::{OwnedBytes, StableDeref};
+use tantivy_sstable::{Dictionary, VoidSSTable};
+
+/// Last bytes of the file.
+const MAGIC: &[u8; 8] = b"lsmembr1";
+/// The footer: three u64 and the magic.
+const FOOTER: usize = 32;
+/// Bytes of paths per sstable block (the crate's default is 4,000): a point's path is
+/// decoded from its block's start, and a search resolves ~200 points in as many blocks.
+const BLOCK_BYTES: usize = 1024;
+
+/// Write the members (path, point), sorted by path with no path twice, and every point
+/// below `points`, to `out`.
+pub fn write(out: impl Write, members: &[(&str, u32)], points: u32) -> io::Result<()> {
+    if members.windows(2).any(|w| w[0].0 >= w[1].0) {
+        return Err(io::Error::other(
+            "members not sorted by path, or a path twice",
+        ));
+    }
+    if members.iter().any(|&(_, p)| p >= points) || members.len() > u32::MAX as usize {
+        return Err(io::Error::other("a member's point is not among the points"));
+    }
+    let mut paths = Dictionary::<VoidSSTable>::builder(Vec::new())?;
+    paths.set_block_len(BLOCK_BYTES);
+    for (path, _) in members {
+        paths.insert(path.as_bytes(), &())?;
+    }
+    let paths = paths.finish()?;
+    let mut out = io::BufWriter::new(out);
+    out.write_all(&paths)?;
+    out.write_all(&[0; 3][..pad(paths.len())])?;
+    for &(_, p) in members {
+        out.write_all(&p.to_le_bytes())?;
+    }
+    // The ordinals grouped by point (a counting sort), in path order within a point.
+    let mut starts = vec![0u32; points as usize + 1];
+    for &(_, p) in members {
+        starts[p as usize + 1] += 1;
+    }
+    for i in 1..starts.len() {
+        starts[i] += starts[i - 1];
+    }
+    let mut next = starts.clone();
+    let mut ords = vec![0u32; members.len()];
+    for (ord, &(_, p)) in members.iter().enumerate() {
+        ords[next[p as usize] as usize] = ord as u32;
+        next[p as usize] += 1;
+    }
+    for v in starts.iter().chain(&ords) {
+        out.write_all(&v.to_le_bytes())?;
+    }
+    for v in [paths.len() as u64, members.len() as u64, u64::from(points)] {
+        out.write_all(&v.to_le_bytes())?;
+    }
+    out.write_all(MAGIC)?;
+    out.flush()
+}
+
+/// Padding after `len` bytes of paths to the next multiple of 4.
+fn pad(len: usize) -> usize {
+    (4 - len % 4) % 4
+}
+
+/// A generation's `members.bin`, mapped.
+pub struct Members {
+    paths: Dictionary<VoidSSTable>,
+    bytes: OwnedBytes,
+    /// Where `point_of`, `starts` and `ords` begin in `bytes`.
+    point_of: usize,
+    starts: usize,
+    ords: usize,
+    n: usize,
+    points: usize,
+}
+
+/// A read-only map of a file, for `OwnedBytes`.
+struct Mapped(memmap2::Mmap);
+
+impl Deref for Mapped {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        &self.0
+    }
+}
+
+// SAFETY: the bytes of a mapping stay at the same address when the `Mmap` value moves
+// (what `StableDeref` asks); tantivy's own directory wraps its maps the same way.
+unsafe impl StableDeref for Mapped {}
+
+impl Members {
+    /// Map `path`, which must hold the members of `points` points. Its digest is not
+    /// read (that would cost as much as a search, as for the codes); its structure is
+    /// checked, and a lookup that meets damage anyway is an error, never a panic.
+    pub fn open(path: &Path, points: usize) -> Result<Members, String> {
+        let err = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
+        let file = std::fs::File::open(path).map_err(|e| err(&e))?;
+        // SAFETY: as for the codes (`dist::map_exact`): a generation's files are written
+        // once, synced and renamed into place, and never written again.
+        let map = unsafe { memmap2::Mmap::map(&file) }.map_err(|e| err(&e))?;
+        Members::from_bytes(OwnedBytes::new(Mapped(map)), points).map_err(|e| err(&e))
+    }
+
+    /// [`Members::open`] over bytes already read.
+    fn from_bytes(bytes: OwnedBytes, points: usize) -> Result<Members, String> {
+        let len = bytes.len();
+        let footer = len
+            .checked_sub(FOOTER)
+            .map(|at| &bytes.as_slice()[at..])
+            .filter(|f| &f[24..] == MAGIC)
+            .ok_or("not a members file")?;
+        let word = |i: usize| u64::from_le_bytes(footer[i * 8..i * 8 + 8].try_into().unwrap());
+        let (sstable, n, stored_points) = (word(0), word(1), word(2));
+        if stored_points != points as u64 {
+            return Err(format!(
+                "{stored_points} points, the manifest says {points}"
+            ));
+        }
+        let sstable = usize::try_from(sstable).map_err(|_| "too large")?;
+        let n = usize::try_from(n).map_err(|_| "too large")?;
+        let point_of = sstable
+            .checked_add(pad(sstable))
+            .ok_or("malformed footer")?;
+        let want = (n as u128 * 2 + points as u128 + 1) * 4 + point_of as u128 + FOOTER as u128;
+        if want != len as u128 {
+            return Err(format!("{len} bytes, its footer implies {want}"));
+        }
+        let slice = bytes.slice(0..sstable);
+        // tantivy-sstable asserts on some malformed input: contained here, and damage
+        // costs the generation (exact search takes over), not the process.
+        let paths = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            Dictionary::<VoidSSTable>::from_bytes(slice)
+        }))
+        .map_err(|_| "its paths are malformed".to_string())?
+        .map_err(|e| e.to_string())?;
+        if paths.num_terms() != n {
+            return Err(format!("{} paths, its footer says {n}", paths.num_terms()));
+        }
+        Ok(Members {
+            paths,
+            bytes,
+            point_of,
+            starts: point_of + 4 * n,
+            ords: point_of + 4 * n + 4 * (points + 1),
+            n,
+            points,
+        })
+    }
+
+    /// The u32 at index `i` of the array at `at`.
+    fn word(&self, at: usize, i: usize) -> u32 {
+        let b = &self.bytes.as_slice()[at + 4 * i..at + 4 * i + 4];
+        u32::from_le_bytes([b[0], b[1], b[2], b[3]])
+    }
+
+    /// Files the points stand for.
+    pub fn len(&self) -> usize {
+        self.n
+    }
+
+    /// Whether no file has a point.
+    pub fn is_empty(&self) -> bool {
+        self.n == 0
+    }
+
+    /// The point the file at `path` had when the generation was written.
+    pub fn point_of(&self, path: &str) -> io::Result<Option<u64>> {
+        let ord = contained(|| self.paths.term_ord(path.as_bytes()))?;
+        Ok(ord
+            .filter(|&o| (o as usize) < self.n)
+            .map(|o| u64::from(self.word(self.point_of, o as usize))))
+    }
+
+    /// The paths of each of the points `ids` (in path order); a point with none, or
+    /// past the last, is absent.
+    pub fn paths_of(&self, ids: &[u64]) -> io::Result<HashMap<u64, Vec<String>>> {
+        let mut wanted: Vec<(u64, u64)> = Vec::new();
+        for &id in ids {
+            let Some(p) = usize::try_from(id).ok().filter(|&p| p < self.points) else {
+                continue;
+            };
+            let (start, end) = (self.word(self.starts, p), self.word(self.starts, p + 1));
+            let (start, end) = (start as usize, (end as usize).min(self.n));
+            for i in start..end.max(start) {
+                let ord = self.word(self.ords, i) as u64;
+                if (ord as usize) < self.n {
+                    wanted.push((ord, id));
+                }
+            }
+        }
+        wanted.sort_unstable();
+        wanted.dedup();
+        let ords: Vec<u64> = wanted.iter().map(|&(o, _)| o).collect();
+        let mut paths = Vec::with_capacity(ords.len());
+        let found = contained(|| {
+            self.paths.sorted_ords_to_term_cb(&ords, |b| {
+                paths.push(String::from_utf8_lossy(b).into_owned())
+            })
+        })?;
+        if !found || paths.len() != ords.len() {
+            return Err(io::Error::other("members.bin lacks paths its points list"));
+        }
+        let mut out: HashMap<u64, Vec<String>> = HashMap::new();
+        for ((_, id), path) in wanted.into_iter().zip(paths) {
+            out.entry(id).or_default().push(path);
+        }
+        Ok(out)
+    }
+}
+
+/// Run a lookup of the sstable, its asserts (on damaged bytes) made an error.
+fn contained<T>(f: impl FnOnce() -> io::Result<T>) -> io::Result<T> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f))
+        .map_err(|_| io::Error::other("members.bin is damaged"))?
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn build(members: &[(&str, u32)], points: u32) -> Members {
+        let mut out = Vec::new();
+        write(&mut out, members, points).unwrap();
+        Members::from_bytes(OwnedBytes::new(out), points as usize).unwrap()
+    }
+
+    #[test]
+    fn paths_resolve_both_ways() {
+        // Many paths sharing prefixes, over several blocks; points shared by some files.
+        let paths: Vec<String> = (0..5000)
+            .map(|i| format!("region-{}/2024/{:02}/sales_{i:05}.csv", i % 7, i % 12))
+            .collect();
+        let mut sorted: Vec<&str> = paths.iter().map(String::as_str).collect();
+        sorted.sort_unstable();
+        let members: Vec<(&str, u32)> = sorted
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (*p, (i % 3000) as u32))
+            .collect();
+        let m = build(&members, 3001);
+        assert_eq!(m.len(), 5000);
+        for &(p, id) in members.iter().step_by(97) {
+            assert_eq!(m.point_of(p).unwrap(), Some(u64::from(id)));
+        }
+        assert_eq!(m.point_of("region-9/none.csv").unwrap(), None);
+        assert_eq!(m.point_of("").unwrap(), None);
+        let found = m.paths_of(&[0, 1999, 2999, 3000, 7, 99_999]).unwrap();
+        for id in [0u64, 1999, 2999, 7] {
+            let mut want: Vec<&str> = members
+                .iter()
+                .filter(|&&(_, p)| u64::from(p) == id)
+                .map(|&(path, _)| path)
+                .collect();
+            want.sort_unstable();
+            assert_eq!(found[&id], want, "point {id}");
+        }
+        // Point 3000 has no file; 99,999 is past the last.
+        assert!(!found.contains_key(&3000) && !found.contains_key(&99_999));
+        assert_eq!(found.len(), 4);
+    }
+
+    #[test]
+    fn no_members_and_unsorted_input() {
+        let m = build(&[], 0);
+        assert!(m.is_empty());
+        assert!(m.paths_of(&[0, 1]).unwrap().is_empty());
+        assert_eq!(m.point_of("a").unwrap(), None);
+        let mut out = Vec::new();
+        assert!(write(&mut out, &[("b", 0), ("a", 0)], 1).is_err());
+        assert!(write(&mut out, &[("a", 0), ("a", 0)], 1).is_err());
+        assert!(write(&mut out, &[("a", 1)], 1).is_err());
+    }
+
+    #[test]
+    fn damage_is_an_error_not_a_panic() {
+        let members: Vec<(String, u32)> = (0..800).map(|i| (format!("d/{i:04}.csv"), i)).collect();
+        let members: Vec<(&str, u32)> = members.iter().map(|(p, i)| (p.as_str(), *i)).collect();
+        let mut good = Vec::new();
+        write(&mut good, &members, 800).unwrap();
+        assert!(Members::from_bytes(OwnedBytes::new(good.clone()), 799).is_err());
+        assert!(
+            Members::from_bytes(OwnedBytes::new(good[..good.len() - 1].to_vec()), 800).is_err()
+        );
+        assert!(Members::from_bytes(OwnedBytes::new(Vec::new()), 0).is_err());
+        // Every byte of the paths and arrays flipped in turn (a sample of positions):
+        // opening and lookups return, whatever they return.
+        for at in (0..good.len() - FOOTER).step_by(13) {
+            let mut bad = good.clone();
+            bad[at] ^= 0x5A;
+            if let Ok(m) = Members::from_bytes(OwnedBytes::new(bad), 800) {
+                let _ = m.point_of("d/0400.csv");
+                let _ = m.paths_of(&[0, 400, 799]);
+            }
+        }
+    }
+}
