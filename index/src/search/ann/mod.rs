@@ -85,15 +85,16 @@ pub const EF_SEARCH: usize = 1600;
 pub const NIBBLE_POOL_PER_RESULT: usize = 5;
 /// The smallest pool of a 4-bit scan (see [`NIBBLE_POOL_PER_RESULT`]).
 pub const NIBBLE_POOL_MIN: usize = 1_000;
-/// Bytes of a generation's codes above which it also gets their 4-bit copy. Measured
-/// (BENCHMARKS.md, "A 4-bit first pass"): a `lakestar search` process at a million files
-/// (202 MB of codes) took 52 ms with it against 70 ms, at 100k (21 MB) 21 against 24 ms,
-/// and a warm in-process query at 100k the same either way; the copy adds half the
-/// codes' bytes to the index (at 100k from 0.46× to 0.50× of the lake). Below this
-/// the 3 ms are not worth a tenth more index. (With the AVX2 kernel, "The 4-bit
-/// scan's own kernel": 1M 61–68 → 54–57 ms, and at 100k in-process 0.8–1 ms faster with
-/// the copy — still not worth passing the 0.5× of the lake the index is held to.)
-pub const NIBBLES_ABOVE: u64 = 64 << 20;
+/// Bytes of a generation's codes above which it also gets their 4-bit copy, which
+/// adds half the codes' bytes to the index. Measured (BENCHMARKS.md, "A 4-bit first
+/// pass", "The 4-bit scan's own kernel", "The graph's members in its generation"): a
+/// `lakestar search` process at a million files (202 MB of codes) 61–68 → 54–57 ms with
+/// it; at 100k (21 MB of codes) an in-process query 0.8–1 ms faster, about 1 ms less CPU
+/// of 11–12. At 100k the copy was kept out while it took the index past 0.5× of the
+/// lake (0.46 → 0.50×); since the members left the catalog it takes it from 0.43× to
+/// 0.48×. Below 16 MiB (about 64k files at 256 dimensions) the scan is a fraction of a
+/// millisecond of the query.
+pub const NIBBLES_ABOVE: u64 = 16 << 20;
 
 /// The threshold in force: [`NIBBLES_ABOVE`] or `LAKESTAR_NIBBLES_ABOVE`; 0 in unit
 /// tests, which test the copy on a few hundred points.
