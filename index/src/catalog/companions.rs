@@ -4,7 +4,8 @@
 //! whole ([`CatalogWriter::replace_companions`]) after its files are described.
 
 use super::files::{self, FILE_COLUMNS};
-use super::{CatalogReader, CatalogWriter, FileRow, Hash, MetaKey};
+use super::vector_graph::StaleMarker;
+use super::{CatalogReader, CatalogWriter, FileRow, Hash};
 use crate::analyze::Description;
 use crate::companion::{self, lookup::LookupLink, Companion, Link};
 use crate::error::{Error, Result};
@@ -372,10 +373,7 @@ impl CatalogWriter {
                 "DELETE FROM embeddings WHERE (hash, analyzer) IN
                    (SELECT hash, analyzer FROM files WHERE path = ?1 AND hash IS NOT NULL)",
             )?;
-            let mut stale_vector = tx.prepare_cached(
-                "INSERT OR IGNORE INTO vector_stale(path)
-                 SELECT ?1 WHERE EXISTS (SELECT 1 FROM meta WHERE key = ?2)",
-            )?;
+            let mut stale_vector = StaleMarker::new(&tx)?;
             let mut affected: Vec<(String, Option<String>, Option<String>)> = Vec::new();
             for l in links {
                 let cols = serde_json::to_string(&l.columns)
@@ -401,7 +399,7 @@ impl CatalogWriter {
                 // holds it: `catalog::vector_graph`), and the file searched exactly, in
                 // the delta, once embedded again: both are found among the stale paths.
                 drop_vector.execute([data])?;
-                stale_vector.execute(params![data, MetaKey::VectorGraph])?;
+                stale_vector.mark(data)?;
             }
         }
         tx.commit()?;

@@ -2,7 +2,8 @@
 //! changes ([`CatalogWriter::apply`]) together with the marks that later stages
 //! (collections, search documents, the vector graph) work from.
 
-use super::{Cached, CatalogReader, CatalogWriter, Change, FileRow, FileState, Hash, MetaKey};
+use super::vector_graph::StaleMarker;
+use super::{Cached, CatalogReader, CatalogWriter, Change, FileRow, FileState, Hash};
 use crate::analyze::record::RankRecord;
 use crate::analyze::{Description, Format, TimeCoverage};
 use crate::error::{Error, Result};
@@ -173,18 +174,10 @@ impl CatalogWriter {
                 tx.prepare_cached("INSERT OR IGNORE INTO search_dirty(path) VALUES (?1)")?;
             // And, while there is a vector graph, the paths it may no longer hold as they
             // are (`search::ann` finds its tombstones and delta among them).
-            let graph: bool = tx.query_row(
-                "SELECT EXISTS(SELECT 1 FROM meta WHERE key = ?1)",
-                [MetaKey::VectorGraph],
-                |r| r.get(0),
-            )?;
-            let mut stale_vector =
-                tx.prepare_cached("INSERT OR IGNORE INTO vector_stale(path) VALUES (?1)")?;
+            let mut stale_vector = StaleMarker::new(&tx)?;
             let mut mark = |path: &str, template: &str| -> rusqlite::Result<usize> {
                 stale_doc.execute([path])?;
-                if graph {
-                    stale_vector.execute([path])?;
-                }
+                stale_vector.mark(path)?;
                 dirty.execute([template])
             };
             for c in changes {

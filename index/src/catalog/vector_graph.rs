@@ -52,6 +52,34 @@ pub struct StaleVector {
     pub vector: Option<Stored>,
 }
 
+/// Marks paths in `vector_stale` inside a writer's transaction, while a generation is
+/// swapped in (with none, the next swap computes every stale path itself): every change
+/// of a file, and every relink that gives a file's description another vector.
+pub(super) struct StaleMarker<'t> {
+    put: Option<rusqlite::CachedStatement<'t>>,
+}
+
+impl<'t> StaleMarker<'t> {
+    pub(super) fn new(tx: &'t rusqlite::Transaction<'_>) -> Result<StaleMarker<'t>> {
+        let graph: bool = tx.query_row(
+            "SELECT EXISTS(SELECT 1 FROM meta WHERE key = ?1)",
+            [MetaKey::VectorGraph],
+            |r| r.get(0),
+        )?;
+        let put = graph
+            .then(|| tx.prepare_cached("INSERT OR IGNORE INTO vector_stale(path) VALUES (?1)"))
+            .transpose()?;
+        Ok(StaleMarker { put })
+    }
+
+    pub(super) fn mark(&mut self, path: &str) -> rusqlite::Result<()> {
+        if let Some(put) = &mut self.put {
+            put.execute([path])?;
+        }
+        Ok(())
+    }
+}
+
 impl CatalogReader {
     /// Run `f` on one consistent snapshot of the catalog (one read transaction), so that
     /// what it reads in several queries belongs to the same committed state.

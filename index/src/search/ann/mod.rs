@@ -230,14 +230,13 @@ pub fn status(cat: &CatalogReader, dir: &Path, embedder: &str) -> Result<VectorS
     let threshold = exact_below();
     cat.read_snapshot(|cat| {
         let meta = VectorMeta::load(cat)?;
-        let graph = meta
-            .graph
-            .filter(|g| {
-                g.embedder == embedder && graph::looks_complete(dir, g.generation, embedder)
-            })
-            .map(|g| Ok::<_, crate::error::Error>((stale::counts(cat, dir, &g)?, g)))
-            .transpose()?
-            .and_then(|(counts, g)| Some((counts?, g)));
+        // A generation whose members cannot be read is not searched: exact here too.
+        let graph = match meta.graph.filter(|g| {
+            g.embedder == embedder && graph::looks_complete(dir, g.generation, embedder)
+        }) {
+            Some(g) => stale::counts(cat, dir, &g)?.map(|counts| (counts, g)),
+            None => None,
+        };
         let mut s = VectorStatus {
             kind: "exact",
             embedder: embedder.to_string(),

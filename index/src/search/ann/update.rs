@@ -478,7 +478,9 @@ impl GraphJob {
             .zip(&point_of)
             .map(|(r, &p)| (r.path.as_str(), p as u32))
             .collect();
-        // In path order already (the catalog's); sorting is a check that costs a pass.
+        // Already in path order (the catalog's `ORDER BY path`, whose byte order is
+        // `str`'s): sorted anyway, which then costs one pass, since the members file
+        // refuses anything else.
         members.sort_unstable_by(|a, b| a.0.cmp(b.0));
         graph::write_generation(
             &dir,
