@@ -445,17 +445,9 @@ impl Scan<'_> {
         } else {
             (n, self.slack)
         };
-        let mut sims = self.approx.clone();
-        let nth = *sims
-            .select_nth_unstable_by(rank - 1, |a, b| b.total_cmp(a))
-            .1;
-        let floor = nth - margin;
-        let near: Vec<(usize, f32)> = self
-            .approx
-            .iter()
-            .enumerate()
-            .filter(|&(_, &s)| s >= floor)
-            .map(|(id, _)| (id, point_dot(self.q, self.codes.point(id))))
+        let near: Vec<(usize, f32)> = super::select::within(&self.approx, rank, margin)
+            .into_iter()
+            .map(|id| (id, point_dot(self.q, self.codes.point(id))))
             .collect();
         best(near, n)
     }
