@@ -1,17 +1,18 @@
 //! The points of a scan worth rescoring: every score at least the `rank`-th best less a
 //! margin, found without ordering all of them.
 //!
-//! A copy of a million scores and a selection over it took a fifth of a `lakestar
-//! search` process at a million files (BENCHMARKS.md, "A scan's pool without sorting
-//! it"). A sample of the scores gives a threshold that is very likely below the
+//! A copy of a million scores and a selection over it took a tenth of a `lakestar
+//! search` process's CPU at a million files, on the vector side's one thread
+//! (BENCHMARKS.md, "… a scan's pool without sorting it"). A sample of the scores gives a threshold that is very likely below the
 //! `rank`-th best; one pass keeps the scores above it, and the selection runs over
 //! those few. The threshold is checked, not trusted: when fewer than `rank` scores pass
 //! it, the whole selection runs as before. The answer is the same either way.
 
 use std::cmp::Ordering;
 
-/// Scores per sampled score: the sample holds about this many more of the `rank` best
-/// than a full count would divided by the stride, so its threshold is stable.
+/// How many of the `rank` best the sample is expected to hold (the stride is `rank /
+/// SAMPLED_ABOVE`): enough that the threshold drawn from it rarely lands above the
+/// rank-th best.
 const SAMPLED_ABOVE: usize = 64;
 
 /// The ids (ascending) of the scores of `scores` that are at least the `rank`-th best
