@@ -16,13 +16,16 @@
 //! `--queries` questions (nothing generated or built), opened as `lakestar search` opens
 //! it and as a server does (resident). `--nibbles` with `--existing DIR` or `--varied N`
 //! measures instead the recall of a 4-bit first pass over the 8-bit codes, rescored in a
-//! pool ([`nibble_recall`]).
+//! pool ([`nibble_recall`]); `--ivf LISTS` with `--existing DIR` what an inverted file of
+//! `LISTS` lists would keep of the exact nearest points (`search/ivf.rs`).
 
 /// The binary's allocator (`src/main.rs`), so that the in-process figures are what
 /// `lakestar serve` and `mcp` do.
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+#[path = "search/ivf.rs"]
+mod ivf;
 #[path = "search/varied.rs"]
 mod varied;
 
@@ -264,9 +267,9 @@ fn existing(idx: &Path, texts: &[String]) {
     }
 }
 
-/// Recall of a 4-bit first pass over an existing index's codes (`--existing DIR
-/// --nibbles`; `--varied N --nibbles` for the varied set): see [`nibble_recall`].
-fn nibbles(idx: &Path, texts: &[String]) {
+/// The codes of the newest generation of the index at `idx`, and `texts` embedded as
+/// queries (unit vectors).
+fn generation_codes(idx: &Path, texts: &[String]) -> (Vec<Code>, Vec<Vec<f32>>) {
     use lakestar_index::search::ann::dist::MappedCodes;
     let dir = std::fs::read_dir(idx.join("vectors"))
         .expect("a vectors/ directory (an index with a vector generation)")
@@ -287,7 +290,7 @@ fn nibbles(idx: &Path, texts: &[String]) {
         .iter()
         .map(|t| normalized(&embedder.embed(&[t.as_str()]).unwrap().remove(0)))
         .collect();
-    nibble_recall(&codes, &queries);
+    (codes, queries)
 }
 
 /// What the 4-bit first pass (`ann::nibbles`, as scans run it) costs in recall: every
@@ -370,7 +373,14 @@ fn main() {
     let nq: usize = arg("--queries").map_or(300, |s| s.parse().expect("--queries N"));
     if let Some(idx) = arg("--existing") {
         if args.iter().any(|a| a == "--nibbles") {
-            nibbles(Path::new(&idx), &questions(nq, 7));
+            let (codes, queries) = generation_codes(Path::new(&idx), &questions(nq, 7));
+            nibble_recall(&codes, &queries);
+            return;
+        }
+        if let Some(lists) = arg("--ivf") {
+            let lists = lists.parse().expect("--ivf LISTS");
+            let (codes, queries) = generation_codes(Path::new(&idx), &questions(nq, 7));
+            ivf::ivf_recall(&codes, &queries, lists);
             return;
         }
         existing(Path::new(&idx), &questions(nq, 7));
