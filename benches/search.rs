@@ -293,12 +293,24 @@ fn generation_codes(idx: &Path, texts: &[String]) -> (Vec<Code>, Vec<Vec<f32>>) 
     (codes, queries)
 }
 
+/// Every point's exact similarity to the unit vector `q` (points as
+/// [`point`](lakestar_index::search::ann::dist::point) makes them), and the point ids
+/// best first, ties by id: what the recall measurements count against.
+fn exact_order(points: &[Vec<i8>], q: &[f32]) -> (Vec<f32>, Vec<usize>) {
+    use lakestar_index::search::ann::dist::point_dot;
+    use rayon::prelude::*;
+    let exact: Vec<f32> = points.par_iter().map(|p| point_dot(q, p)).collect();
+    let mut order: Vec<usize> = (0..exact.len()).collect();
+    order.sort_by(|&a, &b| exact[b].total_cmp(&exact[a]).then(a.cmp(&b)));
+    (exact, order)
+}
+
 /// What the 4-bit first pass (`ann::nibbles`, as scans run it) costs in recall: every
 /// code's 4-bit point, the query quantized as a scan quantizes it, the `pool` best by
 /// that score rescored from the 8-bit codes, against the exact 200 and 10 best of the
 /// 8-bit codes, by similarity as [`recall`] counts (a tie of the exact n-th counts).
 fn nibble_recall(codes: &[Code], queries: &[Vec<f32>]) {
-    use lakestar_index::search::ann::dist::{point, point_dot};
+    use lakestar_index::search::ann::dist::point;
     use lakestar_index::search::ann::nibbles::{nibble_point, scores_into, NibbleQuery};
     let points: Vec<Vec<i8>> = codes.iter().map(point).collect();
     let nib: Vec<u8> = codes.iter().flat_map(nibble_point).collect();
@@ -306,9 +318,7 @@ fn nibble_recall(codes: &[Code], queries: &[Vec<f32>]) {
     let (mut hit200, mut hit10) = (vec![0usize; pools.len()], vec![0usize; pools.len()]);
     let (mut n200, mut n10) = (0usize, 0usize);
     for q in queries {
-        let exact: Vec<f32> = points.iter().map(|p| point_dot(q, p)).collect();
-        let mut order: Vec<usize> = (0..exact.len()).collect();
-        order.sort_by(|&a, &b| exact[b].total_cmp(&exact[a]).then(a.cmp(&b)));
+        let (exact, order) = exact_order(&points, q);
         let (k200, k10) = (order.len().min(200), order.len().min(10));
         if k10 == 0 {
             continue;

@@ -7,7 +7,7 @@
 //! pass's (`--nibbles`).
 
 use lakestar_index::compact::{dot_f32, Code};
-use lakestar_index::search::ann::dist::{point, point_dot};
+use lakestar_index::search::ann::dist::point;
 use rayon::prelude::*;
 use std::time::Instant;
 
@@ -80,9 +80,7 @@ pub fn ivf_recall(codes: &[Code], queries: &[Vec<f32>], lists: usize) {
     let mut scanned = vec![0usize; SHARES.len()];
     let (mut n200, mut n10) = (0usize, 0usize);
     for q in queries {
-        let exact: Vec<f32> = points.par_iter().map(|p| point_dot(q, p)).collect();
-        let mut order: Vec<usize> = (0..exact.len()).collect();
-        order.sort_by(|&a, &b| exact[b].total_cmp(&exact[a]).then(a.cmp(&b)));
+        let (_, order) = crate::exact_order(&points, q);
         let (k200, k10) = (order.len().min(200), order.len().min(10));
         if k10 == 0 {
             continue;
