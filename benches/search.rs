@@ -17,13 +17,16 @@
 //! it and as a server does (resident). `--nibbles` with `--existing DIR` or `--varied N`
 //! measures instead the recall of a 4-bit first pass over the 8-bit codes, rescored in a
 //! pool ([`nibble_recall`]); `--ivf LISTS` with `--existing DIR` what an inverted file of
-//! `LISTS` lists would keep of the exact nearest points (`search/ivf.rs`).
+//! `LISTS` lists would keep of the exact nearest points (`search/ivf.rs`); `--bits` what a
+//! 1-bit (sign) pass ahead of the 4-bit one would keep (`search/bits.rs`).
 
 /// The binary's allocator (`src/main.rs`), so that the in-process figures are what
 /// `lakestar serve` and `mcp` do.
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+#[path = "search/bits.rs"]
+mod bits;
 #[path = "search/ivf.rs"]
 mod ivf;
 #[path = "search/varied.rs"]
@@ -385,6 +388,11 @@ fn main() {
         if args.iter().any(|a| a == "--nibbles") {
             let (codes, queries) = generation_codes(Path::new(&idx), &questions(nq, 7));
             nibble_recall(&codes, &queries);
+            return;
+        }
+        if args.iter().any(|a| a == "--bits") {
+            let (codes, queries) = generation_codes(Path::new(&idx), &questions(nq, 7));
+            bits::bits_recall(&codes, &queries);
             return;
         }
         if let Some(lists) = arg("--ivf") {
