@@ -253,6 +253,10 @@ mod tests {
         assert!(m
             .section("compute the z-scores of Fare")
             .contains("stats.zscore"));
+        // A question asking which columns lack values gets the call that lists them,
+        // not only the count of one column (a 1.5B planner counted `neg` five rounds).
+        let s = m.section("Which column(s) contain missing values in the dataset?");
+        assert!(s.contains("df.columns[df.isna().any()]"), "{s}");
     }
 
     #[test]
