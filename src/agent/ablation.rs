@@ -120,6 +120,7 @@ impl Loop<'_> {
                     &mut plan,
                     &mut scripts,
                     (&result, NOT_CHECKED, &[]),
+                    None,
                 )
                 .await?;
         }

@@ -115,6 +115,10 @@ pub enum Event {
         /// The question's constraints the verifier marked not applied.
         #[serde(skip_serializing_if = "Vec::is_empty")]
         unapplied: Vec<String>,
+        /// Values the verifier read off the output for quantities printed under other
+        /// labels, counted as given.
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        bound: Vec<super::answer::Binding>,
     },
     /// A step named columns or keys no file has: what retrieval added.
     Files {

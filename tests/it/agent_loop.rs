@@ -19,8 +19,13 @@ use std::time::Duration;
 
 /// A script printing the north and south totals of `csv` with labels.
 pub(crate) fn totals_script(csv: &str) -> String {
+    totals_under(csv, "total:")
+}
+
+/// [`totals_script`] with each region's sum printed as `REGION LABEL SUM`.
+pub(crate) fn totals_under(csv: &str, label: &str) -> String {
     format!(
-        "import csv\nrows = list(csv.DictReader(open({csv:?})))\nfor region in ('north', 'south'):\n    print(region, 'total:', sum(int(r['amount']) for r in rows if r['region'] == region))"
+        "import csv\nrows = list(csv.DictReader(open({csv:?})))\nfor region in ('north', 'south'):\n    print(region, {label:?}, sum(int(r['amount']) for r in rows if r['region'] == region))"
     )
 }
 

@@ -5,7 +5,7 @@
 //! column another given file has). Real HTTP to the scripted server, real Python.
 
 use crate::agent::{base_code, fenced, ok, sales_lake, section};
-use crate::agent_loop::{ask_pinned, events, notes, purposes, totals_script};
+use crate::agent_loop::{ask_pinned, events, notes, purposes, totals_script, totals_under};
 use crate::common::{python3, test_python};
 use crate::llm_server::ScriptedLlm;
 use std::path::{Path, PathBuf};
@@ -382,4 +382,109 @@ fn a_constraint_the_verifier_marks_not_applied_outweighs_its_sufficient() {
         "{router}"
     );
     assert!(llm.prompts("planner")[1].contains("Count only sales above 6."));
+}
+
+/// DABench q271: the 1.5B coder re-printed the same means for a new step, five rounds
+/// running. An output that comes back unchanged is not judged again: its step is dropped
+/// and the next asks for the missing quantities, without the verifier, router or planner.
+#[test]
+fn a_step_whose_output_is_the_last_ones_again_gives_way_to_the_missing_quantities() {
+    let (lake, csv) = sales_lake();
+    let csv = csv.display().to_string();
+    let rows = format!("print('rows:', len(open({csv:?}).read().splitlines()) - 1)");
+    let llm = ScriptedLlm::start();
+    llm.say("planner", "Sum the amounts of the north region.")
+        // The coder does not do what the step says...
+        .say("coder", &fenced(&rows))
+        .say("verifier", "Verdict: insufficient")
+        .say("router", "Add Step")
+        .say(
+            "planner",
+            "Sum the amounts of the north region, then of the south.",
+        )
+        // ...nor what the next one says: the same output again.
+        .say("coder", &fenced(&format!("{rows}\nx = 1")))
+        .say("coder", &fenced(&totals_script(&csv)))
+        .say("verifier", "Verdict: sufficient")
+        .say(
+            "finalyzer",
+            &fenced("print('@north_total[15], @south_total[20]')"),
+        );
+    let run = north_and_south(&llm, lake.path(), &csv);
+    assert!(notes(&run).iter().any(|n| n.contains(
+        "round 2: step 2 printed the same output as the plan before it; it is dropped and the next step asks for the missing quantities"
+    )));
+    let verdicts = events(&run, "verdict");
+    assert_eq!(verdicts.len(), 3);
+    assert!(verdicts[1]["reply"]
+        .as_str()
+        .unwrap()
+        .starts_with("(not asked: the output is the previous round's again"));
+    assert_eq!(verdicts[1]["missing"][0], "north_total");
+    let due = "Compute north_total, south_total (total sales of the south region) from the data, following every constraint of the question, and print each labelled with its name: `north_total: <value>`, `south_total: <value>`.";
+    let last = events(&run, "plan").last().unwrap()["steps"].clone();
+    assert_eq!(
+        last,
+        serde_json::json!(["Sum the amounts of the north region.", due])
+    );
+    // Coded on step 1's script, the dropped step's left behind.
+    let coders = llm.prompts("coder");
+    assert_eq!(coders.len(), 3);
+    assert!(coders[2].contains(due));
+    assert_eq!(base_code(&coders[2]), rows);
+    assert_eq!(llm.prompts("verifier").len(), 2);
+    assert_eq!(llm.prompts("router").len(), 1);
+    assert_eq!(llm.prompts("planner").len(), 2);
+}
+
+/// The 1.5B verifier often answers its walk-through in the answer form. Values it reads
+/// off the output for quantities printed under labels the reader cannot give them count
+/// as given when the output prints them there; the answer is read with them.
+#[test]
+fn values_the_verifier_reads_off_the_output_count_when_the_output_prints_them() {
+    let (lake, csv) = sales_lake();
+    let csv = csv.display().to_string();
+    let script = totals_under(&csv, "branch:");
+    let llm = ScriptedLlm::start();
+    llm.say("planner", "Sum the amounts of the north and south regions.")
+        .say("coder", &fenced(&script))
+        // The answer form and no verdict; then the verdict alone.
+        .say("verifier", "@north_total[15], @south_total[20]")
+        .say("verifier", "Verdict: sufficient")
+        // The finalyzer prints the values without the form.
+        .say("finalyzer", &fenced(&script));
+    let run = north_and_south(&llm, lake.path(), &csv);
+    assert!(notes(&run).iter().any(|n| n
+        .contains("round 1: the verifier read @north_total[15], @south_total[20] off the output")));
+    let verdicts = events(&run, "verdict");
+    assert_eq!(verdicts.len(), 1);
+    assert_eq!(verdicts[0]["verdict"], "sufficient");
+    assert_eq!(verdicts[0]["bound"][1]["value"], "20");
+    assert_eq!(verdicts[0]["missing"], serde_json::json!([]));
+    // The finalyzer's form-less print is refused; the answer is read from the verified
+    // output with the bound values.
+    assert!(notes(&run)
+        .iter()
+        .any(|n| n.ends_with("answering from the verified solution's output")));
+    // A value the output does not print binds nothing: the round is insufficient.
+    let llm = ScriptedLlm::start();
+    llm.say("planner", "Sum the amounts of the north and south regions.")
+        .say("coder", &fenced(&script))
+        .say(
+            "verifier",
+            "@north_total[15], @south_total[25]\nVerdict: sufficient",
+        )
+        .say("router", "Add Step")
+        .say("planner", "Sum the amounts of the south region.")
+        .say("coder", &fenced(&totals_script(&csv)))
+        .say("verifier", "Verdict: sufficient")
+        .say(
+            "finalyzer",
+            &fenced("print('@north_total[15], @south_total[20]')"),
+        );
+    let run = north_and_south(&llm, lake.path(), &csv);
+    let verdicts = events(&run, "verdict");
+    assert_eq!(verdicts[0]["verdict"], "insufficient");
+    assert_eq!(verdicts[0]["missing"], serde_json::json!(["south_total"]));
+    assert_eq!(verdicts[0]["bound"][0]["name"], "north_total");
 }

@@ -351,13 +351,20 @@ fn statistic_word(w: &str) -> bool {
 /// when there is none, the statistics the question names.
 pub fn requested(question: &str, guidelines: Option<&str>) -> Vec<Quantity> {
     let mut out: Vec<Quantity> = Vec::new();
-    for text in [question, guidelines.unwrap_or("")] {
+    let texts = [question, guidelines.unwrap_or("")];
+    // `with` tells `mean_with_outliers` from `mean_without_outliers`: kept when a
+    // sibling says `without` (DABench q62), generic otherwise.
+    let negated = texts
+        .iter()
+        .flat_map(|t| format_names(t))
+        .any(|(n, _)| words(&n).iter().any(|w| w == "without"));
+    for text in texts {
         for (name, meaning) in format_names(text) {
             let meaning_raw = meaning.clone();
             if out.iter().all(|q| q.name != name) {
                 let mut words: Vec<String> = words(&name)
                     .into_iter()
-                    .filter(|w| !GENERIC.contains(&w.as_str()))
+                    .filter(|w| !GENERIC.contains(&w.as_str()) || (negated && w == "with"))
                     .collect();
                 if words.is_empty() {
                     words = vec![name.to_lowercase()];
@@ -542,7 +549,8 @@ fn matches(w: &str, q: &str) -> bool {
         return true;
     }
     let (short, long) = if w.len() <= q.len() { (w, q) } else { (q, w) };
-    if short.len() >= 4 && long.starts_with(short) {
+    // A generic word stands for no longer one (`with` is not `without`, DABench q62).
+    if short.len() >= 4 && long.starts_with(short) && !GENERIC.contains(&short) {
         return true;
     }
     SYNONYMS
@@ -550,10 +558,12 @@ fn matches(w: &str, q: &str) -> bool {
         .any(|set| set.contains(&w) && set.contains(&q))
 }
 
+mod bind;
 mod compose;
 mod read;
 #[cfg(test)]
 mod tests;
 
+pub use bind::{bindings, Binding};
 pub use compose::{dump_reason, filled_from_printed, from_output, in_format, keep_verified};
 pub use read::{is_dump_line, missing, value_for};

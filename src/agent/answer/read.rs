@@ -64,6 +64,15 @@ fn is_table_row(line: &str) -> bool {
         && !line.contains('=')
 }
 
+/// Whether `line` looks like a row of a printed Series: an integer index then one cell.
+fn is_series_row(line: &str) -> bool {
+    let cells: Vec<&str> = line.split_whitespace().collect();
+    cells.len() == 2
+        && cells[0].chars().all(|c| c.is_ascii_digit())
+        && !line.contains(':')
+        && !line.contains('=')
+}
+
 /// The value a line gives after its label: the text after the last `:` or `=`, else its
 /// last number. `None` when the line holds no value.
 fn value_of(line: &str) -> Option<String> {
@@ -178,7 +187,9 @@ fn labelled_value(
         let next = lines[i + 1..].iter().find(|l| !l.trim().is_empty());
         // The header of a printed table (`Country  Year  …` over `0  Afghanistan …`)
         // labels columns, not a value.
-        if next.is_some_and(|n| is_table_row(n)) {
+        // Nor does a label over a printed Series (`<mean of ratio>: 0    6.8e+09` over
+        // `1    8.2e+09`, a column divided where its mean was asked, DABench q272).
+        if next.is_some_and(|n| is_table_row(n) || is_series_row(n)) {
             continue;
         }
         // `shapiro_w: ShapiroResult(statistic=0.954, pvalue=0.0027)`: labelled by the

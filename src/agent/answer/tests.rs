@@ -476,3 +476,28 @@ fn a_label_may_leave_out_the_subject_every_requested_quantity_shares() {
     let q = requested("", Some("@mean_fare[m]"));
     assert_eq!(value_for("mean: 32.2", &q[0]), None);
 }
+
+#[test]
+fn a_label_over_a_printed_series_gives_no_value() {
+    // DABench q272: a column divided where the mean of the ratio was asked.
+    let q = requested("", Some("@mean_ratio[mean] @stddev_ratio[std]"));
+    let out = "<mean of TOTUSJZ>: 10419870478751.084\n<mean of ratio>: 0       6.839618e+09\n1       8.154684e+09\n2       8.252056e+09\n            ...     \nName: TOTUSJZ, Length: 1153, dtype: float64\n<standard deviation of ratio>: 969133356.79\n";
+    assert_eq!(value_for(out, &q[0]), None);
+    assert_eq!(value_for(out, &q[1]).as_deref(), Some("969133356.79"));
+    assert_eq!(missing(out, &q), ["mean_ratio"]);
+}
+
+#[test]
+fn with_and_without_label_different_quantities() {
+    // DABench q62: `with` is generic, but not beside a `without`.
+    let q = requested(
+        "",
+        Some("@mean_deaths_with_outliers[a] @mean_deaths_without_outliers[b]"),
+    );
+    let out = "mean deaths with outliers: 10149.43\n";
+    assert_eq!(value_for(out, &q[0]).as_deref(), Some("10149.43"));
+    assert_eq!(value_for(out, &q[1]), None);
+    let out = "mean deaths without outliers: 5949.08\n";
+    assert_eq!(value_for(out, &q[1]).as_deref(), Some("5949.08"));
+    assert_eq!(value_for(out, &q[0]), None);
+}

@@ -8,7 +8,10 @@
 //! script.
 //!
 //! Guarded for small models: a "sufficient" stands only when the output holds every
-//! requested quantity (`answer::missing`); `debug` stops a debugger that repeats itself;
+//! requested quantity (`answer::missing`, with the values the verifier read off it when
+//! the output prints them: `verify`); an output that comes back unchanged is not judged
+//! again and its step gives way to one asking for what is missing; `debug` stops a
+//! debugger that repeats itself;
 //! `finalize` falls back to the verified output; `names` sends a step naming a column no
 //! file has to retrieval.
 
@@ -18,6 +21,7 @@ mod finalize;
 mod names;
 mod remedy;
 mod text;
+mod verify;
 
 pub(in crate::agent) use text::quantities_text;
 use text::{constraints_text, missing_text};
@@ -29,9 +33,9 @@ use super::answer;
 use super::budget::SharedPrefix;
 use super::context::{descriptions, FileContext, Retriever};
 use super::llm::{CallOptions, LlmClient, Role};
-use super::parse::{self, Route, Verdict};
+use super::parse::{self, Verdict};
 use super::prompts::{Prompts, Template};
-use super::record::{Event, RunRecord};
+use super::record::RunRecord;
 use super::sandbox::{Execution, Sandbox};
 use super::{AgentError, AnswerSource, Progress, Status};
 
@@ -188,85 +192,34 @@ impl Loop<'_> {
         // last step went astray.
         let mut complete: Option<(Vec<String>, Ran)> = None;
 
+        // The previous round's output, when its script ran: an output that comes back
+        // unchanged from a new step (the 1.5B coder re-printed the same means five rounds
+        // running, DABench q271) is not judged again, and its step gives way to one
+        // asking for what is missing.
+        let mut previous: Option<String> = None;
+
         for round in 1..=self.options.max_rounds {
             rounds = round;
             let result = observation(&ran.exec);
             let steps = numbered(&plan);
-            let lacking = if ran.ok() {
-                answer::missing(&ran.exec.stdout, &quantities)
-            } else {
-                Vec::new()
+            let lacking_now =
+                ran.ok() && !answer::missing(&ran.exec.stdout, &quantities).is_empty();
+            let repeated =
+                lacking_now && round > 1 && previous.as_deref() == Some(ran.exec.stdout.as_str());
+            previous = ran.ok().then(|| ran.exec.stdout.clone());
+            let asked = verify::Asked {
+                quantities: &quantities,
+                wanted: &wanted,
+                constraints: &constraints,
+                checklist: &checklist,
+                steps: &steps,
+                result: &result,
             };
-            let mut unapplied: Vec<&str> = Vec::new();
-            let verdict = if ran.ok() {
-                let values = [
-                    ("guidelines", self.guidelines()),
-                    ("quantities", wanted.as_str()),
-                    ("constraints", checklist.as_str()),
-                    ("plan", steps.as_str()),
-                    ("code", ran.code.as_str()),
-                    ("result", result.as_str()),
-                ];
-                let mut reply = self
-                    .ask(round, Role::Verifier, Template::Verifier, &values)
-                    .await?;
-                let mut v = parse::verdict(&reply);
-                if v.fallback {
-                    // Small models often answer with the answer itself; one short ask for
-                    // the verdict line (its system prefix is cached) costs less than a
-                    // round spent on an unread verdict.
-                    self.note(format!(
-                        "round {round}: verifier reply not readable as sufficient/insufficient; asked again for the verdict alone"
-                    ))?;
-                    reply = self
-                        .ask(round, Role::Verifier, Template::VerifierVerdict, &values)
-                        .await?;
-                    v = parse::verdict(&reply);
-                    if v.fallback {
-                        self.note(format!(
-                            "round {round}: verifier reply still not readable; counted as insufficient"
-                        ))?;
-                    }
-                }
-                // A constraint the walk-through marks not applied outweighs a "sufficient"
-                // at its end; the deterministic check has the last word over both.
-                unapplied = parse::unapplied(&reply, constraints.len())
-                    .into_iter()
-                    .map(|n| constraints[n - 1].as_str())
-                    .collect();
-                let value = if lacking.is_empty() && unapplied.is_empty() {
-                    v.value
-                } else {
-                    Verdict::Insufficient
-                };
-                if v.value == Verdict::Sufficient && lacking.is_empty() && !unapplied.is_empty() {
-                    self.note(format!(
-                        "round {round}: the verifier said sufficient but marked {} of the question's constraints not applied; counted as insufficient",
-                        unapplied.len()
-                    ))?;
-                }
-                self.record.event(&Event::Verdict {
-                    round,
-                    verdict: value,
-                    reply,
-                    fallback: v.fallback,
-                    verifier: Some(v.value),
-                    missing: lacking.clone(),
-                    unapplied: unapplied.iter().map(|c| c.to_string()).collect(),
-                })?;
-                value
-            } else {
-                self.record.event(&Event::Verdict {
-                    round,
-                    verdict: Verdict::Insufficient,
-                    reply: "(not asked: the script still fails after debugging)".into(),
-                    fallback: false,
-                    verifier: None,
-                    missing: Vec::new(),
-                    unapplied: Vec::new(),
-                })?;
-                Verdict::Insufficient
-            };
+            let judged = self.judge(round, &ran, repeated, &asked).await?;
+            let verdict = judged.verdict;
+            let lacking = judged.lacking;
+            let unapplied: Vec<&str> = judged.unapplied.iter().map(String::as_str).collect();
+            ran = verify::with_bindings(&ran, &judged.bound);
             verdicts.push(verdict);
             if ran.ok() && lacking.is_empty() {
                 complete = Some((plan.clone(), ran.clone()));
@@ -289,53 +242,26 @@ impl Loop<'_> {
                 .cloned()
                 .collect();
 
-            let reply = self
-                .ask(
-                    round,
-                    Role::Router,
-                    Template::Router,
-                    &[
-                        ("question", self.question),
-                        ("descriptions", &st.desc),
-                        ("plan", &steps),
-                        ("count", &plan.len().to_string()),
-                        ("result", &result),
-                        ("missing", &missing),
-                    ],
-                )
-                .await?;
-            let route = parse::route(&reply, plan.len());
-            if route.fallback {
-                self.note(format!(
-                    "round {round}: router reply not readable as `Add Step` or `Step N` (1…{}); taken as Add Step",
-                    plan.len()
-                ))?;
-            }
-            if let Route::Step(n) = route.value {
-                plan.truncate(n - 1);
-                scripts.truncate(n - 1);
-            } else if !ran.ok() {
-                // A step whose script still fails is no base to build on: the next step
-                // takes its place (the paper's router would name it; small models add).
-                self.note(format!(
-                    "round {round}: step {} still fails after debugging; the next step replaces it instead of building on its script",
-                    plan.len()
-                ))?;
-                plan.pop();
+            let dropped = if repeated && !due.is_empty() {
+                // No router: the step that changed nothing is dropped, and the next one
+                // asks for the missing quantities.
+                let dropped = plan.pop().unwrap_or_default();
                 scripts.pop();
-            }
-            self.record.event(&Event::Route {
-                round,
-                route: route.value,
-                reply,
-                fallback: route.fallback,
-                kept: plan.len(),
-            })?;
-            (self.progress)(Progress::Route {
-                round,
-                route: route.value,
-            });
-
+                self.note(format!(
+                    "round {round}: step {} printed the same output as the plan before it; it is dropped and the next step asks for the missing quantities",
+                    plan.len() + 1
+                ))?;
+                Some(dropped)
+            } else {
+                let shown = verify::Shown {
+                    steps: &steps,
+                    result: &result,
+                    missing: &missing,
+                };
+                self.route(round, &st, &mut plan, &mut scripts, ran.ok(), &shown)
+                    .await?;
+                None
+            };
             ran = self
                 .next_step(
                     round,
@@ -343,6 +269,7 @@ impl Loop<'_> {
                     &mut plan,
                     &mut scripts,
                     (&result, &missing, &due),
+                    dropped.as_deref(),
                 )
                 .await?;
             debug_assert_eq!(scripts.len(), plan.len());
@@ -438,10 +365,12 @@ impl Loop<'_> {
     /// `seen` is what the planner is shown: the output, what is missing, and the
     /// requested quantities the output lacks. Two guards for small models: a step that
     /// computes none of those quantities (the planner drifted to something else) is
-    /// replaced by one asking for the first of them; and a step the plan already has is
+    /// replaced by one asking for them; and a step the plan already has is
     /// not added twice (small models re-propose the step whose script did not do what
     /// it said): the plan is cut back to before it, and it is coded anew at another
-    /// temperature.
+    /// temperature. `dropped` is a step just taken off the plan because its script
+    /// printed what the plan before it had: the planner is not asked, the step asks for
+    /// the missing quantities (at another temperature when it was that step already).
     pub(in crate::agent) async fn next_step(
         &self,
         round: usize,
@@ -449,35 +378,21 @@ impl Loop<'_> {
         plan: &mut Vec<String>,
         scripts: &mut Vec<String>,
         seen: (&str, &str, &[answer::Quantity]),
+        dropped: Option<&str>,
     ) -> Result<Ran, AgentError> {
         let (result, missing, due) = seen;
-        let kept = if plan.is_empty() {
-            "(no steps: the plan starts over)".to_string()
-        } else {
-            numbered(plan)
-        };
-        let next = self
-            .ask(
-                round,
-                Role::Planner,
-                Template::PlannerNext,
-                &[("plan", &kept), ("result", result), ("missing", missing)],
-            )
-            .await?;
-        let mut step = parse::step(&next);
-        if !due.is_empty() && !due.iter().any(|q| q.mentioned_in(&step)) {
-            let names: Vec<String> = due
-                .iter()
-                .take(text::MAX_DUE)
-                .map(|q| format!("`{}`", q.name))
-                .collect();
-            self.note(format!(
-                "round {round}: the planner's step computes none of the missing quantities; asking for {} instead of: {step}",
-                names.join(", ")
-            ))?;
-            step = text::due_step(due);
-        }
         let mut call = CallOptions::default();
+        let step = match dropped {
+            Some(d) if !due.is_empty() => {
+                let step = text::due_step(due);
+                if text::same_step(d, &step) {
+                    call.temperature =
+                        Some(debug::other_temperature(self.llm.config().temperature));
+                }
+                step
+            }
+            _ => self.planned_step(round, plan, result, missing, due).await?,
+        };
         if let Some(i) = plan.iter().position(|s| text::same_step(s, &step)) {
             self.note(format!(
                 "round {round}: the planner proposed step {} again; that step is coded anew at another temperature instead of added twice",
@@ -522,6 +437,45 @@ impl Loop<'_> {
         let ran = self.execute(round, st, code, plan).await?;
         scripts.push(ran.code.clone());
         Ok(ran)
+    }
+
+    /// The planner's next step, or the step asking for the `due` quantities when the
+    /// planner's computes none of them.
+    async fn planned_step(
+        &self,
+        round: usize,
+        plan: &[String],
+        result: &str,
+        missing: &str,
+        due: &[answer::Quantity],
+    ) -> Result<String, AgentError> {
+        let kept = if plan.is_empty() {
+            "(no steps: the plan starts over)".to_string()
+        } else {
+            numbered(plan)
+        };
+        let next = self
+            .ask(
+                round,
+                Role::Planner,
+                Template::PlannerNext,
+                &[("plan", &kept), ("result", result), ("missing", missing)],
+            )
+            .await?;
+        let step = parse::step(&next);
+        if !due.is_empty() && !due.iter().any(|q| q.mentioned_in(&step)) {
+            let names: Vec<String> = due
+                .iter()
+                .take(text::MAX_DUE)
+                .map(|q| format!("`{}`", q.name))
+                .collect();
+            self.note(format!(
+                "round {round}: the planner's step computes none of the missing quantities; asking for {} instead of: {step}",
+                names.join(", ")
+            ))?;
+            return Ok(text::due_step(due));
+        }
+        Ok(step)
     }
 
     /// The user's guidelines, when given.

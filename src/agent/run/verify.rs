@@ -1,0 +1,243 @@
+//! One round's judgement: the deterministic check of the requested quantities, the
+//! verifier's verdict and its walk-through, and the rules that combine them. Also the
+//! judgement a round gets without a verifier call: a script that still fails, or one
+//! whose output is the previous round's again. Then, for an insufficient round, the
+//! router's choice of where the plan goes on from.
+
+use super::{Loop, Ran, State};
+use crate::agent::answer::{self, Binding, Quantity};
+use crate::agent::llm::Role;
+use crate::agent::parse::{self, Route, Verdict};
+use crate::agent::prompts::Template;
+use crate::agent::record::Event;
+use crate::agent::{AgentError, Progress};
+
+/// What a round's judgement found.
+pub(super) struct Judged {
+    /// The verdict that stands.
+    pub verdict: Verdict,
+    /// Requested quantities the output gives no value for (after the verifier's
+    /// grounded bindings).
+    pub lacking: Vec<String>,
+    /// Constraints the verifier marked not applied.
+    pub unapplied: Vec<String>,
+    /// Values the verifier matched to quantities the reader found no label for; the
+    /// round's output is read with them appended ([`with_bindings`]).
+    pub bound: Vec<Binding>,
+}
+
+/// What the verifier's prompt shows besides the round's script and output.
+pub(super) struct Asked<'a> {
+    pub quantities: &'a [Quantity],
+    pub wanted: &'a str,
+    pub constraints: &'a [String],
+    pub checklist: &'a str,
+    pub steps: &'a str,
+    pub result: &'a str,
+}
+
+/// What the router is shown besides the question and descriptions.
+pub(super) struct Shown<'a> {
+    pub steps: &'a str,
+    pub result: &'a str,
+    pub missing: &'a str,
+}
+
+impl Loop<'_> {
+    /// Ask the router where the plan goes on from, and cut `plan` and `scripts` to it:
+    /// `Step N` keeps the steps before N; a step whose script still fails (`ran_ok`
+    /// false) is dropped before one is added after it.
+    pub(super) async fn route(
+        &self,
+        round: usize,
+        st: &State,
+        plan: &mut Vec<String>,
+        scripts: &mut Vec<String>,
+        ran_ok: bool,
+        shown: &Shown<'_>,
+    ) -> Result<(), AgentError> {
+        let reply = self
+            .ask(
+                round,
+                Role::Router,
+                Template::Router,
+                &[
+                    ("question", self.question),
+                    ("descriptions", &st.desc),
+                    ("plan", shown.steps),
+                    ("count", &plan.len().to_string()),
+                    ("result", shown.result),
+                    ("missing", shown.missing),
+                ],
+            )
+            .await?;
+        let route = parse::route(&reply, plan.len());
+        if route.fallback {
+            self.note(format!(
+                "round {round}: router reply not readable as `Add Step` or `Step N` (1…{}); taken as Add Step",
+                plan.len()
+            ))?;
+        }
+        if let Route::Step(n) = route.value {
+            plan.truncate(n - 1);
+            scripts.truncate(n - 1);
+        } else if !ran_ok {
+            // A step whose script still fails is no base to build on: the next step
+            // takes its place (the paper's router would name it; small models add).
+            self.note(format!(
+                "round {round}: step {} still fails after debugging; the next step replaces it instead of building on its script",
+                plan.len()
+            ))?;
+            plan.pop();
+            scripts.pop();
+        }
+        self.record.event(&Event::Route {
+            round,
+            route: route.value,
+            reply,
+            fallback: route.fallback,
+            kept: plan.len(),
+        })?;
+        (self.progress)(Progress::Route {
+            round,
+            route: route.value,
+        });
+        Ok(())
+    }
+
+    /// Judge round `round`'s `ran`: the verifier is asked only when the script ran and
+    /// its output is new (`repeated` is false).
+    pub(super) async fn judge(
+        &self,
+        round: usize,
+        ran: &Ran,
+        repeated: bool,
+        asked: &Asked<'_>,
+    ) -> Result<Judged, AgentError> {
+        let lacking = if ran.ok() {
+            answer::missing(&ran.exec.stdout, asked.quantities)
+        } else {
+            Vec::new()
+        };
+        if !ran.ok() || repeated {
+            let reply = if ran.ok() {
+                "(not asked: the output is the previous round's again, which lacked a requested quantity)"
+            } else {
+                "(not asked: the script still fails after debugging)"
+            };
+            self.record.event(&Event::Verdict {
+                round,
+                verdict: Verdict::Insufficient,
+                reply: reply.into(),
+                fallback: false,
+                verifier: None,
+                missing: lacking.clone(),
+                unapplied: Vec::new(),
+                bound: Vec::new(),
+            })?;
+            return Ok(Judged {
+                verdict: Verdict::Insufficient,
+                lacking,
+                unapplied: Vec::new(),
+                bound: Vec::new(),
+            });
+        }
+        let values = [
+            ("guidelines", self.guidelines()),
+            ("quantities", asked.wanted),
+            ("constraints", asked.checklist),
+            ("plan", asked.steps),
+            ("code", ran.code.as_str()),
+            ("result", asked.result),
+        ];
+        let mut reply = self
+            .ask(round, Role::Verifier, Template::Verifier, &values)
+            .await?;
+        // Small models often answer with the answer itself: its values may still bind
+        // quantities the reader could not label.
+        let bound = answer::bindings(&reply, &ran.exec.stdout, asked.quantities, &lacking);
+        let mut v = parse::verdict(&reply);
+        if v.fallback {
+            // One short ask for the verdict line (its system prefix is cached) costs
+            // less than a round spent on an unread verdict.
+            self.note(format!(
+                "round {round}: verifier reply not readable as sufficient/insufficient; asked again for the verdict alone"
+            ))?;
+            let first = reply;
+            reply = self
+                .ask(round, Role::Verifier, Template::VerifierVerdict, &values)
+                .await?;
+            v = parse::verdict(&reply);
+            if v.fallback {
+                self.note(format!(
+                    "round {round}: verifier reply still not readable; counted as insufficient"
+                ))?;
+            }
+            reply = format!("{first}\n\n{reply}");
+        }
+        let lacking: Vec<String> = if bound.is_empty() {
+            lacking
+        } else {
+            self.note(format!(
+                "round {round}: the verifier read {} off the output (printed under other labels); counted as given",
+                bound.iter().map(Binding::tag).collect::<Vec<_>>().join(", ")
+            ))?;
+            let names: Vec<&str> = bound.iter().map(|b| b.name.as_str()).collect();
+            lacking
+                .into_iter()
+                .filter(|l| !names.contains(&l.as_str()))
+                .collect()
+        };
+        // A constraint the walk-through marks not applied outweighs a "sufficient" at
+        // its end; the deterministic check has the last word over both.
+        let unapplied: Vec<String> = parse::unapplied(&reply, asked.constraints.len())
+            .into_iter()
+            .map(|n| asked.constraints[n - 1].clone())
+            .collect();
+        let verdict = if lacking.is_empty() && unapplied.is_empty() {
+            v.value
+        } else {
+            Verdict::Insufficient
+        };
+        if v.value == Verdict::Sufficient && lacking.is_empty() && !unapplied.is_empty() {
+            self.note(format!(
+                "round {round}: the verifier said sufficient but marked {} of the question's constraints not applied; counted as insufficient",
+                unapplied.len()
+            ))?;
+        }
+        self.record.event(&Event::Verdict {
+            round,
+            verdict,
+            reply,
+            fallback: v.fallback,
+            verifier: Some(v.value),
+            missing: lacking.clone(),
+            unapplied: unapplied.clone(),
+            bound: bound.clone(),
+        })?;
+        Ok(Judged {
+            verdict,
+            lacking,
+            unapplied,
+            bound,
+        })
+    }
+}
+
+/// `ran` with `bound`'s `@name[value]` lines appended to its output, so that every later
+/// reader of it (the rounds' end, the finalyzer, the answer read from it) finds them.
+pub(super) fn with_bindings(ran: &Ran, bound: &[Binding]) -> Ran {
+    if bound.is_empty() {
+        return ran.clone();
+    }
+    let mut ran = ran.clone();
+    let out = &mut ran.exec.stdout;
+    if !out.is_empty() && !out.ends_with('\n') {
+        out.push('\n');
+    }
+    for b in bound {
+        out.push_str(&b.tag());
+        out.push('\n');
+    }
+    ran
+}
