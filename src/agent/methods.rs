@@ -238,6 +238,12 @@ mod tests {
         let s = m.section(q);
         assert!(s.contains("stats.shapiro(df[\"col\"].dropna())"), "{s}");
         assert!(s.contains("r, p = stats.pearsonr("), "{s}");
+        // The strongest of several pairs without the matrix's diagonal (DABench q310
+        // took a column's r = 1 with itself).
+        assert!(
+            s.contains("c.where(~np.eye(len(c), dtype=bool)).stack()"),
+            "{s}"
+        );
         assert!(!s.contains("spearmanr"), "{s}");
         // In the file's order, each once though two of its names are said.
         assert_eq!(s.matches("stats.shapiro(").count(), 1, "{s}");
