@@ -7,10 +7,12 @@
 //! `pd.np`, gone since pandas 2.0, fails every script that uses it.
 //!
 //! Written by hand: no crate rewrites Python source; the rules are line-level and only
-//! fire when the script cannot run as written.
+//! fire when the script cannot run as written, or (`pairs`) when it would print `nan`
+//! for a statistic because one of its two columns has a missing value.
 
 mod cells;
 mod names;
+mod pairs;
 
 use super::context::FileContext;
 use names::{loose_names, padded_names, py_literal};
@@ -222,6 +224,10 @@ pub fn repair_with(code: &str, loads: &[(String, String)], columns: &[String]) -
         fixes.push(
             "a cell of a `.corr()` or `.cov()` matrix is read with `.loc[row, column]`".to_string(),
         );
+    }
+    if let Some(fixed) = pairs::paired_columns(&code) {
+        code = fixed;
+        fixes.push("a test of two columns leaves out the rows missing either".to_string());
     }
     if code.contains("pd.np.") {
         // `pandas.np` was removed in pandas 2.0; small models still write it.

@@ -488,3 +488,40 @@ fn values_the_verifier_reads_off_the_output_count_when_the_output_prints_them() 
     assert_eq!(verdicts[0]["missing"], serde_json::json!(["south_total"]));
     assert_eq!(verdicts[0]["bound"][0]["name"], "north_total");
 }
+
+/// DABench q663: scipy's Pearson test over two columns, one value missing: `nan`, five
+/// rounds running. Repaired before it runs, the script prints the coefficient.
+#[test]
+fn a_test_of_two_columns_with_a_missing_value_leaves_out_its_row() {
+    let lake = tempfile::tempdir().unwrap();
+    let csv = lake.path().join("pairs.csv");
+    std::fs::write(&csv, "x,y\n1,2\n2,4.1\n3,5.9\n,7\n4,8.2\n").unwrap();
+    let csv = csv.canonicalize().unwrap().display().to_string();
+    let python = test_python();
+    let script = format!(
+        "import pandas as pd\nfrom scipy import stats\ndf = pd.read_csv({csv:?})\nr, p = stats.pearsonr(df[\"x\"], df[\"y\"])\nprint('correlation:', round(float(r), 3))"
+    );
+    let llm = ScriptedLlm::start();
+    llm.say("planner", "Compute the Pearson correlation of x and y.")
+        .say("coder", &fenced(&script))
+        .say("verifier", "Verdict: sufficient")
+        .say("finalyzer", &fenced("print(0.999)"));
+    let (out, run) = ask_pinned(
+        &llm,
+        lake.path(),
+        &csv,
+        python.to_str().unwrap(),
+        "What is the Pearson correlation of x and y?",
+        &["--debug-attempts", "0"],
+    );
+    assert_eq!(ok(&out).trim(), "0.999");
+    let exec = &events(&run, "exec")[0];
+    assert_eq!(exec["stdout"], "correlation: 0.999\n", "{exec}");
+    assert!(exec["code"]
+        .as_str()
+        .unwrap()
+        .contains(r#"stats.pearsonr(*df[["x", "y"]].dropna().T.values)"#));
+    assert!(notes(&run)
+        .iter()
+        .any(|n| n.contains("a test of two columns leaves out the rows missing either")));
+}
