@@ -202,11 +202,6 @@ impl Loop<'_> {
             rounds = round;
             let result = observation(&ran.exec);
             let steps = numbered(&plan);
-            let lacking_now =
-                ran.ok() && !answer::missing(&ran.exec.stdout, &quantities).is_empty();
-            let repeated =
-                lacking_now && round > 1 && previous.as_deref() == Some(ran.exec.stdout.as_str());
-            previous = ran.ok().then(|| ran.exec.stdout.clone());
             let asked = verify::Asked {
                 quantities: &quantities,
                 wanted: &wanted,
@@ -215,11 +210,13 @@ impl Loop<'_> {
                 steps: &steps,
                 result: &result,
             };
-            let judged = self.judge(round, &ran, repeated, &asked).await?;
+            let judged = self.judge(round, &ran, previous.as_deref(), &asked).await?;
+            previous = ran.ok().then(|| ran.exec.stdout.clone());
+            let repeated = judged.repeated;
             let verdict = judged.verdict;
             let lacking = judged.lacking;
             let unapplied: Vec<&str> = judged.unapplied.iter().map(String::as_str).collect();
-            ran = verify::with_bindings(&ran, &judged.bound);
+            verify::append_bindings(&mut ran, &judged.bound);
             verdicts.push(verdict);
             if ran.ok() && lacking.is_empty() {
                 complete = Some((plan.clone(), ran.clone()));

@@ -22,8 +22,11 @@ pub(super) struct Judged {
     /// Constraints the verifier marked not applied.
     pub unapplied: Vec<String>,
     /// Values the verifier matched to quantities the reader found no label for; the
-    /// round's output is read with them appended ([`with_bindings`]).
+    /// round's output is read with them appended ([`append_bindings`]).
     pub bound: Vec<Binding>,
+    /// The output is `previous`'s again and still lacks a requested quantity: not
+    /// judged by the verifier.
+    pub repeated: bool,
 }
 
 /// What the verifier's prompt shows besides the round's script and output.
@@ -106,12 +109,13 @@ impl Loop<'_> {
     }
 
     /// Judge round `round`'s `ran`: the verifier is asked only when the script ran and
-    /// its output is new (`repeated` is false).
+    /// its output is not `previous` (the last round's, when its script ran) again while
+    /// a requested quantity is missing.
     pub(super) async fn judge(
         &self,
         round: usize,
         ran: &Ran,
-        repeated: bool,
+        previous: Option<&str>,
         asked: &Asked<'_>,
     ) -> Result<Judged, AgentError> {
         let lacking = if ran.ok() {
@@ -119,6 +123,8 @@ impl Loop<'_> {
         } else {
             Vec::new()
         };
+        let repeated =
+            ran.ok() && !lacking.is_empty() && previous == Some(ran.exec.stdout.as_str());
         if !ran.ok() || repeated {
             let reply = if ran.ok() {
                 "(not asked: the output is the previous round's again, which lacked a requested quantity)"
@@ -140,6 +146,7 @@ impl Loop<'_> {
                 lacking,
                 unapplied: Vec::new(),
                 bound: Vec::new(),
+                repeated,
             });
         }
         let values = [
@@ -220,17 +227,17 @@ impl Loop<'_> {
             lacking,
             unapplied,
             bound,
+            repeated: false,
         })
     }
 }
 
-/// `ran` with `bound`'s `@name[value]` lines appended to its output, so that every later
-/// reader of it (the rounds' end, the finalyzer, the answer read from it) finds them.
-pub(super) fn with_bindings(ran: &Ran, bound: &[Binding]) -> Ran {
+/// Append `bound`'s `@name[value]` lines to `ran`'s output, so that every later reader of
+/// it (the rounds' end, the finalyzer, the answer read from it) finds them.
+pub(super) fn append_bindings(ran: &mut Ran, bound: &[Binding]) {
     if bound.is_empty() {
-        return ran.clone();
+        return;
     }
-    let mut ran = ran.clone();
     let out = &mut ran.exec.stdout;
     if !out.is_empty() && !out.ends_with('\n') {
         out.push('\n');
@@ -239,5 +246,4 @@ pub(super) fn with_bindings(ran: &Ran, bound: &[Binding]) -> Ran {
         out.push_str(&b.tag());
         out.push('\n');
     }
-    ran
 }
