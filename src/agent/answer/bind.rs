@@ -11,6 +11,7 @@
 //! Written by hand for the same reason as the rest of this module: the rules read
 //! free-form output and are small.
 
+use super::compose::plain_number;
 use super::read::{is_dump_line, readable, value_for};
 use super::{words, Quantity};
 use serde::Serialize;
@@ -177,22 +178,14 @@ fn numbers(value: &str) -> Vec<(String, f64)> {
     value
         .split(|c: char| c.is_whitespace() || matches!(c, ',' | ';' | '(' | ')' | '[' | ']'))
         .map(|t| t.trim_end_matches('.'))
-        .filter_map(|t| number(t).map(|x| (t.to_string(), x)))
+        .filter_map(|t| plain_number(t).map(|x| (t.to_string(), x)))
         .collect()
 }
 
 /// The first whitespace-separated token of `v` as a number.
 fn first_number(v: &str) -> Option<f64> {
     let t = v.split_whitespace().next()?;
-    number(t.trim_matches(|c: char| matches!(c, ',' | ';' | '(' | ')' | '[' | ']')))
-}
-
-/// `t` as a finite number (`1,234.5`, `3e-4`), not `nan`.
-fn number(t: &str) -> Option<f64> {
-    t.replace(',', "")
-        .parse::<f64>()
-        .ok()
-        .filter(|x| x.is_finite())
+    plain_number(t.trim_matches(|c: char| matches!(c, ',' | ';' | '(' | ')' | '[' | ']')))
 }
 
 /// Decimals written in a claimed number; `None` in scientific notation.

@@ -97,7 +97,7 @@ pub fn keep_verified(answer: &str, output: &str, quantities: &[Quantity]) -> (St
 
 /// `t` as a number when it is one plain number (`-0.25`, `1,234.5`, `3e-4`; not `45%`,
 /// `nan` or words).
-fn plain_number(t: &str) -> Option<f64> {
+pub(super) fn plain_number(t: &str) -> Option<f64> {
     let t = t.trim().replace(',', "");
     t.parse::<f64>().ok().filter(|x| x.is_finite())
 }
