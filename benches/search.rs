@@ -18,7 +18,9 @@
 //! measures instead the recall of a 4-bit first pass over the 8-bit codes, rescored in a
 //! pool ([`nibble_recall`]); `--ivf LISTS` with `--existing DIR` what an inverted file of
 //! `LISTS` lists would keep of the exact nearest points (`search/ivf.rs`); `--bits` what a
-//! 1-bit (sign) pass ahead of the 4-bit one would keep (`search/bits.rs`).
+//! 1-bit (sign) pass ahead of the 4-bit one would keep (`search/bits.rs`); `--pq` what
+//! product-quantized and principal-prefix first passes would (`search/pq.rs`); `--touch
+//! FILE seq|N [--huge]` what a new process pays to read a mapped file (`search/touch.rs`).
 
 /// The binary's allocator (`src/main.rs`), so that the in-process figures are what
 /// `lakestar serve` and `mcp` do.
@@ -29,6 +31,10 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 mod bits;
 #[path = "search/ivf.rs"]
 mod ivf;
+#[path = "search/pq.rs"]
+mod pq;
+#[path = "search/touch.rs"]
+mod touch;
 #[path = "search/varied.rs"]
 mod varied;
 
@@ -384,6 +390,15 @@ fn main() {
     let efs = numbers("--efs", &EFS.map(|e| e.to_string()).join(","));
     let efs200 = numbers("--efs200", &EFS_200.map(|e| e.to_string()).join(","));
     let nq: usize = arg("--queries").map_or(300, |s| s.parse().expect("--queries N"));
+    if let Some(file) = arg("--touch") {
+        let mode = args
+            .iter()
+            .position(|a| a == "--touch")
+            .and_then(|i| args.get(i + 2))
+            .expect("--touch FILE seq|N");
+        touch::touch(&file, mode, args.iter().any(|a| a == "--huge"));
+        return;
+    }
     if let Some(idx) = arg("--existing") {
         if args.iter().any(|a| a == "--nibbles") {
             let (codes, queries) = generation_codes(Path::new(&idx), &questions(nq, 7));
@@ -393,6 +408,11 @@ fn main() {
         if args.iter().any(|a| a == "--bits") {
             let (codes, queries) = generation_codes(Path::new(&idx), &questions(nq, 7));
             bits::bits_recall(&codes, &queries);
+            return;
+        }
+        if args.iter().any(|a| a == "--pq") {
+            let (codes, queries) = generation_codes(Path::new(&idx), &questions(nq, 7));
+            pq::pq_recall(&codes, &queries);
             return;
         }
         if let Some(lists) = arg("--ivf") {

@@ -24,6 +24,10 @@ use serde::{Deserialize, Serialize};
 use crate::embed::{EmbedError, MANIFEST};
 
 pub use install::install;
+/// Principal components, for the search bench's measurements of rotated first passes.
+#[cfg(feature = "synth")]
+#[doc(hidden)]
+pub use pca::top_eigenvectors;
 
 /// Environment variable that overrides the models directory.
 pub const MODELS_ENV: &str = "LAKESTAR_MODELS";

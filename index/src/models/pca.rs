@@ -8,7 +8,7 @@
 
 /// Eigenvectors of the symmetric `n × n` row-major matrix `a` for its `k` largest
 /// eigenvalues, largest first, each of unit length; with the eigenvalues.
-pub(crate) fn top_eigenvectors(a: &[f64], n: usize, k: usize) -> (Vec<Vec<f64>>, Vec<f64>) {
+pub fn top_eigenvectors(a: &[f64], n: usize, k: usize) -> (Vec<Vec<f64>>, Vec<f64>) {
     assert_eq!(a.len(), n * n, "matrix of {n} × {n}");
     let mut a = a.to_vec();
     // v accumulates the rotations: its columns become the eigenvectors.

@@ -28,6 +28,10 @@ mod members;
 pub use hits::{Hit, HitCollection, COMPANIONS_NAMED, MATCHING_NAMED};
 use members::own_evidence;
 
+/// Vector-side rows from which half are read on a second thread
+/// ([`Searcher::rows_split`]): below, a thread's start is a fair share of the read.
+const SPLIT_ROWS_FROM: usize = 32;
+
 /// Filters and size of a search.
 #[derive(Debug, Clone, Default)]
 pub struct SearchOptions {
@@ -57,7 +61,8 @@ pub struct Searcher {
     catalog: Mutex<CatalogReader>,
     /// A second connection: the full-text side of a search reads its candidates' rows
     /// on it while the vector side reads the nearest points' files on `catalog`
-    /// ([`Searcher::retrieve`]).
+    /// ([`Searcher::retrieve`]); once free, half the vector side's rows
+    /// ([`Searcher::rows_split`]).
     beside: Mutex<CatalogReader>,
     text: TextIndex,
     embedder: Arc<dyn Embedder>,
@@ -299,7 +304,7 @@ impl Searcher {
                 let catalog = self.catalog();
                 let found = self.vectors.nearest(&catalog, &v, cfg.candidates)?;
                 let paths: Vec<&str> = found.iter().map(|(p, _)| p.as_str()).collect();
-                let rows = catalog.ranked_files(&paths, self.records)?;
+                let rows = self.rows_split(&catalog, &paths)?;
                 Ok((found, rows))
             });
             let text = (|| -> Result<Vec<Candidate>> {
@@ -353,6 +358,44 @@ impl Searcher {
         let more = self.candidates_read(rest, |_| Ok(rest_rows), &mut q, opts)?;
         candidates.extend(more);
         Ok((q, candidates))
+    }
+
+    /// The rows of `paths` (as [`CatalogReader::ranked_files`]), half of them read on
+    /// the second connection by a thread of their own when it is free: at a million
+    /// files the vector side's rows are B-tree pages of a large catalog read for the
+    /// first time, 4–10 ms of a search, read while the text side is done and the
+    /// other core idle. When the text side still holds that connection (small indexes,
+    /// where both sides are quick), this thread reads the second half too.
+    fn rows_split(
+        &self,
+        catalog: &CatalogReader,
+        paths: &[&str],
+    ) -> Result<Vec<Option<RankedFile>>> {
+        if paths.len() < SPLIT_ROWS_FROM {
+            return catalog.ranked_files(paths, self.records);
+        }
+        let (first, second) = paths.split_at(paths.len() / 2);
+        let (rows, rest) = std::thread::scope(|s| {
+            // The guard cannot cross threads: the helper takes the lock itself, and
+            // gives up at once if the text side holds it.
+            let rest = s.spawn(|| {
+                let beside = match self.beside.try_lock() {
+                    Ok(b) => b,
+                    Err(std::sync::TryLockError::Poisoned(p)) => p.into_inner(),
+                    Err(std::sync::TryLockError::WouldBlock) => return None,
+                };
+                Some(beside.ranked_files(second, self.records))
+            });
+            let rows = catalog.ranked_files(first, self.records);
+            let rest = rest.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
+            (rows, rest)
+        });
+        let mut rows = rows?;
+        rows.extend(match rest {
+            Some(rest) => rest?,
+            None => catalog.ranked_files(second, self.records)?,
+        });
+        Ok(rows)
     }
 
     /// The `found` paths as candidates with their evidence, but for those the filters

@@ -381,7 +381,7 @@ fn map_exact(
     // never written again: only truncation by hand under the index directory can change
     // the bytes under the map (the same bargain tantivy's segments make). Every read of
     // the map is bounds-checked against the length verified above.
-    unsafe { memmap2::Mmap::map(&file) }.map_err(|e| format!("{}: {e}", path.display()))
+    unsafe { super::pages::map(&file) }.map_err(|e| format!("{}: {e}", path.display()))
 }
 
 /// The quantized scores of a run of graph points ([`point`]) against the quantized query

@@ -113,7 +113,7 @@ impl Members {
         let file = std::fs::File::open(path).map_err(|e| err(&e))?;
         // SAFETY: as for the codes (`dist::map_exact`): a generation's files are written
         // once, synced and renamed into place, and never written again.
-        let map = unsafe { memmap2::Mmap::map(&file) }.map_err(|e| err(&e))?;
+        let map = unsafe { super::pages::map(&file) }.map_err(|e| err(&e))?;
         Members::from_bytes(OwnedBytes::new(Mapped(map)), points).map_err(|e| err(&e))
     }
 

@@ -33,6 +33,7 @@ mod held;
 pub mod members;
 mod nearest;
 pub mod nibbles;
+mod pages;
 mod select;
 mod stale;
 pub mod update;

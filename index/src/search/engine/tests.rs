@@ -219,3 +219,40 @@ fn the_retrievers_side_by_side_give_the_evidence_they_give_one_after_the_other()
     }
     assert!(both > 0, "no file was found by both retrievers");
 }
+
+/// The vector side's rows read in two halves, on two connections, are the rows read at
+/// once, in the order asked; and read at once when the second connection is busy.
+#[test]
+fn rows_read_in_halves_are_the_rows_read_at_once() {
+    let tmp = tempfile::tempdir().unwrap();
+    let s = indexed(tmp.path());
+    let mut known: Vec<String> = s.catalog().load_files().unwrap().into_keys().collect();
+    known.sort();
+    assert!(known.len() >= 10, "{known:?}");
+    // Paths the catalog has, between paths it does not, in an order of their own.
+    let mut paths: Vec<String> = (0..SPLIT_ROWS_FROM)
+        .map(|i| format!("gone/{i}.csv"))
+        .collect();
+    for (i, p) in known.iter().rev().enumerate() {
+        paths.insert((i * 3) % paths.len(), p.clone());
+    }
+    let paths: Vec<&str> = paths.iter().map(String::as_str).collect();
+    let read = |rows: Vec<Option<RankedFile>>| -> Vec<Option<(String, Option<String>)>> {
+        rows.into_iter()
+            .map(|r| r.map(|r| (r.row.path, r.collection)))
+            .collect()
+    };
+    let catalog = s.catalog();
+    let whole = read(catalog.ranked_files(&paths, s.records).unwrap());
+    assert_eq!(whole.iter().flatten().count(), known.len());
+    assert_eq!(read(s.rows_split(&catalog, &paths).unwrap()), whole);
+    let busy = s.beside();
+    assert_eq!(read(s.rows_split(&catalog, &paths).unwrap()), whole);
+    drop(busy);
+    // Too few to split: read here.
+    let few = &paths[..5];
+    assert_eq!(
+        read(s.rows_split(&catalog, few).unwrap()),
+        read(catalog.ranked_files(few, s.records).unwrap())
+    );
+}

@@ -15,6 +15,7 @@ use super::{Graph, GraphParams, Inner, Reloaded};
 use crate::compact::Code;
 use crate::search::ann::dist::{CodeCosine, MappedCodes};
 use crate::search::ann::members::{self, Members};
+use crate::search::ann::pages::ChunkWriter;
 use hnsw_rs::api::AnnT;
 use hnsw_rs::hnswio::HnswIo;
 use serde::{Deserialize, Serialize};
@@ -221,8 +222,9 @@ fn write_nibbles(dir: &Path, codes: &[&Code], index_dir: &Path) -> io::Result<Fi
     )
 }
 
-/// Write `point` of each of `codes` (in point order) as `dir/name`, synced; `halfway`
-/// runs when half the points are written and flushed (a test's failpoint).
+/// Write `point` of each of `codes` (in point order) as `dir/name` in huge-page chunks
+/// ([`pages`]), synced; `halfway` runs when half the points are written (the whole
+/// chunks of them in the file: a test's failpoint).
 fn write_points(
     dir: &Path,
     name: &str,
@@ -231,15 +233,14 @@ fn write_points(
     halfway: impl Fn(),
 ) -> io::Result<FileSum> {
     let path = dir.join(name);
-    let mut out = io::BufWriter::new(File::create(&path)?);
+    let mut out = ChunkWriter::new(File::create(&path)?);
     for (i, c) in codes.iter().enumerate() {
         if i == codes.len() / 2 {
-            out.flush()?;
             halfway();
         }
         out.write_all(&point(c))?;
     }
-    out.into_inner().map_err(|e| e.into_error())?.sync_all()?;
+    out.finish()?.sync_all()?;
     let (bytes, blake3) = digest(&path)?;
     Ok(FileSum {
         name: name.into(),
@@ -249,13 +250,13 @@ fn write_points(
 }
 
 /// Write the files of each point (`members`: path and point, sorted by path) as
-/// `dir/members.bin`, synced.
+/// `dir/members.bin` in huge-page chunks ([`ChunkWriter`]), synced.
 fn write_members(dir: &Path, members: &[(&str, u32)], points: usize) -> io::Result<FileSum> {
     let path = dir.join(MEMBERS);
     let points = u32::try_from(points).map_err(|_| io::Error::other("too many points"))?;
-    let mut file = File::create(&path)?;
-    members::write(&mut file, members, points)?;
-    file.sync_all()?;
+    let mut out = ChunkWriter::new(File::create(&path)?);
+    members::write(&mut out, members, points)?;
+    out.finish()?.sync_all()?;
     let (bytes, blake3) = digest(&path)?;
     Ok(FileSum {
         name: MEMBERS.into(),
