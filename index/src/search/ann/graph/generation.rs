@@ -223,7 +223,7 @@ fn write_nibbles(dir: &Path, codes: &[&Code], index_dir: &Path) -> io::Result<Fi
 }
 
 /// Write `point` of each of `codes` (in point order) as `dir/name` in huge-page chunks
-/// ([`pages`]), synced; `halfway` runs when half the points are written (the whole
+/// ([`ChunkWriter`]), synced; `halfway` runs when half the points are written (the whole
 /// chunks of them in the file: a test's failpoint).
 fn write_points(
     dir: &Path,
