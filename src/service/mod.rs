@@ -202,9 +202,11 @@ impl Lake {
     ) -> Result<Described, ServiceError> {
         let rel = paths::confine(&self.root, path)?;
         let cat = CatalogReader::open(&self.dir)?;
-        let row = cat
-            .file(&rel)?
-            .ok_or(ServiceError::NotFound { path: rel.clone() })?;
+        let Some(row) = cat.file(&rel)? else {
+            // A table's folder (`sales/`) describes the table.
+            return describe::described_table(&cat, &rel)?
+                .ok_or(ServiceError::NotFound { path: rel.clone() });
+        };
         Ok(describe::described(&cat, &self.root, &row, max_bytes, llm)?)
     }
 

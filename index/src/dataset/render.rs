@@ -90,6 +90,18 @@ pub fn render_or_error(
     }
 }
 
+/// `text` (a table's rendering) with its load line reading the table at `to` (an
+/// absolute path, for code run elsewhere) instead of at the lake-relative `root`.
+pub fn load_at(text: &str, root: &str, to: &str) -> String {
+    let (from, into) = (format!("\"{root}"), format!("\"{to}"));
+    text.lines()
+        .map(|l| match l.strip_prefix("load: ") {
+            Some(call) => format!("load: {}\n", call.replacen(&from, &into, 1)),
+            None => format!("{l}\n"),
+        })
+        .collect()
+}
+
 /// The line a member's description carries: which table it belongs to.
 pub fn member_line(root: &str, kind: super::TableKind, version: Option<&str>) -> String {
     match version {
@@ -144,6 +156,12 @@ mod tests {
             text.ends_with("load: deltalake.DeltaTable(\"sales\").to_pandas()\n"),
             "{text}"
         );
+        let moved = load_at(&text, "sales", "/lake/sales");
+        assert!(
+            moved.ends_with("load: deltalake.DeltaTable(\"/lake/sales\").to_pandas()\n"),
+            "{moved}"
+        );
+        assert!(moved.starts_with("sales/ — Delta table"), "{moved}");
         assert_eq!(
             member_line("sales", TableKind::Delta, Some("2")),
             "member of Delta table sales/ (version 2)"
