@@ -219,6 +219,29 @@ fn hive_delta_and_iceberg_tables_are_each_one_described_table() {
     assert_eq!(t["rows"], 5);
     assert_eq!(partition_values(t, "country"), ["DK", "FI", "IS", "SE"]);
     assert_eq!(loaded_rows(&lake, t["load"].as_str().unwrap()), 5);
+    // The Hive table is as it was.
+    assert_eq!(describe(&lake, "sales/")["table"]["description"]["rows"], 5);
+
+    // A table whose folder goes is gone from describe and search.
+    std::fs::remove_dir_all(lake.join("sales")).unwrap();
+    index_json(&lake, &[]);
+    let out = run(&lake, &["describe", "sales/"]);
+    assert!(
+        !out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let hits = json_lines(&search_out(
+        &lake,
+        &[
+            "search",
+            "sales amount units by region",
+            "--json",
+            "-k",
+            "20",
+        ],
+    ));
+    assert!(!paths(&hits).contains(&"sales/".to_string()), "{hits:?}");
 }
 
 #[test]

@@ -86,6 +86,18 @@ impl CatalogReader {
         rows.into_iter().map(decode).collect()
     }
 
+    /// Every table's folder, sorted (what a search folds members into, without decoding
+    /// the descriptions).
+    pub fn table_roots(&self) -> Result<Vec<String>> {
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT root FROM tables ORDER BY root")?;
+        let rows = stmt
+            .query_map([], |r| r.get(0))?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        Ok(rows)
+    }
+
     /// The table whose folder is `root` (a trailing `/` allowed).
     pub fn table(&self, root: &str) -> Result<Option<TableRow>> {
         let root = root.trim_end_matches('/');
@@ -241,5 +253,6 @@ mod tests {
         assert_eq!(w.table_of("a/sales").unwrap(), None);
         assert_eq!(w.replace_tables(&examined, &[]).unwrap(), 1);
         assert!(w.tables().unwrap().is_empty());
+        assert!(w.table_roots().unwrap().is_empty());
     }
 }

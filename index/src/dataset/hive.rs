@@ -33,6 +33,12 @@ fn levels(path: &str) -> Option<Vec<(&str, &str)>> {
     dirs.split('/').map(super::partition_level).collect()
 }
 
+/// Whether the file at `path` (relative to the folder) is a data file under partition
+/// levels: the members whose descriptions [`describe`] reads.
+pub fn is_data_member(path: &str) -> bool {
+    is_data_name(path) && levels(path).is_some()
+}
+
 /// Describe the folder `rel` as a Hive-partitioned dataset of `members` (paths relative
 /// to it): `Ok(None)` when no data file lies under `key=value` folders.
 pub fn describe(rel: &str, members: &[Member]) -> Result<Option<TableDescription>, DatasetError> {

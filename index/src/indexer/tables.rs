@@ -96,7 +96,7 @@ fn derive(
     let wanted = |path: &str| match kind {
         TableKind::Delta => false,
         TableKind::Iceberg => path.starts_with("data/") && path.ends_with(".parquet"),
-        TableKind::Hive => true,
+        TableKind::Hive => dataset::hive::is_data_member(path),
     };
     let mut members = Vec::new();
     if kind != TableKind::Delta {

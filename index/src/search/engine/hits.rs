@@ -142,7 +142,7 @@ impl Searcher {
             })
             .collect();
         // Tables that span many files: a member stands for its table.
-        let spanning = self.catalog().tables()?;
+        let spanning = self.catalog().table_roots()?;
         for p in plan {
             if hits.len() == k {
                 if expand {
@@ -162,10 +162,10 @@ impl Searcher {
             if returned.contains(&c.path) {
                 continue;
             }
-            if let Some(t) = spanning
+            let root = spanning
                 .iter()
-                .find(|t| crate::dataset::is_under(&c.path, &t.root))
-            {
+                .find(|r| crate::dataset::is_under(&c.path, r));
+            if let Some(t) = root.map(|r| self.catalog().table(r)).transpose()?.flatten() {
                 let folder = format!("{}/", t.root);
                 if !returned.insert(folder.clone()) {
                     continue;
