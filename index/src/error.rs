@@ -468,8 +468,8 @@ pub enum DatasetError {
     #[error("{path}: {what}")]
     Malformed { path: String, what: String },
     /// A Delta log whose JSON commits no longer start at version 0 (older commits were
-    /// cleaned up after a checkpoint): checkpoints are not read.
-    #[error("the Delta log {path} starts at version {first} after a checkpoint; lakestar reads JSON commits only, not checkpoint Parquet")]
+    /// cleaned up) and that names no checkpoint (`_last_checkpoint`) to start from.
+    #[error("the Delta log {path} starts at version {first} and names no checkpoint (_last_checkpoint) to start from")]
     CheckpointOnly { path: String, first: u64 },
 }
 

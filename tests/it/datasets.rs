@@ -267,3 +267,41 @@ fn a_malformed_delta_log_is_that_tables_error_not_a_failed_run() {
     let hits = json_lines(&search_out(lake, &["search", "ok", "--json"]));
     assert!(paths(&hits).contains(&"ok.csv".to_string()), "{hits:?}");
 }
+
+#[test]
+fn a_delta_log_cleaned_up_after_a_checkpoint_is_read_from_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let lake = tmp.path();
+    python(
+        lake,
+        "import os, pandas as pd, deltalake\n\
+         w = deltalake.write_deltalake\n\
+         w('t', pd.DataFrame({'id': [1, 2], 'c': ['a', 'b']}), partition_by=['c'])\n\
+         w('t', pd.DataFrame({'id': [3], 'c': ['a']}), mode='append')\n\
+         w('t', pd.DataFrame({'id': [4, 5, 6], 'c': ['z', 'z', 'y']}), mode='overwrite')\n\
+         deltalake.DeltaTable('t').create_checkpoint()\n\
+         w('t', pd.DataFrame({'id': [7], 'c': ['q']}), mode='append')\n\
+         for v in range(3):\n    os.remove(f't/_delta_log/{v:020}.json')\n",
+        &[],
+    );
+    index_json(lake, &[]);
+    let v = describe(lake, "t/");
+    let t = &v["table"]["description"];
+    assert_eq!(v["error"], Value::Null, "{v}");
+    assert_eq!(t["version"], "3");
+    assert_eq!(t["rows"], 4);
+    assert_eq!(t["data_files"], 3);
+    assert_eq!(partition_values(t, "c"), ["q", "y", "z"]);
+    assert_eq!(t["columns"][0]["max"], "7");
+    assert_eq!(loaded_rows(lake, t["load"].as_str().unwrap()), 4);
+
+    // Without the checkpoint, the log is that table's error.
+    std::fs::remove_file(lake.join("t/_delta_log/_last_checkpoint")).unwrap();
+    index_json(lake, &[]);
+    let v = describe(lake, "t/");
+    let e = v["error"].as_str().unwrap();
+    assert!(
+        e.contains("starts at version 2") || e.contains("starts at version 3"),
+        "{e}"
+    );
+}

@@ -3,9 +3,11 @@
 //! (`schemaString`) and `partitionColumns`; `add` and `remove` the data files of the
 //! current version, each `add` with its `partitionValues` and `stats` (`numRecords`,
 //! `minValues`, `maxValues`, `nullCount`); `commitInfo` the time of the last commit.
-//! Checkpoints (`_last_checkpoint`, checkpoint Parquet) are not read: a log whose JSON
-//! commits still start at version 0 is replayed whole (Delta keeps them for 30 days by
-//! default); one whose early commits were cleaned up is a [`DatasetError::CheckpointOnly`].
+//! A checkpoint (`_last_checkpoint` naming `NNN.checkpoint.parquet`, read with the
+//! `parquet` crate's row reader, each row one action) replaces the commits up to its
+//! version, and the JSON commits after it are replayed on top; a multi-part checkpoint
+//! is not read (an error). A log whose JSON commits do not start at 0 and that names no
+//! checkpoint is a [`DatasetError::CheckpointOnly`].
 
 use super::{DatasetError, Partition, TableColumn, TableDescription, TableKind};
 use serde_json::Value;
@@ -53,15 +55,70 @@ pub fn describe(dir: &Path, rel: &str) -> Result<TableDescription, DatasetError>
     }
     commits.sort();
     let log_rel = format!("{rel}/_delta_log");
+    let checkpoint = last_checkpoint(&log, &log_rel)?;
+    let after = checkpoint.as_ref().map(|(v, _)| *v);
     let mut texts = Vec::with_capacity(commits.len());
-    for (v, p) in &commits {
+    for (v, p) in commits.iter().filter(|(v, _)| after.is_none_or(|a| *v > a)) {
         let text = std::fs::read_to_string(p).map_err(|source| DatasetError::Io {
             path: p.clone(),
             source,
         })?;
         texts.push((*v, text));
     }
-    from_commits(&log_rel, texts.iter().map(|(v, t)| (*v, t.as_str())))
+    replay(
+        &log_rel,
+        checkpoint,
+        texts.iter().map(|(v, t)| (*v, t.as_str())),
+    )
+}
+
+/// The actions of the checkpoint `_last_checkpoint` names, with its version; none when
+/// the log has no checkpoint. A multi-part checkpoint is an error.
+fn last_checkpoint(log: &Path, log_rel: &str) -> Result<Option<(u64, Vec<Value>)>, DatasetError> {
+    let Ok(text) = std::fs::read_to_string(log.join("_last_checkpoint")) else {
+        return Ok(None);
+    };
+    let at = format!("{log_rel}/_last_checkpoint");
+    let last: Value = serde_json::from_str(&text).map_err(|source| DatasetError::Json {
+        path: at.clone(),
+        source,
+    })?;
+    let version = last
+        .get("version")
+        .and_then(Value::as_u64)
+        .ok_or_else(|| DatasetError::malformed(&at, "no version"))?;
+    if last
+        .get("parts")
+        .and_then(Value::as_u64)
+        .is_some_and(|p| p > 1)
+    {
+        return Err(DatasetError::malformed(
+            &at,
+            "a multi-part checkpoint, which lakestar does not read",
+        ));
+    }
+    let name = format!("{version:020}.checkpoint.parquet");
+    let path = log.join(&name);
+    let file = std::fs::File::open(&path).map_err(|source| DatasetError::Io {
+        path: path.clone(),
+        source,
+    })?;
+    let unreadable = |e: parquet::errors::ParquetError| {
+        DatasetError::malformed(&format!("{log_rel}/{name}"), e.to_string())
+    };
+    let reader = parquet::file::reader::SerializedFileReader::new(file).map_err(unreadable)?;
+    let rows =
+        parquet::file::reader::FileReader::get_row_iter(&reader, None).map_err(unreadable)?;
+    let mut actions = Vec::new();
+    for row in rows {
+        // A row is one action: its one non-null column (`add`, `remove`, `metaData`…).
+        let mut action = row.map_err(unreadable)?.to_json_value();
+        if let Value::Object(o) = &mut action {
+            o.retain(|_, v| !v.is_null());
+        }
+        actions.push(action);
+    }
+    Ok(Some((version, actions)))
 }
 
 /// Replay `commits` (version, text), in version order; `log` names the log in errors.
@@ -69,7 +126,24 @@ pub fn from_commits<'a>(
     log: &str,
     commits: impl IntoIterator<Item = (u64, &'a str)>,
 ) -> Result<TableDescription, DatasetError> {
+    replay(log, None, commits)
+}
+
+/// Replay the `checkpoint`'s actions (with its version), then `commits` (version, text)
+/// after it, in version order; `log` names the log in errors.
+fn replay<'a>(
+    log: &str,
+    checkpoint: Option<(u64, Vec<Value>)>,
+    commits: impl IntoIterator<Item = (u64, &'a str)>,
+) -> Result<TableDescription, DatasetError> {
     let mut r = Replay::default();
+    if let Some((version, actions)) = checkpoint {
+        let path = format!("{log}/{version:020}.checkpoint.parquet");
+        for action in &actions {
+            r.apply(&path, action)?;
+        }
+        r.version = Some(version);
+    }
     for (version, text) in commits {
         let expected = r.version.map_or(0, |v| v + 1);
         if version != expected {
