@@ -444,3 +444,40 @@ mod tests {
         assert!(e.source().expect("a source").is::<serde_json::Error>());
     }
 }
+
+/// Why a table that spans many files (`dataset`: a Delta log, Iceberg metadata, a Hive
+/// layout) could not be described. It is that table's error, stored on its row and
+/// shown by `describe`; it never fails a run.
+#[derive(Debug, thiserror::Error)]
+pub enum DatasetError {
+    /// A log or metadata file could not be read.
+    #[error("cannot read {}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// A log or metadata file is not the JSON it should be.
+    #[error("{path} is not valid JSON: {source}")]
+    Json {
+        path: String,
+        #[source]
+        source: serde_json::Error,
+    },
+    /// The JSON parsed but lacks what the format requires.
+    #[error("{path}: {what}")]
+    Malformed { path: String, what: String },
+    /// A Delta log whose JSON commits no longer start at version 0 (older commits were
+    /// cleaned up) and that names no checkpoint (`_last_checkpoint`) to start from.
+    #[error("the Delta log {path} starts at version {first} and names no checkpoint (_last_checkpoint) to start from")]
+    CheckpointOnly { path: String, first: u64 },
+}
+
+impl DatasetError {
+    pub(crate) fn malformed(path: &str, what: impl Into<String>) -> Self {
+        DatasetError::Malformed {
+            path: path.to_string(),
+            what: what.into(),
+        }
+    }
+}

@@ -13,6 +13,7 @@ pub mod collect;
 pub mod compact;
 pub mod companion;
 pub mod crawl;
+pub mod dataset;
 pub mod embed;
 mod error;
 mod failpoint;
@@ -33,7 +34,7 @@ pub mod watch;
 
 pub use analyze::{describe, render, Description, Format, RenderOptions, Source};
 pub use catalog::{CatalogReader, CatalogWriter, FileRow, FileState};
-pub use error::{DecodeError, Error, InternalError, Result, UserError};
+pub use error::{DatasetError, DecodeError, Error, InternalError, Result, UserError};
 pub use indexer::{index, IndexOptions, IndexReport, Progress};
 
 /// Now, in milliseconds since the Unix epoch.

@@ -6,7 +6,7 @@ use super::AgentError;
 use lakestar_index::analyze::{Content, Description, RenderOptions};
 use lakestar_index::search::engine::{SearchOptions, Searcher};
 use lakestar_index::search::written_exactly;
-use lakestar_index::{crawl, render, CatalogReader};
+use lakestar_index::{crawl, dataset, render, CatalogReader};
 use std::path::{Path, PathBuf};
 
 /// Bytes of one file's description in a prompt.
@@ -275,6 +275,28 @@ fn written_names<'f>(
 /// generated code can use as it is.
 fn from_catalog(catalog: &CatalogReader, rel: &str, abs: &Path) -> Result<FileContext, AgentError> {
     let row = catalog.file(rel)?;
+    if row.is_none() {
+        // A table that spans many files (a search hit `sales/`): the table, its load
+        // line reading it where the code runs.
+        if let Some(t) = catalog.table(rel)? {
+            let text = dataset::render::render_or_error(
+                &t.root,
+                t.kind,
+                t.table.as_ref(),
+                t.error.as_deref(),
+            );
+            let to = abs.to_string_lossy();
+            return Ok(FileContext {
+                path: abs.to_path_buf(),
+                rel: rel.to_string(),
+                description: dataset::render::load_at(&text, &t.root, to.trim_end_matches('/')),
+                columns: t
+                    .table
+                    .map(|d| d.columns.into_iter().map(|c| c.name).collect())
+                    .unwrap_or_default(),
+            });
+        }
+    }
     let opts = RenderOptions {
         max_bytes: DESCRIPTION_BYTES,
     };

@@ -2,7 +2,7 @@
 
 use super::output::print_json;
 use super::{IndexDirArg, UsageError};
-use crate::service::describe::{described, Described, LlmShown};
+use crate::service::describe::{described, described_table, Described, LlmShown};
 use anyhow::{Context, Result};
 use lakestar_index::analyze::RenderOptions;
 use lakestar_index::catalog::FileRow;
@@ -28,12 +28,13 @@ pub(crate) struct DescribeArgs {
     llm: bool,
 }
 
-/// The catalog row for `arg` and the lake root, when some index knows the file.
-pub(super) fn lookup(
+/// The index that may know `arg`, its lake root and the lake-relative paths `arg` may
+/// stand for.
+fn candidates(
     arg: &Path,
     explicit: Option<&Path>,
     cwd: &Path,
-) -> Result<Option<(CatalogReader, PathBuf, FileRow)>> {
+) -> Result<Option<(CatalogReader, PathBuf, Vec<String>)>> {
     let abs = if arg.is_absolute() {
         arg.to_path_buf()
     } else {
@@ -54,11 +55,36 @@ pub(super) fn lookup(
     }
     if arg.is_relative() {
         let s = arg.to_string_lossy().replace('\\', "/");
-        candidates.push(s.trim_start_matches("./").to_string());
+        candidates.push(s.trim_start_matches("./").trim_end_matches('/').to_string());
     }
+    Ok(Some((cat, lake, candidates)))
+}
+
+/// The catalog row for `arg` and the lake root, when some index knows the file.
+pub(super) fn lookup(
+    arg: &Path,
+    explicit: Option<&Path>,
+    cwd: &Path,
+) -> Result<Option<(CatalogReader, PathBuf, FileRow)>> {
+    let Some((cat, lake, candidates)) = candidates(arg, explicit, cwd)? else {
+        return Ok(None);
+    };
     for rel in candidates {
         if let Some(row) = cat.file(&rel)? {
             return Ok(Some((cat, lake, row)));
+        }
+    }
+    Ok(None)
+}
+
+/// The table whose folder `arg` names (`sales/`), when some index holds one.
+fn lookup_table(arg: &Path, explicit: Option<&Path>, cwd: &Path) -> Result<Option<Described>> {
+    let Some((cat, _, candidates)) = candidates(arg, explicit, cwd)? else {
+        return Ok(None);
+    };
+    for rel in candidates.iter().filter(|r| !r.is_empty()) {
+        if let Some(d) = described_table(&cat, rel)? {
+            return Ok(Some(d));
         }
     }
     Ok(None)
@@ -92,6 +118,13 @@ pub(crate) fn run(a: DescribeArgs) -> Result<()> {
                     a.path.display()
                 ))
                 .into());
+            }
+            if let Some(table) = lookup_table(&a.path, a.index.index.as_deref(), &cwd)? {
+                if a.json {
+                    return print_json(&table);
+                }
+                print!("{}", table.text);
+                return Ok(());
             }
             if file.is_dir() {
                 return Err(UsageError(format!(
@@ -131,6 +164,7 @@ pub(crate) fn run(a: DescribeArgs) -> Result<()> {
                 collection: None,
                 description: Some(d),
                 llm: None,
+                table: None,
             }
         }
     };

@@ -2,7 +2,8 @@
 //! and the MCP `describe_file` tool.
 
 use lakestar_index::analyze::{RenderOptions, TimeCoverage};
-use lakestar_index::catalog::FileRow;
+use lakestar_index::catalog::{FileRow, TableRow};
+use lakestar_index::dataset::{self, TableDescription, TableKind};
 use lakestar_index::{crawl, render, CatalogReader, Description};
 use serde::Serialize;
 use std::path::Path;
@@ -57,6 +58,73 @@ pub struct Described {
     /// The LLM analyzer's description, when asked for and stored.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub llm: Option<LlmShown>,
+    /// The table that spans many files: the one described (`path` its folder), or the
+    /// one this file is a member of.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub table: Option<TableShown>,
+}
+
+/// A table that spans many files (Hive-partitioned, Delta, Iceberg).
+#[derive(Debug, Serialize)]
+pub struct TableShown {
+    /// Its folder, ending in `/`.
+    pub root: String,
+    /// `hive`, `delta` or `iceberg`.
+    pub kind: TableKind,
+    /// Delta version, Iceberg snapshot id.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
+    /// Why it could not be described.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// The table's description (when the table itself is described, not a member).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Option<TableDescription>,
+}
+
+impl TableShown {
+    fn of(t: TableRow, whole: bool) -> Self {
+        TableShown {
+            root: format!("{}/", t.root),
+            kind: t.kind,
+            version: t.version,
+            error: t.error,
+            description: t.table.filter(|_| whole),
+        }
+    }
+}
+
+/// The table whose folder is lake-relative `root`, described, if the index holds one.
+pub fn described_table(
+    cat: &CatalogReader,
+    root: &str,
+) -> lakestar_index::Result<Option<Described>> {
+    let Some(t) = cat.table(root)? else {
+        return Ok(None);
+    };
+    let folder = format!("{}/", t.root);
+    let text =
+        dataset::render::render_or_error(&t.root, t.kind, t.table.as_ref(), t.error.as_deref());
+    let (size, time) = t
+        .table
+        .as_ref()
+        .map_or((0, None), |d| (d.bytes, d.time_coverage.clone()));
+    Ok(Some(Described {
+        path: folder,
+        indexed: true,
+        stale: false,
+        size,
+        hash: None,
+        format: t.kind.as_str().into(),
+        state: if t.error.is_some() { "error" } else { "ok" }.into(),
+        error: t.error.clone(),
+        time_coverage: time,
+        collection: None,
+        description: None,
+        text,
+        llm: None,
+        table: Some(TableShown::of(t, true)),
+    }))
 }
 
 fn hex(h: &[u8]) -> String {
@@ -94,7 +162,7 @@ pub fn described(
     let stale = std::fs::metadata(lake.join(&row.path))
         .map(|md| md.len() != row.size || crawl::mtime_ns(&md) != row.mtime_ns)
         .unwrap_or(true);
-    let text = match &description {
+    let mut text = match &description {
         Some(d) => render(&row.path, d, RenderOptions { max_bytes }),
         None => format!(
             "{} — {}\n",
@@ -102,6 +170,15 @@ pub fn described(
             row.error.as_deref().unwrap_or("no description stored")
         ),
     };
+    let table = cat.table_of(&row.path)?;
+    if let Some(t) = &table {
+        text.push_str(&dataset::render::member_line(
+            &t.root,
+            t.kind,
+            t.version.as_deref(),
+        ));
+        text.push('\n');
+    }
     Ok(Described {
         path: row.path.clone(),
         indexed: true,
@@ -119,5 +196,6 @@ pub fn described(
         description,
         text,
         llm: if llm { llm_shown(cat, row)? } else { None },
+        table: table.map(|t| TableShown::of(t, false)),
     })
 }

@@ -202,9 +202,11 @@ impl Lake {
     ) -> Result<Described, ServiceError> {
         let rel = paths::confine(&self.root, path)?;
         let cat = CatalogReader::open(&self.dir)?;
-        let row = cat
-            .file(&rel)?
-            .ok_or(ServiceError::NotFound { path: rel.clone() })?;
+        let Some(row) = cat.file(&rel)? else {
+            // A table's folder (`sales/`) describes the table.
+            return describe::described_table(&cat, &rel)?
+                .ok_or(ServiceError::NotFound { path: rel.clone() });
+        };
         Ok(describe::described(&cat, &self.root, &row, max_bytes, llm)?)
     }
 
@@ -258,6 +260,39 @@ mod tests {
             .into_iter()
             .map(|h| h.path)
             .collect()
+    }
+
+    /// HTTP `/files/{path}` and MCP `describe_file` describe through [`Lake::describe`]:
+    /// a table's folder gives the table, a member names it.
+    #[test]
+    fn describe_of_a_table_folder_gives_the_table_and_of_a_member_names_it() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (lake, dir) = (tmp.path().join("lake"), tmp.path().join("idx"));
+        std::fs::create_dir_all(lake.join("t/_delta_log")).unwrap();
+        let schema = r#"{"type":"struct","fields":[{"name":"id","type":"long","nullable":true,"metadata":{}}]}"#;
+        let commit =
+            serde_json::json!({"metaData": {"schemaString": schema, "partitionColumns": []}})
+                .to_string()
+                + "\n"
+                + &serde_json::json!({"add": {"path": "part-0.csv", "size": 9,
+                "stats": "{\"numRecords\":2}"}})
+                .to_string();
+        std::fs::write(lake.join("t/_delta_log/00000000000000000000.json"), commit).unwrap();
+        std::fs::write(lake.join("t/part-0.csv"), "id\n1\n2\n").unwrap();
+        index(&lake, &dir);
+        let l = Lake::open(&dir).unwrap();
+        let d = l.describe("t/", 2048, false).unwrap();
+        assert_eq!((d.path.as_str(), d.format.as_str()), ("t/", "delta"));
+        let t = d.table.unwrap();
+        assert_eq!(t.description.unwrap().rows, Some(2));
+        assert!(d.text.starts_with("t/ — Delta table: 2 rows"), "{}", d.text);
+        let m = l.describe("t/part-0.csv", 2048, false).unwrap();
+        assert_eq!(m.table.unwrap().root, "t/");
+        assert!(
+            m.text.ends_with("member of Delta table t/ (version 0)\n"),
+            "{}",
+            m.text
+        );
     }
 
     #[test]

@@ -53,6 +53,10 @@ pub fn test_python() -> PathBuf {
                     "python",
                     "--package",
                     "nbformat",
+                    "--package",
+                    "deltalake",
+                    "--package",
+                    "pyiceberg[sql-sqlite,pyarrow]",
                     "--venv",
                     venv.to_str().unwrap(),
                 ])
@@ -109,9 +113,14 @@ pub fn run_ok_env(cwd: &Path, args: &[&str], env: &[(&str, &str)]) -> String {
         .current_dir(cwd)
         .output()
         .unwrap();
+    stdout_of_success(out, &format!("lakestar {args:?}"))
+}
+
+/// The stdout of a command that must have succeeded (`what` names it when it did not).
+pub fn stdout_of_success(out: Output, what: &str) -> String {
     assert!(
         out.status.success(),
-        "lakestar {args:?} failed: {}\nstdout: {}\nstderr: {}",
+        "{what} failed: {}\nstdout: {}\nstderr: {}",
         out.status,
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)

@@ -17,6 +17,7 @@ mod ask_surfaces;
 mod crash;
 mod dabench;
 mod dabstep;
+mod datasets;
 mod describe;
 mod devset;
 mod doctor;

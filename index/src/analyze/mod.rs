@@ -45,6 +45,8 @@ pub use source::{Source, DEFAULT_BUDGET};
 
 pub use delimited::Table;
 pub use json::{JsonPath, JsonSummary};
+#[cfg(test)]
+pub(crate) use model::TableBuilder;
 pub use model::{
     ArchiveSummary, ArrayInfo, ArraySet, Keep, MediaInfo, Member, NamedTable, TableSet,
     TimeCoverage,

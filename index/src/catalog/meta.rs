@@ -59,11 +59,15 @@ pub enum Key {
     /// change of a file then marks its path in `vector_stale`. Written with the graph's
     /// members by the swap (`CatalogWriter::replace_graph_members`).
     VectorGraph,
+    /// The rule tables that span many files were found and described by
+    /// (`dataset::TABLES_RULE`), written by the run that derived them; another (or none,
+    /// a catalog from before tables) has every table derived again by the next run.
+    TablesVersion,
 }
 
 impl Key {
     /// Every key.
-    pub const ALL: [Key; 17] = [
+    pub const ALL: [Key; 18] = [
         Key::FormatVersion,
         Key::LakeRoot,
         Key::CreatedAt,
@@ -81,6 +85,7 @@ impl Key {
         Key::RankRecordsVersion,
         Key::VectorsMissing,
         Key::VectorGraph,
+        Key::TablesVersion,
     ];
 
     /// The key as stored.
@@ -103,6 +108,7 @@ impl Key {
             Key::RankRecordsVersion => "rank_records_version",
             Key::VectorsMissing => "vectors_missing",
             Key::VectorGraph => "vector_graph",
+            Key::TablesVersion => "tables_version",
         }
     }
 }
@@ -157,6 +163,7 @@ mod tests {
                 "rank_records_version",
                 "vectors_missing",
                 "vector_graph",
+                "tables_version",
             ]
         );
     }

@@ -32,6 +32,7 @@ mod llm_descriptions;
 pub mod meta;
 mod rank_records;
 mod schema;
+mod tables;
 mod upgrade;
 mod vector_graph;
 mod vectors;
@@ -49,6 +50,7 @@ pub use llm_descriptions::{LlmAnalyzerKey, LlmDescription};
 pub use meta::Key as MetaKey;
 pub use rank_records::RankedFile;
 pub use schema::FORMAT_VERSION;
+pub use tables::TableRow;
 pub use vector_graph::{KeyedVector, StaleVector};
 
 /// File name of the catalog database inside the index directory.

@@ -20,7 +20,9 @@ use std::time::Duration;
 /// 4: the files of the vector graph's points live in its generation
 /// (`search::ann::members`), no longer in the table `vector_points` and its index by
 /// point; [`MetaKey::VectorGraph`] says a generation is swapped in.
-pub const FORMAT_VERSION: u32 = 4;
+/// 5: `tables`, the tables that span many files (`dataset`; a reader of version 4 would
+/// show their members as files of their own).
+pub const FORMAT_VERSION: u32 = 5;
 
 /// The oldest version a writer's open upgrades in place (`super::upgrade`). A reader
 /// reads only [`FORMAT_VERSION`]: an older catalog's tables have other columns, and it
@@ -240,6 +242,7 @@ pub(super) fn init_or_check(conn: &mut Connection, dir: &Path, lake: &Path) -> R
     tx.execute_batch(super::llm_descriptions::SCHEMA)?;
     tx.execute_batch(super::dictionaries::SCHEMA)?;
     tx.execute_batch(super::companions::SCHEMA)?;
+    tx.execute_batch(super::tables::SCHEMA)?;
     tx.execute(
         "INSERT INTO meta(key, value) VALUES (?1, ?2), (?3, ?4), (?5, ?6), (?7, ?8)",
         rusqlite::params![

@@ -16,6 +16,8 @@
 //!   catalog names has none, so the run's refresh of the vectors rebuilds it (searches
 //!   are exact meanwhile, reading its codes as before), and its swap hands the rows'
 //!   points over as any swap does.
+//! - Version 4 → 5: `tables` is created, empty; the catalog records no table rule
+//!   (`tables_version`), so the next run finds and describes every table.
 
 use super::schema::{FILES, FORMAT_VERSION};
 use super::{digest, MetaKey};
@@ -46,6 +48,7 @@ pub(super) fn upgrade(conn: &mut Connection, found: u32) -> Result<()> {
         "DROP INDEX IF EXISTS vector_points_id;
          DROP TABLE IF EXISTS vector_points;",
     )?;
+    tx.execute_batch(super::tables::SCHEMA)?;
     tx.execute(
         "UPDATE meta SET value = ?2 WHERE key = ?1",
         rusqlite::params![MetaKey::FormatVersion, FORMAT_VERSION.to_string()],

@@ -20,6 +20,7 @@
 mod process;
 mod relink;
 mod run;
+mod tables;
 
 use crate::catalog::{CatalogReader, CatalogWriter, MetaKey};
 use crate::crawl::{crawl, CrawlOptions, Scope};

@@ -194,6 +194,9 @@ impl Indexer {
         let changed = self.catalog.search_dirty()?;
         let relinked = super::relink::relink(&mut self.catalog, &self.lake, &changed)?;
         let regrouped = self.catalog.refresh_collections()?;
+        // Tables that span many files, from the same marks (a crash before the sync
+        // leaves them for the next run, which derives the same tables again).
+        let retabled = super::tables::retable(&mut self.catalog, &self.lake, &changed)?;
         // The search side follows the catalog; a failure there (an embedding server down)
         // is reported and retried by the next run, never loses the catalog's work.
         let mut synced_nothing = false;
@@ -210,7 +213,7 @@ impl Indexer {
             }
         }
         let compacted = self.catalog.compact(filling && report.added > 0)?;
-        tracing::debug!(elapsed = ?started.elapsed(), regrouped, compacted, "committed");
+        tracing::debug!(elapsed = ?started.elapsed(), regrouped, retabled, compacted, "committed");
         report.problems.sort();
         report.seconds = started.elapsed().as_secs_f64();
         let nothing = report.added + report.modified + report.deleted + report.renamed == 0
@@ -218,6 +221,7 @@ impl Indexer {
             && report.errors == 0
             && regrouped == 0
             && relinked == 0
+            && retabled == 0
             && synced_nothing;
         if scoped && nothing {
             progress.finish();

@@ -25,7 +25,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 mod hits;
 mod members;
 
-pub use hits::{Hit, HitCollection, COMPANIONS_NAMED, MATCHING_NAMED};
+pub use hits::{Hit, HitCollection, HitTable, COMPANIONS_NAMED, MATCHING_NAMED};
 use members::own_evidence;
 
 /// Vector-side rows from which half are read on a second thread

@@ -263,3 +263,34 @@ fn a_version_1_catalog_is_upgraded_by_a_writer_and_a_newer_one_refused() {
     };
     assert!(e.to_string().contains("--rebuild"), "{e}");
 }
+
+#[test]
+fn a_version_4_catalog_gains_tables_and_its_next_run_derives_them() {
+    let d = tempfile::tempdir().unwrap();
+    let (lake, idx) = indexed(d.path());
+    let before = reads(&CatalogReader::open(&idx).unwrap());
+    Connection::open(idx.join(CATALOG_FILE))
+        .unwrap()
+        .execute_batch(
+            "DROP TABLE tables;
+             DELETE FROM meta WHERE key = 'tables_version';
+             UPDATE meta SET value = '4' WHERE key = 'format_version';",
+        )
+        .unwrap();
+    let Err(e) = CatalogReader::open(&idx) else {
+        panic!("a version 4 catalog opened to a reader");
+    };
+    assert!(e.to_string().contains("run `lakestar index` once"), "{e}");
+    drop(upgraded_by_a_writer(&lake, &idx));
+    let cat = CatalogReader::open(&idx).unwrap();
+    assert_eq!(reads(&cat), before);
+    assert!(cat.tables().unwrap().is_empty());
+    assert_eq!(cat.tables_version().unwrap(), None);
+    drop(cat);
+    run(&lake, &idx);
+    let cat = CatalogReader::open(&idx).unwrap();
+    assert_eq!(
+        cat.tables_version().unwrap(),
+        Some(crate::dataset::TABLES_RULE)
+    );
+}

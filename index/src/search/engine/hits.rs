@@ -41,6 +41,22 @@ pub struct Hit {
     /// returned above (as a hit or a companion) is not repeated.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub companions: Vec<Companion>,
+    /// A table that spans many files (`path` its folder, ending in `/`): returned once,
+    /// in the place of its best-ranked member; its members are never hits of their own.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub table: Option<HitTable>,
+}
+
+/// A hit that is a table of many files.
+#[derive(Debug, Clone, Serialize)]
+pub struct HitTable {
+    /// `hive`, `delta` or `iceberg`.
+    pub kind: crate::dataset::TableKind,
+    /// Delta version, Iceberg snapshot id.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
+    /// The member that ranked it here.
+    pub member: String,
 }
 
 /// Companions a hit names at most.
@@ -125,6 +141,8 @@ impl Searcher {
                 })
             })
             .collect();
+        // Tables that span many files: a member stands for its table.
+        let spanning = self.catalog().table_roots()?;
         for p in plan {
             if hits.len() == k {
                 if expand {
@@ -142,6 +160,41 @@ impl Searcher {
                 continue;
             };
             if returned.contains(&c.path) {
+                continue;
+            }
+            let root = spanning
+                .iter()
+                .find(|r| crate::dataset::is_under(&c.path, r));
+            if let Some(t) = root.map(|r| self.catalog().table(r)).transpose()?.flatten() {
+                let folder = format!("{}/", t.root);
+                if !returned.insert(folder.clone()) {
+                    continue;
+                }
+                let text = crate::dataset::render::render_or_error(
+                    &t.root,
+                    t.kind,
+                    t.table.as_ref(),
+                    t.error.as_deref(),
+                );
+                let summary = text.lines().next().unwrap_or_default().to_string();
+                let covered = covered(&mut asked, &text);
+                hits.push(Hit {
+                    words: asked.words(&format!("{folder}\n{summary}")),
+                    summary,
+                    format: t.kind.as_str().to_string(),
+                    reasons: c.evidence.reasons(&self.ranking),
+                    relevance: relevance::relevance(&c.evidence, share(c.score, top), covered),
+                    share: (share(c.score, top) * 100.0).round() / 100.0,
+                    path: folder,
+                    score: c.score,
+                    collection: None,
+                    companions: Vec::new(),
+                    table: Some(HitTable {
+                        kind: t.kind,
+                        version: t.version.clone(),
+                        member: c.path,
+                    }),
+                });
                 continue;
             }
             let collection = c.collection.as_ref().and_then(|id| {
@@ -185,12 +238,7 @@ impl Searcher {
                 .map(|d| crate::render(&c.path, d, crate::RenderOptions { max_bytes: 2048 }))
                 .unwrap_or_else(|| c.path.clone());
             let summary = text.lines().next().unwrap_or_default().to_string();
-            let (held, of) = asked.coverage(&text);
-            let covered = if of == 0 {
-                0.0
-            } else {
-                held as f64 / of as f64
-            };
+            let covered = covered(&mut asked, &text);
             hits.push(Hit {
                 words: asked.words(&format!("{}\n{summary}", c.path)),
                 summary,
@@ -202,6 +250,7 @@ impl Searcher {
                 score: c.score,
                 collection,
                 companions,
+                table: None,
             });
         }
         for (id, more) in overflow {
@@ -216,6 +265,16 @@ impl Searcher {
             }
         }
         Ok(hits)
+    }
+}
+
+/// The share of the question's words `text` holds.
+fn covered(asked: &mut crate::search::QueryWords, text: &str) -> f64 {
+    let (held, of) = asked.coverage(text);
+    if of == 0 {
+        0.0
+    } else {
+        held as f64 / of as f64
     }
 }
 

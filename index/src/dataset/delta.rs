@@ -1,0 +1,428 @@
+//! A Delta Lake table from its log: `_delta_log/NNNNNNNNNNNNNNNNNNNN.json`, each a commit
+//! of newline-delimited actions, replayed in version order. `metaData` gives the schema
+//! (`schemaString`) and `partitionColumns`; `add` and `remove` the data files of the
+//! current version, each `add` with its `partitionValues` and `stats` (`numRecords`,
+//! `minValues`, `maxValues`, `nullCount`); `commitInfo` the time of the last commit.
+//! A checkpoint (`_last_checkpoint` naming `NNN.checkpoint.parquet`, read with the
+//! `parquet` crate's row reader, each row one action) replaces the commits up to its
+//! version, and the JSON commits after it are replayed on top; a multi-part checkpoint
+//! is not read (an error). A log whose JSON commits do not start at 0 and that names no
+//! checkpoint is a [`DatasetError::CheckpointOnly`].
+
+use super::{DatasetError, Partition, TableColumn, TableDescription, TableKind};
+use serde_json::Value;
+use std::collections::{BTreeMap, HashMap};
+use std::path::Path;
+
+/// A data file of the current version.
+#[derive(Debug, Clone, Default)]
+struct AddFile {
+    size: u64,
+    partition: Vec<(String, String)>,
+    rows: Option<u64>,
+    min: HashMap<String, String>,
+    max: HashMap<String, String>,
+    nulls: HashMap<String, u64>,
+}
+
+/// The log's replay so far.
+#[derive(Debug, Default)]
+struct Replay {
+    schema: Option<Vec<TableColumn>>,
+    partition_columns: Vec<String>,
+    files: BTreeMap<String, AddFile>,
+    version: Option<u64>,
+    written_at: Option<i64>,
+}
+
+/// Describe the Delta table in the folder `dir`, `rel` its lake-relative path.
+pub fn describe(dir: &Path, rel: &str) -> Result<TableDescription, DatasetError> {
+    let log = dir.join("_delta_log");
+    let entries = std::fs::read_dir(&log).map_err(|source| DatasetError::Io {
+        path: log.clone(),
+        source,
+    })?;
+    let mut commits: Vec<(u64, std::path::PathBuf)> = Vec::new();
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        if let Some(v) = name
+            .strip_suffix(".json")
+            .filter(|s| s.len() == 20 && s.bytes().all(|b| b.is_ascii_digit()))
+            .and_then(|s| s.parse::<u64>().ok())
+        {
+            commits.push((v, e.path()));
+        }
+    }
+    commits.sort();
+    let log_rel = format!("{rel}/_delta_log");
+    let checkpoint = last_checkpoint(&log, &log_rel)?;
+    let after = checkpoint.as_ref().map(|(v, _)| *v);
+    let mut texts = Vec::with_capacity(commits.len());
+    for (v, p) in commits.iter().filter(|(v, _)| after.is_none_or(|a| *v > a)) {
+        let text = std::fs::read_to_string(p).map_err(|source| DatasetError::Io {
+            path: p.clone(),
+            source,
+        })?;
+        texts.push((*v, text));
+    }
+    replay(
+        &log_rel,
+        checkpoint,
+        texts.iter().map(|(v, t)| (*v, t.as_str())),
+    )
+}
+
+/// The actions of the checkpoint `_last_checkpoint` names, with its version; none when
+/// the log has no checkpoint. A multi-part checkpoint is an error.
+fn last_checkpoint(log: &Path, log_rel: &str) -> Result<Option<(u64, Vec<Value>)>, DatasetError> {
+    let Ok(text) = std::fs::read_to_string(log.join("_last_checkpoint")) else {
+        return Ok(None);
+    };
+    let at = format!("{log_rel}/_last_checkpoint");
+    let last: Value = serde_json::from_str(&text).map_err(|source| DatasetError::Json {
+        path: at.clone(),
+        source,
+    })?;
+    let version = last
+        .get("version")
+        .and_then(Value::as_u64)
+        .ok_or_else(|| DatasetError::malformed(&at, "no version"))?;
+    if last
+        .get("parts")
+        .and_then(Value::as_u64)
+        .is_some_and(|p| p > 1)
+    {
+        return Err(DatasetError::malformed(
+            &at,
+            "a multi-part checkpoint, which lakestar does not read",
+        ));
+    }
+    let name = format!("{version:020}.checkpoint.parquet");
+    let path = log.join(&name);
+    let file = std::fs::File::open(&path).map_err(|source| DatasetError::Io {
+        path: path.clone(),
+        source,
+    })?;
+    let unreadable = |e: parquet::errors::ParquetError| {
+        DatasetError::malformed(&format!("{log_rel}/{name}"), e.to_string())
+    };
+    let reader = parquet::file::reader::SerializedFileReader::new(file).map_err(unreadable)?;
+    let rows =
+        parquet::file::reader::FileReader::get_row_iter(&reader, None).map_err(unreadable)?;
+    let mut actions = Vec::new();
+    for row in rows {
+        // A row is one action: its one non-null column (`add`, `remove`, `metaData`…).
+        let mut action = row.map_err(unreadable)?.to_json_value();
+        if let Value::Object(o) = &mut action {
+            o.retain(|_, v| !v.is_null());
+        }
+        actions.push(action);
+    }
+    Ok(Some((version, actions)))
+}
+
+/// Replay `commits` (version, text), in version order; `log` names the log in errors.
+pub fn from_commits<'a>(
+    log: &str,
+    commits: impl IntoIterator<Item = (u64, &'a str)>,
+) -> Result<TableDescription, DatasetError> {
+    replay(log, None, commits)
+}
+
+/// Replay the `checkpoint`'s actions (with its version), then `commits` (version, text)
+/// after it, in version order; `log` names the log in errors.
+fn replay<'a>(
+    log: &str,
+    checkpoint: Option<(u64, Vec<Value>)>,
+    commits: impl IntoIterator<Item = (u64, &'a str)>,
+) -> Result<TableDescription, DatasetError> {
+    let mut r = Replay::default();
+    if let Some((version, actions)) = checkpoint {
+        let path = format!("{log}/{version:020}.checkpoint.parquet");
+        for action in &actions {
+            r.apply(&path, action)?;
+        }
+        r.version = Some(version);
+    }
+    for (version, text) in commits {
+        let expected = r.version.map_or(0, |v| v + 1);
+        if version != expected {
+            return Err(if r.version.is_none() {
+                DatasetError::CheckpointOnly {
+                    path: log.to_string(),
+                    first: version,
+                }
+            } else {
+                DatasetError::malformed(log, format!("commit {expected} is missing"))
+            });
+        }
+        let path = format!("{log}/{version:020}.json");
+        for line in text.lines().filter(|l| !l.trim().is_empty()) {
+            let action: Value =
+                serde_json::from_str(line).map_err(|source| DatasetError::Json {
+                    path: path.clone(),
+                    source,
+                })?;
+            r.apply(&path, &action)?;
+        }
+        r.version = Some(version);
+    }
+    let Some(version) = r.version else {
+        return Err(DatasetError::malformed(log, "no commits"));
+    };
+    let Some(mut columns) = r.schema else {
+        return Err(DatasetError::malformed(
+            log,
+            "no metaData action with a schema",
+        ));
+    };
+    for c in columns.iter_mut() {
+        c.partition = r.partition_columns.contains(&c.name);
+    }
+    let mut rows = Some(0u64);
+    let mut notes = Vec::new();
+    let mut bytes = 0;
+    for f in r.files.values() {
+        bytes += f.size;
+        rows = rows.zip(f.rows).map(|(a, b)| a + b);
+    }
+    if rows.is_none() {
+        notes.push("rows not known: some data files carry no statistics".to_string());
+    }
+    // Statistics hold for the table only when every file has them for the column.
+    for c in columns.iter_mut().filter(|c| !c.partition) {
+        let mut nulls = Some(0u64);
+        let mut have_range = !r.files.is_empty();
+        for f in r.files.values() {
+            nulls = nulls.zip(f.nulls.get(&c.name)).map(|(a, b)| a + b);
+            have_range &= f.min.contains_key(&c.name) && f.max.contains_key(&c.name);
+        }
+        c.nulls = nulls.filter(|_| !r.files.is_empty());
+        if have_range {
+            for f in r.files.values() {
+                super::widen(c, f.min.get(&c.name).cloned(), f.max.get(&c.name).cloned());
+            }
+        }
+    }
+    let partitions: Vec<Partition> = super::partitions_of(
+        r.files
+            .values()
+            .flat_map(|f| f.partition.iter().map(|(k, v)| (k.as_str(), v.as_str()))),
+    );
+    Ok(TableDescription {
+        kind: TableKind::Delta,
+        time_coverage: super::time_coverage(&partitions, &columns),
+        columns,
+        partitions,
+        rows,
+        data_files: r.files.len() as u64,
+        bytes,
+        version: Some(version.to_string()),
+        written_at: r.written_at.and_then(super::at_ms),
+        load: format!(
+            "deltalake.DeltaTable({}).to_pandas()",
+            super::py_str(log.strip_suffix("/_delta_log").unwrap_or(log))
+        ),
+        notes,
+    })
+}
+
+impl Replay {
+    fn apply(&mut self, path: &str, action: &Value) -> Result<(), DatasetError> {
+        if let Some(meta) = action.get("metaData") {
+            let schema = meta
+                .get("schemaString")
+                .and_then(Value::as_str)
+                .ok_or_else(|| DatasetError::malformed(path, "metaData without schemaString"))?;
+            let schema: Value =
+                serde_json::from_str(schema).map_err(|source| DatasetError::Json {
+                    path: format!("{path} (schemaString)"),
+                    source,
+                })?;
+            self.schema = Some(columns_of(path, &schema)?);
+            self.partition_columns = meta
+                .get("partitionColumns")
+                .and_then(Value::as_array)
+                .map(|a| {
+                    a.iter()
+                        .filter_map(Value::as_str)
+                        .map(str::to_string)
+                        .collect()
+                })
+                .unwrap_or_default();
+        } else if let Some(add) = action.get("add") {
+            let file_path = add
+                .get("path")
+                .and_then(Value::as_str)
+                .ok_or_else(|| DatasetError::malformed(path, "add without path"))?;
+            self.files
+                .insert(file_path.to_string(), add_file(path, add)?);
+        } else if let Some(remove) = action.get("remove") {
+            if let Some(p) = remove.get("path").and_then(Value::as_str) {
+                self.files.remove(p);
+            }
+        } else if let Some(info) = action.get("commitInfo") {
+            if let Some(t) = info.get("timestamp").and_then(Value::as_i64) {
+                self.written_at = Some(t);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A statistics value as text: strings as they are, numbers and the rest as JSON.
+fn text_of(v: &Value) -> Option<String> {
+    match v {
+        Value::Null | Value::Object(_) | Value::Array(_) => None,
+        Value::String(s) => Some(s.clone()),
+        other => Some(other.to_string()),
+    }
+}
+
+fn add_file(path: &str, add: &Value) -> Result<AddFile, DatasetError> {
+    let mut f = AddFile {
+        size: add.get("size").and_then(Value::as_u64).unwrap_or(0),
+        ..Default::default()
+    };
+    if let Some(pv) = add.get("partitionValues").and_then(Value::as_object) {
+        f.partition = pv
+            .iter()
+            .map(|(k, v)| (k.clone(), text_of(v).unwrap_or_else(|| "null".into())))
+            .collect();
+    }
+    if let Some(stats) = add.get("stats").and_then(Value::as_str) {
+        let stats: Value = serde_json::from_str(stats).map_err(|source| DatasetError::Json {
+            path: format!("{path} (stats)"),
+            source,
+        })?;
+        f.rows = stats.get("numRecords").and_then(Value::as_u64);
+        let map = |key: &str| -> HashMap<String, String> {
+            stats
+                .get(key)
+                .and_then(Value::as_object)
+                .map(|o| {
+                    o.iter()
+                        .filter_map(|(k, v)| text_of(v).map(|t| (k.clone(), t)))
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        f.min = map("minValues");
+        f.max = map("maxValues");
+        f.nulls = stats
+            .get("nullCount")
+            .and_then(Value::as_object)
+            .map(|o| {
+                o.iter()
+                    .filter_map(|(k, v)| v.as_u64().map(|n| (k.clone(), n)))
+                    .collect()
+            })
+            .unwrap_or_default();
+    }
+    Ok(f)
+}
+
+/// The top-level fields of a Delta schema (`{"type":"struct","fields":[…]}`).
+fn columns_of(path: &str, schema: &Value) -> Result<Vec<TableColumn>, DatasetError> {
+    let fields = schema
+        .get("fields")
+        .and_then(Value::as_array)
+        .ok_or_else(|| DatasetError::malformed(path, "schemaString has no fields"))?;
+    fields
+        .iter()
+        .map(|f| {
+            let name = f
+                .get("name")
+                .and_then(Value::as_str)
+                .ok_or_else(|| DatasetError::malformed(path, "a schema field has no name"))?;
+            Ok(TableColumn {
+                name: name.to_string(),
+                kind: type_name(f.get("type")),
+                partition: false,
+                min: None,
+                max: None,
+                nulls: None,
+            })
+        })
+        .collect()
+}
+
+/// A Delta or Iceberg type: a primitive's name, a nested type's kind (`struct`, `array`).
+pub(super) fn type_name(t: Option<&Value>) -> String {
+    match t {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Object(o)) => o
+            .get("type")
+            .and_then(Value::as_str)
+            .unwrap_or("unknown")
+            .to_string(),
+        _ => "unknown".to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const META: &str = r#"{"metaData":{"id":"x","format":{"provider":"parquet","options":{}},"schemaString":"{\"type\":\"struct\",\"fields\":[{\"name\":\"id\",\"type\":\"long\",\"nullable\":true,\"metadata\":{}},{\"name\":\"day\",\"type\":\"date\",\"nullable\":true,\"metadata\":{}},{\"name\":\"region\",\"type\":\"string\",\"nullable\":true,\"metadata\":{}}]}","partitionColumns":["region"],"configuration":{}}}"#;
+
+    fn add(path: &str, region: &str, rows: u64, min: i64, max: i64, day: &str) -> String {
+        let stats = format!(
+            r#"{{"numRecords":{rows},"minValues":{{"id":{min},"day":"{day}"}},"maxValues":{{"id":{max},"day":"{day}"}},"nullCount":{{"id":0,"day":1}}}}"#
+        );
+        serde_json::json!({"add": {"path": path, "partitionValues": {"region": region},
+            "size": 100, "modificationTime": 1, "dataChange": true, "stats": stats}})
+        .to_string()
+    }
+
+    #[test]
+    fn the_current_version_counts_only_live_files() {
+        let v0 = format!(
+            "{}\n{META}\n{}\n",
+            r#"{"protocol":{"minReaderVersion":1,"minWriterVersion":2}}"#,
+            add("region=eu/a.parquet", "eu", 10, 1, 10, "2024-01-01")
+        );
+        let v1 = add("region=us/b.parquet", "us", 5, 11, 15, "2024-02-01");
+        // Version 2 overwrites: a tombstone for both, one new file.
+        let v2 = format!(
+            "{}\n{}\n{}\n{}",
+            r#"{"remove":{"path":"region=eu/a.parquet","dataChange":true}}"#,
+            r#"{"remove":{"path":"region=us/b.parquet","dataChange":true}}"#,
+            add("region=eu/c.parquet", "eu", 7, -3, 4, "2023-12-31"),
+            r#"{"commitInfo":{"timestamp":1700000000000,"operation":"WRITE"}}"#
+        );
+        let t = from_commits("s/_delta_log", [(0, v0.as_str()), (1, &v1), (2, &v2)]).unwrap();
+        assert_eq!(t.version.as_deref(), Some("2"));
+        assert_eq!((t.rows, t.data_files, t.bytes), (Some(7), 1, 100));
+        assert_eq!(t.partitions[0].values, ["eu"]);
+        let names: Vec<&str> = t.columns.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(names, ["id", "day", "region"]);
+        assert!(t.columns[2].partition);
+        assert_eq!(t.columns[0].min.as_deref(), Some("-3"));
+        assert_eq!(t.columns[0].max.as_deref(), Some("4"));
+        assert_eq!(t.columns[1].nulls, Some(1));
+        assert_eq!(t.written_at.as_deref(), Some("2023-11-14T22:13:20Z"));
+        assert_eq!(t.time_coverage.unwrap().start, "2023-12-31");
+        // Before the overwrite: both files, their sum.
+        let t = from_commits("s/_delta_log", [(0, v0.as_str()), (1, &v1)]).unwrap();
+        assert_eq!((t.rows, t.data_files), (Some(15), 2));
+        assert_eq!(t.partitions[0].values, ["eu", "us"]);
+    }
+
+    #[test]
+    fn a_broken_log_is_an_error_not_a_panic() {
+        let e = from_commits("s/_delta_log", [(0, "{not json")]).unwrap_err();
+        assert!(matches!(e, DatasetError::Json { .. }), "{e}");
+        let e = from_commits("s/_delta_log", [(3, META)]).unwrap_err();
+        assert!(
+            matches!(e, DatasetError::CheckpointOnly { first: 3, .. }),
+            "{e}"
+        );
+        let e = from_commits("s/_delta_log", [(0, META), (2, META)]).unwrap_err();
+        assert!(e.to_string().contains("commit 1 is missing"), "{e}");
+        let e = from_commits("s/_delta_log", [(0, r#"{"add":{"path":"a"}}"#)]).unwrap_err();
+        assert!(e.to_string().contains("no metaData"), "{e}");
+        let e = from_commits("s/_delta_log", []).unwrap_err();
+        assert!(e.to_string().contains("no commits"), "{e}");
+    }
+}

@@ -1,0 +1,142 @@
+//! Tables that span many files (`dataset`), derived after the files of a run are
+//! described: the folders the run's changed paths claim as table roots, and the tables
+//! above a changed path, are each derived again from their log, metadata or members,
+//! and their rows replaced in one transaction. A run that changed nothing derives
+//! nothing; a catalog that records another table rule (or none) derives every table.
+
+use crate::catalog::{CatalogWriter, TableRow};
+use crate::dataset::{self, Member, TableKind, TABLES_RULE};
+use crate::error::Result;
+use std::collections::{BTreeSet, HashSet};
+use std::path::Path;
+
+/// Derive the tables `changed` (lake-relative paths, changed since the last derivation)
+/// may have touched. Returns how many table rows changed.
+pub fn retable(cat: &mut CatalogWriter, lake: &Path, changed: &[String]) -> Result<usize> {
+    let all;
+    let changed: &[String] = if cat.tables_version()? == Some(TABLES_RULE) {
+        if changed.is_empty() {
+            return Ok(0);
+        }
+        changed
+    } else {
+        all = cat.all_paths()?;
+        &all
+    };
+    let mut examined: BTreeSet<String> = dataset::roots_of(changed.iter().map(String::as_str))
+        .into_iter()
+        .collect();
+    let existing: HashSet<String> = cat.tables()?.into_iter().map(|t| t.root).collect();
+    for p in changed {
+        for (i, _) in p.match_indices('/') {
+            if existing.contains(&p[..i]) {
+                examined.insert(p[..i].to_string());
+            }
+        }
+    }
+    // A claimed folder inside a Delta or Iceberg table (`ice/data/city=Oslo/…`) is
+    // that table's.
+    let mut roots: BTreeSet<(String, TableKind)> = BTreeSet::new();
+    for r in &examined {
+        let mut kind = (r.clone(), TableKind::Hive);
+        let outer = r
+            .match_indices('/')
+            .map(|(i, _)| &r[..i])
+            .chain(std::iter::once(r.as_str()));
+        for a in outer {
+            if let Some(k) = log_kind(cat, a)? {
+                kind = (a.to_string(), k);
+                break;
+            }
+        }
+        roots.insert(kind);
+    }
+    examined.extend(roots.iter().map(|(r, _)| r.clone()));
+    let mut found: Vec<TableRow> = Vec::new();
+    for (root, kind) in &roots {
+        // The outermost table wins: a Hive layout inside a found table is its members'.
+        if found.iter().any(|t| dataset::is_under(root, &t.root)) {
+            continue;
+        }
+        if let Some(row) = derive(cat, lake, root, *kind)? {
+            found.push(row);
+        }
+    }
+    let examined: Vec<String> = examined.into_iter().collect();
+    let n = cat.replace_tables(&examined, &found)?;
+    tracing::debug!(
+        examined = examined.len(),
+        tables = found.len(),
+        changed = n,
+        "tables derived"
+    );
+    Ok(n)
+}
+
+/// Whether the folder `dir` holds a Delta log or Iceberg metadata, as indexed.
+fn log_kind(cat: &CatalogWriter, dir: &str) -> Result<Option<TableKind>> {
+    if cat.has_files_under(&format!("{dir}/_delta_log"))? {
+        return Ok(Some(TableKind::Delta));
+    }
+    let meta = cat.files_under(&format!("{dir}/metadata"))?;
+    Ok(meta
+        .iter()
+        .any(|f| f.path.ends_with(".metadata.json"))
+        .then_some(TableKind::Iceberg))
+}
+
+/// The table in the folder `root`, if it is one (a malformed one: its error).
+fn derive(
+    cat: &CatalogWriter,
+    lake: &Path,
+    root: &str,
+    kind: TableKind,
+) -> Result<Option<TableRow>> {
+    let dir = lake.join(root);
+    let wanted = |path: &str| match kind {
+        TableKind::Delta => false,
+        TableKind::Iceberg => path.starts_with("data/") && path.ends_with(".parquet"),
+        TableKind::Hive => dataset::hive::is_data_member(path),
+    };
+    let mut members = Vec::new();
+    if kind != TableKind::Delta {
+        for f in cat.files_under(root)? {
+            let path = f.path[root.len() + 1..].to_string();
+            let description = if wanted(&path) {
+                cat.file_description(&f)?
+            } else {
+                None
+            };
+            members.push(Member {
+                path,
+                size: f.size,
+                description,
+            });
+        }
+    }
+    let described = match kind {
+        TableKind::Delta => dataset::delta::describe(&dir, root).map(Some),
+        TableKind::Iceberg => dataset::iceberg::describe(&dir, root, &members).map(Some),
+        TableKind::Hive => dataset::hive::describe(root, &members),
+    };
+    Ok(match described {
+        Ok(None) => None,
+        Ok(Some(t)) => Some(TableRow {
+            root: root.to_string(),
+            kind,
+            version: t.version.clone(),
+            error: None,
+            table: Some(t),
+        }),
+        Err(e) => {
+            tracing::debug!(root, error = %e, "table not described");
+            Some(TableRow {
+                root: root.to_string(),
+                kind,
+                version: None,
+                error: Some(e.to_string()),
+                table: None,
+            })
+        }
+    })
+}
