@@ -53,6 +53,8 @@ pub fn test_python() -> PathBuf {
                     "python",
                     "--package",
                     "nbformat",
+                    "--package",
+                    "moto[server]",
                     "--venv",
                     venv.to_str().unwrap(),
                 ])

@@ -36,6 +36,7 @@ mod load_lines;
 mod mcp;
 mod messy;
 mod models;
+mod object_store;
 mod sandbox;
 mod search;
 mod serve;
