@@ -379,3 +379,55 @@ fn object_store_errors_say_what_to_do() {
         "unknown scheme",
     );
 }
+
+#[test]
+fn watch_lists_an_object_store_again_on_its_interval() {
+    use std::io::BufRead;
+    let moto = Moto::start();
+    let tmp = tempfile::tempdir().unwrap();
+    let cwd = tmp.path();
+    moto.py(
+        cwd,
+        "s3.create_bucket(Bucket='lake')\n\
+         s3.put_object(Bucket='lake', Key='w/a.csv', Body=b'x,y\\n1,2\\n')",
+    );
+    let idx = cwd.join("idx");
+    let mut child = lakestar()
+        .env("AWS_ACCESS_KEY_ID", "testing")
+        .env("AWS_SECRET_ACCESS_KEY", "testing")
+        .env("AWS_ENDPOINT_URL", &moto.endpoint)
+        .args(["watch", "s3://lake/w", "--index", idx.to_str().unwrap()])
+        .args(["--interval", "1", "--json"])
+        .current_dir(cwd)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut lines = std::io::BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut next = || -> Value { serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap() };
+    let first = next();
+    assert_eq!(
+        (first["kind"].as_str(), n(&first, "added")),
+        (Some("reconcile"), 1),
+        "{first}"
+    );
+    moto.py(
+        cwd,
+        "s3.put_object(Bucket='lake', Key='w/b.csv', Body=b'p,q\\n3,4\\n')",
+    );
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let b = next();
+        assert_eq!(b["kind"].as_str(), Some("rescan"), "{b}");
+        if n(&b, "added") == 1 {
+            assert_eq!(n(&b, "unchanged"), 1, "{b}");
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the new object was never indexed"
+        );
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+}
