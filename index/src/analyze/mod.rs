@@ -299,6 +299,9 @@ impl Analyzer for OpaqueAnalyzer {
 }
 
 #[cfg(test)]
+mod remote_tests;
+
+#[cfg(test)]
 mod tests {
     use super::*;
 

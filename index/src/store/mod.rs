@@ -244,6 +244,15 @@ impl ObjectLake {
                     "unknown scheme; lakes are directories, file://, s3://, gs:// or az:// URLs",
                 )),
             };
+        Self::with_store(normalized, store, prefix)
+    }
+
+    /// The lake `url` over `store`, its objects under `prefix`.
+    pub(crate) fn with_store(
+        url: String,
+        store: Arc<dyn ObjectStore>,
+        prefix: &str,
+    ) -> Result<ObjectLake, StoreError> {
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(RUNTIME_THREADS)
             .thread_name("lakestar-store")
@@ -251,7 +260,7 @@ impl ObjectLake {
             .build()
             .map_err(StoreError::Runtime)?;
         Ok(ObjectLake {
-            url: normalized,
+            url,
             store,
             prefix: ObjectPath::from(prefix),
             runtime,
