@@ -378,6 +378,14 @@ fn object_store_errors_say_what_to_do() {
         &[],
         "unknown scheme",
     );
+    // Azure without an account: refused before any request, naming the variables.
+    fails(
+        &["index", "az://container/x", "--index", idx],
+        &[],
+        "AZURE_STORAGE_ACCOUNT_NAME",
+    );
+    // None of the failures left an index behind.
+    assert!(!cwd.join("idx").exists());
 }
 
 #[test]
