@@ -69,6 +69,9 @@ pub enum UserError {
         /// Version this build reads and writes.
         expected: u32,
     },
+    /// An object-store lake could not be opened or listed.
+    #[error(transparent)]
+    Store(#[from] crate::store::StoreError),
     /// The lake directory does not exist or is not a directory.
     #[error("lake {} is not a readable directory: {reason}", path.display())]
     BadLake {

@@ -39,9 +39,14 @@ pub(crate) struct IndexArgs {
 /// that a watcher is started with the same options as the index it keeps.
 #[derive(Debug, clap::Args)]
 pub(super) struct LakeArgs {
-    /// The lake: a directory of data files.
+    /// The lake: a directory of data files, or an object-store URL (s3://BUCKET/PREFIX,
+    /// gs://…, az://…, file:///DIR); a URL lake needs --index DIR.
     #[arg(default_value = ".")]
     pub lake: PathBuf,
+    /// Endpoint of an S3-compatible store (MinIO, moto, R2…) [default: $AWS_ENDPOINT_URL,
+    /// else AWS]; plain http only to a loopback address.
+    #[arg(long, value_name = "URL")]
+    pub endpoint: Option<String>,
     /// Index directory [default: LAKE/.lakestar]
     #[arg(long = "index", value_name = "DIR")]
     pub index: Option<PathBuf>,
@@ -65,15 +70,56 @@ pub(super) struct LakeArgs {
 }
 
 impl LakeArgs {
+    /// The lake's URL when it is in an object store (`file://` URLs are directories).
+    pub fn object_url(&self) -> Option<&str> {
+        let s = self.lake.to_str()?;
+        (lakestar_index::store::is_url(s) && lakestar_index::store::file_url_path(s).is_none())
+            .then_some(s)
+    }
+
+    /// The lake's directory (a `file://` URL's path); meaningless for an object store.
+    pub fn dir(&self) -> PathBuf {
+        self.lake
+            .to_str()
+            .and_then(lakestar_index::store::file_url_path)
+            .unwrap_or_else(|| self.lake.clone())
+    }
+
+    /// Open the lake for a run: an object store, or the directory.
+    pub fn open_indexer(
+        &self,
+        index_dir: &std::path::Path,
+        opts: &IndexOptions,
+    ) -> Result<indexer::Indexer> {
+        Ok(match self.object_url() {
+            Some(url) => {
+                let lake = lakestar_index::store::ObjectLake::open(url, self.endpoint.as_deref())
+                    .map_err(lakestar_index::UserError::from)
+                    .map_err(lakestar_index::Error::from)?;
+                indexer::Indexer::open_objects(lake, index_dir, opts)?
+            }
+            None => indexer::Indexer::open(&self.dir(), index_dir, opts)?,
+        })
+    }
+
     /// The index directory and the index options these arguments give (the rest at
     /// their defaults).
     pub fn resolve(&self) -> Result<(PathBuf, IndexOptions)> {
-        // Checked first: nothing about a new index is worth saying for a lake that is not.
-        indexer::canonical_lake(&self.lake)?;
-        let index_dir = self
-            .index
-            .clone()
-            .unwrap_or_else(|| locate::default_index_dir(&self.lake));
+        let index_dir = match self.object_url() {
+            Some(url) => self.index.clone().ok_or_else(|| {
+                super::UsageError(format!(
+                    "an object-store lake ({url}) has no directory to hold its index: pass --index DIR"
+                ))
+            })?,
+            None => {
+                // Checked first: nothing about a new index is worth saying for a lake
+                // that is not.
+                indexer::canonical_lake(&self.dir())?;
+                self.index
+                    .clone()
+                    .unwrap_or_else(|| locate::default_index_dir(&self.dir()))
+            }
+        };
         let embedder = match &self.embedder {
             Some(e) => e.clone(),
             None => default_embedder(&index_dir)?,
@@ -236,7 +282,7 @@ pub(crate) fn run(a: IndexArgs) -> Result<()> {
         true => Some(super::llm_analyzer::agent(&a.llm, &index_dir)?),
         false => None,
     };
-    let report = lakestar_index::index(&a.lake.lake, &index_dir, &opts, &Bar(bar))?;
+    let report = a.lake.open_indexer(&index_dir, &opts)?.run(&Bar(bar))?;
     // The native run has released the writer lock; the LLM pass takes it again.
     let (llm, stopped) = match agent {
         Some(agent) => {
@@ -263,8 +309,15 @@ pub(crate) fn run(a: IndexArgs) -> Result<()> {
 }
 
 fn print_summary(report: &lakestar_index::IndexReport, llm: Option<&LlmSummary>) {
+    let fetched = report.fetched.map_or(String::new(), |f| {
+        format!(
+            "; fetched {} in {}",
+            super::output::count(f.bytes, "byte"),
+            super::output::count(f.requests, "request")
+        )
+    });
     println!(
-        "indexed {} in {:.2}s: {} added, {} modified, {} deleted, {} renamed, {} unchanged; {} analyzed, {} from cache, {}",
+        "indexed {} in {:.2}s: {} added, {} modified, {} deleted, {} renamed, {} unchanged; {} analyzed, {} from cache, {}{fetched}",
         super::output::count(report.files_seen, "file"),
         report.seconds,
         report.added,

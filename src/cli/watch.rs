@@ -2,7 +2,7 @@
 
 use super::output::print_json;
 use anyhow::{Context, Result};
-use lakestar_index::watch::{watch, WatchBatch, WatchOptions};
+use lakestar_index::watch::{watch, BatchKind, WatchBatch, WatchOptions};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -21,6 +21,38 @@ pub(crate) struct WatchArgs {
     /// Print one JSON object per committed batch on stdout instead of a line on stderr.
     #[arg(long)]
     json: bool,
+    /// An object-store lake has no events: it is listed again this often, in seconds
+    /// (each listing reads only new and changed objects).
+    #[arg(long, value_name = "SECS", default_value_t = 60)]
+    interval: u64,
+}
+
+/// Watch an object-store lake: a full run (a listing; only new and changed objects are
+/// read) every `--interval` seconds until `stop` is set.
+fn relist(
+    a: &WatchArgs,
+    index_dir: &std::path::Path,
+    opts: &WatchOptions,
+    stop: &AtomicBool,
+    on_batch: &mut dyn FnMut(&WatchBatch),
+) -> Result<()> {
+    let mut indexer = a.lake.open_indexer(index_dir, &opts.index)?;
+    let mut kind = BatchKind::Reconcile;
+    while !stop.load(Ordering::Relaxed) {
+        let report = indexer.run(&lakestar_index::indexer::NoProgress)?;
+        on_batch(&WatchBatch {
+            kind,
+            scope: Vec::new(),
+            report,
+            latency: None,
+        });
+        kind = BatchKind::Rescan;
+        let next = std::time::Instant::now() + Duration::from_secs(a.interval);
+        while !stop.load(Ordering::Relaxed) && std::time::Instant::now() < next {
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+    Ok(())
 }
 
 /// One batch as `--json` prints it: the run's counts (`index --json`'s fields) plus
@@ -84,7 +116,7 @@ pub(crate) fn run(a: WatchArgs) -> Result<()> {
         index_dir.display()
     );
     let mut output_error = None;
-    watch(&a.lake.lake, &index_dir, &opts, &stop, &mut |b| {
+    let mut on_batch = |b: &WatchBatch| {
         let printed = if a.json {
             batch_json(b).and_then(|v| print_json(&v))
         } else {
@@ -96,7 +128,11 @@ pub(crate) fn run(a: WatchArgs) -> Result<()> {
             output_error.get_or_insert(e);
             stop.store(true, Ordering::Relaxed);
         }
-    })?;
+    };
+    match a.lake.object_url() {
+        Some(_) => relist(&a, &index_dir, &opts, &stop, &mut on_batch)?,
+        None => watch(&a.lake.dir(), &index_dir, &opts, &stop, &mut on_batch)?,
+    }
     if let Some(e) = output_error {
         return Err(e.context("printing a batch"));
     }

@@ -159,9 +159,13 @@ pub fn described(
 ) -> lakestar_index::Result<Described> {
     // With companion links applied (documented column names, notes).
     let description = cat.file_description(row)?;
-    let stale = std::fs::metadata(lake.join(&row.path))
-        .map(|md| md.len() != row.size || crawl::mtime_ns(&md) != row.mtime_ns)
-        .unwrap_or(true);
+    // An object-store lake is not checked here: that would cost a request per describe
+    // (and the network); its next `index` finds what changed.
+    let in_store = lake.to_str().is_some_and(lakestar_index::store::is_url);
+    let stale = !in_store
+        && std::fs::metadata(lake.join(&row.path))
+            .map(|md| md.len() != row.size || crawl::mtime_ns(&md) != row.mtime_ns)
+            .unwrap_or(true);
     let mut text = match &description {
         Some(d) => render(&row.path, d, RenderOptions { max_bytes }),
         None => format!(

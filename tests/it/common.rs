@@ -57,6 +57,8 @@ pub fn test_python() -> PathBuf {
                     "deltalake",
                     "--package",
                     "pyiceberg[sql-sqlite,pyarrow]",
+                    "--package",
+                    "moto[server]",
                     "--venv",
                     venv.to_str().unwrap(),
                 ])

@@ -37,6 +37,7 @@ mod load_lines;
 mod mcp;
 mod messy;
 mod models;
+mod object_store;
 mod sandbox;
 mod search;
 mod serve;

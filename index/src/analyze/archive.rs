@@ -251,7 +251,8 @@ impl Codec {
                 .map(human_size),
             Codec::Xz => match src.bytes() {
                 Some(b) => lzma_rust2::xz_uncompressed_size(io::Cursor::new(b)).ok(),
-                None => std::fs::File::open(src.path())
+                None => src
+                    .seekable()
                     .and_then(|f| lzma_rust2::xz_uncompressed_size(io::BufReader::new(f)))
                     .ok(),
             }
@@ -260,7 +261,7 @@ impl Codec {
                 let tail = match src.bytes() {
                     Some(b) => b.get(b.len().checked_sub(4)?..)?.try_into().ok()?,
                     None => {
-                        let mut f = std::fs::File::open(src.path()).ok()?;
+                        let mut f = src.seekable().ok()?;
                         f.seek(SeekFrom::End(-4)).ok()?;
                         let mut t = [0u8; 4];
                         f.read_exact(&mut t).ok()?;

@@ -37,7 +37,7 @@ impl Analyzer for ArrayAnalyzer {
         } else if zipfile::looks_like_zip(head) {
             match src.bytes() {
                 Some(b) => npz(Cursor::new(b))?,
-                None => npz(BufReader::new(std::fs::File::open(src.path())?))?,
+                None => npz(BufReader::new(src.seekable()?))?,
             }
         } else if matches!(head.get(..4), Some(b"CDF\x01" | b"CDF\x02" | b"CDF\x05")) {
             netcdf_file(src)?
@@ -204,7 +204,7 @@ fn hdf5(src: &Source) -> ArraySet {
 fn nasa_cdf(src: &Source) -> Result<ArraySet, AnalyzeError> {
     let bytes = match src.bytes() {
         Some(b) => cdf::Bytes::Memory(b),
-        None => cdf::Bytes::File(std::fs::File::open(src.path())?),
+        None => cdf::Bytes::Seekable(src.seekable()?),
     };
     cdf::read(src.head(), bytes)
         .map_err(|e| AnalyzeError::Malformed(format!("unreadable CDF header: {e}")))

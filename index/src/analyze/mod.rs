@@ -301,6 +301,9 @@ impl Analyzer for OpaqueAnalyzer {
 }
 
 #[cfg(test)]
+mod remote_tests;
+
+#[cfg(test)]
 mod tests {
     use super::*;
 

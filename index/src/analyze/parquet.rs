@@ -45,31 +45,31 @@ impl Analyzer for ParquetAnalyzer {
     fn analyze(&self, src: &Source, _format: Format) -> Result<Content, AnalyzeError> {
         check_footer(src)?;
         let budget = src.budget();
-        let set = match src.bytes() {
+        let keep = src.keep();
+        let set = match (src.bytes(), src.remote()) {
             // Copied once: `Bytes` is the in-memory `ChunkReader` the crate knows.
-            Some(b) => {
-                let data = Bytes::copy_from_slice(b);
-                guarded(move || {
-                    describe(
-                        SerializedFileReader::new(data).map_err(malformed)?,
-                        budget,
-                        src.keep(),
-                    )
-                })
-            }
-            None => {
-                let file = File::open(src.path())?;
-                guarded(move || {
-                    describe(
-                        SerializedFileReader::new(file).map_err(malformed)?,
-                        budget,
-                        src.keep(),
-                    )
-                })
-            }
+            (Some(b), _) => read(Bytes::copy_from_slice(b), budget, keep),
+            // An object read by ranged requests: the footer, then only the pages read.
+            (None, Some(obj)) => read(crate::store::reader::Chunks(obj.clone()), budget, keep),
+            (None, None) => read(File::open(src.path())?, budget, keep),
         }?;
         Ok(Content::Tables(set))
     }
+}
+
+/// Describe the Parquet data `r` holds, a panic of the reader caught.
+fn read<R: ChunkReader + 'static>(
+    r: R,
+    budget: Option<u64>,
+    keep: Keep,
+) -> Result<TableSet, AnalyzeError> {
+    guarded(move || {
+        describe(
+            SerializedFileReader::new(r).map_err(malformed)?,
+            budget,
+            keep,
+        )
+    })
 }
 
 fn malformed(e: impl std::fmt::Display) -> AnalyzeError {
@@ -103,7 +103,7 @@ fn check_footer(src: &Source) -> Result<(), AnalyzeError> {
             tail.copy_from_slice(t);
         }
         None => {
-            let mut f = File::open(src.path())?;
+            let mut f = src.seekable()?;
             f.seek(SeekFrom::End(-8))?;
             f.read_exact(&mut tail)?;
         }

@@ -1,9 +1,11 @@
 //! The bytes an analyzer reads.
 
 use std::fs::File;
-use std::io::{self, Cursor, Read};
+use std::io::{self, Cursor, Read, Seek};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+
+use crate::store::RemoteObject;
 
 use super::model::Keep;
 
@@ -12,10 +14,13 @@ pub const HEAD_LEN: usize = 64 * 1024;
 
 /// A file handed to an analyzer: its path (for extension hints and re-reads), size, head,
 /// and — for small files — the whole content already in memory, so that hashing and
-/// analysis read the disk once.
+/// analysis read the disk once. A large object of an object-store lake is read by ranged
+/// requests instead ([`Source::from_remote`]); analyzers never open the path themselves
+/// but ask [`Source::seekable`] or [`Source::reader`], which read either alike.
 #[derive(Debug, Clone)]
 pub struct Source {
     path: PathBuf,
+    remote: Option<Arc<RemoteObject>>,
     size: u64,
     data: Option<Arc<[u8]>>,
     head: Arc<[u8]>,
@@ -45,6 +50,7 @@ impl Source {
         let head: Arc<[u8]> = data[..data.len().min(HEAD_LEN)].into();
         Source {
             path: path.into(),
+            remote: None,
             size: data.len() as u64,
             data: Some(data),
             head,
@@ -62,6 +68,7 @@ impl Source {
             .read_to_end(&mut head)?;
         Ok(Source {
             path,
+            remote: None,
             size,
             data: None,
             head: head.into(),
@@ -79,6 +86,53 @@ impl Source {
             Ok(Self::from_bytes(path, data))
         } else {
             Self::from_file(path, size)
+        }
+    }
+
+    /// An object of an object-store lake: read whole in one request when it is at most
+    /// `in_memory_limit` bytes, else only its head now and the rest by ranged requests as
+    /// the analyzer asks. `path` is its lake-relative key (for extension hints).
+    pub fn from_remote(
+        path: impl Into<PathBuf>,
+        obj: Arc<RemoteObject>,
+        in_memory_limit: u64,
+    ) -> io::Result<Self> {
+        let size = obj.size();
+        if size <= in_memory_limit {
+            let data = obj.read_exact_range(0, size)?;
+            if (data.len() as u64) < size {
+                return Err(io::Error::new(
+                    io::ErrorKind::UnexpectedEof,
+                    "object shorter than listed (changed while read?)",
+                ));
+            }
+            return Ok(Self::from_bytes(path, data.to_vec()));
+        }
+        let head = obj.read_exact_range(0, HEAD_LEN as u64)?;
+        Ok(Source {
+            path: path.into(),
+            remote: Some(obj),
+            size,
+            data: None,
+            head: head.to_vec().into(),
+            budget: Some(DEFAULT_BUDGET),
+            keep: Keep::default(),
+        })
+    }
+
+    /// The object this source reads by ranged requests, if it is one (not in memory).
+    pub fn remote(&self) -> Option<&Arc<RemoteObject>> {
+        self.remote.as_ref()
+    }
+
+    /// A seekable reader over the whole content: from memory, from a fresh open of the
+    /// file, or by ranged requests through the object's block cache. Every analyzer that
+    /// seeks (footers, directories, tails) reads through this.
+    pub fn seekable(&self) -> io::Result<Box<dyn ReadSeek + '_>> {
+        match (&self.data, &self.remote) {
+            (Some(d), _) => Ok(Box::new(Cursor::new(&d[..]))),
+            (None, Some(obj)) => Ok(Box::new(obj.reader())),
+            (None, None) => Ok(Box::new(File::open(&self.path)?)),
         }
     }
 
@@ -140,7 +194,9 @@ impl Source {
             let b = (at.saturating_add(len) as usize).min(d.len());
             return Ok(d[a..b].to_vec());
         }
-        use std::io::Seek;
+        if let Some(obj) = &self.remote {
+            return Ok(obj.read_exact_range(at, len)?.to_vec());
+        }
         let mut f = File::open(&self.path)?;
         f.seek(io::SeekFrom::Start(at))?;
         let mut buf = Vec::with_capacity(len.min(self.size) as usize);
@@ -172,6 +228,8 @@ impl Source {
     pub fn reader(&self) -> io::Result<Box<dyn Read + Send + '_>> {
         match &self.data {
             Some(d) => Ok(Box::new(Cursor::new(&d[..]))),
+            // The block reader is its own buffer.
+            None if self.remote.is_some() => Ok(Box::new(self.seekable()?)),
             None => Ok(Box::new(io::BufReader::with_capacity(
                 256 * 1024,
                 File::open(&self.path)?,
@@ -194,6 +252,10 @@ impl Source {
         Ok((buf, cut))
     }
 }
+
+/// What [`Source::seekable`] returns: a reader that also seeks.
+pub trait ReadSeek: Read + Seek + Send {}
+impl<T: Read + Seek + Send> ReadSeek for T {}
 
 /// Cut `b` after its last newline (drop a partial last line).
 fn cut_to_line(b: &mut Vec<u8>) {

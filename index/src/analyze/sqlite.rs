@@ -17,7 +17,7 @@ use open::{check_header, open, start_budget};
 use rusqlite::types::ValueRef;
 use rusqlite::Connection;
 use std::collections::HashSet;
-use std::io::Write;
+use std::io::{Read, Write};
 use std::time::Duration;
 
 /// Rows read per table to profile values; row counts are exact all the same.
@@ -46,8 +46,27 @@ impl Analyzer for SqliteAnalyzer {
     fn analyze(&self, src: &Source, _format: Format) -> Result<Content, AnalyzeError> {
         check_header(src)?;
         // SQLite reads files only: an in-memory source gets a private copy, removed when
-        // `tmp` drops (after the connection).
-        let tmp = match src.bytes() {
+        // `tmp` drops (after the connection); so does an object read by ranged requests,
+        // within the read budget.
+        let fetched;
+        let bytes = match (src.bytes(), src.remote()) {
+            (Some(b), _) => Some(b),
+            (None, Some(obj)) => {
+                let budget = src.budget().unwrap_or(u64::MAX);
+                if obj.size() > budget {
+                    return Err(AnalyzeError::Malformed(format!(
+                        "SQLite database of {} bytes in an object store is larger than the read budget ({budget} bytes); pass --full to fetch it whole",
+                        obj.size()
+                    )));
+                }
+                let mut all = Vec::new();
+                src.reader()?.read_to_end(&mut all)?;
+                fetched = all;
+                Some(&fetched[..])
+            }
+            (None, None) => None,
+        };
+        let tmp = match bytes {
             Some(b) => {
                 let mut f = tempfile::Builder::new()
                     .prefix("lakestar-")

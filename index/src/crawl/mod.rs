@@ -123,6 +123,8 @@ pub struct Entry {
     pub size: u64,
     /// Modification time, nanoseconds since the Unix epoch.
     pub mtime_ns: i64,
+    /// The object's ETag, for an object-store lake (`None` for a file on disk).
+    pub etag: Option<String>,
 }
 
 /// A path the crawl could not read.
@@ -272,6 +274,7 @@ pub fn crawl(root: &Path, opts: &CrawlOptions) -> Crawl {
                             path,
                             size: md.len(),
                             mtime_ns: mtime_ns(&md),
+                            etag: None,
                         }),
                         Err(e) => Found::Error(
                             CrawlError {

@@ -23,7 +23,7 @@ mod run;
 mod tables;
 
 use crate::catalog::{CatalogReader, CatalogWriter, MetaKey};
-use crate::crawl::{crawl, CrawlOptions, Scope};
+use crate::crawl::{crawl, Crawl, CrawlOptions, Scope};
 use crate::embed::Embedder;
 use crate::error::{Error, InternalError, Result, UserError};
 use crate::lock::WriterLock;
@@ -130,9 +130,23 @@ pub struct IndexReport {
     pub errors: u64,
     /// Wall-clock duration.
     pub seconds: f64,
+    /// What was fetched from the object store, for an object-store lake only (absent
+    /// from the JSON of a lake on disk).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fetched: Option<FetchReport>,
     /// The problems, path and message (not part of the JSON contract).
     #[serde(skip)]
     pub problems: Vec<(String, String)>,
+}
+
+/// What a run fetched from an object store: the bytes of every ranged GET, and how many
+/// requests (listing requests not counted).
+#[derive(Debug, Clone, Copy, Default, Serialize, serde::Deserialize, PartialEq, Eq)]
+pub struct FetchReport {
+    /// Bytes received.
+    pub bytes: u64,
+    /// GET requests made.
+    pub requests: u64,
 }
 
 pub use crate::progress::{NoProgress, Progress};
@@ -196,6 +210,10 @@ pub struct Indexer {
     graphs_apart: bool,
     /// The graph being built there, if any.
     building: Option<Building>,
+    /// The lake's object store, when the lake is a URL: listed instead of walked.
+    objects: Option<std::sync::Arc<crate::store::ObjectLake>>,
+    /// The listing made when the store was opened, for the first run to use.
+    listed: Option<Vec<crate::store::Listed>>,
     /// Last, so dropped last: it holds the writer lock, which must outlive the text
     /// index's writer.
     catalog: CatalogWriter,
@@ -214,7 +232,11 @@ impl Indexer {
     /// Take the writer lock of `index_dir` (created if missing) and open its catalog
     /// for `lake`; with `opts.rebuild`, the catalog is deleted first.
     pub fn open(lake: &Path, index_dir: &Path, opts: &IndexOptions) -> Result<Indexer> {
-        let lake = canonical_lake(lake)?;
+        Self::open_at(canonical_lake(lake)?, index_dir, opts)
+    }
+
+    /// [`Indexer::open`] of a lake root already canonical (or a URL).
+    fn open_at(lake: PathBuf, index_dir: &Path, opts: &IndexOptions) -> Result<Indexer> {
         std::fs::create_dir_all(index_dir).map_err(|e| Error::io(index_dir, e))?;
         let index_dir = index_dir
             .canonicalize()
@@ -244,8 +266,35 @@ impl Indexer {
             text: None,
             graphs_apart: false,
             building: None,
+            objects: None,
+            listed: None,
             catalog,
         })
+    }
+
+    /// Take the writer lock of `index_dir` and open its catalog for the object-store
+    /// lake `lake` (listed, never walked; links and hidden files do not apply). The
+    /// catalog records the lake's URL as its root. The store is listed first, so that a
+    /// wrong bucket, endpoint or credentials leave no index behind.
+    pub fn open_objects(
+        lake: crate::store::ObjectLake,
+        index_dir: &Path,
+        opts: &IndexOptions,
+    ) -> Result<Indexer> {
+        let listed = lake.list().map_err(UserError::from)?;
+        let url = PathBuf::from(lake.url());
+        let mut opts = opts.clone();
+        opts.follow_links = false;
+        opts.follow_outside = false;
+        let mut indexer = Self::open_at(url, index_dir, &opts)?;
+        indexer.objects = Some(std::sync::Arc::new(lake));
+        indexer.listed = Some(listed);
+        Ok(indexer)
+    }
+
+    /// The object-store lake, when the lake is one.
+    pub fn objects(&self) -> Option<&crate::store::ObjectLake> {
+        self.objects.as_deref()
     }
 
     /// Build vector graphs off the writer's path from now on: a run commits the catalog,
@@ -320,6 +369,26 @@ impl Indexer {
     /// step with what was found.
     pub fn run(&mut self, progress: &dyn Progress) -> Result<IndexReport> {
         let started = Instant::now();
+        if let Some(objects) = &self.objects {
+            let found = match self.listed.take() {
+                Some(listed) => listed,
+                None => objects.list().map_err(UserError::from)?,
+            };
+            let found = Crawl {
+                files: found
+                    .into_iter()
+                    .map(|l| crate::crawl::Entry {
+                        path: l.path,
+                        size: l.size,
+                        mtime_ns: l.mtime_ns,
+                        etag: l.etag,
+                    })
+                    .collect(),
+                ..Default::default()
+            };
+            let known = self.catalog.load_known()?;
+            return self.merge(started, found, known, false, progress);
+        }
         let crawl_opts = self.crawl_options(None);
         let (lake, index_dir) = (&self.lake, &self.index_dir);
         // Load the catalog while the crawl runs: both are I/O-bound.
@@ -354,7 +423,8 @@ impl Indexer {
             .filter_map(|p| lake_relative(&self.lake, p))
             .collect();
         let scope = Scope::new(rel);
-        if scope.is_whole_lake() {
+        // An object store is listed whole: it has no cheap listing of a few keys.
+        if scope.is_whole_lake() || self.objects.is_some() {
             return self.run(progress);
         }
         let t = Instant::now();

@@ -89,90 +89,42 @@ pub(super) struct Ctx<'a> {
     pub(super) gone: Mutex<HashMap<Hash, Vec<FileRow>>>,
     /// Read budget per file; `None` in `--full` mode.
     pub(super) budget: Option<u64>,
+    /// The lake's object store, when the lake is one (entries are objects, not files).
+    pub(super) objects: Option<&'a std::sync::Arc<crate::store::ObjectLake>>,
 }
 
 pub(super) fn process(ctx: &Ctx<'_>, cache: Option<&CatalogReader>, w: &Work<'_>) -> Outcome {
     let e = w.entry;
-    let abs = ctx.lake.join(&e.path);
-    let fail = |kind: Kind, change: Option<Change>, msg: String| Outcome {
-        change,
-        kind,
-        analyzed: false,
-        cache_hit: false,
-        problem: Some((e.path.clone(), msg)),
-    };
-    // The crawl judged the path when it listed it; it may have become a link since (the
-    // reads of a large lake come long after its walk). Refused now, it is gone from the
-    // index as a vanished file is.
-    if let Some(why) = refuse_read(&abs, ctx.links) {
-        let change = w.old.as_ref().map(|_| Change::Delete {
-            path: e.path.clone(),
-        });
-        let kind = if change.is_some() {
-            Kind::Deleted
-        } else {
-            Kind::None
-        };
-        return fail(kind, change, why);
-    }
-    let src = match Source::open(&abs, IN_MEMORY_LIMIT) {
-        Ok(s) => s.with_budget(ctx.budget),
-        Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
-            // Vanished between crawl and read: it is deleted now.
-            let (kind, change) = match &w.old {
-                Some(_) => (
-                    Kind::Deleted,
-                    Some(Change::Delete {
-                        path: e.path.clone(),
-                    }),
-                ),
-                None => (Kind::None, None),
-            };
-            return fail(kind, change, "file vanished while indexing".into());
+    // An object's identity comes from its listing: nothing is read unless it must be
+    // described.
+    let (hash, mut opened) = match ctx.objects {
+        Some(_) => {
+            let etag = e
+                .etag
+                .clone()
+                .unwrap_or_else(|| format!("mtime:{}", e.mtime_ns));
+            (crate::store::content_identity(&etag, e.size), None)
         }
-        Err(err) => {
-            let row = FileRow {
-                path: e.path.clone(),
-                size: e.size,
-                mtime_ns: e.mtime_ns,
-                hash: None,
-                format: w.old.as_ref().map_or(analyze::Format::Binary, |o| o.format),
-                analyzer: None,
-                state: FileState::Unreadable,
-                error: Some(format!("cannot read: {err}")),
-                racy: false,
-                indexed_at: crate::now_ms(),
-                time: analyze::time::from_path(&e.path),
-                sampled: false,
-                schema: None,
+        None => {
+            let src = match open_local(ctx, w) {
+                Ok(src) => src,
+                Err(outcome) => return *outcome,
             };
-            let kind = if w.old.is_some() {
-                Kind::Modified
-            } else {
-                Kind::Added
-            };
-            return fail(
-                kind,
-                Some(Change::Upsert {
-                    row,
-                    description: None,
-                }),
-                format!("cannot read: {err}"),
-            );
-        }
-    };
-    let hash = match hash_source(&src) {
-        Ok(h) => h,
-        Err(err) => {
-            return fail(
-                Kind::None,
-                None,
-                format!("read failed while hashing: {err}"),
-            );
+            match hash_source(&src) {
+                Ok(h) => (h, Some(src)),
+                Err(err) => {
+                    return failed(
+                        e,
+                        Kind::None,
+                        None,
+                        format!("read failed while hashing: {err}"),
+                    )
+                }
+            }
         }
     };
     let racy = e.mtime_ns + RACY_WINDOW_NS > now_ns();
-    let size = src.size();
+    let size = opened.as_ref().map_or(e.size, Source::size);
 
     if let Some(old) = &w.old {
         if old.hash == Some(hash) && !w.reanalyze {
@@ -227,6 +179,13 @@ pub(super) fn process(ctx: &Ctx<'_>, cache: Option<&CatalogReader>, w: &Work<'_>
         (Some(_), true) => Kind::Unchanged,
         (Some(_), false) => Kind::Modified,
     };
+    let src = match opened.take() {
+        Some(src) => src,
+        None => match open_remote(ctx, w) {
+            Ok(src) => src,
+            Err(outcome) => return *outcome,
+        },
+    };
     let format = detect(src.path(), src.head(), size);
     let key = current_key(format);
     // In --full mode a description made from a sample does not count as cached.
@@ -272,6 +231,97 @@ pub(super) fn process(ctx: &Ctx<'_>, cache: Option<&CatalogReader>, w: &Work<'_>
     }
 }
 
+/// The outcome of a file that could not be processed: `problem` on its path.
+fn failed(e: &Entry, kind: Kind, change: Option<Change>, msg: String) -> Outcome {
+    Outcome {
+        change,
+        kind,
+        analyzed: false,
+        cache_hit: false,
+        problem: Some((e.path.clone(), msg)),
+    }
+}
+
+/// Open the file of `w` on disk, or the outcome that it could not be.
+fn open_local(ctx: &Ctx<'_>, w: &Work<'_>) -> Result<Source, Box<Outcome>> {
+    let e = w.entry;
+    let abs = ctx.lake.join(&e.path);
+    // The crawl judged the path when it listed it; it may have become a link since (the
+    // reads of a large lake come long after its walk). Refused now, it is gone from the
+    // index as a vanished file is.
+    if let Some(why) = refuse_read(&abs, ctx.links) {
+        let change = w.old.as_ref().map(|_| Change::Delete {
+            path: e.path.clone(),
+        });
+        let kind = if change.is_some() {
+            Kind::Deleted
+        } else {
+            Kind::None
+        };
+        return Err(Box::new(failed(e, kind, change, why)));
+    }
+    Source::open(&abs, IN_MEMORY_LIMIT)
+        .map(|s| s.with_budget(ctx.budget))
+        .map_err(|err| Box::new(open_failed(w, err)))
+}
+
+/// Open the object of `w` by ranged requests, or the outcome that it could not be.
+fn open_remote(ctx: &Ctx<'_>, w: &Work<'_>) -> Result<Source, Box<Outcome>> {
+    let e = w.entry;
+    let lake = ctx.objects.expect("an object-store lake");
+    let obj = std::sync::Arc::new(lake.object(&e.path, e.size));
+    Source::from_remote(&e.path, obj, IN_MEMORY_LIMIT)
+        .map(|s| s.with_budget(ctx.budget))
+        .map_err(|err| Box::new(open_failed(w, err)))
+}
+
+/// The outcome of a file whose open failed: deleted when it vanished, else unreadable.
+fn open_failed(w: &Work<'_>, err: std::io::Error) -> Outcome {
+    let e = w.entry;
+    if err.kind() == std::io::ErrorKind::NotFound {
+        // Vanished between crawl and read: it is deleted now.
+        let (kind, change) = match &w.old {
+            Some(_) => (
+                Kind::Deleted,
+                Some(Change::Delete {
+                    path: e.path.clone(),
+                }),
+            ),
+            None => (Kind::None, None),
+        };
+        return failed(e, kind, change, "file vanished while indexing".into());
+    }
+    let row = FileRow {
+        path: e.path.clone(),
+        size: e.size,
+        mtime_ns: e.mtime_ns,
+        hash: None,
+        format: w.old.as_ref().map_or(analyze::Format::Binary, |o| o.format),
+        analyzer: None,
+        state: FileState::Unreadable,
+        error: Some(format!("cannot read: {err}")),
+        racy: false,
+        indexed_at: crate::now_ms(),
+        time: analyze::time::from_path(&e.path),
+        sampled: false,
+        schema: None,
+    };
+    let kind = if w.old.is_some() {
+        Kind::Modified
+    } else {
+        Kind::Added
+    };
+    failed(
+        e,
+        kind,
+        Some(Change::Upsert {
+            row,
+            description: None,
+        }),
+        format!("cannot read: {err}"),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -291,11 +341,13 @@ mod tests {
             links: None,
             gone: Mutex::new(HashMap::new()),
             budget: None,
+            objects: None,
         };
         let entry = Entry {
             path: "gone.csv".into(),
             size: 4,
             mtime_ns: 1,
+            etag: None,
         };
         let new = process(&ctx, None, &Work::new(&entry, false));
         assert_eq!(new.kind, Kind::None);
@@ -332,6 +384,7 @@ mod tests {
             path: "x.csv".into(),
             size: 4,
             mtime_ns: 1,
+            etag: None,
         };
         for links in [None, Some(&inside)] {
             let ctx = Ctx {
@@ -340,6 +393,7 @@ mod tests {
                 links,
                 gone: Mutex::new(HashMap::new()),
                 budget: None,
+                objects: None,
             };
             let known = Work {
                 entry: &entry,
@@ -362,6 +416,7 @@ mod tests {
             links: Some(&anywhere),
             gone: Mutex::new(HashMap::new()),
             budget: None,
+            objects: None,
         };
         let o = process(&ctx, None, &Work::new(&entry, false));
         assert_eq!(o.kind, Kind::Added);
@@ -380,11 +435,13 @@ mod tests {
             links: None,
             gone: Mutex::new(HashMap::from([(hash, vec![old.clone()])])),
             budget: None,
+            objects: None,
         };
         let entry = Entry {
             path: "new.csv".into(),
             size: 4,
             mtime_ns: 1,
+            etag: None,
         };
         let o = process(&ctx, None, &Work::new(&entry, false));
         assert_eq!(o.kind, Kind::Renamed);

@@ -33,6 +33,7 @@ impl Indexer {
             files_seen: found.files.len() as u64,
             ..Default::default()
         };
+        let fetched_before = self.objects.as_ref().map(|o| o.fetched().get());
         // A first index: worth compacting at its end (`CatalogWriter::compact`).
         let filling = !scoped && known.is_empty();
         for ce in &found.errors {
@@ -123,6 +124,7 @@ impl Indexer {
             links: links.as_ref(),
             gone: Mutex::new(gone),
             budget: (!self.opts.full).then_some(self.opts.read_budget),
+            objects: self.objects.as_ref(),
         };
         let (tx, rx) = mpsc::sync_channel::<Outcome>(256);
 
@@ -216,6 +218,13 @@ impl Indexer {
         tracing::debug!(elapsed = ?started.elapsed(), regrouped, retabled, compacted, "committed");
         report.problems.sort();
         report.seconds = started.elapsed().as_secs_f64();
+        if let (Some(o), Some((bytes, requests))) = (&self.objects, fetched_before) {
+            let (b, r) = o.fetched().get();
+            report.fetched = Some(super::FetchReport {
+                bytes: b - bytes,
+                requests: r - requests,
+            });
+        }
         let nothing = report.added + report.modified + report.deleted + report.renamed == 0
             && report.analyzed == 0
             && report.errors == 0

@@ -54,7 +54,7 @@ pub(crate) fn looks_like_tar(head: &[u8]) -> bool {
 pub(crate) fn summarize_plain(src: &Source, depth: u32) -> Result<ArchiveSummary, AnalyzeError> {
     match src.bytes() {
         Some(b) => walk_seekable(Cursor::new(b), depth),
-        None => walk_seekable(BufReader::new(std::fs::File::open(src.path())?), depth),
+        None => walk_seekable(BufReader::new(src.seekable()?), depth),
     }
 }
 

@@ -19,7 +19,7 @@ pub(crate) fn summarize(src: &Source, depth: u32) -> Result<ArchiveSummary, Anal
     match src.bytes() {
         Some(b) => summarize_reader(Cursor::new(b), depth),
         // Opened read-only and never locked; the zip reader seeks to the central directory.
-        None => summarize_reader(BufReader::new(std::fs::File::open(src.path())?), depth),
+        None => summarize_reader(BufReader::new(src.seekable()?), depth),
     }
 }
 

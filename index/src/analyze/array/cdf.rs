@@ -20,7 +20,7 @@ const MAX_DIMS: u32 = 10;
 /// Where the header bytes come from: the file in memory, or read at offsets.
 pub(super) enum Bytes<'a> {
     Memory(&'a [u8]),
-    File(std::fs::File),
+    Seekable(Box<dyn crate::analyze::source::ReadSeek + 'a>),
 }
 
 impl Bytes<'_> {
@@ -33,7 +33,7 @@ impl Bytes<'_> {
                     .map(<[u8]>::to_vec)
                     .ok_or_else(short)
             }
-            Bytes::File(f) => {
+            Bytes::Seekable(f) => {
                 let mut buf = vec![0; len];
                 f.seek(SeekFrom::Start(at)).map_err(|e| e.to_string())?;
                 f.read_exact(&mut buf).map_err(|_| short())?;

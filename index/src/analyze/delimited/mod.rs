@@ -180,7 +180,7 @@ fn tail(src: &Source, n: u64) -> std::io::Result<Vec<u8>> {
         return Ok(b[b.len().saturating_sub(n as usize)..].to_vec());
     }
     use std::io::{Seek, SeekFrom};
-    let mut f = std::fs::File::open(src.path())?;
+    let mut f = src.seekable()?;
     f.seek(SeekFrom::Start(src.size().saturating_sub(n)))?;
     let mut buf = Vec::new();
     f.take(n).read_to_end(&mut buf)?;
