@@ -439,3 +439,96 @@ fn watch_lists_an_object_store_again_on_its_interval() {
     let _ = child.kill();
     let _ = child.wait();
 }
+
+/// Tables that span many files, in a bucket: the Hive, Delta and Iceberg fixtures of
+/// `datasets.rs` uploaded to the server, each described as one table from its log,
+/// metadata or members read through the store; a 4th Delta commit uploaded is read by
+/// the next run.
+#[test]
+fn tables_in_a_bucket_are_each_one_described_table() {
+    let moto = Moto::start();
+    let tmp = tempfile::tempdir().unwrap();
+    let cwd = tmp.path();
+    let (lake, scratch) = (cwd.join("lake"), cwd.join("scratch"));
+    std::fs::create_dir_all(&lake).unwrap();
+    std::fs::create_dir_all(&scratch).unwrap();
+    let out = Command::new(test_python())
+        .arg("-c")
+        .arg(include_str!("datasets/make_tables.py"))
+        .args([lake.to_str().unwrap(), scratch.to_str().unwrap()])
+        .current_dir(cwd)
+        .output()
+        .unwrap();
+    let made: Value =
+        serde_json::from_str(&crate::common::stdout_of_success(out, "python")).unwrap();
+    // Upload the folder `base` under `prefix` of the bucket.
+    let up = |base: &str, prefix: &str| {
+        moto.py(
+            cwd,
+            &format!(
+                "for root, _, names in os.walk('{base}'):\n\
+                 \x20   for name in names:\n\
+                 \x20       p = os.path.join(root, name)\n\
+                 \x20       s3.upload_file(p, 'tables', '{prefix}' + os.path.relpath(p, '{base}'))"
+            ),
+        )
+    };
+    moto.py(cwd, "s3.create_bucket(Bucket='tables')");
+    up("lake", "wh/");
+    let idx = cwd.join("idx");
+    let first = moto.index(cwd, "s3://tables/wh", &idx, &[]);
+    assert_eq!(n(&first, "errors"), 0, "{first}");
+    let idx_s = idx.to_str().unwrap();
+    let describe = |path: &str| -> Value {
+        serde_json::from_str(&moto.ok(cwd, &["describe", path, "--index", idx_s, "--json"]))
+            .unwrap()
+    };
+
+    let t = describe("sales/")["table"]["description"].clone();
+    assert_eq!(
+        (t["kind"].as_str(), t["rows"].as_u64()),
+        (Some("hive"), Some(5)),
+        "{t}"
+    );
+    assert_eq!(t["data_files"], 5);
+    let t = describe("orders/")["table"]["description"].clone();
+    assert_eq!(
+        (
+            t["kind"].as_str(),
+            t["version"].as_str(),
+            t["rows"].as_u64()
+        ),
+        (Some("delta"), Some("2"), Some(4)),
+        "{t}"
+    );
+    assert_eq!(t["data_files"], 3);
+    let t = describe("warehouse/shop/visits")["table"]["description"].clone();
+    assert_eq!(
+        (
+            t["kind"].as_str(),
+            t["rows"].as_u64(),
+            t["data_files"].as_u64()
+        ),
+        (Some("iceberg"), Some(5), Some(4)),
+        "{t}"
+    );
+    assert_eq!(t["version"], made["snapshot"]);
+
+    // A 4th Delta commit, written locally and uploaded: the next run reads it.
+    let append = "import deltalake, pandas as pd, sys\n\
+        deltalake.write_deltalake(sys.argv[1], pd.DataFrame({'order_id': [10], 'country': ['IS'], 'qty': [7]}), mode='append')";
+    let out = Command::new(test_python())
+        .args(["-c", append, lake.join("orders").to_str().unwrap()])
+        .output()
+        .unwrap();
+    crate::common::stdout_of_success(out, "python");
+    up("lake/orders", "wh/orders/");
+    let again = moto.index(cwd, "s3://tables/wh", &idx, &[]);
+    assert_eq!(n(&again, "errors"), 0, "{again}");
+    let t = describe("orders/")["table"]["description"].clone();
+    assert_eq!(
+        (t["version"].as_str(), t["rows"].as_u64()),
+        (Some("3"), Some(5)),
+        "{t}"
+    );
+}

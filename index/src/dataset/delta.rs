@@ -9,10 +9,11 @@
 //! is not read (an error). A log whose JSON commits do not start at 0 and that names no
 //! checkpoint is a [`DatasetError::CheckpointOnly`].
 
-use super::{DatasetError, Partition, TableColumn, TableDescription, TableKind};
+use super::{
+    read_text, DatasetError, Partition, TableColumn, TableDescription, TableFiles, TableKind,
+};
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
-use std::path::Path;
 
 /// A data file of the current version.
 #[derive(Debug, Clone, Default)]
@@ -35,35 +36,29 @@ struct Replay {
     written_at: Option<i64>,
 }
 
-/// Describe the Delta table in the folder `dir`, `rel` its lake-relative path.
-pub fn describe(dir: &Path, rel: &str) -> Result<TableDescription, DatasetError> {
-    let log = dir.join("_delta_log");
-    let entries = std::fs::read_dir(&log).map_err(|source| DatasetError::Io {
-        path: log.clone(),
+/// Describe the Delta table in the lake-relative folder `rel`, read from `files`.
+pub fn describe(files: &dyn TableFiles, rel: &str) -> Result<TableDescription, DatasetError> {
+    let log_rel = format!("{rel}/_delta_log");
+    let names = files.list(&log_rel).map_err(|source| DatasetError::Io {
+        path: log_rel.clone().into(),
         source,
     })?;
-    let mut commits: Vec<(u64, std::path::PathBuf)> = Vec::new();
-    for e in entries.flatten() {
-        let name = e.file_name().to_string_lossy().into_owned();
+    let mut commits: Vec<(u64, String)> = Vec::new();
+    for name in names {
         if let Some(v) = name
             .strip_suffix(".json")
             .filter(|s| s.len() == 20 && s.bytes().all(|b| b.is_ascii_digit()))
             .and_then(|s| s.parse::<u64>().ok())
         {
-            commits.push((v, e.path()));
+            commits.push((v, format!("{log_rel}/{name}")));
         }
     }
     commits.sort();
-    let log_rel = format!("{rel}/_delta_log");
-    let checkpoint = last_checkpoint(&log, &log_rel)?;
+    let checkpoint = last_checkpoint(files, &log_rel)?;
     let after = checkpoint.as_ref().map(|(v, _)| *v);
     let mut texts = Vec::with_capacity(commits.len());
     for (v, p) in commits.iter().filter(|(v, _)| after.is_none_or(|a| *v > a)) {
-        let text = std::fs::read_to_string(p).map_err(|source| DatasetError::Io {
-            path: p.clone(),
-            source,
-        })?;
-        texts.push((*v, text));
+        texts.push((*v, read_text(files, p)?));
     }
     replay(
         &log_rel,
@@ -74,11 +69,14 @@ pub fn describe(dir: &Path, rel: &str) -> Result<TableDescription, DatasetError>
 
 /// The actions of the checkpoint `_last_checkpoint` names, with its version; none when
 /// the log has no checkpoint. A multi-part checkpoint is an error.
-fn last_checkpoint(log: &Path, log_rel: &str) -> Result<Option<(u64, Vec<Value>)>, DatasetError> {
-    let Ok(text) = std::fs::read_to_string(log.join("_last_checkpoint")) else {
+fn last_checkpoint(
+    files: &dyn TableFiles,
+    log_rel: &str,
+) -> Result<Option<(u64, Vec<Value>)>, DatasetError> {
+    let at = format!("{log_rel}/_last_checkpoint");
+    let Ok(text) = read_text(files, &at) else {
         return Ok(None);
     };
-    let at = format!("{log_rel}/_last_checkpoint");
     let last: Value = serde_json::from_str(&text).map_err(|source| DatasetError::Json {
         path: at.clone(),
         source,
@@ -98,11 +96,12 @@ fn last_checkpoint(log: &Path, log_rel: &str) -> Result<Option<(u64, Vec<Value>)
         ));
     }
     let name = format!("{version:020}.checkpoint.parquet");
-    let path = log.join(&name);
-    let file = std::fs::File::open(&path).map_err(|source| DatasetError::Io {
-        path: path.clone(),
+    let path = format!("{log_rel}/{name}");
+    let file = files.read(&path).map_err(|source| DatasetError::Io {
+        path: path.clone().into(),
         source,
     })?;
+    let file = bytes::Bytes::from(file);
     let unreadable = |e: parquet::errors::ParquetError| {
         DatasetError::malformed(&format!("{log_rel}/{name}"), e.to_string())
     };

@@ -7,26 +7,27 @@
 //! and column ranges from the members' Parquet footers only when the data files on disk
 //! are exactly the snapshot's (their count equals `total-data-files`).
 
-use super::{DatasetError, Member, TableColumn, TableDescription, TableKind};
+use super::{
+    read_text, DatasetError, Member, TableColumn, TableDescription, TableFiles, TableKind,
+};
 use serde_json::Value;
-use std::path::Path;
 
-/// The current metadata file of the Iceberg table in `dir`, relative to `dir`.
-pub fn current_metadata(dir: &Path) -> Result<String, DatasetError> {
-    let meta = dir.join("metadata");
-    if let Ok(hint) = std::fs::read_to_string(meta.join("version-hint.text")) {
+/// The current metadata file of the Iceberg table in the lake-relative folder `rel`,
+/// relative to that folder.
+pub fn current_metadata(files: &dyn TableFiles, rel: &str) -> Result<String, DatasetError> {
+    let meta = format!("{rel}/metadata");
+    let names = files.list(&meta).map_err(|source| DatasetError::Io {
+        path: meta.clone().into(),
+        source,
+    })?;
+    if let Ok(hint) = read_text(files, &format!("{meta}/version-hint.text")) {
         let name = format!("v{}.metadata.json", hint.trim());
-        if meta.join(&name).is_file() {
+        if names.contains(&name) {
             return Ok(format!("metadata/{name}"));
         }
     }
-    let entries = std::fs::read_dir(&meta).map_err(|source| DatasetError::Io {
-        path: meta.clone(),
-        source,
-    })?;
     let mut best: Option<(u64, String)> = None;
-    for e in entries.flatten() {
-        let name = e.file_name().to_string_lossy().into_owned();
+    for name in names {
         let Some(stem) = name.strip_suffix(".metadata.json") else {
             continue;
         };
@@ -43,22 +44,20 @@ pub fn current_metadata(dir: &Path) -> Result<String, DatasetError> {
         }
     }
     best.map(|(_, name)| format!("metadata/{name}"))
-        .ok_or_else(|| DatasetError::malformed(&meta.to_string_lossy(), "no *.metadata.json"))
+        .ok_or_else(|| DatasetError::malformed(&meta, "no *.metadata.json"))
 }
 
-/// Describe the Iceberg table in the folder `dir` (lake-relative `rel`), whose files
-/// the index holds as `members`.
+/// Describe the Iceberg table in the lake-relative folder `rel`, read from `files`,
+/// whose files the index holds as `members`.
 pub fn describe(
-    dir: &Path,
+    files: &dyn TableFiles,
     rel: &str,
     members: &[Member],
 ) -> Result<TableDescription, DatasetError> {
-    let file = current_metadata(dir)?;
-    let text = std::fs::read_to_string(dir.join(&file)).map_err(|source| DatasetError::Io {
-        path: dir.join(&file),
-        source,
-    })?;
-    from_metadata(&format!("{rel}/{file}"), &text, members)
+    let file = current_metadata(files, rel)?;
+    let path = format!("{rel}/{file}");
+    let text = read_text(files, &path)?;
+    from_metadata(&path, &text, members)
 }
 
 /// The table of the metadata file at lake-relative `path`, holding `text`.

@@ -6,7 +6,8 @@
 //! log or metadata (Delta, Iceberg: read from disk) or from its members' descriptions
 //! (Hive), after the files are described (`indexer::tables`).
 //!
-//! Pure apart from the Delta and Iceberg readers opening their log and metadata files.
+//! Pure: the Delta and Iceberg readers read their log and metadata through the
+//! [`TableFiles`] they are given (the lake on disk, or an object store).
 
 pub mod delta;
 pub mod hive;
@@ -147,6 +148,44 @@ impl TableDescription {
             .map(|c| (c.name.as_str(), c.kind.as_str(), c.partition))
             .collect()
     }
+}
+
+/// Where a table's log and metadata are read from, by lake-relative paths: the lake's
+/// folder on disk ([`LocalFiles`]) or an object store (the indexer lists it from the
+/// catalog and reads it by GETs).
+pub trait TableFiles {
+    /// The names of the files directly in the folder `dir`.
+    fn list(&self, dir: &str) -> std::io::Result<Vec<String>>;
+    /// The whole content of the file at `path`.
+    fn read(&self, path: &str) -> std::io::Result<Vec<u8>>;
+}
+
+/// A lake on disk, its root folder.
+pub struct LocalFiles<'a>(pub &'a std::path::Path);
+
+impl TableFiles for LocalFiles<'_> {
+    fn list(&self, dir: &str) -> std::io::Result<Vec<String>> {
+        Ok(std::fs::read_dir(self.0.join(dir))?
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect())
+    }
+
+    fn read(&self, path: &str) -> std::io::Result<Vec<u8>> {
+        std::fs::read(self.0.join(path))
+    }
+}
+
+/// The text of the file at `path` in `files`; a read or UTF-8 failure is a
+/// [`DatasetError::Io`].
+pub(crate) fn read_text(files: &dyn TableFiles, path: &str) -> Result<String, DatasetError> {
+    let io = |source| DatasetError::Io {
+        path: path.into(),
+        source,
+    };
+    let bytes = files.read(path).map_err(io)?;
+    String::from_utf8(bytes)
+        .map_err(|e| io(std::io::Error::new(std::io::ErrorKind::InvalidData, e)))
 }
 
 /// A `key=value` folder name, split.

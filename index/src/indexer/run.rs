@@ -198,7 +198,12 @@ impl Indexer {
         let regrouped = self.catalog.refresh_collections()?;
         // Tables that span many files, from the same marks (a crash before the sync
         // leaves them for the next run, which derives the same tables again).
-        let retabled = super::tables::retable(&mut self.catalog, &self.lake, &changed)?;
+        let retabled = super::tables::retable(
+            &mut self.catalog,
+            &self.lake,
+            self.objects.as_ref(),
+            &changed,
+        )?;
         // The search side follows the catalog; a failure there (an embedding server down)
         // is reported and retried by the next run, never loses the catalog's work.
         let mut synced_nothing = false;

@@ -5,14 +5,67 @@
 //! nothing; a catalog that records another table rule (or none) derives every table.
 
 use crate::catalog::{CatalogWriter, TableRow};
-use crate::dataset::{self, Member, TableKind, TABLES_RULE};
+use crate::dataset::{self, Member, TableFiles, TableKind, TABLES_RULE};
 use crate::error::Result;
+use crate::store::ObjectLake;
 use std::collections::{BTreeSet, HashSet};
+use std::io;
 use std::path::Path;
+use std::sync::Arc;
+
+/// A table's log or metadata file larger than this is not read from an object store (a
+/// Delta checkpoint of a huge table): that table gets the error.
+const MAX_TABLE_FILE: u64 = crate::analyze::DEFAULT_BUDGET;
+
+/// An object-store lake's table files: listed from the catalog, which this run's
+/// listing has just brought up to date (no second LIST), and read by GETs.
+struct StoreFiles<'a> {
+    cat: &'a CatalogWriter,
+    objects: &'a Arc<ObjectLake>,
+}
+
+impl TableFiles for StoreFiles<'_> {
+    fn list(&self, dir: &str) -> io::Result<Vec<String>> {
+        let rows = self.cat.files_under(dir).map_err(io::Error::other)?;
+        Ok(rows
+            .into_iter()
+            .filter_map(|f| {
+                let name = f.path.strip_prefix(dir)?.strip_prefix('/')?;
+                (!name.contains('/')).then(|| name.to_string())
+            })
+            .collect())
+    }
+
+    fn read(&self, path: &str) -> io::Result<Vec<u8>> {
+        let row = self
+            .cat
+            .file(path)
+            .map_err(io::Error::other)?
+            .ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, "not in the listing"))?;
+        if row.size > MAX_TABLE_FILE {
+            return Err(io::Error::other(format!(
+                "{} bytes, more than the {MAX_TABLE_FILE} read from an object store",
+                row.size
+            )));
+        }
+        Ok(self
+            .objects
+            .object(path, row.size)
+            .read_at(0, row.size as usize)?
+            .to_vec())
+    }
+}
 
 /// Derive the tables `changed` (lake-relative paths, changed since the last derivation)
 /// may have touched. Returns how many table rows changed.
-pub fn retable(cat: &mut CatalogWriter, lake: &Path, changed: &[String]) -> Result<usize> {
+/// `objects` is the lake's store when the lake is a URL (the tables' logs and metadata
+/// are then read from it).
+pub fn retable(
+    cat: &mut CatalogWriter,
+    lake: &Path,
+    objects: Option<&Arc<ObjectLake>>,
+    changed: &[String],
+) -> Result<usize> {
     let all;
     let changed: &[String] = if cat.tables_version()? == Some(TABLES_RULE) {
         if changed.is_empty() {
@@ -58,7 +111,11 @@ pub fn retable(cat: &mut CatalogWriter, lake: &Path, changed: &[String]) -> Resu
         if found.iter().any(|t| dataset::is_under(root, &t.root)) {
             continue;
         }
-        if let Some(row) = derive(cat, lake, root, *kind)? {
+        let row = match objects {
+            Some(objects) => derive(cat, &StoreFiles { cat, objects }, root, *kind)?,
+            None => derive(cat, &dataset::LocalFiles(lake), root, *kind)?,
+        };
+        if let Some(row) = row {
             found.push(row);
         }
     }
@@ -88,11 +145,10 @@ fn log_kind(cat: &CatalogWriter, dir: &str) -> Result<Option<TableKind>> {
 /// The table in the folder `root`, if it is one (a malformed one: its error).
 fn derive(
     cat: &CatalogWriter,
-    lake: &Path,
+    files: &dyn TableFiles,
     root: &str,
     kind: TableKind,
 ) -> Result<Option<TableRow>> {
-    let dir = lake.join(root);
     let wanted = |path: &str| match kind {
         TableKind::Delta => false,
         TableKind::Iceberg => path.starts_with("data/") && path.ends_with(".parquet"),
@@ -115,8 +171,8 @@ fn derive(
         }
     }
     let described = match kind {
-        TableKind::Delta => dataset::delta::describe(&dir, root).map(Some),
-        TableKind::Iceberg => dataset::iceberg::describe(&dir, root, &members).map(Some),
+        TableKind::Delta => dataset::delta::describe(files, root).map(Some),
+        TableKind::Iceberg => dataset::iceberg::describe(files, root, &members).map(Some),
         TableKind::Hive => dataset::hive::describe(root, &members),
     };
     Ok(match described {
