@@ -76,6 +76,15 @@ fn hive_delta_and_iceberg_tables_are_each_one_described_table() {
         "topic,owner\nsales,ann\norders,bob\n",
     )
     .unwrap();
+    // Sidecar files named `*.metadata.json` are not an Iceberg table's metadata.
+    std::fs::create_dir_all(lake.join("photos/metadata")).unwrap();
+    for i in 0..3 {
+        std::fs::write(
+            lake.join(format!("photos/metadata/img{i}.metadata.json")),
+            format!("{{\"camera\": \"x\", \"iso\": {i}00}}"),
+        )
+        .unwrap();
+    }
     let made: Value = serde_json::from_str(&python(
         tmp.path(),
         MAKE,
@@ -162,6 +171,10 @@ fn hive_delta_and_iceberg_tables_are_each_one_described_table() {
     let load = t["load"].as_str().unwrap();
     assert!(load.contains(made["metadata"].as_str().unwrap()), "{load}");
     assert_eq!(loaded_rows(&lake, load), 5);
+
+    let v = describe(&lake, "photos/metadata/img0.metadata.json");
+    assert_eq!(v["table"], Value::Null, "{v}");
+    assert_eq!(v["format"], "json", "{v}");
 
     // A member names its table, in JSON and text.
     let member = std::fs::read_dir(lake.join("orders/country=FI"))

@@ -28,15 +28,7 @@ pub fn current_metadata(files: &dyn TableFiles, rel: &str) -> Result<String, Dat
     }
     let mut best: Option<(u64, String)> = None;
     for name in names {
-        let Some(stem) = name.strip_suffix(".metadata.json") else {
-            continue;
-        };
-        let digits: String = stem
-            .trim_start_matches('v')
-            .chars()
-            .take_while(char::is_ascii_digit)
-            .collect();
-        let Ok(n) = digits.parse::<u64>() else {
+        let Some(n) = metadata_version(&name) else {
             continue;
         };
         if best.as_ref().is_none_or(|(b, bn)| (n, &name) > (*b, bn)) {
@@ -45,6 +37,28 @@ pub fn current_metadata(files: &dyn TableFiles, rel: &str) -> Result<String, Dat
     }
     best.map(|(_, name)| format!("metadata/{name}"))
         .ok_or_else(|| DatasetError::malformed(&meta, "no *.metadata.json"))
+}
+
+/// The version of an Iceberg metadata file's name: `v3.metadata.json` (a file-system
+/// table) or `00002-<uuid>.metadata.json` (a catalog's); None for any other name, so a
+/// folder of `photo.metadata.json` sidecars is not taken for a table.
+pub fn metadata_version(name: &str) -> Option<u64> {
+    let stem = name.strip_suffix(".metadata.json")?;
+    let digits = stem.strip_prefix('v').unwrap_or(stem);
+    let end = digits
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(digits.len());
+    let rest = &digits[..end];
+    let tail = &digits[end..];
+    // `vN` ends at the digits; a catalog's `NNNNN-` is followed by its uuid.
+    let shaped = if stem.starts_with('v') {
+        tail.is_empty()
+    } else {
+        tail.starts_with('-') && tail.len() > 1
+    };
+    (!rest.is_empty() && shaped)
+        .then(|| rest.parse().ok())
+        .flatten()
 }
 
 /// Describe the Iceberg table in the lake-relative folder `rel`, read from `files`,
@@ -235,6 +249,16 @@ mod tests {
             size: 10,
             description: None,
         }
+    }
+
+    #[test]
+    fn only_iceberg_shaped_names_are_metadata_files() {
+        assert_eq!(metadata_version("v3.metadata.json"), Some(3));
+        assert_eq!(metadata_version("00002-1f3e-ab.metadata.json"), Some(2));
+        assert_eq!(metadata_version("img0.metadata.json"), None);
+        assert_eq!(metadata_version("v3x.metadata.json"), None);
+        assert_eq!(metadata_version("00002.metadata.json"), None);
+        assert_eq!(metadata_version("v3.json"), None);
     }
 
     #[test]

@@ -138,7 +138,10 @@ fn log_kind(cat: &CatalogWriter, dir: &str) -> Result<Option<TableKind>> {
     let meta = cat.files_under(&format!("{dir}/metadata"))?;
     Ok(meta
         .iter()
-        .any(|f| f.path.ends_with(".metadata.json"))
+        .any(|f| {
+            let name = f.path.rsplit('/').next().unwrap_or_default();
+            dataset::iceberg::metadata_version(name).is_some()
+        })
         .then_some(TableKind::Iceberg))
 }
 
