@@ -444,6 +444,7 @@ mod tests {
             rel: name.into(),
             description,
             columns: Vec::new(),
+            staged: None,
         };
         let files = [
             file("big.csv", numbers(800)),
@@ -475,6 +476,7 @@ mod tests {
             rel: "baro.csv".into(),
             description: "baro.csv — CSV, 2 columns: WINDSPEED, DATE\n".into(),
             columns: vec!["WINDSPEED".into(), "DATE".into()],
+            staged: None,
         }];
         let prompts = Prompts::builtin();
         let q = "Is WINDSPEED normally distributed? Use the Shapiro-Wilk test.";

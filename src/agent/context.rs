@@ -2,6 +2,7 @@
 //! for the question (as many as fit a token budget), or pinned by the user.
 
 use super::llm::tokens;
+use super::staging::{Located, Locator};
 use super::AgentError;
 use lakestar_index::analyze::{Content, Description, RenderOptions};
 use lakestar_index::search::engine::{SearchOptions, Searcher};
@@ -27,6 +28,8 @@ pub struct FileContext {
     /// The names of its columns (all tables) or keys, from the index's description;
     /// empty when unknown (an LLM analyzer's text, a file the index could not read).
     pub columns: Vec<String>,
+    /// For a lake in an object store, the staged copy `path` names, held for the run.
+    pub staged: Option<std::sync::Arc<lakestar_index::store::stage::Staged>>,
 }
 
 /// More files for a run whose step names a column or key no given file has; provided
@@ -183,7 +186,7 @@ fn retrieve_groups(
     count: FileCount,
 ) -> Result<Vec<Vec<FileContext>>, AgentError> {
     let catalog = CatalogReader::open(index_dir)?;
-    let lake = catalog.lake_root()?;
+    let locator = Locator::open(&catalog, index_dir)?;
     let k = match count {
         FileCount::Fixed(k) => k,
         FileCount::Budget(_) => MAX_RETRIEVED,
@@ -198,21 +201,39 @@ fn retrieve_groups(
     )?;
     let mut groups: Vec<Vec<FileContext>> = Vec::new();
     let mut used = 0;
+    let mut unstaged = Vec::new();
     'hits: for hit in hits {
-        let mut file = from_catalog(&catalog, &hit.path, &lake.join(&hit.path))?;
+        // A hit that cannot be staged (too large for the cache, changed since it was
+        // indexed) is left out of the run with a warning, never read stale.
+        let at = |rel: &str, unstaged: &mut Vec<String>| match locator.locate(&catalog, rel) {
+            Ok(at) => Ok(Some(at)),
+            Err(e) if locator.is_staged() && e.is_user_error() => {
+                tracing::warn!("{e}; the run goes on without it");
+                unstaged.push(e.to_string());
+                Ok(None)
+            }
+            Err(e) => Err(e),
+        };
+        let Some(located) = at(&hit.path, &mut unstaged)? else {
+            continue;
+        };
+        let mut file = from_catalog(&catalog, &hit.path, located)?;
         if let Some(c) = &hit.collection {
             file.description.push_str(&format!(
                 "  One of {} files with the same layout, named like {} under {}.\n",
                 c.members,
                 c.template,
-                lake.display()
+                locator.lake()
             ));
         }
         // Its companions (documentation, lookup tables) right after it, within the
         // same budget.
         let mut group = vec![file];
         for m in &hit.companions {
-            let mut f = from_catalog(&catalog, &m.path, &lake.join(&m.path))?;
+            let Some(located) = at(&m.path, &mut unstaged)? else {
+                continue;
+            };
+            let mut f = from_catalog(&catalog, &m.path, located)?;
             f.description
                 .push_str(&format!("  Goes with {} ({}).\n", hit.path, m.why));
             group.push(f);
@@ -234,6 +255,13 @@ fn retrieve_groups(
             kept.push(file);
         }
         groups.push(kept);
+    }
+    if groups.is_empty() && !unstaged.is_empty() {
+        return Err(AgentError::NoFiles(format!(
+            "no retrieved file could be staged from {}: {}",
+            locator.lake(),
+            unstaged.join("; ")
+        )));
     }
     Ok(groups)
 }
@@ -273,7 +301,13 @@ fn written_names<'f>(
 /// records an `index --llm-analyzer` run and that run described this content, else the
 /// native one. The rendering names `abs`, so that its `load:` line is the call the
 /// generated code can use as it is.
-fn from_catalog(catalog: &CatalogReader, rel: &str, abs: &Path) -> Result<FileContext, AgentError> {
+fn from_catalog(
+    catalog: &CatalogReader,
+    rel: &str,
+    located: Located,
+) -> Result<FileContext, AgentError> {
+    let Located { path: abs, staged } = located;
+    let abs = abs.as_path();
     let row = catalog.file(rel)?;
     if row.is_none() {
         // A table that spans many files (a search hit `sales/`): the table, its load
@@ -294,6 +328,7 @@ fn from_catalog(catalog: &CatalogReader, rel: &str, abs: &Path) -> Result<FileCo
                     .table
                     .map(|d| d.columns.into_iter().map(|c| c.name).collect())
                     .unwrap_or_default(),
+                staged,
             });
         }
     }
@@ -332,6 +367,7 @@ fn from_catalog(catalog: &CatalogReader, rel: &str, abs: &Path) -> Result<FileCo
         rel: rel.to_string(),
         description,
         columns,
+        staged,
     })
 }
 
@@ -352,7 +388,9 @@ fn llm_description(rel: &str, text: &str) -> String {
 }
 
 /// Files the user named: described from the index when it lists them, else analyzed on
-/// the spot. Paths are taken relative to `cwd`.
+/// the spot. Paths are taken relative to `cwd`; with an index of an object-store lake,
+/// a path that is no local file is an object's key (as search shows it, or the whole
+/// URL), staged for the run.
 pub fn pinned(
     paths: &[PathBuf],
     index_dir: Option<&Path>,
@@ -361,8 +399,8 @@ pub fn pinned(
     let indexed = match index_dir {
         Some(dir) => {
             let catalog = CatalogReader::open(dir)?;
-            let lake = catalog.lake_root()?;
-            Some((catalog, lake))
+            let locator = Locator::open(&catalog, dir)?;
+            Some((catalog, locator))
         }
         None => None,
     };
@@ -373,6 +411,25 @@ pub fn pinned(
         } else {
             cwd.join(p)
         };
+        if let Some((catalog, locator @ Locator::Objects(stage))) = &indexed {
+            if !abs.is_file() {
+                let given = p.to_string_lossy();
+                let url = stage.lake().url();
+                let key = given
+                    .strip_prefix(url)
+                    .unwrap_or(&given)
+                    .trim_start_matches("./")
+                    .trim_matches('/');
+                let known = catalog.file(key)?.is_some() || catalog.table(key)?.is_some();
+                if !known {
+                    return Err(AgentError::NoFiles(format!(
+                        "--files {given}: no object of {url} the index lists by that key; name objects as `lakestar search` shows them"
+                    )));
+                }
+                files.push(from_catalog(catalog, key, locator.locate(catalog, key)?)?);
+                continue;
+            }
+        }
         let abs = abs
             .canonicalize()
             .map_err(|e| AgentError::NoFiles(format!("--files {}: {e}", p.display())))?;
@@ -382,10 +439,14 @@ pub fn pinned(
                 p.display()
             )));
         }
-        if let Some((catalog, lake)) = &indexed {
+        if let Some((catalog, Locator::Dir(lake))) = &indexed {
             if let Some(rel) = crawl::relative(lake, &abs) {
                 if catalog.file(&rel)?.is_some() {
-                    files.push(from_catalog(catalog, &rel, &abs)?);
+                    let at = Located {
+                        path: abs.clone(),
+                        staged: None,
+                    };
+                    files.push(from_catalog(catalog, &rel, at)?);
                     continue;
                 }
             }
@@ -403,6 +464,7 @@ pub fn pinned(
             ),
             rel: p.to_string_lossy().into_owned(),
             path: abs,
+            staged: None,
         });
     }
     Ok(files)
@@ -493,6 +555,7 @@ mod tests {
             rel: rel.into(),
             description: format!("{rel} — CSV\n"),
             columns: columns.iter().map(|c| c.to_string()).collect(),
+            staged: None,
         }
     }
 

@@ -33,6 +33,7 @@ pub mod record;
 pub mod repair;
 pub mod run;
 pub mod sandbox;
+pub mod staging;
 
 use context::{FileContext, Retriever};
 use llm::{LlmClient, Role};
@@ -283,6 +284,9 @@ impl Agent {
             max_rounds: options.max_rounds,
             mode: options.mode,
         })?;
+        if let Some(message) = staging::note(files) {
+            record.event(&Event::Note { message })?;
+        }
         // A machine that cannot jail generated code refuses here, before any LLM call.
         let (network, filesystem) = match self.sandbox.check()? {
             sandbox::Isolation::Isolated => (

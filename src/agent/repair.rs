@@ -524,6 +524,7 @@ mod tests {
             rel: path.trim_start_matches('/').into(),
             description: format!("{path} — CSV\n  load: {load}\n  Date  date\n"),
             columns: Vec::new(),
+            staged: None,
         };
         let loads = load_calls(&[
             file(

@@ -3,7 +3,7 @@
 use super::describe::lookup;
 use super::output::print_json;
 use super::{IndexDirArg, UsageError};
-use crate::service::rows::{rows, Rows, DEFAULT_ROWS};
+use crate::service::rows::{self, rows, Rows, DEFAULT_ROWS};
 use anyhow::Result;
 use comfy_table::{presets, Table};
 use std::path::PathBuf;
@@ -33,7 +33,10 @@ pub(crate) fn run(a: HeadArgs) -> Result<()> {
     let cwd = std::env::current_dir()?;
     let out = match lookup(&a.path, a.index.index.as_deref(), &cwd)? {
         // Known to an index: the lake's file, under its lake-relative path.
-        Some((_, lake, row)) => rows(&lake.join(&row.path), &row.path, a.table.as_deref(), a.n)?,
+        Some((cat, lake, row)) => {
+            let objects = cat.object_lake()?.map(std::sync::Arc::new);
+            rows::indexed(&lake, objects.as_ref(), &row, a.table.as_deref(), a.n)?
+        }
         None => {
             let file = cwd.join(&a.path);
             let refused = if file.is_dir() {

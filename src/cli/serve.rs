@@ -60,6 +60,10 @@ pub(crate) struct ServeArgs {
     /// update the index and the server follows).
     #[arg(long)]
     watch: bool,
+    /// With --watch on an object-store lake (which sends no events): list it again this
+    /// often, in seconds.
+    #[arg(long, value_name = "SECS", default_value_t = 60, requires = "watch")]
+    interval: u64,
 }
 
 /// The background indexer of `--watch`, on a thread of its own.
@@ -75,6 +79,7 @@ impl Watcher {
     fn start(
         lake: PathBuf,
         dir: PathBuf,
+        interval: Duration,
         failed: tokio::sync::oneshot::Sender<()>,
     ) -> Result<Self> {
         let opts = WatchOptions {
@@ -97,10 +102,18 @@ impl Watcher {
         let thread = std::thread::Builder::new()
             .name("watch".into())
             .spawn(move || {
-                let r = lakestar_index::watch::watch(&lake, &dir, &opts, &flag, &mut |b| {
+                let mut on_batch = |b: &lakestar_index::watch::WatchBatch| {
                     eprint!("watch · ");
                     print_line(b);
-                });
+                };
+                let r = if lakestar_index::store::is_url(&lake.to_string_lossy()) {
+                    // An object store sends no events: list it again on the interval.
+                    lakestar_index::indexer::open_recorded(&dir, &opts.index).and_then(|mut ix| {
+                        lakestar_index::watch::relist(&mut ix, interval, &flag, &mut on_batch)
+                    })
+                } else {
+                    lakestar_index::watch::watch(&lake, &dir, &opts, &flag, &mut on_batch)
+                };
                 if r.is_err() {
                     let _ = failed.send(());
                 }
@@ -196,6 +209,7 @@ pub(crate) fn run(a: ServeArgs) -> Result<()> {
         true => Some(Watcher::start(
             lake.root().to_path_buf(),
             dir.clone(),
+            Duration::from_secs(a.interval),
             watch_failed,
         )?),
         false => None,

@@ -2,7 +2,7 @@
 
 use super::output::print_json;
 use anyhow::{Context, Result};
-use lakestar_index::watch::{watch, BatchKind, WatchBatch, WatchOptions};
+use lakestar_index::watch::{watch, WatchBatch, WatchOptions};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -37,21 +37,8 @@ fn relist(
     on_batch: &mut dyn FnMut(&WatchBatch),
 ) -> Result<()> {
     let mut indexer = a.lake.open_indexer(index_dir, &opts.index)?;
-    let mut kind = BatchKind::Reconcile;
-    while !stop.load(Ordering::Relaxed) {
-        let report = indexer.run(&lakestar_index::indexer::NoProgress)?;
-        on_batch(&WatchBatch {
-            kind,
-            scope: Vec::new(),
-            report,
-            latency: None,
-        });
-        kind = BatchKind::Rescan;
-        let next = std::time::Instant::now() + Duration::from_secs(a.interval);
-        while !stop.load(Ordering::Relaxed) && std::time::Instant::now() < next {
-            std::thread::sleep(Duration::from_millis(100));
-        }
-    }
+    let interval = Duration::from_secs(a.interval);
+    lakestar_index::watch::relist(&mut indexer, interval, stop, on_batch)?;
     Ok(())
 }
 

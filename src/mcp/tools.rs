@@ -261,10 +261,7 @@ watch`; a watcher keeps the index fresh already, so there is nothing to do).",
         )
     )]
     async fn reindex(&self) -> ToolResult {
-        let (root, dir) = (
-            self.lake.root().to_path_buf(),
-            self.lake.dir().to_path_buf(),
-        );
+        let dir = self.lake.dir().to_path_buf();
         let (follow_links, hidden) = (self.options.follow_links, self.options.hidden);
         blocking(move || {
             // The index's own embedder: a model from the models directory only if the
@@ -282,9 +279,10 @@ watch`; a watcher keeps the index fresh already, so there is nothing to do).",
                 hidden: hidden || walk.hidden,
                 ..IndexOptions::default()
             };
-            let report =
-                lakestar_index::index(&root, &dir, &opts, &lakestar_index::indexer::NoProgress)
-                    .map_err(|e| service_error(e.into()))?;
+            // The lake the index records: its directory, or its object store.
+            let report = lakestar_index::indexer::open_recorded(&dir, &opts)
+                .and_then(|mut ix| ix.run(&lakestar_index::indexer::NoProgress))
+                .map_err(|e| service_error(e.into()))?;
             Ok(json_result(
                 serde_json::to_value(&report).map_err(tool_error)?,
             ))

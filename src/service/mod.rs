@@ -91,6 +91,8 @@ pub struct Lake {
     searcher: RwLock<Option<(Option<String>, Arc<Searcher>)>>,
     /// Load the vector graph (a server), or scan the generation's codes (one command).
     resident: bool,
+    /// The object store of a lake in one, opened on the first read of a file's rows.
+    objects: std::sync::OnceLock<Option<Arc<lakestar_index::store::ObjectLake>>>,
 }
 
 impl Lake {
@@ -116,6 +118,7 @@ impl Lake {
             stamp_reader: Mutex::new(cat),
             searcher: RwLock::new(None),
             resident: false,
+            objects: std::sync::OnceLock::new(),
         })
     }
 
@@ -210,21 +213,47 @@ impl Lake {
         Ok(describe::described(&cat, &self.root, &row, max_bytes, llm)?)
     }
 
-    /// Whether lake-relative `path` names a file inside the lake.
+    /// Whether lake-relative `path` names a file inside the lake (for a lake in an
+    /// object store: a file the index lists).
     pub fn is_file(&self, path: &str) -> bool {
-        paths::confine(&self.root, path).is_ok_and(|rel| self.root.join(rel).is_file())
+        let Ok(rel) = paths::confine(&self.root, path) else {
+            return false;
+        };
+        if self.in_object_store() {
+            return CatalogReader::open(&self.dir)
+                .and_then(|c| c.file(&rel))
+                .is_ok_and(|r| r.is_some());
+        }
+        self.root.join(rel).is_file()
+    }
+
+    /// Whether the lake is in an object store (its root is a URL).
+    fn in_object_store(&self) -> bool {
+        lakestar_index::store::is_url(&self.root.to_string_lossy())
     }
 
     /// The first `n` rows of a table of the indexed file at lake-relative `path`
-    /// (confined to the lake: see [`paths::confine`]).
+    /// (confined to the lake: see [`paths::confine`]); in an object store, read by
+    /// ranged requests.
     pub fn rows(&self, path: &str, table: Option<&str>, n: usize) -> Result<Rows, ServiceError> {
         let rel = paths::confine(&self.root, path)?;
         let cat = CatalogReader::open(&self.dir)?;
-        let file = self.root.join(&rel);
-        if cat.file(&rel)?.is_none() || !file.is_file() {
-            return Err(ServiceError::NotFound { path: rel });
+        let row = cat.file(&rel)?;
+        let objects = if self.in_object_store() {
+            if self.objects.get().is_none() {
+                let opened = cat.object_lake()?.map(Arc::new);
+                let _ = self.objects.set(opened);
+            }
+            self.objects.get().and_then(Option::as_ref)
+        } else {
+            None
+        };
+        match row {
+            Some(row) if objects.is_some() || self.root.join(&rel).is_file() => {
+                rows::indexed(&self.root, objects, &row, table, n)
+            }
+            _ => Err(ServiceError::NotFound { path: rel }),
         }
-        rows::rows(&file, &rel, table, n)
     }
 }
 

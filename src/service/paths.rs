@@ -43,7 +43,9 @@ pub fn confine(lake: &Path, given: &str) -> Result<String, ServiceError> {
     }
     let rel = parts.join("/");
     let full = lake.join(&rel);
-    if full.symlink_metadata().is_ok() {
+    // A lake in an object store (its root a URL) has no links to follow.
+    let url = lakestar_index::store::is_url(&lake.to_string_lossy());
+    if !url && full.symlink_metadata().is_ok() {
         match full.canonicalize() {
             Ok(c) if c.starts_with(lake) => {}
             Ok(_) => return Err(refuse("it leads outside the lake (a symbolic link)")),

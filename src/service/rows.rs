@@ -2,9 +2,12 @@
 //! `head` tool, read by [`lakestar_index::preview`].
 
 use super::ServiceError;
+use lakestar_index::catalog::FileRow;
 use lakestar_index::preview::{self, PreviewError};
+use lakestar_index::store::ObjectLake;
 use serde::Serialize;
 use std::path::Path;
+use std::sync::Arc;
 
 pub use preview::{DEFAULT_ROWS, MAX_ROWS};
 
@@ -52,7 +55,31 @@ pub fn rows(file: &Path, shown: &str, table: Option<&str>, n: usize) -> Result<R
         }
         e => ServiceError::Preview(e),
     })?;
-    Ok(Rows {
+    Ok(shaped(p, shown, n))
+}
+
+/// The first rows of the indexed file `row` of the lake at `root`: read from the lake's
+/// directory, or, for a lake in an object store (`objects`), by ranged requests within
+/// the preview's budget.
+pub fn indexed(
+    root: &Path,
+    objects: Option<&Arc<ObjectLake>>,
+    row: &FileRow,
+    table: Option<&str>,
+    n: usize,
+) -> Result<Rows, ServiceError> {
+    match objects {
+        Some(lake) => {
+            let p = preview::head_object(lake, &row.path, row.size, table, n)
+                .map_err(ServiceError::Preview)?;
+            Ok(shaped(p, &row.path, n))
+        }
+        None => rows(&root.join(&row.path), &row.path, table, n),
+    }
+}
+
+fn shaped(p: preview::Preview, shown: &str, n: usize) -> Rows {
+    Rows {
         path: shown.to_string(),
         format: p.format,
         table: p.table,
@@ -61,5 +88,5 @@ pub fn rows(file: &Path, shown: &str, table: Option<&str>, n: usize) -> Result<R
         rows: p.rows,
         n,
         more: p.more,
-    })
+    }
 }

@@ -9,13 +9,13 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// moto's S3 server on a free loopback port; killed when dropped.
-struct Moto {
+pub(crate) struct Moto {
     child: Child,
-    endpoint: String,
+    pub(crate) endpoint: String,
 }
 
 impl Moto {
-    fn start() -> Moto {
+    pub(crate) fn start() -> Moto {
         let python = test_python();
         let port = std::net::TcpListener::bind("127.0.0.1:0")
             .unwrap()
@@ -48,7 +48,7 @@ impl Moto {
     }
 
     /// Run `body` in Python with `s3`, a boto3 client of this server, in scope.
-    fn py(&self, cwd: &Path, body: &str) {
+    pub(crate) fn py(&self, cwd: &Path, body: &str) {
         let script = format!(
             "import boto3, os\n\
              s3 = boto3.client('s3', endpoint_url='{}', aws_access_key_id='testing', \
@@ -69,7 +69,7 @@ impl Moto {
 
     /// `lakestar ARGS` with the server's endpoint and test credentials in the environment;
     /// its stdout (it must succeed).
-    fn ok(&self, cwd: &Path, args: &[&str]) -> String {
+    pub(crate) fn ok(&self, cwd: &Path, args: &[&str]) -> String {
         run_ok_env(
             cwd,
             args,
@@ -83,7 +83,7 @@ impl Moto {
     }
 
     /// `index URL --index DIR --json ARGS`, parsed.
-    fn index(&self, cwd: &Path, url: &str, index: &Path, extra: &[&str]) -> Value {
+    pub(crate) fn index(&self, cwd: &Path, url: &str, index: &Path, extra: &[&str]) -> Value {
         let mut args = vec!["index", url, "--index", index.to_str().unwrap(), "--json"];
         args.extend_from_slice(extra);
         serde_json::from_str(self.ok(cwd, &args).trim()).unwrap()

@@ -63,11 +63,15 @@ pub enum Key {
     /// (`dataset::TABLES_RULE`), written by the run that derived them; another (or none,
     /// a catalog from before tables) has every table derived again by the next run.
     TablesVersion,
+    /// The S3 endpoint an object-store lake was indexed through (`--endpoint`,
+    /// `AWS_ENDPOINT_URL`); written by its index runs, read by what reads its objects
+    /// later (`ask` staging them), so they reach the same store.
+    Endpoint,
 }
 
 impl Key {
     /// Every key.
-    pub const ALL: [Key; 18] = [
+    pub const ALL: [Key; 19] = [
         Key::FormatVersion,
         Key::LakeRoot,
         Key::CreatedAt,
@@ -86,6 +90,7 @@ impl Key {
         Key::VectorsMissing,
         Key::VectorGraph,
         Key::TablesVersion,
+        Key::Endpoint,
     ];
 
     /// The key as stored.
@@ -109,6 +114,7 @@ impl Key {
             Key::VectorsMissing => "vectors_missing",
             Key::VectorGraph => "vector_graph",
             Key::TablesVersion => "tables_version",
+            Key::Endpoint => "endpoint",
         }
     }
 }
@@ -164,6 +170,7 @@ mod tests {
                 "vectors_missing",
                 "vector_graph",
                 "tables_version",
+                "endpoint",
             ]
         );
     }

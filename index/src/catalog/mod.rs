@@ -377,6 +377,21 @@ impl CatalogReader {
             })
     }
 
+    /// The object-store lake the index describes, opened with the endpoint its runs
+    /// recorded (else `AWS_ENDPOINT_URL`) and the environment's credentials; `None` for
+    /// a lake on disk. Nothing is requested yet.
+    pub fn object_lake(&self) -> Result<Option<crate::store::ObjectLake>> {
+        let root = self.lake_root()?;
+        let url = root.to_string_lossy();
+        if !crate::store::is_url(&url) {
+            return Ok(None);
+        }
+        let endpoint = self.meta(MetaKey::Endpoint)?;
+        let lake = crate::store::ObjectLake::open(&url, endpoint.as_deref())
+            .map_err(crate::error::UserError::from)?;
+        Ok(Some(lake))
+    }
+
     /// Counts by format and state, errors, cache size.
     pub fn stats(&self) -> Result<CatalogStats> {
         let mut s = CatalogStats::default();

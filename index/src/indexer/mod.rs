@@ -465,5 +465,29 @@ pub fn index(
     Indexer::open(lake, index_dir, opts)?.run(progress)
 }
 
+/// Open a writer on the index at `index_dir` for the lake it records: its directory, or
+/// its object store (with the endpoint the index recorded, else `AWS_ENDPOINT_URL`, and
+/// the environment's credentials). For callers that know the index, not the lake
+/// (`serve --watch`, MCP `reindex`).
+pub fn open_recorded(index_dir: &Path, opts: &IndexOptions) -> Result<Indexer> {
+    use crate::catalog::{read_meta, CATALOG_FILE};
+    if !index_dir.join(CATALOG_FILE).is_file() {
+        return Err(UserError::NoIndex {
+            searched: format!("at {}", index_dir.display()),
+        }
+        .into());
+    }
+    let root = read_meta(index_dir, MetaKey::LakeRoot)?.ok_or(InternalError::MissingMeta {
+        key: MetaKey::LakeRoot.as_str(),
+    })?;
+    if !crate::store::is_url(&root) {
+        return Indexer::open(Path::new(&root), index_dir, opts);
+    }
+    let endpoint = read_meta(index_dir, MetaKey::Endpoint)?;
+    let lake =
+        crate::store::ObjectLake::open(&root, endpoint.as_deref()).map_err(UserError::from)?;
+    Indexer::open_objects(lake, index_dir, opts)
+}
+
 #[cfg(test)]
 mod tests;

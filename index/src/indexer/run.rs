@@ -252,6 +252,9 @@ impl Indexer {
             MetaKey::WalkOptions,
             &serde_json::to_string(&walk).map_err(|e| Error::serialize("walk options", e))?,
         )?;
+        if let Some(endpoint) = self.objects.as_deref().and_then(|o| o.endpoint()) {
+            self.catalog.set_meta(MetaKey::Endpoint, endpoint)?;
+        }
         self.catalog
             .set_meta(MetaKey::LastIndexFinishedAt, &crate::now_ms().to_string())?;
         self.catalog.set_meta(

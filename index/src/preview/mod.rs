@@ -103,12 +103,48 @@ pub fn head(path: &Path, table: Option<&str>, n: usize) -> Result<Preview, Previ
     if n == 0 || n > MAX_ROWS {
         return Err(PreviewError::BadCount(n));
     }
-    let unreadable = |source| PreviewError::Unreadable {
-        path: path.to_path_buf(),
+    let src = Source::open(path, crate::indexer::IN_MEMORY_LIMIT).map_err(|source| {
+        PreviewError::Unreadable {
+            path: path.to_path_buf(),
+            source,
+        }
+    })?;
+    head_of(src, path, table, n)
+}
+
+/// [`head`] of the object at `rel` (of `size` bytes) of an object-store lake: read by
+/// ranged requests within the preview's budget, never whole when it is large.
+pub fn head_object(
+    lake: &std::sync::Arc<crate::store::ObjectLake>,
+    rel: &str,
+    size: u64,
+    table: Option<&str>,
+    n: usize,
+) -> Result<Preview, PreviewError> {
+    if n == 0 || n > MAX_ROWS {
+        return Err(PreviewError::BadCount(n));
+    }
+    let obj = std::sync::Arc::new(lake.object(rel, size));
+    let src = Source::from_remote(
+        rel,
+        obj,
+        crate::indexer::IN_MEMORY_LIMIT.min(PREVIEW_BUDGET),
+    )
+    .map_err(|source| PreviewError::Unreadable {
+        path: PathBuf::from(rel),
         source,
-    };
-    let src = Source::open(path, crate::indexer::IN_MEMORY_LIMIT)
-        .map_err(unreadable)?
+    })?;
+    head_of(src, Path::new(rel), table, n)
+}
+
+/// The preview of `src`, the file at `path` (its name gives a lone table's name).
+fn head_of(
+    src: Source,
+    path: &Path,
+    table: Option<&str>,
+    n: usize,
+) -> Result<Preview, PreviewError> {
+    let src = src
         .with_budget(Some(PREVIEW_BUDGET))
         .with_keep(Keep::rows(n + 1));
     let format = analyze::detect(src.path(), src.head(), src.size());

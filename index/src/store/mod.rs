@@ -18,6 +18,7 @@
 //! in flight per worker at most.
 
 pub mod reader;
+pub mod stage;
 
 use object_store::path::Path as ObjectPath;
 use object_store::{ClientOptions, ObjectStore, RetryConfig};
@@ -75,6 +76,14 @@ pub enum StoreError {
     /// The runtime the requests run on could not be started.
     #[error("cannot start the object-store runtime: {0}")]
     Runtime(#[source] std::io::Error),
+    /// Objects a run needs could not be staged ([`stage`]).
+    #[error("cannot stage {what}: {reason}")]
+    Stage {
+        /// The lake-relative path (or setting) concerned.
+        what: String,
+        /// Why, and what to do.
+        reason: String,
+    },
 }
 
 /// Whether `lake` is given as a URL (`scheme://…`) rather than a directory.
@@ -137,10 +146,22 @@ pub fn content_identity(etag: &str, size: u64) -> [u8; 32] {
 /// what they fetched.
 pub struct ObjectLake {
     url: String,
+    endpoint: Option<String>,
     store: Arc<dyn ObjectStore>,
     prefix: ObjectPath,
-    runtime: tokio::runtime::Runtime,
+    /// Always `Some` but while dropping (see [`Drop`]).
+    runtime: Option<tokio::runtime::Runtime>,
     fetched: Fetched,
+}
+
+impl Drop for ObjectLake {
+    fn drop(&mut self) {
+        // A runtime dropped inside another one's async context panics; an `ask` run
+        // may drop its lake there. Its tasks are requests of finished reads.
+        if let Some(rt) = self.runtime.take() {
+            rt.shutdown_background();
+        }
+    }
 }
 
 impl std::fmt::Debug for ObjectLake {
@@ -197,6 +218,7 @@ impl ObjectLake {
         let client = ClientOptions::new()
             .with_connect_timeout(CONNECT_TIMEOUT)
             .with_timeout(REQUEST_TIMEOUT);
+        let mut resolved_endpoint = None;
         let build = |source| StoreError::Build {
             url: normalized.clone(),
             source,
@@ -212,6 +234,7 @@ impl ObjectLake {
                         .or_else(|| std::env::var("AWS_ENDPOINT_URL").ok());
                     let mut client = client;
                     if let Some(e) = &endpoint {
+                        resolved_endpoint = Some(e.clone());
                         b = b.with_endpoint(e);
                         if is_loopback(e) {
                             client = client.with_allow_http(true);
@@ -244,7 +267,9 @@ impl ObjectLake {
                     "unknown scheme; lakes are directories, file://, s3://, gs:// or az:// URLs",
                 )),
             };
-        Self::with_store(normalized, store, prefix)
+        let mut lake = Self::with_store(normalized, store, prefix)?;
+        lake.endpoint = resolved_endpoint;
+        Ok(lake)
     }
 
     /// The lake `url` over `store`, its objects under `prefix`.
@@ -261,9 +286,10 @@ impl ObjectLake {
             .map_err(StoreError::Runtime)?;
         Ok(ObjectLake {
             url,
+            endpoint: None,
             store,
             prefix: ObjectPath::from(prefix),
-            runtime,
+            runtime: Some(runtime),
             fetched: Fetched::default(),
         })
     }
@@ -271,6 +297,34 @@ impl ObjectLake {
     /// The lake's URL, normalized (no trailing `/`).
     pub fn url(&self) -> &str {
         &self.url
+    }
+
+    /// The S3 endpoint override in effect (`--endpoint` or `AWS_ENDPOINT_URL`), which an
+    /// index records so that readers of the index reach the same store.
+    pub fn endpoint(&self) -> Option<&str> {
+        self.endpoint.as_deref()
+    }
+
+    /// Run `f` to completion on the lake's runtime. From inside another runtime's async
+    /// context (an `ask` run's steps), where blocking on a runtime panics, it runs on a
+    /// thread of its own.
+    fn block<F: std::future::Future + Send>(&self, f: F) -> F::Output
+    where
+        F::Output: Send,
+    {
+        let rt = self
+            .runtime
+            .as_ref()
+            .expect("the runtime is taken only when the lake is dropped");
+        if tokio::runtime::Handle::try_current().is_ok() {
+            std::thread::scope(|s| {
+                s.spawn(|| rt.block_on(f))
+                    .join()
+                    .unwrap_or_else(|p| std::panic::resume_unwind(p))
+            })
+        } else {
+            rt.block_on(f)
+        }
     }
 
     /// What the lake's reads fetched so far.
@@ -284,8 +338,7 @@ impl ObjectLake {
         use futures::TryStreamExt;
         let prefix = (!self.prefix.as_ref().is_empty()).then_some(&self.prefix);
         let metas: Vec<object_store::ObjectMeta> = self
-            .runtime
-            .block_on(self.store.list(prefix).try_collect())
+            .block(self.store.list(prefix).try_collect())
             .map_err(|source| StoreError::List {
                 url: self.url.clone(),
                 hint: hint(&source),
@@ -315,12 +368,7 @@ impl ObjectLake {
 
     /// The object at `rel` (relative to the prefix), of `size` bytes, to read.
     pub fn object(self: &Arc<Self>, rel: &str, size: u64) -> RemoteObject {
-        let location = if self.prefix.as_ref().is_empty() {
-            ObjectPath::from(rel)
-        } else {
-            ObjectPath::from(format!("{}/{rel}", self.prefix.as_ref()))
-        };
-        RemoteObject::new(self.clone(), location, size)
+        RemoteObject::new(self.clone(), self.location(rel), size)
     }
 
     /// GET `range` of `location`, counted in [`Fetched`].
@@ -330,8 +378,7 @@ impl ObjectLake {
         range: std::ops::Range<u64>,
     ) -> std::io::Result<bytes::Bytes> {
         let b = self
-            .runtime
-            .block_on(self.store.get_range(location, range))
+            .block(self.store.get_range(location, range))
             .map_err(|e| match e {
                 object_store::Error::NotFound { .. } => {
                     std::io::Error::new(std::io::ErrorKind::NotFound, e)

@@ -148,6 +148,33 @@ pub fn watch(
     Ok(())
 }
 
+/// Keep the index that `ix` writes (of an object-store lake, which sends no events) up
+/// to date by listing it again: a full run (a listing; only new and changed objects are
+/// read) now and then every `interval`, until `stop` is set; `on_batch` hears of each.
+pub fn relist(
+    ix: &mut Indexer,
+    interval: Duration,
+    stop: &AtomicBool,
+    on_batch: &mut dyn FnMut(&WatchBatch),
+) -> Result<()> {
+    let mut kind = BatchKind::Reconcile;
+    while !stop.load(Ordering::Relaxed) {
+        let report = ix.run(&NoProgress)?;
+        on_batch(&WatchBatch {
+            kind,
+            scope: Vec::new(),
+            report,
+            latency: None,
+        });
+        kind = BatchKind::Rescan;
+        let next = Instant::now() + interval;
+        while !stop.load(Ordering::Relaxed) && Instant::now() < next {
+            std::thread::sleep(TICK);
+        }
+    }
+    Ok(())
+}
+
 /// How long a stopping watcher waits for a vector graph under way before giving it up.
 pub const GRAPH_STOP_WAIT: Duration = Duration::from_secs(5);
 

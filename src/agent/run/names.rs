@@ -387,6 +387,7 @@ mod tests {
             rel: p.trim_start_matches('/').into(),
             description: String::new(),
             columns: cols.iter().map(|c| c.to_string()).collect(),
+            staged: None,
         };
         let files = [
             file("/l/houses.csv", &["MedInc", "HouseAge"]),
@@ -448,6 +449,7 @@ mod tests {
             rel: "a.csv".into(),
             description: "a.csv — CSV\n  region: text, top \"north\"".into(),
             columns: vec!["close_price".into(), "region".into()],
+            staged: None,
         };
         let desc = descriptions(std::slice::from_ref(&f));
         assert!(known("Close Price", std::slice::from_ref(&f), &desc));
