@@ -251,14 +251,14 @@ fn large_objects_cost_their_footer_and_samples_not_their_size() {
     let moto = Moto::start();
     let tmp = tempfile::tempdir().unwrap();
     let cwd = tmp.path();
-    // A Parquet object of ~100 MB of incompressible doubles (several row groups), and a
-    // CSV of ~40 MB; multipart uploads, as real tools do.
+    // A Parquet object of ~500 MB of incompressible doubles (16 row groups), and a CSV of
+    // ~40 MB; multipart uploads, as real tools do.
     moto.py(
         cwd,
         r#"
 import numpy as np, pyarrow as pa, pyarrow.parquet as pq
 rng = np.random.default_rng(7)
-rows = 4_000_000
+rows = 16_000_000
 t = pa.table({'a': rng.random(rows), 'b': rng.random(rows), 'c': rng.random(rows),
               'id': np.arange(rows)})
 pq.write_table(t, 'big.parquet', row_group_size=1_000_000, compression='none')
@@ -275,7 +275,7 @@ print(os.path.getsize('big.parquet'), os.path.getsize('big.csv'))
     let pq_size = std::fs::metadata(cwd.join("big.parquet")).unwrap().len();
     let csv_size = std::fs::metadata(cwd.join("big.csv")).unwrap().len();
     assert!(
-        pq_size > 100_000_000 && csv_size > 30_000_000,
+        pq_size > 500_000_000 && csv_size > 30_000_000,
         "{pq_size} {csv_size}"
     );
 
@@ -300,7 +300,7 @@ print(os.path.getsize('big.parquet'), os.path.getsize('big.csv'))
             cwd.join("idx-pq").to_str().unwrap(),
         ],
     );
-    assert!(d.contains("4,000,000") || d.contains("4000000"), "{d}");
+    assert!(d.contains("16,000,000") || d.contains("16000000"), "{d}");
 
     let budget: u64 = 4 * 1024 * 1024;
     let v = moto.index(
