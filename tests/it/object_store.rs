@@ -532,3 +532,62 @@ fn tables_in_a_bucket_are_each_one_described_table() {
         "{t}"
     );
 }
+
+/// Without keys in the environment, an S3 lake takes the keys, region and endpoint of
+/// the profile `AWS_PROFILE` names in the shared credentials and config files; a profile
+/// that is not there, or that needs SSO, is refused saying what to do.
+#[test]
+fn an_aws_profile_gives_the_keys_region_and_endpoint() {
+    let moto = Moto::start();
+    let tmp = tempfile::tempdir().unwrap();
+    let cwd = tmp.path();
+    moto.py(
+        cwd,
+        "s3.create_bucket(Bucket='prof')\n\
+         s3.put_object(Bucket='prof', Key='d/a.csv', Body=b'x,y\\n1,2\\n')",
+    );
+    std::fs::write(
+        cwd.join("credentials"),
+        "[default]\naws_access_key_id = nope\n\n[lake]\naws_access_key_id = testing\naws_secret_access_key = testing\n",
+    )
+    .unwrap();
+    std::fs::write(
+        cwd.join("config"),
+        format!(
+            "[profile lake]\nregion = us-east-1\nendpoint_url = {}\n\n[profile corp]\nsso_session = corp\n",
+            moto.endpoint
+        ),
+    )
+    .unwrap();
+    let index = |profile: &str, idx: &str| {
+        lakestar()
+            .env_remove("AWS_ACCESS_KEY_ID")
+            .env_remove("AWS_SECRET_ACCESS_KEY")
+            .env_remove("AWS_SESSION_TOKEN")
+            .env_remove("AWS_REGION")
+            .env_remove("AWS_DEFAULT_REGION")
+            .env_remove("AWS_ENDPOINT_URL")
+            .env("AWS_SHARED_CREDENTIALS_FILE", cwd.join("credentials"))
+            .env("AWS_CONFIG_FILE", cwd.join("config"))
+            .env("AWS_PROFILE", profile)
+            .args(["index", "s3://prof/d", "--index", idx, "--json"])
+            .current_dir(cwd)
+            .output()
+            .unwrap()
+    };
+    let out = index("lake", "idx");
+    let v: Value = serde_json::from_str(&crate::common::stdout_of_success(out, "index")).unwrap();
+    assert_eq!((n(&v, "added"), n(&v, "errors")), (1, 0), "{v}");
+    for (profile, says) in [
+        ("missing", "no such profile"),
+        ("corp", "export-credentials --profile corp"),
+    ] {
+        let out = index(profile, "idx2");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            !out.status.success() && err.contains(says),
+            "{profile}: {err}"
+        );
+        assert!(!cwd.join("idx2").join("catalog.sqlite").exists());
+    }
+}

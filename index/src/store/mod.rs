@@ -2,9 +2,10 @@
 //! is listed and read through the `object_store` crate instead of walked and opened.
 //!
 //! - [`ObjectLake::open`] builds the store from the cloud's environment (`AWS_*`,
-//!   `GOOGLE_*`, `AZURE_*`: keys, session tokens, instance metadata) and an optional
-//!   endpoint override (`--endpoint`, else `AWS_ENDPOINT_URL`), with the retry and
-//!   timeout settings below.
+//!   `GOOGLE_*`, `AZURE_*`: keys, session tokens, instance metadata; for S3 without keys
+//!   in the environment, the [`profile`] `AWS_PROFILE` names in the shared files) and
+//!   an optional endpoint override (`--endpoint`, else `AWS_ENDPOINT_URL`, else the
+//!   profile's `endpoint_url`), with the retry and timeout settings below.
 //! - [`ObjectLake::list`] lists the prefix once: every object becomes a [`Listed`] with
 //!   its key relative to the prefix, size, last-modified time and ETag.
 //! - [`content_identity`] turns (ETag, size) into the 32 bytes the catalog stores where a
@@ -17,6 +18,7 @@
 //! lake's own tokio runtime. Concurrency is therefore the indexer's `--jobs`: one request
 //! in flight per worker at most.
 
+pub mod profile;
 pub mod reader;
 pub mod stage;
 
@@ -56,7 +58,7 @@ pub enum StoreError {
         reason: String,
     },
     /// The store could not be configured (missing region, bucket, credentials…).
-    #[error("cannot open {url}: {source}; set the store's credentials in the environment (AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY/AWS_REGION, GOOGLE_SERVICE_ACCOUNT, AZURE_STORAGE_ACCOUNT_NAME/AZURE_STORAGE_ACCOUNT_KEY) and, for an S3-compatible store, --endpoint or AWS_ENDPOINT_URL")]
+    #[error("cannot open {url}: {source}; set the store's credentials in the environment (AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY/AWS_REGION or AWS_PROFILE, GOOGLE_SERVICE_ACCOUNT, AZURE_STORAGE_ACCOUNT_NAME/AZURE_STORAGE_ACCOUNT_KEY) and, for an S3-compatible store, --endpoint or AWS_ENDPOINT_URL")]
     Build {
         /// The lake URL.
         url: String,
@@ -76,6 +78,14 @@ pub enum StoreError {
     /// The runtime the requests run on could not be started.
     #[error("cannot start the object-store runtime: {0}")]
     Runtime(#[source] std::io::Error),
+    /// The AWS profile to read keys from could not be used ([`profile`]).
+    #[error("AWS profile {profile:?}: {reason}")]
+    Profile {
+        /// The profile's name.
+        profile: String,
+        /// Why, and what to do.
+        reason: String,
+    },
     /// Objects a run needs could not be staged ([`stage`]).
     #[error("cannot stage {what}: {reason}")]
     Stage {
@@ -229,9 +239,27 @@ impl ObjectLake {
                     let mut b = object_store::aws::AmazonS3Builder::from_env()
                         .with_bucket_name(bucket)
                         .with_retry(retry);
+                    // Keys in the environment come first; then a profile's.
+                    let profile = match std::env::var_os("AWS_ACCESS_KEY_ID") {
+                        Some(_) => None,
+                        None => profile::load()?,
+                    };
+                    let mut region = None;
+                    let mut profile_endpoint = None;
+                    if let Some(p) = profile {
+                        if let (Some(k), Some(s)) = (p.access_key_id, p.secret_access_key) {
+                            b = b.with_access_key_id(k).with_secret_access_key(s);
+                            if let Some(t) = p.session_token {
+                                b = b.with_token(t);
+                            }
+                        }
+                        region = p.region;
+                        profile_endpoint = p.endpoint_url;
+                    }
                     let endpoint = endpoint
                         .map(str::to_string)
-                        .or_else(|| std::env::var("AWS_ENDPOINT_URL").ok());
+                        .or_else(|| std::env::var("AWS_ENDPOINT_URL").ok())
+                        .or(profile_endpoint);
                     let mut client = client;
                     if let Some(e) = &endpoint {
                         resolved_endpoint = Some(e.clone());
@@ -243,7 +271,7 @@ impl ObjectLake {
                     if std::env::var_os("AWS_REGION").is_none()
                         && std::env::var_os("AWS_DEFAULT_REGION").is_none()
                     {
-                        b = b.with_region("us-east-1");
+                        b = b.with_region(region.as_deref().unwrap_or("us-east-1"));
                     }
                     Arc::new(b.with_client_options(client).build().map_err(build)?)
                 }
