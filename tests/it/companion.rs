@@ -228,7 +228,7 @@ const STATES: [(&str, &str); 12] = [
 /// A lake where `labor/unemployment.csv` names states by two-letter code and
 /// `labor/state_codes.csv` maps the codes to full names, beside unrelated files (one of
 /// them a small table with a unique column of its own).
-fn lookup_lake() -> (tempfile::TempDir, std::path::PathBuf) {
+pub(crate) fn lookup_lake() -> (tempfile::TempDir, std::path::PathBuf) {
     let tmp = tempfile::tempdir().unwrap();
     let lake = tmp.path().join("lake");
     let mut codes = String::from("abbrev,state_name\n");

@@ -38,7 +38,7 @@ mod mcp;
 mod messy;
 mod models;
 mod object_store;
-mod object_store_ask;
+mod object_store_surfaces;
 mod sandbox;
 mod search;
 mod serve;

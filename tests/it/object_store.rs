@@ -67,6 +67,32 @@ impl Moto {
         );
     }
 
+    /// Create `bucket` (unless `create` is false) and upload the folder `dir` (relative
+    /// to `cwd`) into it under `prefix` (`""` or ending in `/`).
+    pub(crate) fn upload_dir(
+        &self,
+        cwd: &Path,
+        dir: &str,
+        bucket: &str,
+        prefix: &str,
+        create: bool,
+    ) {
+        let make = if create {
+            format!("s3.create_bucket(Bucket='{bucket}')\n")
+        } else {
+            String::new()
+        };
+        self.py(
+            cwd,
+            &format!(
+                "{make}for root, _, names in os.walk('{dir}'):\n\
+                 \x20   for name in names:\n\
+                 \x20       p = os.path.join(root, name)\n\
+                 \x20       s3.upload_file(p, '{bucket}', '{prefix}' + os.path.relpath(p, '{dir}'))"
+            ),
+        )
+    }
+
     /// `lakestar ARGS` with the server's endpoint and test credentials in the environment;
     /// its stdout (it must succeed).
     pub(crate) fn ok(&self, cwd: &Path, args: &[&str]) -> String {
@@ -138,12 +164,15 @@ fn an_s3_lake_is_indexed_kept_incrementally_and_searched() {
             ("errors", 0),
         ],
     );
-    // Small objects are read whole, once each.
+    // Small objects are read whole, once each; the two small tables with a unique
+    // column (sales.csv, 55 bytes; customers.csv, 35) once more, by the lookup step that
+    // links code tables to the data beside them.
     let total: u64 = std::fs::read_to_string(cwd.join("total"))
         .unwrap()
         .parse()
         .unwrap();
-    assert_eq!(fetched, total, "{first}");
+    assert_eq!(fetched, total + 55 + 35, "{first}");
+    assert_eq!(n(&first["fetched"], "requests"), 5 + 2, "{first}");
 
     // No change: listed only, nothing read.
     let again = moto.index(cwd, url, &index, &[]);
@@ -189,7 +218,9 @@ fn an_s3_lake_is_indexed_kept_incrementally_and_searched() {
             ("unchanged", 4),
         ],
     );
-    assert_eq!(fetched, 0, "{d}");
+    // Nothing of the deleted object's; the folder's links are made again, and its two
+    // lookup candidates (sales.csv, now 66 bytes; customers.csv, 35) read for them.
+    assert_eq!(fetched, 66 + 35, "{d}");
 
     moto.py(
         cwd,
@@ -208,7 +239,9 @@ fn an_s3_lake_is_indexed_kept_incrementally_and_searched() {
             ("unchanged", 3),
         ],
     );
-    assert_eq!(fetched, 0, "a rename reads nothing: {r}");
+    // The renamed object is not analyzed again: only the folder's lookup candidates
+    // are read for its links (sales.csv and people.csv, the renamed customers.csv).
+    assert_eq!(fetched, 66 + 35, "a rename reads no analysis: {r}");
 
     // The same bytes written again: a new last-modified, the same ETag: not read.
     moto.py(
@@ -461,20 +494,7 @@ fn tables_in_a_bucket_are_each_one_described_table() {
         .unwrap();
     let made: Value =
         serde_json::from_str(&crate::common::stdout_of_success(out, "python")).unwrap();
-    // Upload the folder `base` under `prefix` of the bucket.
-    let up = |base: &str, prefix: &str| {
-        moto.py(
-            cwd,
-            &format!(
-                "for root, _, names in os.walk('{base}'):\n\
-                 \x20   for name in names:\n\
-                 \x20       p = os.path.join(root, name)\n\
-                 \x20       s3.upload_file(p, 'tables', '{prefix}' + os.path.relpath(p, '{base}'))"
-            ),
-        )
-    };
-    moto.py(cwd, "s3.create_bucket(Bucket='tables')");
-    up("lake", "wh/");
+    moto.upload_dir(cwd, "lake", "tables", "wh/", true);
     let idx = cwd.join("idx");
     let first = moto.index(cwd, "s3://tables/wh", &idx, &[]);
     assert_eq!(n(&first, "errors"), 0, "{first}");
@@ -522,7 +542,7 @@ fn tables_in_a_bucket_are_each_one_described_table() {
         .output()
         .unwrap();
     crate::common::stdout_of_success(out, "python");
-    up("lake/orders", "wh/orders/");
+    moto.upload_dir(cwd, "lake/orders", "tables", "wh/orders/", false);
     let again = moto.index(cwd, "s3://tables/wh", &idx, &[]);
     assert_eq!(n(&again, "errors"), 0, "{again}");
     let t = describe("orders/")["table"]["description"].clone();

@@ -8,9 +8,11 @@ use crate::companion::lookup::{self, DataFile, LookupLink, LookupTable, SampledC
 use crate::companion::matcher::{self, match_folder, FolderFile};
 use crate::companion::{headerless_columns, parse, Link, DOC_MAX_BYTES};
 use crate::error::Result;
+use crate::store::ObjectLake;
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::io::Read;
 use std::path::Path;
+use std::sync::Arc;
 
 /// Folders with more files than this are not examined: every change in a folder
 /// decodes the descriptions of its tables again, and documentation beside tens of
@@ -46,20 +48,48 @@ fn data_candidate(row: &FileRow) -> bool {
         && matches!(row.format, Format::Csv | Format::Tsv | Format::FixedWidth)
 }
 
+/// Where the step reads a file's first bytes: the lake's folder, or its object store
+/// (one ranged GET), so that documentation in a bucket is linked as it is on disk.
+#[derive(Clone, Copy)]
+pub(super) enum LakeReader<'a> {
+    /// A lake on disk, its root.
+    Dir(&'a Path),
+    /// A lake in an object store.
+    Objects(&'a Arc<ObjectLake>),
+}
+
+impl LakeReader<'_> {
+    /// At most `max` first bytes of the file of `row`; `None` when it cannot be read now
+    /// (the next change redoes it).
+    fn head(self, row: &FileRow, max: u64) -> Option<Vec<u8>> {
+        match self {
+            LakeReader::Dir(lake) => {
+                let mut buf = Vec::new();
+                std::fs::File::open(lake.join(&row.path))
+                    .ok()?
+                    .take(max)
+                    .read_to_end(&mut buf)
+                    .ok()?;
+                Some(buf)
+            }
+            LakeReader::Objects(o) => o
+                .object(&row.path, row.size)
+                .read_exact_range(0, max)
+                .ok()
+                .map(|b| b.to_vec()),
+        }
+    }
+}
+
 /// The text of a documentation candidate, read from the lake (at most
 /// [`DOC_MAX_BYTES`]); `None` when it cannot be read now (the next change redoes it).
-fn read_doc(lake: &Path, rel: &str) -> Option<String> {
-    let mut buf = Vec::new();
-    std::fs::File::open(lake.join(rel))
-        .ok()?
-        .take(DOC_MAX_BYTES)
-        .read_to_end(&mut buf)
-        .ok()?;
+fn read_doc(lake: LakeReader<'_>, row: &FileRow) -> Option<String> {
+    let buf = lake.head(row, DOC_MAX_BYTES)?;
     Some(String::from_utf8_lossy(&buf).into_owned())
 }
 
 /// The links of the files directly in `folder`.
-fn folder_links(cat: &CatalogReader, lake: &Path, folder: &str) -> Result<Vec<Link>> {
+fn folder_links(cat: &CatalogReader, lake: LakeReader<'_>, folder: &str) -> Result<Vec<Link>> {
     let rows = cat.folder_files(folder)?;
     if rows.len() > MAX_FOLDER_FILES || !rows.iter().any(doc_candidate) {
         return Ok(Vec::new());
@@ -92,7 +122,7 @@ fn folder_links(cat: &CatalogReader, lake: &Path, folder: &str) -> Result<Vec<Li
     }
     for ((f, row), read) in files.iter_mut().zip(&rows).zip(read) {
         if read {
-            f.documents = read_doc(lake, &row.path).and_then(|t| parse::parse(&t));
+            f.documents = read_doc(lake, row).and_then(|t| parse::parse(&t));
         }
     }
     Ok(match_folder(&files))
@@ -100,7 +130,7 @@ fn folder_links(cat: &CatalogReader, lake: &Path, folder: &str) -> Result<Vec<Li
 
 /// A lookup candidate's table read from the lake: small, delimited, with a header and
 /// a key column; `None` otherwise (or when it cannot be read now).
-fn lookup_table(lake: &Path, row: &FileRow, d: &Description) -> Option<LookupTable> {
+fn lookup_table(lake: LakeReader<'_>, row: &FileRow, d: &Description) -> Option<LookupTable> {
     let Content::Table(t) = &d.content else {
         return None;
     };
@@ -112,12 +142,7 @@ fn lookup_table(lake: &Path, row: &FileRow, d: &Description) -> Option<LookupTab
     if !small || t.columns.len() < 2 || !t.columns.iter().any(|c| c.is_unique(t.rows)) {
         return None;
     }
-    let mut buf = Vec::new();
-    std::fs::File::open(lake.join(&row.path))
-        .ok()?
-        .take(lookup::LOOKUP_MAX_BYTES)
-        .read_to_end(&mut buf)
-        .ok()?;
+    let buf = lake.head(row, lookup::LOOKUP_MAX_BYTES)?;
     let text = String::from_utf8_lossy(&buf);
     let (columns, values) = lookup::read_columns(&text, delimiter, t.skipped_lines as usize)?;
     let keys = lookup::key_columns(&columns, &values);
@@ -155,7 +180,7 @@ fn small_delimited(r: &FileRow) -> bool {
 /// folder's lookups serve the data of every folder below it too.
 fn load_folder_tables(
     cat: &CatalogReader,
-    lake: &Path,
+    lake: LakeReader<'_>,
     folder: &str,
     cache: &mut HashMap<String, Vec<LookupTable>>,
 ) -> Result<()> {
@@ -191,7 +216,7 @@ fn ancestors(folder: &str) -> Vec<&str> {
 /// descriptions of its tables are read only when there is such a table.
 fn folder_lookups(
     cat: &CatalogReader,
-    lake: &Path,
+    lake: LakeReader<'_>,
     folder: &str,
     cache: &mut HashMap<String, Vec<LookupTable>>,
 ) -> Result<Vec<LookupLink>> {
@@ -236,7 +261,7 @@ fn folder_lookups(
 /// every folder are recomputed once when the catalog's were made by an older rule.
 /// Returns how many documentation links appeared, went or changed. A data file whose
 /// lookup links changed is marked stale for search: its document carries their labels.
-pub fn relink(cat: &mut CatalogWriter, lake: &Path, changed: &[String]) -> Result<usize> {
+pub fn relink(cat: &mut CatalogWriter, lake: LakeReader<'_>, changed: &[String]) -> Result<usize> {
     let folders: BTreeSet<&str> = changed.iter().map(|p| folder_of(p)).collect();
     let changed: HashSet<&str> = changed.iter().map(String::as_str).collect();
     let mut touched = 0;

@@ -194,7 +194,11 @@ impl Indexer {
         // stale-for-search marks are the changes not yet caught up (a crash after this
         // point leaves them for the next run, which redoes the same folders).
         let changed = self.catalog.search_dirty()?;
-        let relinked = super::relink::relink(&mut self.catalog, &self.lake, &changed)?;
+        let reader = match &self.objects {
+            Some(o) => super::relink::LakeReader::Objects(o),
+            None => super::relink::LakeReader::Dir(&self.lake),
+        };
+        let relinked = super::relink::relink(&mut self.catalog, reader, &changed)?;
         let regrouped = self.catalog.refresh_collections()?;
         // Tables that span many files, from the same marks (a crash before the sync
         // leaves them for the next run, which derives the same tables again).

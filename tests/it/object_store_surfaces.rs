@@ -1,7 +1,8 @@
-//! `ask` over a lake in an object store: the files a run needs are staged from moto's
-//! S3 server (on 127.0.0.1) into the index's cache, read there by the sandboxed code, and
-//! taken from the cache by the next run; too large or stale objects are refused with
-//! what to do.
+//! Using the index of a lake in an object store (moto's S3 server on 127.0.0.1):
+//! `ask` stages the files a run needs into the index's cache, where the sandboxed code
+//! reads them and the next run finds them; too large or stale objects are refused with
+//! what to do. `serve` and `mcp` search, describe and read rows; companion
+//! documentation and lookup tables in the bucket are linked as on disk.
 
 use crate::agent::fenced;
 use crate::common::{lakestar, n, test_python};
@@ -70,14 +71,7 @@ fn ask_stages_the_objects_it_reads_and_reuses_them() {
         .output()
         .unwrap();
     crate::common::stdout_of_success(made, "python");
-    moto.py(
-        cwd,
-        "s3.create_bucket(Bucket='bkt')\n\
-         for root, _, names in os.walk('lake'):\n\
-         \x20   for name in names:\n\
-         \x20       p = os.path.join(root, name)\n\
-         \x20       s3.upload_file(p, 'bkt', 'p/' + os.path.relpath(p, 'lake'))",
-    );
+    moto.upload_dir(cwd, "lake", "bkt", "p/", true);
     let idx = cwd.join("idx");
     let report = moto.index(cwd, "s3://bkt/p", &idx, &["--endpoint", &moto.endpoint]);
     assert_eq!(n(&report, "errors"), 0, "{report}");
@@ -276,4 +270,41 @@ fn serve_and_mcp_read_a_bucket_lake() {
     let r = s.ok("reindex", json!({}));
     assert_eq!((n(&r, "deleted"), n(&r, "unchanged")), (1, 2), "{r}");
     s.close();
+}
+
+/// Documentation beside a headerless file, and a lookup table beside the data whose
+/// codes it names, are linked in a bucket as on disk (read by ranged GETs).
+#[test]
+fn companions_in_a_bucket_are_linked() {
+    use crate::companion::{lookup_lake, station_doc, STATION_DAT};
+    let moto = Moto::start();
+    let (tmp, lake) = lookup_lake();
+    let cwd = tmp.path();
+    std::fs::create_dir_all(lake.join("obs")).unwrap();
+    std::fs::write(lake.join("obs/station.dat"), STATION_DAT).unwrap();
+    std::fs::write(lake.join("obs/station_dat.text"), station_doc("TAIR")).unwrap();
+    moto.upload_dir(cwd, "lake", "comp", "", true);
+    let idx = cwd.join("idx");
+    let report = moto.index(cwd, "s3://comp", &idx, &[]);
+    assert_eq!(n(&report, "errors"), 0, "{report}");
+    let idx_s = idx.to_str().unwrap();
+    let d: serde_json::Value = serde_json::from_str(&moto.ok(
+        cwd,
+        &["describe", "obs/station.dat", "--index", idx_s, "--json"],
+    ))
+    .unwrap();
+    let names: Vec<&str> = d["description"]["content"]["columns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["YEAR", "MONTH", "TAIR", "WSPD"], "{d}");
+    let q = "unemployment rate in California, Texas and New York";
+    let hits = crate::common::json_lines(&moto.ok(cwd, &["search", q, "--index", idx_s, "--json"]));
+    assert_eq!(hits[0]["path"], "labor/unemployment.csv", "{hits:?}");
+    assert_eq!(
+        hits[0]["companions"],
+        serde_json::json!([{"path": "labor/state_codes.csv", "why": "lookup: state → state_name"}])
+    );
 }
