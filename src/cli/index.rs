@@ -106,11 +106,18 @@ impl LakeArgs {
     /// their defaults).
     pub fn resolve(&self) -> Result<(PathBuf, IndexOptions)> {
         let index_dir = match self.object_url() {
-            Some(url) => self.index.clone().ok_or_else(|| {
-                super::UsageError(format!(
-                    "an object-store lake ({url}) has no directory to hold its index: pass --index DIR"
-                ))
-            })?,
+            Some(url) => {
+                // Checked first (the URL, the endpoint, a profile; no request yet):
+                // nothing about a new index is worth saying for a lake that is not.
+                lakestar_index::store::ObjectLake::open(url, self.endpoint.as_deref())
+                    .map_err(lakestar_index::UserError::from)
+                    .map_err(lakestar_index::Error::from)?;
+                self.index.clone().ok_or_else(|| {
+                    super::UsageError(format!(
+                        "an object-store lake ({url}) has no directory to hold its index: pass --index DIR"
+                    ))
+                })?
+            }
             None => {
                 // Checked first: nothing about a new index is worth saying for a lake
                 // that is not.

@@ -213,7 +213,9 @@ pub struct Indexer {
     /// The lake's object store, when the lake is a URL: listed instead of walked.
     objects: Option<std::sync::Arc<crate::store::ObjectLake>>,
     /// The listing made when the store was opened, for the first run to use.
-    listed: Option<Vec<crate::store::Listed>>,
+    /// The listing made when the indexer opened, and when it started (the first run's
+    /// time counts from there).
+    listed: Option<(Instant, Vec<crate::store::Listed>)>,
     /// Last, so dropped last: it holds the writer lock, which must outlive the text
     /// index's writer.
     catalog: CatalogWriter,
@@ -281,6 +283,7 @@ impl Indexer {
         index_dir: &Path,
         opts: &IndexOptions,
     ) -> Result<Indexer> {
+        let listing = Instant::now();
         let listed = lake.list().map_err(UserError::from)?;
         let url = PathBuf::from(lake.url());
         let mut opts = opts.clone();
@@ -288,7 +291,7 @@ impl Indexer {
         opts.follow_outside = false;
         let mut indexer = Self::open_at(url, index_dir, &opts)?;
         indexer.objects = Some(std::sync::Arc::new(lake));
-        indexer.listed = Some(listed);
+        indexer.listed = Some((listing, listed));
         Ok(indexer)
     }
 
@@ -368,10 +371,14 @@ impl Indexer {
     /// Index the whole lake: crawl it, and bring the catalog and the search index in
     /// step with what was found.
     pub fn run(&mut self, progress: &dyn Progress) -> Result<IndexReport> {
-        let started = Instant::now();
+        let mut started = Instant::now();
         if let Some(objects) = &self.objects {
+            // The listing is part of the run, also when it was made at the open.
             let found = match self.listed.take() {
-                Some(listed) => listed,
+                Some((at, listed)) => {
+                    started = at;
+                    listed
+                }
                 None => objects.list().map_err(UserError::from)?,
             };
             let found = Crawl {
