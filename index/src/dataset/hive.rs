@@ -166,7 +166,7 @@ fn value_type(values: &[String]) -> &'static str {
 /// Widen `columns`' ranges and sum their nulls over the members' descriptions, where
 /// each member's figures are exact (a footer's statistics, a whole-file profile); a
 /// column some member lacks exact figures for shows none.
-pub(crate) fn merge_ranges<'a>(
+fn merge_ranges<'a>(
     columns: &mut [TableColumn],
     members: impl Iterator<Item = &'a Member> + Clone,
 ) {

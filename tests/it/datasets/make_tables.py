@@ -1,13 +1,15 @@
-import datetime, json, os, sys
+import datetime, decimal, json, os, struct, sys, uuid
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
-from deltalake import write_deltalake
+from deltalake import DeltaTable, write_deltalake
 from pyiceberg.catalog.sql import SqlCatalog
+from pyiceberg.expressions import EqualTo
 from pyiceberg.partitioning import PartitionField, PartitionSpec
 from pyiceberg.schema import Schema
 from pyiceberg.transforms import IdentityTransform
-from pyiceberg.types import DateType, LongType, NestedField, StringType
+from pyiceberg.types import BooleanType, DateType, DecimalType, DoubleType, LongType, NestedField, StringType, TimestampType
 
 lake, scratch = sys.argv[1], sys.argv[2]
 
@@ -41,7 +43,41 @@ tbl = cat.create_table("shop.visits", schema=schema, partition_spec=spec)
 arrow = tbl.schema().as_arrow()
 tbl.append(pa.table({"city": ["Oslo", "Bergen"], "day": [datetime.date(2024, 1, 1), datetime.date(2024, 1, 2)], "visits": [10, 20]}, schema=arrow))
 tbl.append(pa.table({"city": ["Oslo", "Oslo", "Tromso"], "day": [datetime.date(2024, 2, 1), datetime.date(2024, 3, 5), datetime.date(2024, 3, 6)], "visits": [1, 2, 3]}, schema=arrow))
+
+# Iceberg: an overwrite and a delete leave files of older snapshots in data/; only the
+# current snapshot's manifests say which files are live, and their bounds the ranges.
+prices = cat.create_table("shop.prices", schema=Schema(
+    NestedField(1, "city", StringType(), required=False),
+    NestedField(2, "day", DateType(), required=False),
+    NestedField(3, "n", LongType(), required=False),
+    NestedField(4, "price", DecimalType(9, 2), required=False),
+    NestedField(5, "at", TimestampType(), required=False),
+    NestedField(6, "ratio", DoubleType(), required=False),
+    NestedField(7, "ok", BooleanType(), required=False),
+), partition_spec=spec)
+arrow = prices.schema().as_arrow()
+
+def price_rows(cities, ns):
+    return pa.table({
+        "city": cities,
+        "day": [datetime.date(2024, 5, n) for n in ns],
+        "n": ns,
+        "price": [decimal.Decimal("1.25") * n for n in ns],
+        "at": [datetime.datetime(2024, 1, 1, 12, 0, n) for n in ns],
+        "ratio": [n / 2 for n in ns],
+        "ok": [n % 2 == 0 for n in ns],
+    }, schema=arrow)
+
+prices.append(price_rows(["Oslo", "Bergen"], [10, 20]))
+prices.append(price_rows(["Oslo", "Tromso"], [1, 2]))
+prices.overwrite(price_rows(["Oslo", "Oslo"], [5, 8]))
+prices.append(price_rows(["Bergen"], [6]))
+prices.delete(EqualTo("city", "Bergen"))
+prices = cat.load_table("shop.prices")
+
 print(json.dumps({
     "snapshot": str(tbl.current_snapshot().snapshot_id),
     "metadata": os.path.relpath(tbl.metadata_location.removeprefix("file://"), lake),
+    "prices_snapshot": str(prices.current_snapshot().snapshot_id),
+    "prices_metadata": os.path.relpath(prices.metadata_location.removeprefix("file://"), lake),
 }))
