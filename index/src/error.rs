@@ -471,7 +471,8 @@ pub enum DatasetError {
     #[error("{path}: {what}")]
     Malformed { path: String, what: String },
     /// An Iceberg manifest list or manifest that is not a readable Avro object container
-    /// file of the shape the Iceberg spec gives.
+    /// file of the shape the Iceberg spec gives (or a Parquet file of a Delta checkpoint
+    /// that its reader failed on).
     #[error("{path} cannot be read: {what}; if the file was cut short or copied from an unfinished write, copy it again (the table is described again when its files change)")]
     Unreadable { path: String, what: String },
     /// A Delta log whose JSON commits no longer start at version 0 (older commits were

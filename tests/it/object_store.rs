@@ -513,7 +513,7 @@ fn tables_in_a_bucket_are_each_one_described_table() {
         "{t}"
     );
     assert_eq!(t["version"], made["snapshot"]);
-    // Manifests: read by GETs.
+    // Manifests, checkpoint parts, a V2 checkpoint's sidecar: all read by GETs.
     let t = describe("warehouse/shop/prices")["table"]["description"].clone();
     assert_eq!(
         (
@@ -524,6 +524,10 @@ fn tables_in_a_bucket_are_each_one_described_table() {
         (Some(2), Some(1), Some("8")),
         "{t}"
     );
+    for (table, rows) in [("events/", 6), ("clicks/", 6)] {
+        let t = describe(table)["table"]["description"].clone();
+        assert_eq!(t["rows"].as_u64(), Some(rows), "{table}: {t}");
+    }
 
     // A 4th Delta commit, written locally and uploaded: the next run reads it.
     let append = "import deltalake, pandas as pd, sys\n\

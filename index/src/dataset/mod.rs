@@ -213,9 +213,10 @@ pub(crate) fn read_text(files: &dyn TableFiles, path: &str) -> Result<String, Da
         .map_err(|e| io(std::io::Error::new(std::io::ErrorKind::InvalidData, e)))
 }
 
-/// Runs `read`, which reads the file at `path` with a library (apache-avro for an
-/// Iceberg manifest), turning a panic into that table's error: one bad file must not
-/// fail the run.
+/// Runs `read`, which reads the file at `path` with a library (the parquet crate for a
+/// Delta checkpoint, apache-avro for an Iceberg manifest), turning a panic into that
+/// table's error: the parquet crate asserts on some malformed files instead of returning
+/// an error, and one bad file must not fail the run.
 pub(crate) fn guarded<T>(
     path: &str,
     read: impl FnOnce() -> Result<T, DatasetError>,

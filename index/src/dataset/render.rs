@@ -93,13 +93,27 @@ pub fn render_or_error(
 /// `text` (a table's rendering) with its load line reading the table at `to` (an
 /// absolute path, for code run elsewhere) instead of at the lake-relative `root`.
 pub fn load_at(text: &str, root: &str, to: &str) -> String {
-    let (from, into) = (format!("\"{root}"), format!("\"{to}"));
     text.lines()
         .map(|l| match l.strip_prefix("load: ") {
-            Some(call) => format!("load: {}\n", call.replacen(&from, &into, 1)),
+            Some(call) => format!("load: {}\n", moved(call, root, to)),
             None => format!("{l}\n"),
         })
         .collect()
+}
+
+/// `call` with its first string literal that is the folder `root` or a path under it
+/// (`"sales"`, `"ice/metadata/v2.metadata.json"`) starting at `to` instead: a literal
+/// `root` is only the prefix of (`"salesforce"`) stays.
+fn moved(call: &str, root: &str, to: &str) -> String {
+    let from = format!("\"{root}");
+    let at = call
+        .match_indices(&from)
+        .map(|(i, _)| i)
+        .find(|i| matches!(call.as_bytes().get(i + from.len()), Some(b'"' | b'/')));
+    match at {
+        Some(i) => format!("{}\"{to}{}", &call[..i], &call[i + from.len()..]),
+        None => call.to_string(),
+    }
 }
 
 /// The line a member's description carries: which table it belongs to.
@@ -162,6 +176,15 @@ mod tests {
             "{moved}"
         );
         assert!(moved.starts_with("sales/ — Delta table"), "{moved}");
+        // Only the table's own path moves, not a literal it is the prefix of.
+        assert_eq!(
+            load_at("load: f(\"tx\", g(\"t\"))\n", "t", "/lake/t"),
+            "load: f(\"tx\", g(\"/lake/t\"))\n"
+        );
+        assert_eq!(
+            load_at("load: h(\"t/metadata/v1.metadata.json\")\n", "t", "/l/t"),
+            "load: h(\"/l/t/metadata/v1.metadata.json\")\n"
+        );
         assert_eq!(
             member_line("sales", TableKind::Delta, Some("2")),
             "member of Delta table sales/ (version 2)"

@@ -75,6 +75,58 @@ prices.append(price_rows(["Bergen"], [6]))
 prices.delete(EqualTo("city", "Bergen"))
 prices = cat.load_table("shop.prices")
 
+# Delta: three commits, a checkpoint of the third, one commit after it; the commits the
+# checkpoint holds are removed, as log clean-up does, so only the checkpoint has them.
+def checkpointed(name):
+    d = os.path.join(lake, name)
+    write_deltalake(d, pd.DataFrame({"id": [1, 2], "kind": ["a", "b"]}), partition_by=["kind"])
+    write_deltalake(d, pd.DataFrame({"id": [3, 4], "kind": ["c", "a"]}), mode="append")
+    write_deltalake(d, pd.DataFrame({"id": [5], "kind": ["d"]}), mode="append")
+    DeltaTable(d).create_checkpoint()
+    write_deltalake(d, pd.DataFrame({"id": [6], "kind": ["e"]}), mode="append")
+    log = os.path.join(d, "_delta_log")
+    first = [json.loads(line) for line in open(os.path.join(log, f"{0:020}.json"))]
+    for v in range(3):
+        os.remove(os.path.join(log, f"{v:020}.json"))
+    return log, 2, first
+
+# A multi-part checkpoint: deltalake writes single-file checkpoints only, so its
+# checkpoint is split into three parts named as the Delta protocol names them, and
+# _last_checkpoint says `parts`, as Spark writes them (deltalake reads the result).
+log, v, _ = checkpointed("events")
+whole = os.path.join(log, f"{v:020}.checkpoint.parquet")
+cp = pq.read_table(whole)
+cuts = [0, 2, 4, cp.num_rows]
+for i in range(3):
+    part = cp.slice(cuts[i], cuts[i + 1] - cuts[i])
+    pq.write_table(part, os.path.join(log, f"{v:020}.checkpoint.{i + 1:010}.{3:010}.parquet"))
+os.remove(whole)
+with open(os.path.join(log, "_last_checkpoint"), "w") as f:
+    json.dump({"version": v, "size": cp.num_rows, "parts": 3}, f)
+
+# A V2 checkpoint (deltalake writes none): the classic one rewritten as the protocol's
+# UUID-named JSON checkpoint whose add and remove actions lie in a sidecar Parquet file,
+# named by `v2Checkpoint` in _last_checkpoint (deltalake's QueryBuilder reads it).
+log, v, first = checkpointed("clicks")
+whole = os.path.join(log, f"{v:020}.checkpoint.parquet")
+cp = pq.read_table(whole)
+os.makedirs(os.path.join(log, "_sidecars"))
+sidecar = f"{uuid.uuid4()}.parquet"
+files = pc.or_(pc.is_valid(cp["add"]), pc.is_valid(cp["remove"]))
+pq.write_table(cp.filter(files).select(["add", "remove"]), os.path.join(log, "_sidecars", sidecar))
+os.remove(whole)
+name = f"{v:020}.checkpoint.{uuid.uuid4()}.json"
+with open(os.path.join(log, name), "w") as f:
+    for action in [
+        {"checkpointMetadata": {"version": v}},
+        {"protocol": {"minReaderVersion": 3, "minWriterVersion": 7, "readerFeatures": ["v2Checkpoint"], "writerFeatures": ["v2Checkpoint"]}},
+        next(a for a in first if "metaData" in a),
+        {"sidecar": {"path": sidecar, "sizeInBytes": os.path.getsize(os.path.join(log, "_sidecars", sidecar)), "modificationTime": 1700000000000}},
+    ]:
+        f.write(json.dumps(action) + "\n")
+with open(os.path.join(log, "_last_checkpoint"), "w") as f:
+    json.dump({"version": v, "size": 4, "v2Checkpoint": {"path": name, "sizeInBytes": os.path.getsize(os.path.join(log, name)), "modificationTime": 1700000000000}}, f)
+
 print(json.dumps({
     "snapshot": str(tbl.current_snapshot().snapshot_id),
     "metadata": os.path.relpath(tbl.metadata_location.removeprefix("file://"), lake),
