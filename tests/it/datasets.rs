@@ -420,6 +420,41 @@ fn delta_multi_part_and_v2_checkpoints_are_read() {
     }
 }
 
+/// A Delta table with a deletion vector counts its rows without the deleted ones, and
+/// says so.
+#[test]
+fn delta_deletion_vectors_take_their_rows_off_the_count() {
+    let (_tmp, lake, _) = made_and_indexed();
+    // Delta, a deletion vector deleting 2 of the first file's 4 rows.
+    let t = &describe(&lake, "returns")["table"]["description"];
+    assert_eq!(t["version"], "2", "{t}");
+    assert_eq!(
+        (
+            t["rows"].as_u64(),
+            t["deleted_rows"].as_u64(),
+            t["data_files"].as_u64()
+        ),
+        (Some(5), Some(2), Some(2)),
+        "{t}"
+    );
+    // The statistics are the files' as written: the deleted rows' ids are still in them.
+    assert_eq!((column(t, "id").0, column(t, "id").1), ("1", "7"));
+    assert_eq!(loaded_rows(&lake, t["load"].as_str().unwrap()), 5);
+    let text = run_ok(&lake, &["describe", "returns/"]);
+    assert!(
+        text.starts_with(
+            "returns/ — Delta table: 5 rows (not counting 2 deleted by deletion vectors)"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "note: column ranges and nulls may include the rows deleted by deletion vectors"
+        ),
+        "{text}"
+    );
+}
+
 /// Files under `dir`, recursively.
 fn walk_files(dir: &Path) -> usize {
     std::fs::read_dir(dir)

@@ -524,7 +524,7 @@ fn tables_in_a_bucket_are_each_one_described_table() {
         (Some(2), Some(1), Some("8")),
         "{t}"
     );
-    for (table, rows) in [("events/", 6), ("clicks/", 6)] {
+    for (table, rows) in [("events/", 6), ("clicks/", 6), ("returns/", 5)] {
         let t = describe(table)["table"]["description"].clone();
         assert_eq!(t["rows"].as_u64(), Some(rows), "{table}: {t}");
     }

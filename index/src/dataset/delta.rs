@@ -2,7 +2,8 @@
 //! of newline-delimited actions, replayed in version order. `metaData` gives the schema
 //! (`schemaString`) and `partitionColumns`; `protocol` the reader features; `add` and
 //! `remove` the data files of the current version, each `add` with its
-//! `partitionValues` and `stats` (`numRecords`, `minValues`, `maxValues`, `nullCount`);
+//! `partitionValues`, `stats` (`numRecords`, `minValues`, `maxValues`, `nullCount`) and
+//! `deletionVector` (its `cardinality`: rows deleted from the file, not counted);
 //! `commitInfo` the time of the last commit. A checkpoint (`checkpoint`: classic,
 //! multi-part or V2) replaces the commits up to its version, and the JSON commits after
 //! it are replayed on top. A log whose JSON commits do not start at 0 and that names no
@@ -23,6 +24,8 @@ struct AddFile {
     size: u64,
     partition: Vec<(String, String)>,
     rows: Option<u64>,
+    /// Rows its deletion vector deletes (`deletionVector.cardinality`).
+    deleted: u64,
     min: HashMap<String, String>,
     max: HashMap<String, String>,
     nulls: HashMap<String, u64>,
@@ -33,7 +36,9 @@ struct AddFile {
 struct Replay {
     schema: Option<Vec<TableColumn>>,
     partition_columns: Vec<String>,
-    files: BTreeMap<String, AddFile>,
+    /// By path and deletion vector: a file whose vector changes is removed with the old
+    /// one and added with the new one, in one commit whose actions have no order.
+    files: BTreeMap<(String, String), AddFile>,
     /// The last `protocol` action's `readerFeatures`.
     reader_features: Vec<String>,
     version: Option<u64>,
@@ -43,7 +48,7 @@ struct Replay {
 /// Reader features of a table that deltalake's `DeltaTable.to_pandas()` refuses (as of
 /// deltalake 1.6) while its `QueryBuilder` reads the table: such a table's load line
 /// goes through the QueryBuilder.
-const PANDAS_REFUSES: [&str; 1] = ["v2Checkpoint"];
+const PANDAS_REFUSES: [&str; 2] = ["deletionVectors", "v2Checkpoint"];
 
 /// Describe the Delta table in the lake-relative folder `rel`, read from `files`.
 pub fn describe(files: &dyn TableFiles, rel: &str) -> Result<TableDescription, DatasetError> {
@@ -137,12 +142,22 @@ fn replay<'a>(
     let mut rows = Some(0u64);
     let mut notes = Vec::new();
     let mut bytes = 0;
+    let mut deleted = 0u64;
     for f in r.files.values() {
         bytes += f.size;
         rows = rows.zip(f.rows).map(|(a, b)| a + b);
+        deleted += f.deleted;
     }
+    // Statistics are written with the file, before any deletion vector deletes from it.
+    let rows = rows.map(|n| n.saturating_sub(deleted));
     if rows.is_none() {
         notes.push("rows not known: some data files carry no statistics".to_string());
+    }
+    if deleted > 0 {
+        notes.push(
+            "column ranges and nulls may include the rows deleted by deletion vectors: Delta computes a file's statistics when it is written, before deletion"
+                .to_string(),
+        );
     }
     let refused: Vec<&str> = r
         .reader_features
@@ -190,6 +205,7 @@ fn replay<'a>(
         columns,
         partitions,
         rows,
+        deleted_rows: (deleted > 0).then_some(deleted),
         data_files: r.files.len() as u64,
         bytes,
         version: Some(version.to_string()),
@@ -218,11 +234,13 @@ impl Replay {
                 .get("path")
                 .and_then(Value::as_str)
                 .ok_or_else(|| DatasetError::malformed(path, "add without path"))?;
-            self.files
-                .insert(file_path.to_string(), add_file(path, add)?);
+            self.files.insert(
+                (file_path.to_string(), vector_id(add)),
+                add_file(path, add)?,
+            );
         } else if let Some(remove) = action.get("remove") {
             if let Some(p) = remove.get("path").and_then(Value::as_str) {
-                self.files.remove(p);
+                self.files.remove(&(p.to_string(), vector_id(remove)));
             }
         } else if let Some(protocol) = action.get("protocol") {
             self.reader_features = strings(protocol.get("readerFeatures"));
@@ -233,6 +251,20 @@ impl Replay {
         }
         Ok(())
     }
+}
+
+/// The unique id of an `add` or `remove` action's deletion vector (the protocol's
+/// `storageType` + `pathOrInlineDv` + `@offset`); empty for a file without one.
+fn vector_id(action: &Value) -> String {
+    let Some(dv) = action.get("deletionVector").filter(|v| v.is_object()) else {
+        return String::new();
+    };
+    let text = |k: &str| dv.get(k).and_then(text_of).unwrap_or_default();
+    let mut id = text("storageType") + &text("pathOrInlineDv");
+    if let Some(o) = dv.get("offset").and_then(text_of) {
+        id = format!("{id}@{o}");
+    }
+    id
 }
 
 /// The strings of a JSON array (none when it is absent).
@@ -259,6 +291,10 @@ fn text_of(v: &Value) -> Option<String> {
 fn add_file(path: &str, add: &Value) -> Result<AddFile, DatasetError> {
     let mut f = AddFile {
         size: add.get("size").and_then(Value::as_u64).unwrap_or(0),
+        deleted: add
+            .pointer("/deletionVector/cardinality")
+            .and_then(Value::as_u64)
+            .unwrap_or(0),
         ..Default::default()
     };
     if let Some(pv) = add.get("partitionValues").and_then(Value::as_object) {
@@ -401,6 +437,58 @@ mod tests {
         assert!(e.to_string().contains("no metaData"), "{e}");
         let e = from_commits("s/_delta_log", []).unwrap_err();
         assert!(e.to_string().contains("no commits"), "{e}");
+    }
+
+    fn with_vector(add: &str, dv: serde_json::Value) -> String {
+        let mut v: Value = serde_json::from_str(add).unwrap();
+        v["add"]["deletionVector"] = dv;
+        v.to_string()
+    }
+
+    #[test]
+    fn deletion_vectors_take_their_rows_off_the_count() {
+        let protocol = r#"{"protocol":{"minReaderVersion":3,"minWriterVersion":7,"readerFeatures":["deletionVectors"],"writerFeatures":["deletionVectors"]}}"#;
+        let a = add("region=eu/a.parquet", "eu", 10, 1, 10, "2024-01-01");
+        let b = add("region=us/b.parquet", "us", 5, 11, 15, "2024-02-01");
+        let v0 = format!("{protocol}\n{META}\n{a}\n{b}\n");
+        let dv = |id: &str, n: u64| serde_json::json!({"storageType": "u", "pathOrInlineDv": id, "offset": 1, "sizeInBytes": 40, "cardinality": n});
+        // A DELETE: a.parquet gets a vector of 3 rows; the add comes before its remove,
+        // as a commit's actions have no order.
+        let v1 = format!(
+            "{}\n{}",
+            with_vector(&a, dv("ab^-aqEH.-t@S}K{vb[*k^", 3)),
+            r#"{"remove":{"path":"region=eu/a.parquet","dataChange":true}}"#
+        );
+        // A second DELETE on the same file: its vector grows to 4 rows.
+        let v2 = format!(
+            "{}\n{}",
+            with_vector(&a, dv("zz^-aqEH.-t@S}K{vb[*k^", 4)),
+            serde_json::json!({"remove": {"path": "region=eu/a.parquet", "dataChange": true,
+                "deletionVector": dv("ab^-aqEH.-t@S}K{vb[*k^", 3)}})
+        );
+        let t = from_commits("s/_delta_log", [(0, v0.as_str()), (1, &v1), (2, &v2)]).unwrap();
+        assert_eq!(
+            (t.rows, t.deleted_rows, t.data_files),
+            (Some(11), Some(4), 2)
+        );
+        assert!(
+            t.notes
+                .iter()
+                .any(|n| n.contains("may include the rows deleted by deletion vectors")),
+            "{:?}",
+            t.notes
+        );
+        assert!(
+            t.load
+                .contains("deltalake.QueryBuilder().register(\"t\", deltalake.DeltaTable(\"s\"))"),
+            "{}",
+            t.load
+        );
+        // Before any vector: every row counts, and the table reads with to_pandas().
+        let plain = format!("{META}\n{a}\n{b}\n");
+        let t = from_commits("s/_delta_log", [(0, plain.as_str())]).unwrap();
+        assert_eq!((t.rows, t.deleted_rows), (Some(15), None));
+        assert_eq!(t.load, "deltalake.DeltaTable(\"s\").to_pandas()");
     }
 
     #[test]

@@ -140,6 +140,7 @@ pub fn describe(rel: &str, members: &[Member]) -> Result<Option<TableDescription
         columns,
         partitions,
         rows,
+        deleted_rows: None,
         data_files: data.len() as u64,
         bytes: data.iter().map(|(m, _)| m.size).sum(),
         version: None,

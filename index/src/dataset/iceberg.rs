@@ -184,6 +184,7 @@ pub fn from_metadata(
         columns,
         partitions,
         rows,
+        deleted_rows: None,
         data_files,
         bytes,
         version: snapshot

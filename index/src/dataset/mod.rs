@@ -109,6 +109,10 @@ pub struct TableDescription {
     /// keeps none (a note says why).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rows: Option<u64>,
+    /// Rows of the current version's data files that their deletion vectors delete
+    /// (Delta), not counted in `rows`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deleted_rows: Option<u64>,
     /// Data files of the current version.
     pub data_files: u64,
     /// Their bytes.

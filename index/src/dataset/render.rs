@@ -9,9 +9,12 @@ use std::fmt::Write;
 /// be described, when `table` is absent).
 pub fn render(root: &str, table: &TableDescription) -> String {
     let mut out = String::new();
-    let rows = table
+    let mut rows = table
         .rows
         .map_or("rows not known".to_string(), |r| format!("{r} rows"));
+    if let Some(d) = table.deleted_rows {
+        let _ = write!(rows, " (not counting {d} deleted by deletion vectors)");
+    }
     let _ = write!(
         out,
         "{root}/ — {}: {rows}, {} columns, {} data files ({})",
@@ -150,6 +153,7 @@ mod tests {
                 distinct: 3,
             }],
             rows: Some(9),
+            deleted_rows: Some(3),
             data_files: 2,
             bytes: 2048,
             version: Some("2".into()),
@@ -160,7 +164,9 @@ mod tests {
         };
         let text = render("sales", &t);
         assert!(
-            text.starts_with("sales/ — Delta table: 9 rows, 1 columns, 2 data files"),
+            text.starts_with(
+                "sales/ — Delta table: 9 rows (not counting 3 deleted by deletion vectors), 1 columns, 2 data files"
+            ),
             "{text}"
         );
         assert!(text.contains("version 2"), "{text}");

@@ -127,6 +127,38 @@ with open(os.path.join(log, name), "w") as f:
 with open(os.path.join(log, "_last_checkpoint"), "w") as f:
     json.dump({"version": v, "size": 4, "v2Checkpoint": {"path": name, "sizeInBytes": os.path.getsize(os.path.join(log, name)), "modificationTime": 1700000000000}}, f)
 
+# Deletion vectors: deltalake's `delete` rewrites files even with
+# delta.enableDeletionVectors, so the DELETE commit is written here as the protocol
+# gives it: the table's protocol gains the deletionVectors feature, and the first file
+# is removed and added again with an inline vector (storageType "i": the Z85 text of a
+# RoaringBitmapArray, magic 1681511377 then 64-bit portable Roaring) deleting its rows
+# at positions 1 and 3. deltalake's QueryBuilder reads the table with those rows gone.
+d = os.path.join(lake, "returns")
+write_deltalake(d, pd.DataFrame({"id": [1, 2, 3, 4], "reason": ["size", "late", "size", "broken"]}))
+write_deltalake(d, pd.DataFrame({"id": [5, 6, 7], "reason": ["late", "size", "size"]}), mode="append")
+log = os.path.join(d, "_delta_log")
+add = next(json.loads(line)["add"] for line in open(os.path.join(log, f"{0:020}.json")) if '"add"' in line)
+Z85 = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-:+=^!/*?&<>()[]{}@%$#"
+
+def z85(b):
+    b = b + b"\0" * (-len(b) % 4)
+    words = (int.from_bytes(b[i:i + 4], "big") for i in range(0, len(b), 4))
+    return "".join(Z85[w // 85 ** k % 85] for w in words for k in range(4, -1, -1))
+
+rows = [1, 3]
+# One 32-bit Roaring bitmap (no run containers: cookie 12346), one array container.
+bitmap = struct.pack("<IIHHI", 12346, 1, 0, len(rows) - 1, 16) + b"".join(struct.pack("<H", r) for r in rows)
+vector = struct.pack("<IQI", 1681511377, 1, 0) + bitmap
+dv = {"storageType": "i", "pathOrInlineDv": z85(vector), "sizeInBytes": len(vector), "cardinality": len(rows)}
+with open(os.path.join(log, f"{2:020}.json"), "w") as f:
+    for action in [
+        {"protocol": {"minReaderVersion": 3, "minWriterVersion": 7, "readerFeatures": ["deletionVectors"], "writerFeatures": ["deletionVectors"]}},
+        {"add": dict(add, deletionVector=dv)},
+        {"remove": {"path": add["path"], "deletionTimestamp": 1700000000000, "dataChange": True, "extendedFileMetadata": True, "partitionValues": {}, "size": add["size"]}},
+        {"commitInfo": {"timestamp": 1700000000000, "operation": "DELETE"}},
+    ]:
+        f.write(json.dumps(action) + "\n")
+
 print(json.dumps({
     "snapshot": str(tbl.current_snapshot().snapshot_id),
     "metadata": os.path.relpath(tbl.metadata_location.removeprefix("file://"), lake),
