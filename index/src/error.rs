@@ -470,6 +470,11 @@ pub enum DatasetError {
     /// The JSON parsed but lacks what the format requires.
     #[error("{path}: {what}")]
     Malformed { path: String, what: String },
+    /// An Iceberg manifest list or manifest that is not a readable Avro object container
+    /// file of the shape the Iceberg spec gives (or a Parquet file of a Delta checkpoint
+    /// that its reader failed on).
+    #[error("{path} cannot be read: {what}; if the file was cut short or copied from an unfinished write, copy it again (the table is described again when its files change)")]
+    Unreadable { path: String, what: String },
     /// A Delta log whose JSON commits no longer start at version 0 (older commits were
     /// cleaned up) and that names no checkpoint (`_last_checkpoint`) to start from.
     #[error("the Delta log {path} starts at version {first} and names no checkpoint (_last_checkpoint) to start from")]
@@ -481,6 +486,13 @@ impl DatasetError {
         DatasetError::Malformed {
             path: path.to_string(),
             what: what.into(),
+        }
+    }
+
+    pub(crate) fn unreadable(path: &str, what: impl ToString) -> Self {
+        DatasetError::Unreadable {
+            path: path.to_string(),
+            what: what.to_string(),
         }
     }
 }

@@ -1,16 +1,17 @@
-//! Tables that span many files: a Hive-partitioned Parquet dataset (pyarrow), a Delta
-//! table written in three versions (`deltalake`) and an Iceberg table in a local SQL
-//! catalog (`pyiceberg`), written by real Python, indexed, and each described as one
-//! table; their members are not hits of their own, and their load lines read them.
+//! Tables that span many files: a Hive-partitioned Parquet dataset (pyarrow), Delta
+//! tables (`deltalake`: versions, a multi-part and a V2 checkpoint, deletion vectors)
+//! and Iceberg tables in a local SQL catalog (`pyiceberg`: appends, an overwrite and a
+//! delete), written by real Python, indexed, and each described as one table; their
+//! members are not hits of their own, and their load lines read them.
 
 use crate::common::*;
 use serde_json::Value;
 use std::path::Path;
 use std::process::Command;
 
-/// The fixture script (`datasets/make_tables.py`): writes the three tables into the
-/// lake, the Iceberg catalog's database into `scratch`; prints the Iceberg snapshot id
-/// and metadata file.
+/// The fixture script (`datasets/make_tables.py`): writes the tables into the lake, the
+/// Iceberg catalog's database into `scratch`; prints the Iceberg tables' snapshot ids
+/// and metadata files.
 const MAKE: &str = include_str!("datasets/make_tables.py");
 
 fn python(cwd: &Path, code: &str, args: &[&str]) -> String {
@@ -57,6 +58,32 @@ fn partition_values(t: &Value, name: &str) -> Vec<String> {
         .collect()
 }
 
+/// Run the fixture script in `cwd`: the tables into `lake`, the Iceberg catalog into
+/// `scratch`; what it printed.
+fn make(cwd: &Path, lake: &Path, scratch: &Path) -> Value {
+    serde_json::from_str(&python(
+        cwd,
+        MAKE,
+        &[lake.to_str().unwrap(), scratch.to_str().unwrap()],
+    ))
+    .unwrap()
+}
+
+/// The column `name` of a table: (min, max, nulls).
+fn column<'a>(t: &'a Value, name: &str) -> (&'a str, &'a str, &'a Value) {
+    let c = t["columns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == name)
+        .unwrap_or_else(|| panic!("no column {name}: {t}"));
+    (
+        c["min"].as_str().unwrap_or("-"),
+        c["max"].as_str().unwrap_or("-"),
+        &c["nulls"],
+    )
+}
+
 /// Run the table's load line in the lake with the venv's Python: its row count.
 fn loaded_rows(lake: &Path, load: &str) -> u64 {
     let code = format!(
@@ -85,12 +112,7 @@ fn hive_delta_and_iceberg_tables_are_each_one_described_table() {
         )
         .unwrap();
     }
-    let made: Value = serde_json::from_str(&python(
-        tmp.path(),
-        MAKE,
-        &[lake.to_str().unwrap(), scratch.to_str().unwrap()],
-    ))
-    .unwrap();
+    let made = make(tmp.path(), &lake, &scratch);
     index_json(&lake, &[]);
 
     // Hive: partitions from the paths, figures from the footers.
@@ -317,4 +339,133 @@ fn a_delta_log_cleaned_up_after_a_checkpoint_is_read_from_it() {
         e.contains("starts at version 2") || e.contains("starts at version 3"),
         "{e}"
     );
+}
+
+/// The fixture lake, made and indexed: its temporary folder, the lake, what the
+/// script printed.
+fn made_and_indexed() -> (tempfile::TempDir, std::path::PathBuf, Value) {
+    let tmp = tempfile::tempdir().unwrap();
+    let (lake, scratch) = (tmp.path().join("lake"), tmp.path().join("scratch"));
+    std::fs::create_dir_all(&lake).unwrap();
+    std::fs::create_dir_all(&scratch).unwrap();
+    let made = make(tmp.path(), &lake, &scratch);
+    let r = index_json(&lake, &[]);
+    assert_counts(&r, &[("errors", 0)]);
+    (tmp, lake, made)
+}
+
+/// An Iceberg table whose `data/` still holds files of older snapshots (an overwrite,
+/// a delete) is described from its current snapshot's manifests.
+#[test]
+fn an_iceberg_table_is_described_from_its_current_snapshots_manifests() {
+    let (_tmp, lake, made) = made_and_indexed();
+    // Iceberg: six data files on disk, one live (the overwrite's two rows); every range
+    // from that file's manifest entry, decoded by type.
+    let root = "warehouse/shop/prices";
+    let on_disk = walk_files(&lake.join(root).join("data"));
+    assert_eq!(
+        on_disk, 6,
+        "the fixture should leave older snapshots' files"
+    );
+    let v = describe(&lake, root);
+    assert_eq!(v["error"], Value::Null, "{v}");
+    let t = &v["table"]["description"];
+    assert_eq!(t["version"], made["prices_snapshot"]);
+    assert_eq!(
+        (t["rows"].as_u64(), t["data_files"].as_u64()),
+        (Some(2), Some(1)),
+        "{t}"
+    );
+    assert_eq!(partition_values(t, "city"), ["Oslo"]);
+    assert_eq!(column(t, "n"), ("5", "8", &Value::from(0)));
+    assert_eq!(column(t, "price").0, "6.25");
+    assert_eq!(column(t, "price").1, "10.00");
+    assert_eq!(column(t, "day").0, "2024-05-05");
+    assert_eq!(column(t, "day").1, "2024-05-08");
+    assert_eq!(column(t, "at").0, "2024-01-01 12:00:05");
+    assert_eq!(column(t, "at").1, "2024-01-01 12:00:08");
+    assert_eq!((column(t, "ratio").0, column(t, "ratio").1), ("2.5", "4.0"));
+    assert_eq!((column(t, "ok").0, column(t, "ok").1), ("false", "true"));
+    assert_eq!(t["time_coverage"]["end"], "2024-05-08");
+    assert_eq!(t["notes"], Value::Null, "{t}");
+    let load = t["load"].as_str().unwrap();
+    assert!(
+        load.contains(made["prices_metadata"].as_str().unwrap()),
+        "{load}"
+    );
+    assert_eq!(loaded_rows(&lake, load), 2);
+}
+
+/// A Delta log whose commits were cleaned up after a multi-part or a V2 (UUID-named,
+/// sidecar) checkpoint is read from it.
+#[test]
+fn delta_multi_part_and_v2_checkpoints_are_read() {
+    let (_tmp, lake, _) = made_and_indexed();
+    // Delta, a multi-part checkpoint (its three parts hold versions 0–2) and a V2 one
+    // (its file actions in a sidecar), each with commit 3 after it. The V2 table is read
+    // with the QueryBuilder, as deltalake's to_pandas() refuses its v2Checkpoint feature.
+    for (table, query_builder) in [("events", false), ("clicks", true)] {
+        let t = &describe(&lake, table)["table"]["description"];
+        assert_eq!(t["version"], "3", "{t}");
+        assert_eq!(
+            (t["rows"].as_u64(), t["data_files"].as_u64()),
+            (Some(6), Some(6)),
+            "{t}"
+        );
+        assert_eq!(partition_values(t, "kind"), ["a", "b", "c", "d", "e"]);
+        assert_eq!((column(t, "id").0, column(t, "id").1), ("1", "6"));
+        let load = t["load"].as_str().unwrap();
+        assert_eq!(load.contains("QueryBuilder"), query_builder, "{load}");
+        assert_eq!(loaded_rows(&lake, load), 6);
+    }
+}
+
+/// A Delta table with a deletion vector counts its rows without the deleted ones, and
+/// says so.
+#[test]
+fn delta_deletion_vectors_take_their_rows_off_the_count() {
+    let (_tmp, lake, _) = made_and_indexed();
+    // Delta, a deletion vector deleting 2 of the first file's 4 rows.
+    let t = &describe(&lake, "returns")["table"]["description"];
+    assert_eq!(t["version"], "2", "{t}");
+    assert_eq!(
+        (
+            t["rows"].as_u64(),
+            t["deleted_rows"].as_u64(),
+            t["data_files"].as_u64()
+        ),
+        (Some(5), Some(2), Some(2)),
+        "{t}"
+    );
+    // The statistics are the files' as written: the deleted rows' ids are still in them.
+    assert_eq!((column(t, "id").0, column(t, "id").1), ("1", "7"));
+    assert_eq!(loaded_rows(&lake, t["load"].as_str().unwrap()), 5);
+    let text = run_ok(&lake, &["describe", "returns/"]);
+    assert!(
+        text.starts_with(
+            "returns/ — Delta table: 5 rows (not counting 2 deleted by deletion vectors)"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "note: column ranges and nulls may include the rows deleted by deletion vectors"
+        ),
+        "{text}"
+    );
+}
+
+/// Files under `dir`, recursively.
+fn walk_files(dir: &Path) -> usize {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .map(|e| {
+            if e.file_type().unwrap().is_dir() {
+                walk_files(&e.path())
+            } else {
+                1
+            }
+        })
+        .sum()
 }

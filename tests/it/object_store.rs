@@ -475,8 +475,8 @@ fn watch_lists_an_object_store_again_on_its_interval() {
 
 /// Tables that span many files, in a bucket: the Hive, Delta and Iceberg fixtures of
 /// `datasets.rs` uploaded to the server, each described as one table from its log,
-/// metadata or members read through the store; a 4th Delta commit uploaded is read by
-/// the next run.
+/// checkpoints, metadata and manifests or members read through the store; a 4th Delta
+/// commit uploaded is read by the next run.
 #[test]
 fn tables_in_a_bucket_are_each_one_described_table() {
     let moto = Moto::start();
@@ -533,6 +533,21 @@ fn tables_in_a_bucket_are_each_one_described_table() {
         "{t}"
     );
     assert_eq!(t["version"], made["snapshot"]);
+    // Manifests, checkpoint parts, a V2 checkpoint's sidecar: all read by GETs.
+    let t = describe("warehouse/shop/prices")["table"]["description"].clone();
+    assert_eq!(
+        (
+            t["rows"].as_u64(),
+            t["data_files"].as_u64(),
+            t["columns"][2]["max"].as_str()
+        ),
+        (Some(2), Some(1), Some("8")),
+        "{t}"
+    );
+    for (table, rows) in [("events/", 6), ("clicks/", 6), ("returns/", 5)] {
+        let t = describe(table)["table"]["description"].clone();
+        assert_eq!(t["rows"].as_u64(), Some(rows), "{table}: {t}");
+    }
 
     // A 4th Delta commit, written locally and uploaded: the next run reads it.
     let append = "import deltalake, pandas as pd, sys\n\

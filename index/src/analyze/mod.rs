@@ -23,7 +23,7 @@ mod json;
 mod markup;
 mod media;
 mod model;
-mod parquet;
+pub(crate) mod parquet;
 mod profile;
 pub(crate) mod pycall;
 pub mod record;

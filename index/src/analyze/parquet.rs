@@ -12,7 +12,7 @@
 mod figures;
 mod load;
 mod schema;
-mod values;
+pub(crate) mod values;
 
 use super::model::{Keep, TableBuilder, TableSet};
 use super::{AnalyzeError, Analyzer, Content, Format, Source};

@@ -1,17 +1,20 @@
 //! A Delta Lake table from its log: `_delta_log/NNNNNNNNNNNNNNNNNNNN.json`, each a commit
 //! of newline-delimited actions, replayed in version order. `metaData` gives the schema
-//! (`schemaString`) and `partitionColumns`; `add` and `remove` the data files of the
-//! current version, each `add` with its `partitionValues` and `stats` (`numRecords`,
-//! `minValues`, `maxValues`, `nullCount`); `commitInfo` the time of the last commit.
-//! A checkpoint (`_last_checkpoint` naming `NNN.checkpoint.parquet`, read with the
-//! `parquet` crate's row reader, each row one action) replaces the commits up to its
-//! version, and the JSON commits after it are replayed on top; a multi-part checkpoint
-//! is not read (an error). A log whose JSON commits do not start at 0 and that names no
+//! (`schemaString`) and `partitionColumns`; `protocol` the reader features; `add` and
+//! `remove` the data files of the current version, each `add` with its
+//! `partitionValues`, `stats` (`numRecords`, `minValues`, `maxValues`, `nullCount`) and
+//! `deletionVector` (its `cardinality`: rows deleted from the file, not counted);
+//! `commitInfo` the time of the last commit. A checkpoint (`checkpoint`: classic,
+//! multi-part or V2) replaces the commits up to its version, and the JSON commits after
+//! it are replayed on top. A log whose JSON commits do not start at 0 and that names no
 //! checkpoint is a [`DatasetError::CheckpointOnly`].
+
+mod checkpoint;
 
 use super::{
     read_text, DatasetError, Partition, TableColumn, TableDescription, TableFiles, TableKind,
 };
+use checkpoint::Checkpoint;
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
 
@@ -21,6 +24,8 @@ struct AddFile {
     size: u64,
     partition: Vec<(String, String)>,
     rows: Option<u64>,
+    /// Rows its deletion vector deletes (`deletionVector.cardinality`).
+    deleted: u64,
     min: HashMap<String, String>,
     max: HashMap<String, String>,
     nulls: HashMap<String, u64>,
@@ -31,10 +36,19 @@ struct AddFile {
 struct Replay {
     schema: Option<Vec<TableColumn>>,
     partition_columns: Vec<String>,
-    files: BTreeMap<String, AddFile>,
+    /// By path and deletion vector: a file whose vector changes is removed with the old
+    /// one and added with the new one, in one commit whose actions have no order.
+    files: BTreeMap<(String, String), AddFile>,
+    /// The last `protocol` action's `readerFeatures`.
+    reader_features: Vec<String>,
     version: Option<u64>,
     written_at: Option<i64>,
 }
+
+/// Reader features of a table that deltalake's `DeltaTable.to_pandas()` refuses (as of
+/// deltalake 1.6) while its `QueryBuilder` reads the table: such a table's load line
+/// goes through the QueryBuilder.
+const PANDAS_REFUSES: [&str; 2] = ["deletionVectors", "v2Checkpoint"];
 
 /// Describe the Delta table in the lake-relative folder `rel`, read from `files`.
 pub fn describe(files: &dyn TableFiles, rel: &str) -> Result<TableDescription, DatasetError> {
@@ -44,7 +58,7 @@ pub fn describe(files: &dyn TableFiles, rel: &str) -> Result<TableDescription, D
         source,
     })?;
     let mut commits: Vec<(u64, String)> = Vec::new();
-    for name in names {
+    for name in &names {
         if let Some(v) = name
             .strip_suffix(".json")
             .filter(|s| s.len() == 20 && s.bytes().all(|b| b.is_ascii_digit()))
@@ -54,8 +68,8 @@ pub fn describe(files: &dyn TableFiles, rel: &str) -> Result<TableDescription, D
         }
     }
     commits.sort();
-    let checkpoint = last_checkpoint(files, &log_rel)?;
-    let after = checkpoint.as_ref().map(|(v, _)| *v);
+    let checkpoint = checkpoint::last(files, &log_rel, &names)?;
+    let after = checkpoint.as_ref().map(|c| c.version);
     let mut texts = Vec::with_capacity(commits.len());
     for (v, p) in commits.iter().filter(|(v, _)| after.is_none_or(|a| *v > a)) {
         texts.push((*v, read_text(files, p)?));
@@ -65,59 +79,6 @@ pub fn describe(files: &dyn TableFiles, rel: &str) -> Result<TableDescription, D
         checkpoint,
         texts.iter().map(|(v, t)| (*v, t.as_str())),
     )
-}
-
-/// The actions of the checkpoint `_last_checkpoint` names, with its version; none when
-/// the log has no checkpoint. A multi-part checkpoint is an error.
-fn last_checkpoint(
-    files: &dyn TableFiles,
-    log_rel: &str,
-) -> Result<Option<(u64, Vec<Value>)>, DatasetError> {
-    let at = format!("{log_rel}/_last_checkpoint");
-    let Ok(text) = read_text(files, &at) else {
-        return Ok(None);
-    };
-    let last: Value = serde_json::from_str(&text).map_err(|source| DatasetError::Json {
-        path: at.clone(),
-        source,
-    })?;
-    let version = last
-        .get("version")
-        .and_then(Value::as_u64)
-        .ok_or_else(|| DatasetError::malformed(&at, "no version"))?;
-    if last
-        .get("parts")
-        .and_then(Value::as_u64)
-        .is_some_and(|p| p > 1)
-    {
-        return Err(DatasetError::malformed(
-            &at,
-            "a multi-part checkpoint, which lakestar does not read",
-        ));
-    }
-    let name = format!("{version:020}.checkpoint.parquet");
-    let path = format!("{log_rel}/{name}");
-    let file = files.read(&path).map_err(|source| DatasetError::Io {
-        path: path.clone().into(),
-        source,
-    })?;
-    let file = bytes::Bytes::from(file);
-    let unreadable = |e: parquet::errors::ParquetError| {
-        DatasetError::malformed(&format!("{log_rel}/{name}"), e.to_string())
-    };
-    let reader = parquet::file::reader::SerializedFileReader::new(file).map_err(unreadable)?;
-    let rows =
-        parquet::file::reader::FileReader::get_row_iter(&reader, None).map_err(unreadable)?;
-    let mut actions = Vec::new();
-    for row in rows {
-        // A row is one action: its one non-null column (`add`, `remove`, `metaData`…).
-        let mut action = row.map_err(unreadable)?.to_json_value();
-        if let Value::Object(o) = &mut action {
-            o.retain(|_, v| !v.is_null());
-        }
-        actions.push(action);
-    }
-    Ok(Some((version, actions)))
 }
 
 /// Replay `commits` (version, text), in version order; `log` names the log in errors.
@@ -132,16 +93,16 @@ pub fn from_commits<'a>(
 /// after it, in version order; `log` names the log in errors.
 fn replay<'a>(
     log: &str,
-    checkpoint: Option<(u64, Vec<Value>)>,
+    checkpoint: Option<Checkpoint>,
     commits: impl IntoIterator<Item = (u64, &'a str)>,
 ) -> Result<TableDescription, DatasetError> {
     let mut r = Replay::default();
-    if let Some((version, actions)) = checkpoint {
-        let path = format!("{log}/{version:020}.checkpoint.parquet");
-        for action in &actions {
+    if let Some(c) = checkpoint {
+        let path = format!("{log}/{}", c.name);
+        for action in &c.actions {
             r.apply(&path, action)?;
         }
-        r.version = Some(version);
+        r.version = Some(c.version);
     }
     for (version, text) in commits {
         let expected = r.version.map_or(0, |v| v + 1);
@@ -181,13 +142,43 @@ fn replay<'a>(
     let mut rows = Some(0u64);
     let mut notes = Vec::new();
     let mut bytes = 0;
+    let mut deleted = 0u64;
     for f in r.files.values() {
         bytes += f.size;
         rows = rows.zip(f.rows).map(|(a, b)| a + b);
+        deleted += f.deleted;
     }
+    // Statistics are written with the file, before any deletion vector deletes from it.
+    let rows = rows.map(|n| n.saturating_sub(deleted));
     if rows.is_none() {
         notes.push("rows not known: some data files carry no statistics".to_string());
     }
+    if deleted > 0 {
+        notes.push(
+            "column ranges and nulls may include the rows deleted by deletion vectors: Delta computes a file's statistics when it is written, before deletion"
+                .to_string(),
+        );
+    }
+    let refused: Vec<&str> = r
+        .reader_features
+        .iter()
+        .map(String::as_str)
+        .filter(|f| PANDAS_REFUSES.contains(f))
+        .collect();
+    let folder = super::py_str(log.strip_suffix("/_delta_log").unwrap_or(log));
+    let load = if !refused.is_empty() {
+        notes.push(format!(
+            "deltalake's DeltaTable.to_pandas() does not read a table with the reader feature {}; the load line reads it with deltalake.QueryBuilder",
+            refused.join(", ")
+        ));
+        // The SQL name is never the folder's literal, which `render::load_at` moves.
+        let name = if folder == "\"t\"" { "u" } else { "t" };
+        format!(
+            "pyarrow.table(deltalake.QueryBuilder().register(\"{name}\", deltalake.DeltaTable({folder})).execute(\"select * from {name}\")).to_pandas()"
+        )
+    } else {
+        format!("deltalake.DeltaTable({folder}).to_pandas()")
+    };
     // Statistics hold for the table only when every file has them for the column.
     for c in columns.iter_mut().filter(|c| !c.partition) {
         let mut nulls = Some(0u64);
@@ -214,14 +205,12 @@ fn replay<'a>(
         columns,
         partitions,
         rows,
+        deleted_rows: (deleted > 0).then_some(deleted),
         data_files: r.files.len() as u64,
         bytes,
         version: Some(version.to_string()),
         written_at: r.written_at.and_then(super::at_ms),
-        load: format!(
-            "deltalake.DeltaTable({}).to_pandas()",
-            super::py_str(log.strip_suffix("/_delta_log").unwrap_or(log))
-        ),
+        load,
         notes,
     })
 }
@@ -239,27 +228,22 @@ impl Replay {
                     source,
                 })?;
             self.schema = Some(columns_of(path, &schema)?);
-            self.partition_columns = meta
-                .get("partitionColumns")
-                .and_then(Value::as_array)
-                .map(|a| {
-                    a.iter()
-                        .filter_map(Value::as_str)
-                        .map(str::to_string)
-                        .collect()
-                })
-                .unwrap_or_default();
+            self.partition_columns = strings(meta.get("partitionColumns"));
         } else if let Some(add) = action.get("add") {
             let file_path = add
                 .get("path")
                 .and_then(Value::as_str)
                 .ok_or_else(|| DatasetError::malformed(path, "add without path"))?;
-            self.files
-                .insert(file_path.to_string(), add_file(path, add)?);
+            self.files.insert(
+                (file_path.to_string(), vector_id(add)),
+                add_file(path, add)?,
+            );
         } else if let Some(remove) = action.get("remove") {
             if let Some(p) = remove.get("path").and_then(Value::as_str) {
-                self.files.remove(p);
+                self.files.remove(&(p.to_string(), vector_id(remove)));
             }
+        } else if let Some(protocol) = action.get("protocol") {
+            self.reader_features = strings(protocol.get("readerFeatures"));
         } else if let Some(info) = action.get("commitInfo") {
             if let Some(t) = info.get("timestamp").and_then(Value::as_i64) {
                 self.written_at = Some(t);
@@ -267,6 +251,32 @@ impl Replay {
         }
         Ok(())
     }
+}
+
+/// The unique id of an `add` or `remove` action's deletion vector (the protocol's
+/// `storageType` + `pathOrInlineDv` + `@offset`); empty for a file without one.
+fn vector_id(action: &Value) -> String {
+    let Some(dv) = action.get("deletionVector").filter(|v| v.is_object()) else {
+        return String::new();
+    };
+    let text = |k: &str| dv.get(k).and_then(text_of).unwrap_or_default();
+    let mut id = text("storageType") + &text("pathOrInlineDv");
+    if let Some(o) = dv.get("offset").and_then(text_of) {
+        id = format!("{id}@{o}");
+    }
+    id
+}
+
+/// The strings of a JSON array (none when it is absent).
+fn strings(v: Option<&Value>) -> Vec<String> {
+    v.and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 /// A statistics value as text: strings as they are, numbers and the rest as JSON.
@@ -281,6 +291,10 @@ fn text_of(v: &Value) -> Option<String> {
 fn add_file(path: &str, add: &Value) -> Result<AddFile, DatasetError> {
     let mut f = AddFile {
         size: add.get("size").and_then(Value::as_u64).unwrap_or(0),
+        deleted: add
+            .pointer("/deletionVector/cardinality")
+            .and_then(Value::as_u64)
+            .unwrap_or(0),
         ..Default::default()
     };
     if let Some(pv) = add.get("partitionValues").and_then(Value::as_object) {
@@ -423,5 +437,117 @@ mod tests {
         assert!(e.to_string().contains("no metaData"), "{e}");
         let e = from_commits("s/_delta_log", []).unwrap_err();
         assert!(e.to_string().contains("no commits"), "{e}");
+    }
+
+    fn with_vector(add: &str, dv: serde_json::Value) -> String {
+        let mut v: Value = serde_json::from_str(add).unwrap();
+        v["add"]["deletionVector"] = dv;
+        v.to_string()
+    }
+
+    #[test]
+    fn deletion_vectors_take_their_rows_off_the_count() {
+        let protocol = r#"{"protocol":{"minReaderVersion":3,"minWriterVersion":7,"readerFeatures":["deletionVectors"],"writerFeatures":["deletionVectors"]}}"#;
+        let a = add("region=eu/a.parquet", "eu", 10, 1, 10, "2024-01-01");
+        let b = add("region=us/b.parquet", "us", 5, 11, 15, "2024-02-01");
+        let v0 = format!("{protocol}\n{META}\n{a}\n{b}\n");
+        let dv = |id: &str, n: u64| serde_json::json!({"storageType": "u", "pathOrInlineDv": id, "offset": 1, "sizeInBytes": 40, "cardinality": n});
+        // A DELETE: a.parquet gets a vector of 3 rows; the add comes before its remove,
+        // as a commit's actions have no order.
+        let v1 = format!(
+            "{}\n{}",
+            with_vector(&a, dv("ab^-aqEH.-t@S}K{vb[*k^", 3)),
+            r#"{"remove":{"path":"region=eu/a.parquet","dataChange":true}}"#
+        );
+        // A second DELETE on the same file: its vector grows to 4 rows.
+        let v2 = format!(
+            "{}\n{}",
+            with_vector(&a, dv("zz^-aqEH.-t@S}K{vb[*k^", 4)),
+            serde_json::json!({"remove": {"path": "region=eu/a.parquet", "dataChange": true,
+                "deletionVector": dv("ab^-aqEH.-t@S}K{vb[*k^", 3)}})
+        );
+        let t = from_commits("s/_delta_log", [(0, v0.as_str()), (1, &v1), (2, &v2)]).unwrap();
+        assert_eq!(
+            (t.rows, t.deleted_rows, t.data_files),
+            (Some(11), Some(4), 2)
+        );
+        assert!(
+            t.notes
+                .iter()
+                .any(|n| n.contains("may include the rows deleted by deletion vectors")),
+            "{:?}",
+            t.notes
+        );
+        assert!(
+            t.load
+                .contains("deltalake.QueryBuilder().register(\"t\", deltalake.DeltaTable(\"s\"))"),
+            "{}",
+            t.load
+        );
+        // Before any vector: every row counts, and the table reads with to_pandas().
+        let plain = format!("{META}\n{a}\n{b}\n");
+        let t = from_commits("s/_delta_log", [(0, plain.as_str())]).unwrap();
+        assert_eq!((t.rows, t.deleted_rows), (Some(15), None));
+        assert_eq!(t.load, "deltalake.DeltaTable(\"s\").to_pandas()");
+    }
+
+    #[test]
+    fn checkpoints_are_found_by_their_kind() {
+        use crate::dataset::MemFiles;
+        let a = add("region=eu/a.parquet", "eu", 10, 1, 10, "2024-01-01");
+        let log = |files: &[(&str, String)]| {
+            MemFiles(
+                files
+                    .iter()
+                    .map(|(n, t)| (format!("s/_delta_log/{n}"), t.clone().into_bytes()))
+                    .collect(),
+            )
+        };
+        let uuid = "00000000000000000001.checkpoint.3a0d65cd-4056-49b8-937b-95f9e3ee90e5.json";
+        let v2 = format!("{{\"checkpointMetadata\":{{\"version\":1}}}}\n{META}\n{a}\n");
+        let next = add("region=us/b.parquet", "us", 5, 11, 15, "2024-02-01");
+        // A V2 checkpoint named by its uuid, found by listing, and by `v2Checkpoint`.
+        for last in [
+            r#"{"version":1}"#.to_string(),
+            format!(r#"{{"version":1,"v2Checkpoint":{{"path":"{uuid}"}}}}"#),
+        ] {
+            let files = log(&[
+                ("_last_checkpoint", last),
+                (uuid, v2.clone()),
+                ("00000000000000000002.json", next.clone()),
+            ]);
+            let t = describe(&files, "s").unwrap();
+            assert_eq!(
+                (t.version.as_deref(), t.rows, t.data_files),
+                (Some("2"), Some(15), 2)
+            );
+        }
+        // A multi-part checkpoint with a part missing names the part.
+        let files = log(&[("_last_checkpoint", r#"{"version":1,"parts":3}"#.into())]);
+        let e = describe(&files, "s").unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("00000000000000000001.checkpoint.0000000001.0000000003.parquet"),
+            "{e}"
+        );
+        let files = log(&[(
+            "_last_checkpoint",
+            r#"{"version":1,"parts":99999999}"#.into(),
+        )]);
+        let e = describe(&files, "s").unwrap_err();
+        assert!(
+            e.to_string().contains("more than the 10000 lakestar reads"),
+            "{e}"
+        );
+        // A checkpoint that is not Parquet is that table's error.
+        let files = log(&[
+            ("_last_checkpoint", r#"{"version":1}"#.into()),
+            (
+                "00000000000000000001.checkpoint.parquet",
+                "PAR1 nonsense PAR1".into(),
+            ),
+        ]);
+        let e = describe(&files, "s").unwrap_err();
+        assert!(matches!(e, DatasetError::Unreadable { .. }), "{e}");
     }
 }

@@ -140,6 +140,7 @@ pub fn describe(rel: &str, members: &[Member]) -> Result<Option<TableDescription
         columns,
         partitions,
         rows,
+        deleted_rows: None,
         data_files: data.len() as u64,
         bytes: data.iter().map(|(m, _)| m.size).sum(),
         version: None,
@@ -166,7 +167,7 @@ fn value_type(values: &[String]) -> &'static str {
 /// Widen `columns`' ranges and sum their nulls over the members' descriptions, where
 /// each member's figures are exact (a footer's statistics, a whole-file profile); a
 /// column some member lacks exact figures for shows none.
-pub(crate) fn merge_ranges<'a>(
+fn merge_ranges<'a>(
     columns: &mut [TableColumn],
     members: impl Iterator<Item = &'a Member> + Clone,
 ) {

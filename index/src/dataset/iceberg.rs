@@ -2,15 +2,16 @@
 //! `metadata/version-hint.text` when present) or else the highest-numbered
 //! `metadata/NNNNN-….metadata.json` a catalog wrote: the current schema, the default
 //! partition spec, the current snapshot (`current-snapshot-id`, its `timestamp-ms`) and
-//! its `summary` (`total-records`, `total-data-files`, `total-files-size`). Manifests
-//! (Avro) are not read: partition values come from the data files' `key=value` folders,
-//! and column ranges from the members' Parquet footers only when the data files on disk
-//! are exactly the snapshot's (their count equals `total-data-files`).
+//! its manifests (`manifest`): the live data files, their rows, bytes, partition values
+//! and per-column bounds and null counts. Files of other snapshots that still lie in
+//! `data/` count for nothing, as the manifests do not name them.
 
-use super::{
-    read_text, DatasetError, Member, TableColumn, TableDescription, TableFiles, TableKind,
-};
+mod manifest;
+mod value;
+
+use super::{read_text, DatasetError, TableColumn, TableDescription, TableFiles, TableKind};
 use serde_json::Value;
+use std::collections::HashMap;
 
 /// The current metadata file of the Iceberg table in the lake-relative folder `rel`,
 /// relative to that folder.
@@ -61,24 +62,21 @@ pub fn metadata_version(name: &str) -> Option<u64> {
         .flatten()
 }
 
-/// Describe the Iceberg table in the lake-relative folder `rel`, read from `files`,
-/// whose files the index holds as `members`.
-pub fn describe(
-    files: &dyn TableFiles,
-    rel: &str,
-    members: &[Member],
-) -> Result<TableDescription, DatasetError> {
+/// Describe the Iceberg table in the lake-relative folder `rel`, read from `files`.
+pub fn describe(files: &dyn TableFiles, rel: &str) -> Result<TableDescription, DatasetError> {
     let file = current_metadata(files, rel)?;
     let path = format!("{rel}/{file}");
     let text = read_text(files, &path)?;
-    from_metadata(&path, &text, members)
+    from_metadata(files, rel, &path, &text)
 }
 
-/// The table of the metadata file at lake-relative `path`, holding `text`.
+/// The table in the lake-relative folder `rel` of the metadata file at lake-relative
+/// `path`, holding `text`; its manifests are read from `files`.
 pub fn from_metadata(
+    files: &dyn TableFiles,
+    rel: &str,
     path: &str,
     text: &str,
-    members: &[Member],
 ) -> Result<TableDescription, DatasetError> {
     let meta: Value = serde_json::from_str(text).map_err(|source| DatasetError::Json {
         path: path.to_string(),
@@ -107,8 +105,8 @@ pub fn from_metadata(
             nulls: None,
         });
     }
-    // The default spec's fields: each names its source column and transform.
-    let mut part_names = Vec::new();
+    let specs = specs(&meta, &ids, &columns);
+    // The default spec's fields name the partition columns.
     if let Some(spec) = default_spec(&meta) {
         for pf in spec
             .get("fields")
@@ -120,57 +118,73 @@ pub fn from_metadata(
             if let Some(i) = ids.iter().position(|id| *id == source && source.is_some()) {
                 columns[i].partition = true;
             }
-            if let Some(n) = pf.get("name").and_then(Value::as_str) {
-                part_names.push(n.to_string());
-            }
         }
     }
     let mut notes = Vec::new();
     let snapshot = current_snapshot(&meta);
-    let summary = snapshot.and_then(|s| s.get("summary"));
-    let number = |key: &str| -> Option<u64> {
-        summary.and_then(|s| s.get(key)).and_then(|v| match v {
-            Value::String(s) => s.parse().ok(),
-            other => other.as_u64(),
-        })
+    let location = meta.get("location").and_then(Value::as_str).unwrap_or("");
+    let table = manifest::Table {
+        files,
+        rel,
+        location,
+        specs: &specs,
     };
-    let (rows, data_files, bytes) = match snapshot {
-        None => (Some(0), 0, 0),
-        Some(_) => (
-            number("total-records"),
-            number("total-data-files").unwrap_or(0),
-            number("total-files-size").unwrap_or(0),
-        ),
+    let live = match snapshot {
+        None => Some(manifest::Live::default()),
+        Some(s) => manifest::live_files(&table, path, s)?,
     };
-    if rows.is_none() {
-        notes.push("rows not known: the snapshot's summary has no total-records".to_string());
-    }
-    // Data files on disk: partition values from their folders, and (when they are the
-    // snapshot's files exactly) column ranges from their footers.
-    let data: Vec<&Member> = members
-        .iter()
-        .filter(|m| m.path.starts_with("data/") && m.path.ends_with(".parquet"))
-        .collect();
-    let partitions = super::partitions_of(data.iter().flat_map(|m| {
-        m.path
-            .split('/')
-            .filter_map(super::partition_level)
-            .filter(|(k, _)| part_names.iter().any(|n| n == k))
-    }));
-    if !data.is_empty() && data.len() as u64 == data_files {
-        super::hive::merge_ranges(&mut columns, data.iter().copied());
-    } else {
-        notes.push(
-            "column ranges not shown: the manifests are not read and the data folder holds files of other snapshots"
-                .to_string(),
-        );
-    }
+    let (rows, data_files, bytes, partitions) = match &live {
+        Some(live) => {
+            column_stats(&mut columns, &ids, live);
+            if live.delete_files > 0 {
+                notes.push(format!(
+                    "{} delete files (merge-on-read) record {} deleted rows, not subtracted: rows, ranges and nulls count the data files as written",
+                    live.delete_files, live.deletes
+                ));
+            }
+            let partitions = super::partitions_of(
+                live.data
+                    .iter()
+                    .flat_map(|f| f.partition.iter().map(|(k, v)| (k.as_str(), v.as_str()))),
+            );
+            (
+                Some(live.data.iter().map(|f| f.records).sum()),
+                live.data.len() as u64,
+                live.data.iter().map(|f| f.size).sum(),
+                partitions,
+            )
+        }
+        None => {
+            notes.push(format!(
+                "manifests not read (more than {} or {} of them): rows and files from the snapshot's summary, no partition values or column ranges",
+                manifest::MAX_MANIFESTS,
+                crate::analyze::human_size(manifest::MAX_MANIFEST_BYTES)
+            ));
+            let summary = snapshot.and_then(|s| s.get("summary"));
+            let number = |key: &str| -> Option<u64> {
+                summary.and_then(|s| s.get(key)).and_then(|v| match v {
+                    Value::String(s) => s.parse().ok(),
+                    other => other.as_u64(),
+                })
+            };
+            if number("total-records").is_none() {
+                notes.push("rows not known: the snapshot's summary has no total-records".into());
+            }
+            (
+                number("total-records"),
+                number("total-data-files").unwrap_or(0),
+                number("total-files-size").unwrap_or(0),
+                Vec::new(),
+            )
+        }
+    };
     Ok(TableDescription {
         kind: TableKind::Iceberg,
         time_coverage: super::time_coverage(&partitions, &columns),
         columns,
         partitions,
         rows,
+        deleted_rows: None,
         data_files,
         bytes,
         version: snapshot
@@ -186,6 +200,89 @@ pub fn from_metadata(
         ),
         notes,
     })
+}
+
+/// Each column's range and nulls over the live data files, from their manifest entries:
+/// shown only when every file has them for the column (a file whose values are all null
+/// has no bounds and needs none).
+fn column_stats(columns: &mut [TableColumn], ids: &[Option<i64>], live: &manifest::Live) {
+    if live.data.is_empty() {
+        return;
+    }
+    for (c, id) in columns.iter_mut().zip(ids) {
+        let Some(id) = id else { continue };
+        let mut nulls = Some(0u64);
+        let mut bounds = Some(Vec::new());
+        for f in &live.data {
+            let n = f.nulls.get(id).copied();
+            nulls = nulls.zip(n).map(|(a, b)| a + b);
+            let decode = |b: Option<&Vec<u8>>| b.and_then(|b| value::bound(&c.kind, b));
+            match (decode(f.lower.get(id)), decode(f.upper.get(id))) {
+                (Some(lo), Some(hi)) => {
+                    if let Some(b) = bounds.as_mut() {
+                        b.push((lo, hi));
+                    }
+                }
+                _ if n == Some(f.records) => {}
+                _ => bounds = None,
+            }
+        }
+        c.nulls = nulls;
+        for (lo, hi) in bounds.into_iter().flatten() {
+            super::widen(c, Some(lo), Some(hi));
+        }
+    }
+}
+
+/// The table's partition specs by id, each field with the type of its source column in
+/// the current schema (`ids` and `columns`); format version 1's lone `partition-spec`
+/// is spec 0.
+fn specs(
+    meta: &Value,
+    ids: &[Option<i64>],
+    columns: &[TableColumn],
+) -> HashMap<i64, Vec<manifest::SpecField>> {
+    let fields_of = |fields: &Value| -> Vec<manifest::SpecField> {
+        fields
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|pf| {
+                let source = pf.get("source-id").and_then(Value::as_i64);
+                let kind = ids
+                    .iter()
+                    .position(|id| id.is_some() && *id == source)
+                    .map_or(String::new(), |i| columns[i].kind.clone());
+                manifest::SpecField {
+                    name: pf
+                        .get("name")
+                        .and_then(Value::as_str)
+                        .unwrap_or("")
+                        .to_string(),
+                    transform: pf
+                        .get("transform")
+                        .and_then(Value::as_str)
+                        .unwrap_or("identity")
+                        .to_string(),
+                    source: kind,
+                }
+            })
+            .collect()
+    };
+    let mut out = HashMap::new();
+    if let Some(all) = meta.get("partition-specs").and_then(Value::as_array) {
+        for spec in all {
+            if let (Some(id), Some(fields)) = (
+                spec.get("spec-id").and_then(Value::as_i64),
+                spec.get("fields"),
+            ) {
+                out.insert(id, fields_of(fields));
+            }
+        }
+    } else if let Some(fields) = meta.get("partition-spec") {
+        out.insert(0, fields_of(fields));
+    }
+    out
 }
 
 fn current_schema(meta: &Value) -> Option<&Value> {
@@ -223,6 +320,7 @@ fn current_snapshot(meta: &Value) -> Option<&Value> {
 
 #[cfg(test)]
 mod tests {
+    use super::manifest::tests::{manifest, manifest_list, Entry, MemFiles};
     use super::*;
 
     const META: &str = r#"{
@@ -232,23 +330,59 @@ mod tests {
         {"type": "struct", "schema-id": 0, "fields": [{"id": 1, "name": "old", "required": false, "type": "string"}]},
         {"type": "struct", "schema-id": 1, "fields": [
           {"id": 1, "name": "city", "required": false, "type": "string"},
-          {"id": 2, "name": "day", "required": false, "type": "date"},
+          {"id": 2, "name": "visits", "required": false, "type": "long"},
           {"id": 3, "name": "amount", "required": false, "type": {"type": "decimal(10,2)"}}]}],
       "default-spec-id": 0,
       "partition-specs": [{"spec-id": 0, "fields": [{"source-id": 1, "field-id": 1000, "transform": "identity", "name": "city"}]}],
       "current-snapshot-id": 22,
       "snapshots": [
-        {"snapshot-id": 11, "timestamp-ms": 1700000000000, "summary": {"operation": "append", "total-records": "3", "total-data-files": "1"}},
+        {"snapshot-id": 11, "timestamp-ms": 1700000000000, "manifest-list": "file:///lake/ice/metadata/snap-11.avro",
+         "summary": {"operation": "append", "total-records": "3", "total-data-files": "1"}},
         {"snapshot-id": 22, "parent-snapshot-id": 11, "timestamp-ms": 1700000100000,
-         "summary": {"operation": "append", "total-records": "7", "total-data-files": "3", "total-files-size": "4096"}}]
+         "manifest-list": "file:///lake/ice/metadata/snap-22.avro",
+         "summary": {"operation": "overwrite", "total-records": "99", "total-data-files": "99", "total-files-size": "4096"}}]
     }"#;
 
-    fn member(path: &str) -> Member {
-        Member {
-            path: path.into(),
-            size: 10,
-            description: None,
+    fn entry(status: i32, city: &'static str, rows: i64, bounds: Option<(i64, i64)>) -> Entry {
+        Entry {
+            status,
+            content: 0,
+            city: Some(city),
+            rows,
+            bounds,
+            nulls: 1,
         }
+    }
+
+    /// Snapshot 22's manifests: three live files, one deleted (its rows and its wider
+    /// range count for nothing), one delete file.
+    fn files() -> MemFiles {
+        MemFiles(HashMap::from([
+            (
+                "ice/metadata/snap-22.avro".to_string(),
+                manifest_list(&[
+                    ("file:///lake/ice/metadata/m-a.avro", 0),
+                    ("file:///lake/ice/metadata/m-d.avro", 1),
+                ]),
+            ),
+            (
+                "ice/metadata/m-a.avro".to_string(),
+                manifest(&[
+                    entry(1, "Oslo", 4, Some((3, 9))),
+                    entry(2, "Alta", 50, Some((-100, 100))),
+                    entry(0, "Bergen", 2, Some((5, 20))),
+                    // Every value null: no bounds, and none needed.
+                    entry(1, "Oslo", 1, None),
+                ]),
+            ),
+            (
+                "ice/metadata/m-d.avro".to_string(),
+                manifest(&[Entry {
+                    content: 1,
+                    ..entry(1, "Oslo", 2, None)
+                }]),
+            ),
+        ]))
     }
 
     #[test]
@@ -262,26 +396,34 @@ mod tests {
     }
 
     #[test]
-    fn the_current_snapshot_and_schema_describe_the_table() {
-        let members = [
-            member("data/city=Oslo/a.parquet"),
-            member("data/city=Bergen/b.parquet"),
-            member("data/city=Oslo/c.parquet"),
-            member("metadata/snap-22.avro"),
-        ];
-        let t = from_metadata("ice/metadata/00002-x.metadata.json", META, &members).unwrap();
+    fn the_current_snapshots_manifests_describe_the_table() {
+        let t = from_metadata(&files(), "ice", "ice/metadata/00002-x.metadata.json", META).unwrap();
         assert_eq!(t.version.as_deref(), Some("22"));
-        assert_eq!((t.rows, t.data_files, t.bytes), (Some(7), 3, 4096));
+        // Rows, files and bytes are the live entries', not the summary's.
+        assert_eq!((t.rows, t.data_files, t.bytes), (Some(7), 3, 3000));
         assert_eq!(t.written_at.as_deref(), Some("2023-11-14T22:15:00Z"));
         assert_eq!(
             t.schema(),
             [
                 ("city", "string", true),
-                ("day", "date", false),
+                ("visits", "long", false),
                 ("amount", "decimal(10,2)", false)
             ]
         );
         assert_eq!(t.partitions[0].values, ["Bergen", "Oslo"]);
+        let visits = &t.columns[1];
+        assert_eq!(
+            (visits.min.as_deref(), visits.max.as_deref()),
+            (Some("3"), Some("20"))
+        );
+        assert_eq!(visits.nulls, Some(3));
+        // Column 3 has no bounds in any manifest.
+        assert_eq!(t.columns[2].min, None);
+        assert!(
+            t.notes[0].contains("1 delete files (merge-on-read) record 2 deleted rows"),
+            "{:?}",
+            t.notes
+        );
         assert!(
             t.load.contains("\"ice/metadata/00002-x.metadata.json\""),
             "{}",
@@ -290,21 +432,39 @@ mod tests {
     }
 
     #[test]
-    fn malformed_metadata_is_an_error() {
+    fn malformed_metadata_or_manifests_are_an_error() {
+        let none = MemFiles::default();
         assert!(matches!(
-            from_metadata("m.json", "[1,", &[]),
+            from_metadata(&none, "ice", "m.json", "[1,"),
             Err(DatasetError::Json { .. })
         ));
-        let e =
-            from_metadata("m.json", r#"{"current-schema-id": 5, "schemas": []}"#, &[]).unwrap_err();
+        let e = from_metadata(
+            &none,
+            "ice",
+            "m.json",
+            r#"{"current-schema-id": 5, "schemas": []}"#,
+        )
+        .unwrap_err();
         assert!(e.to_string().contains("no current schema"), "{e}");
         // No snapshot yet: an empty table.
         let t = from_metadata(
+            &none,
+            "ice",
             "m.json",
             r#"{"current-schema-id": 0, "schemas": [{"schema-id": 0, "fields": []}], "current-snapshot-id": -1}"#,
-            &[],
         )
         .unwrap();
         assert_eq!((t.rows, t.data_files, t.version), (Some(0), 0, None));
+        // The manifest list is missing: that table's error, naming it.
+        let e = from_metadata(&none, "ice", "m.json", META).unwrap_err();
+        assert!(e.to_string().contains("ice/metadata/snap-22.avro"), "{e}");
+        // A manifest is not Avro.
+        let mut broken = files();
+        broken
+            .0
+            .insert("ice/metadata/m-a.avro".into(), b"Obj\x01garbage".to_vec());
+        let e = from_metadata(&broken, "ice", "m.json", META).unwrap_err();
+        assert!(matches!(e, DatasetError::Unreadable { .. }), "{e}");
+        assert!(e.to_string().contains("ice/metadata/m-a.avro"), "{e}");
     }
 }

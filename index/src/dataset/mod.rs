@@ -26,7 +26,7 @@ pub const MAX_RENDERED_COLUMNS: usize = 60;
 /// The version of the rules that find and describe tables, recorded in the catalog
 /// (`tables_version`): a catalog recording another (or none) has every table derived
 /// again by the next run.
-pub const TABLES_RULE: u32 = 1;
+pub const TABLES_RULE: u32 = 2;
 
 /// What kind of table a folder holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
@@ -109,6 +109,10 @@ pub struct TableDescription {
     /// keeps none (a note says why).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rows: Option<u64>,
+    /// Rows of the current version's data files that their deletion vectors delete
+    /// (Delta), not counted in `rows`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deleted_rows: Option<u64>,
     /// Data files of the current version.
     pub data_files: u64,
     /// Their bytes.
@@ -135,7 +139,7 @@ pub struct Member {
     /// Relative to the table's folder.
     pub path: String,
     pub size: u64,
-    /// Its own description (Hive's figures, Iceberg's ranges come from these).
+    /// Its own description (a Hive table's figures come from these).
     pub description: Option<crate::analyze::Description>,
 }
 
@@ -176,6 +180,31 @@ impl TableFiles for LocalFiles<'_> {
     }
 }
 
+/// Files in memory, by lake-relative path, for tests.
+#[cfg(test)]
+#[derive(Default)]
+pub(crate) struct MemFiles(pub std::collections::HashMap<String, Vec<u8>>);
+
+#[cfg(test)]
+impl TableFiles for MemFiles {
+    fn list(&self, dir: &str) -> std::io::Result<Vec<String>> {
+        Ok(self
+            .0
+            .keys()
+            .filter_map(|k| k.strip_prefix(dir)?.strip_prefix('/'))
+            .filter(|n| !n.contains('/'))
+            .map(str::to_string)
+            .collect())
+    }
+
+    fn read(&self, path: &str) -> std::io::Result<Vec<u8>> {
+        self.0
+            .get(path)
+            .cloned()
+            .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::NotFound, path.to_string()))
+    }
+}
+
 /// The text of the file at `path` in `files`; a read or UTF-8 failure is a
 /// [`DatasetError::Io`].
 pub(crate) fn read_text(files: &dyn TableFiles, path: &str) -> Result<String, DatasetError> {
@@ -186,6 +215,22 @@ pub(crate) fn read_text(files: &dyn TableFiles, path: &str) -> Result<String, Da
     let bytes = files.read(path).map_err(io)?;
     String::from_utf8(bytes)
         .map_err(|e| io(std::io::Error::new(std::io::ErrorKind::InvalidData, e)))
+}
+
+/// Runs `read`, which reads the file at `path` with a library (the parquet crate for a
+/// Delta checkpoint, apache-avro for an Iceberg manifest), turning a panic into that
+/// table's error: the parquet crate asserts on some malformed files instead of returning
+/// an error, and one bad file must not fail the run.
+pub(crate) fn guarded<T>(
+    path: &str,
+    read: impl FnOnce() -> Result<T, DatasetError>,
+) -> Result<T, DatasetError> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(read)).unwrap_or_else(|_| {
+        Err(DatasetError::unreadable(
+            path,
+            "its reader failed on malformed data",
+        ))
+    })
 }
 
 /// A `key=value` folder name, split.

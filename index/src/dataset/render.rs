@@ -9,9 +9,12 @@ use std::fmt::Write;
 /// be described, when `table` is absent).
 pub fn render(root: &str, table: &TableDescription) -> String {
     let mut out = String::new();
-    let rows = table
+    let mut rows = table
         .rows
         .map_or("rows not known".to_string(), |r| format!("{r} rows"));
+    if let Some(d) = table.deleted_rows {
+        let _ = write!(rows, " (not counting {d} deleted by deletion vectors)");
+    }
     let _ = write!(
         out,
         "{root}/ — {}: {rows}, {} columns, {} data files ({})",
@@ -93,13 +96,27 @@ pub fn render_or_error(
 /// `text` (a table's rendering) with its load line reading the table at `to` (an
 /// absolute path, for code run elsewhere) instead of at the lake-relative `root`.
 pub fn load_at(text: &str, root: &str, to: &str) -> String {
-    let (from, into) = (format!("\"{root}"), format!("\"{to}"));
     text.lines()
         .map(|l| match l.strip_prefix("load: ") {
-            Some(call) => format!("load: {}\n", call.replacen(&from, &into, 1)),
+            Some(call) => format!("load: {}\n", moved(call, root, to)),
             None => format!("{l}\n"),
         })
         .collect()
+}
+
+/// `call` with its first string literal that is the folder `root` or a path under it
+/// (`"sales"`, `"ice/metadata/v2.metadata.json"`) starting at `to` instead: a literal
+/// `root` is only the prefix of (`"salesforce"`) stays.
+fn moved(call: &str, root: &str, to: &str) -> String {
+    let from = format!("\"{root}");
+    let at = call
+        .match_indices(&from)
+        .map(|(i, _)| i)
+        .find(|i| matches!(call.as_bytes().get(i + from.len()), Some(b'"' | b'/')));
+    match at {
+        Some(i) => format!("{}\"{to}{}", &call[..i], &call[i + from.len()..]),
+        None => call.to_string(),
+    }
 }
 
 /// The line a member's description carries: which table it belongs to.
@@ -136,6 +153,7 @@ mod tests {
                 distinct: 3,
             }],
             rows: Some(9),
+            deleted_rows: Some(3),
             data_files: 2,
             bytes: 2048,
             version: Some("2".into()),
@@ -146,7 +164,9 @@ mod tests {
         };
         let text = render("sales", &t);
         assert!(
-            text.starts_with("sales/ — Delta table: 9 rows, 1 columns, 2 data files"),
+            text.starts_with(
+                "sales/ — Delta table: 9 rows (not counting 3 deleted by deletion vectors), 1 columns, 2 data files"
+            ),
             "{text}"
         );
         assert!(text.contains("version 2"), "{text}");
@@ -162,6 +182,15 @@ mod tests {
             "{moved}"
         );
         assert!(moved.starts_with("sales/ — Delta table"), "{moved}");
+        // Only the table's own path moves, not a literal it is the prefix of.
+        assert_eq!(
+            load_at("load: f(\"tx\", g(\"t\"))\n", "t", "/lake/t"),
+            "load: f(\"tx\", g(\"/lake/t\"))\n"
+        );
+        assert_eq!(
+            load_at("load: h(\"t/metadata/v1.metadata.json\")\n", "t", "/l/t"),
+            "load: h(\"/l/t/metadata/v1.metadata.json\")\n"
+        );
         assert_eq!(
             member_line("sales", TableKind::Delta, Some("2")),
             "member of Delta table sales/ (version 2)"

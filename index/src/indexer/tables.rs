@@ -152,16 +152,13 @@ fn derive(
     root: &str,
     kind: TableKind,
 ) -> Result<Option<TableRow>> {
-    let wanted = |path: &str| match kind {
-        TableKind::Delta => false,
-        TableKind::Iceberg => path.starts_with("data/") && path.ends_with(".parquet"),
-        TableKind::Hive => dataset::hive::is_data_member(path),
-    };
+    // Only a Hive table is described from its members: Delta and Iceberg from their log
+    // and manifests.
     let mut members = Vec::new();
-    if kind != TableKind::Delta {
+    if kind == TableKind::Hive {
         for f in cat.files_under(root)? {
             let path = f.path[root.len() + 1..].to_string();
-            let description = if wanted(&path) {
+            let description = if dataset::hive::is_data_member(&path) {
                 cat.file_description(&f)?
             } else {
                 None
@@ -175,7 +172,7 @@ fn derive(
     }
     let described = match kind {
         TableKind::Delta => dataset::delta::describe(files, root).map(Some),
-        TableKind::Iceberg => dataset::iceberg::describe(files, root, &members).map(Some),
+        TableKind::Iceberg => dataset::iceberg::describe(files, root).map(Some),
         TableKind::Hive => dataset::hive::describe(root, &members),
     };
     Ok(match described {

@@ -97,7 +97,7 @@ fn utc(adjusted: bool) -> &'static str {
     }
 }
 
-fn float(x: f64) -> String {
+pub(crate) fn float(x: f64) -> String {
     // Whole floats keep a fraction so that a DOUBLE column is not inferred as integer.
     if x.is_finite() && x.fract() == 0.0 && x.abs() < 1e15 {
         format!("{x:.1}")
@@ -106,7 +106,7 @@ fn float(x: f64) -> String {
     }
 }
 
-fn date(days: i64) -> String {
+pub(crate) fn date(days: i64) -> String {
     match days
         .checked_mul(86_400)
         .and_then(|s| DateTime::from_timestamp(s, 0))
@@ -116,7 +116,7 @@ fn date(days: i64) -> String {
     }
 }
 
-fn timestamp(v: i64, unit: &TimeUnit) -> String {
+pub(crate) fn timestamp(v: i64, unit: &TimeUnit) -> String {
     let t = match unit {
         TimeUnit::MILLIS => DateTime::from_timestamp_millis(v),
         TimeUnit::MICROS => DateTime::from_timestamp_micros(v),
@@ -128,7 +128,7 @@ fn timestamp(v: i64, unit: &TimeUnit) -> String {
     }
 }
 
-fn time_of_day(v: i64, per_second: i64) -> String {
+pub(crate) fn time_of_day(v: i64, per_second: i64) -> String {
     if !(0..86_400 * per_second).contains(&v) {
         return v.to_string();
     }
@@ -144,7 +144,7 @@ fn time_of_day(v: i64, per_second: i64) -> String {
 }
 
 /// A scaled integer as decimal text: 12345 with scale 2 is "123.45".
-fn scaled(unscaled: i128, scale: i32) -> String {
+pub(crate) fn scaled(unscaled: i128, scale: i32) -> String {
     let digits = unscaled.unsigned_abs().to_string();
     let sign = if unscaled < 0 { "-" } else { "" };
     let Ok(scale) = usize::try_from(scale) else {
@@ -159,7 +159,7 @@ fn scaled(unscaled: i128, scale: i32) -> String {
 }
 
 /// A big-endian two's-complement integer of at most 16 bytes.
-fn be_signed(bytes: &[u8]) -> Option<i128> {
+pub(crate) fn be_signed(bytes: &[u8]) -> Option<i128> {
     if bytes.is_empty() || bytes.len() > 16 {
         return None;
     }
