@@ -55,7 +55,8 @@ pub(crate) struct AskArgs {
     /// Answer-format guidelines for the final answer ("a number rounded to 2 decimals").
     #[arg(long, value_name = "TEXT")]
     guidelines: Option<String>,
-    /// Work on these files instead of retrieving (the oracle setting).
+    /// Work on these files instead of retrieving (the oracle setting); with the index of
+    /// an object-store lake, also objects by key (`sales/2024.csv`) or URL, staged.
     #[arg(long, value_name = "FILE", num_args = 1..)]
     files: Vec<PathBuf>,
     /// Run directory [default: INDEX/runs/ID].
