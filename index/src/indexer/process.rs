@@ -187,6 +187,17 @@ pub(super) fn process(ctx: &Ctx<'_>, cache: Option<&CatalogReader>, w: &Work<'_>
         },
     };
     let format = detect(src.path(), src.head(), size);
+    if let (Some(lake), Some(bytes)) = (ctx.objects, src.bytes()) {
+        // A small table may be read again by the lookup step (`relink`): keep its
+        // bytes rather than GET it a second time.
+        if matches!(
+            format,
+            analyze::Format::Csv | analyze::Format::Tsv | analyze::Format::FixedWidth
+        ) && size <= crate::companion::lookup::LOOKUP_MAX_BYTES
+        {
+            lake.keep(&e.path, bytes::Bytes::copy_from_slice(bytes));
+        }
+    }
     let key = current_key(format);
     // In --full mode a description made from a sample does not count as cached.
     let cached = cache

@@ -199,6 +199,9 @@ impl Indexer {
             None => super::relink::LakeReader::Dir(&self.lake),
         };
         let relinked = super::relink::relink(&mut self.catalog, reader, &changed)?;
+        if let Some(o) = &self.objects {
+            o.forget_kept();
+        }
         let regrouped = self.catalog.refresh_collections()?;
         // Tables that span many files, from the same marks (a crash before the sync
         // leaves them for the next run, which derives the same tables again).

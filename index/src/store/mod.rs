@@ -43,6 +43,9 @@ pub const RETRY_TIMEOUT: Duration = Duration::from_secs(60);
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 /// One request (a block, a listing page) gives up after this long.
 pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
+/// Bytes of small objects a run keeps after reading them, for a later step of the same
+/// run to read again without a request ([`ObjectLake::keep`]).
+pub const KEPT_MAX_BYTES: u64 = 64 * 1024 * 1024;
 /// Threads of the runtime the requests run on (the waiting is done by the callers).
 const RUNTIME_THREADS: usize = 2;
 
@@ -162,6 +165,8 @@ pub struct ObjectLake {
     /// Always `Some` but while dropping (see [`Drop`]).
     runtime: Option<tokio::runtime::Runtime>,
     fetched: Fetched,
+    /// Whole small objects read by this run, by path, and their total size.
+    kept: std::sync::Mutex<(std::collections::HashMap<String, bytes::Bytes>, u64)>,
 }
 
 impl Drop for ObjectLake {
@@ -319,6 +324,7 @@ impl ObjectLake {
             prefix: ObjectPath::from(prefix),
             runtime: Some(runtime),
             fetched: Fetched::default(),
+            kept: Default::default(),
         })
     }
 
@@ -358,6 +364,28 @@ impl ObjectLake {
     /// What the lake's reads fetched so far.
     pub fn fetched(&self) -> &Fetched {
         &self.fetched
+    }
+
+    /// Keep the whole content of the small object at `path`, read by this run, for a
+    /// later step of the run (the lookup step reads small tables again); within
+    /// [`KEPT_MAX_BYTES`] in all, past which nothing more is kept.
+    pub fn keep(&self, path: &str, bytes: bytes::Bytes) {
+        let mut kept = self.kept.lock().unwrap_or_else(|p| p.into_inner());
+        let size = bytes.len() as u64;
+        if kept.1 + size <= KEPT_MAX_BYTES && kept.0.insert(path.to_string(), bytes).is_none() {
+            kept.1 += size;
+        }
+    }
+
+    /// The content kept for `path` ([`ObjectLake::keep`]), if any.
+    pub fn kept(&self, path: &str) -> Option<bytes::Bytes> {
+        let kept = self.kept.lock().unwrap_or_else(|p| p.into_inner());
+        kept.0.get(path).cloned()
+    }
+
+    /// Drop what was kept: at the end of a run, whose reads a next run must not reuse.
+    pub fn forget_kept(&self) {
+        *self.kept.lock().unwrap_or_else(|p| p.into_inner()) = Default::default();
     }
 
     /// Every object under the prefix, sorted by path. Keys ending in `/` (folder markers)
@@ -468,6 +496,19 @@ mod tests {
         assert_eq!(a, content_identity("\"abc\"", 10));
         assert_ne!(a, content_identity("\"abd\"", 10));
         assert_ne!(a, content_identity("\"abc\"", 11));
+    }
+
+    #[test]
+    fn kept_objects_are_bounded_and_forgotten() {
+        let store = Arc::new(object_store::memory::InMemory::new());
+        let lake = ObjectLake::with_store("memory://b".into(), store, "").unwrap();
+        lake.keep("a.csv", bytes::Bytes::from_static(b"x\n1\n"));
+        assert_eq!(lake.kept("a.csv").as_deref(), Some(&b"x\n1\n"[..]));
+        let big = bytes::Bytes::from(vec![0u8; KEPT_MAX_BYTES as usize]);
+        lake.keep("big.csv", big);
+        assert_eq!(lake.kept("big.csv"), None, "past the bound nothing more is kept");
+        lake.forget_kept();
+        assert_eq!(lake.kept("a.csv"), None);
     }
 
     #[test]
