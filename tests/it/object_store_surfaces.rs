@@ -300,6 +300,24 @@ fn companions_in_a_bucket_are_linked() {
         .map(|c| c["name"].as_str().unwrap())
         .collect();
     assert_eq!(names, ["YEAR", "MONTH", "TAIR", "WSPD"], "{d}");
+    // `doctor` takes a URL lake for what it is, not for a directory that is gone.
+    let out = lakestar()
+        .args(["doctor", "--json", "--index", idx_s])
+        .current_dir(cwd)
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let index = v["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "index")
+        .unwrap();
+    assert_eq!(index["status"], "ok", "{index}");
+    assert!(
+        index["detail"].as_str().unwrap().contains("s3://comp"),
+        "{index}"
+    );
     let q = "unemployment rate in California, Texas and New York";
     let hits = crate::common::json_lines(&moto.ok(cwd, &["search", q, "--index", idx_s, "--json"]));
     assert_eq!(hits[0]["path"], "labor/unemployment.csv", "{hits:?}");

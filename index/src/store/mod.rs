@@ -506,7 +506,11 @@ mod tests {
         assert_eq!(lake.kept("a.csv").as_deref(), Some(&b"x\n1\n"[..]));
         let big = bytes::Bytes::from(vec![0u8; KEPT_MAX_BYTES as usize]);
         lake.keep("big.csv", big);
-        assert_eq!(lake.kept("big.csv"), None, "past the bound nothing more is kept");
+        assert_eq!(
+            lake.kept("big.csv"),
+            None,
+            "past the bound nothing more is kept"
+        );
         lake.forget_kept();
         assert_eq!(lake.kept("a.csv"), None);
     }

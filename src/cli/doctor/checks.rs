@@ -61,7 +61,9 @@ pub(super) fn index(explicit: Option<&Path>, cwd: &Path) -> (Check, Option<PathB
     );
     let check = if status.last_index_at.is_none() {
         Check::warn("index", detail, "run `lakestar index LAKE` to finish it")
-    } else if !status.lake_root.is_dir() {
+    } else if !lakestar_index::store::is_url(&status.lake_root.to_string_lossy())
+        && !status.lake_root.is_dir()
+    {
         Check::fail(
             "index",
             format!("{detail}; the lake directory is gone"),
