@@ -476,8 +476,9 @@ pub enum DatasetError {
     #[error("{path} cannot be read: {what}; if the file was cut short or copied from an unfinished write, copy it again (the table is described again when its files change)")]
     Unreadable { path: String, what: String },
     /// A Delta log whose JSON commits no longer start at version 0 (older commits were
-    /// cleaned up) and that names no checkpoint (`_last_checkpoint`) to start from.
-    #[error("the Delta log {path} starts at version {first} and names no checkpoint (_last_checkpoint) to start from")]
+    /// cleaned up) and that has no checkpoint to start from (none named by
+    /// `_last_checkpoint`, none complete in its listing).
+    #[error("the Delta log {path} starts at version {first} and has no checkpoint to start from")]
     CheckpointOnly { path: String, first: u64 },
 }
 

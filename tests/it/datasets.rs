@@ -330,8 +330,20 @@ fn a_delta_log_cleaned_up_after_a_checkpoint_is_read_from_it() {
     assert_eq!(t["columns"][0]["max"], "7");
     assert_eq!(loaded_rows(lake, t["load"].as_str().unwrap()), 4);
 
-    // Without the checkpoint, the log is that table's error.
+    // Without `_last_checkpoint`, the checkpoint is found in the log's listing.
     std::fs::remove_file(lake.join("t/_delta_log/_last_checkpoint")).unwrap();
+    index_json(lake, &[]);
+    let v = describe(lake, "t/");
+    assert_eq!(v["error"], Value::Null, "{v}");
+    let t = &v["table"]["description"];
+    assert_eq!(
+        (t["version"].as_str(), t["rows"].as_u64()),
+        (Some("3"), Some(4)),
+        "{t}"
+    );
+    // Without the checkpoint too, the log is that table's error.
+    std::fs::remove_file(lake.join("t/_delta_log/00000000000000000002.checkpoint.parquet"))
+        .unwrap();
     index_json(lake, &[]);
     let v = describe(lake, "t/");
     let e = v["error"].as_str().unwrap();

@@ -6,8 +6,9 @@
 //! `deletionVector` (its `cardinality`: rows deleted from the file, not counted);
 //! `commitInfo` the time of the last commit. A checkpoint (`checkpoint`: classic,
 //! multi-part or V2) replaces the commits up to its version, and the JSON commits after
-//! it are replayed on top. A log whose JSON commits do not start at 0 and that names no
-//! checkpoint is a [`DatasetError::CheckpointOnly`].
+//! it are replayed on top; without `_last_checkpoint`, the newest complete checkpoint
+//! in the log's listing is taken. A log whose JSON commits do not start at 0 and that
+//! has no checkpoint is a [`DatasetError::CheckpointOnly`].
 
 mod checkpoint;
 
