@@ -2,6 +2,7 @@
 //! and exact top-n scoring over a flat matrix of codes (the small-index path and the
 //! graph's delta).
 
+use super::pool::{Kept, SharedFloor};
 use crate::compact::{dot_f32_i8, dot_i8, Code};
 use hnsw_rs::anndists::dist::Distance;
 
@@ -186,8 +187,11 @@ impl std::fmt::Debug for MappedCodes {
     }
 }
 
-/// Points per parallel task of a scan: large enough that scheduling is noise.
+/// Points per parallel task of a scan: large enough that scheduling is noise, small
+/// enough that a task's scores stay in the cache.
 const SCAN_CHUNK: usize = 4096;
+/// Points rescored per parallel task, at least.
+const RESCORE_TASK: usize = 128;
 
 impl MappedCodes {
     /// Map `path`, which must hold exactly `points` points of dimension `dim`.
@@ -239,14 +243,16 @@ impl MappedCodes {
         self.map.len()
     }
 
-    /// The points that can be among the nearest to the unit vector `q`: every point
+    /// The points that can be among the `n` nearest to the unit vector `q`: every point
     /// scored against `q` quantized like a code, in integer arithmetic (a third of the
     /// instructions of [`scores`](Self::scores), which was a third of a `lakestar
     /// search` at 100k files), for [`Scan::top`] to score in f32 only those the
     /// quantization cannot have moved out of reach. With a 4-bit copy
     /// ([`add_nibbles`](Self::add_nibbles)) every point is scored from it instead, at
-    /// half the bytes, and `top` rescores a pool of the best.
-    pub fn scan<'a>(&'a self, q: &'a [f32]) -> Scan<'a> {
+    /// half the bytes, and `top` rescores a pool of the best: the scan keeps the pool
+    /// `top(n)` needs as it goes ([`super::pool`]); a `top` of more than `n` scores every
+    /// point again.
+    pub fn scan<'a>(&'a self, q: &'a [f32], n: usize) -> Scan<'a> {
         use rayon::prelude::*;
         let max = q.iter().fold(0.0f32, |m, x| m.max(x.abs()));
         if q.len() != self.dim || !max.is_finite() || max == 0.0 {
@@ -259,24 +265,17 @@ impl MappedCodes {
             return Scan {
                 codes: self,
                 q,
-                approx,
+                scores: Scores::All(approx),
                 slack: 0.0,
-                pooled: false,
             };
         }
-        if let (Some(nibbles), Some(nq)) = (&self.nibbles, super::nibbles::NibbleQuery::new(q)) {
-            let stride = super::nibbles::stride(self.dim);
-            let mut approx = vec![0.0f32; self.points];
-            nibbles[..self.points * stride]
-                .par_chunks(stride * SCAN_CHUNK)
-                .zip(approx.par_chunks_mut(SCAN_CHUNK))
-                .for_each(|(points, out)| super::nibbles::scores_into(&nq, points, out));
+        if let (Some(_), Some(nq)) = (&self.nibbles, super::nibbles::NibbleQuery::new(q)) {
+            let kept = self.nibble_pool(&nq, pool_of(n).min(self.points));
             return Scan {
                 codes: self,
                 q,
-                approx,
+                scores: Scores::Pooled(kept, nq),
                 slack: 0.0,
-                pooled: true,
             };
         }
         let step = max / 127.0;
@@ -310,10 +309,35 @@ impl MappedCodes {
         Scan {
             codes: self,
             q,
-            approx,
+            scores: Scores::All(approx),
             slack: 2.0 * (r + 1e-4),
-            pooled: false,
         }
+    }
+
+    /// The 4-bit scores of every point against `nq`, each task keeping those that can be
+    /// among the `rank` best as it goes ([`super::pool`]): a task scores its points
+    /// into a buffer that stays in the cache rather than into a lake-sized one.
+    fn nibble_pool(&self, nq: &super::nibbles::NibbleQuery, rank: usize) -> Kept {
+        use rayon::prelude::*;
+        let Some(nibbles) = &self.nibbles else {
+            return Kept::new(rank);
+        };
+        let stride = super::nibbles::stride(self.dim);
+        let shared = SharedFloor::new();
+        nibbles[..self.points * stride]
+            .par_chunks(stride * SCAN_CHUNK)
+            .enumerate()
+            .fold(
+                || Kept::new(rank),
+                |mut kept, (c, points)| {
+                    let mut buf = [0.0f32; SCAN_CHUNK];
+                    let out = &mut buf[..points.len() / stride];
+                    super::nibbles::scores_into(nq, points, out);
+                    kept.absorb(c * SCAN_CHUNK, out, &shared);
+                    kept
+                },
+            )
+            .reduce(|| Kept::new(rank), Kept::merge)
     }
 
     /// Point `id`'s code, if there is such a point: what the catalog reads back for a
@@ -409,19 +433,30 @@ impl pulp::WithSimd for QuantizedScores<'_> {
     }
 }
 
+/// The pool a 4-bit scan rescores for the `n` best (see [`super::NIBBLE_POOL_PER_RESULT`]).
+fn pool_of(n: usize) -> usize {
+    (n * super::NIBBLE_POOL_PER_RESULT).max(super::NIBBLE_POOL_MIN)
+}
+
+/// What a scan scored.
+enum Scores {
+    /// The quantized score of every point, by id.
+    All(Vec<f32>),
+    /// The 4-bit copy's best points, kept for a pool of the best to be rescored, not
+    /// every point within the slack (4 bits have no useful bound); and the query, to
+    /// score every point again for a larger pool.
+    Pooled(Kept, super::nibbles::NibbleQuery),
+}
+
 /// A query's quantized scores over [`MappedCodes`], from which the exact top points are
 /// read ([`MappedCodes::scan`]).
 pub struct Scan<'a> {
     codes: &'a MappedCodes,
     q: &'a [f32],
-    /// The quantized score of every point, by id.
-    approx: Vec<f32>,
+    scores: Scores,
     /// How far below the n-th best quantized score a point can still be among the n
     /// best in f32: twice the bound on a quantized score's error.
     slack: f32,
-    /// The scores are the 4-bit copy's: a pool of the best is rescored, not every point
-    /// within `slack` (4 bits have no useful bound).
-    pooled: bool,
 }
 
 impl Scan<'_> {
@@ -433,20 +468,28 @@ impl Scan<'_> {
     /// pool of the best 4-bit scores is rescored instead: the `n` best but for the rare
     /// point the pool misses, and exactly them when the pool is every point.
     pub fn top(&self, n: usize) -> Vec<(usize, f32)> {
-        let n = n.min(self.approx.len());
+        use rayon::prelude::*;
+        let n = n.min(self.len());
         if n == 0 {
             return Vec::new();
         }
         // A 4-bit scan rescores a pool of its best (see `NIBBLE_POOL_PER_RESULT`); an
         // 8-bit one every point within the error bound of the n-th best.
-        let (rank, margin) = if self.pooled {
-            let pool = (n * super::NIBBLE_POOL_PER_RESULT).max(super::NIBBLE_POOL_MIN);
-            (pool.min(self.approx.len()), 0.0)
-        } else {
-            (n, self.slack)
+        let ids = match &self.scores {
+            Scores::All(approx) => super::select::within(approx, n, self.slack),
+            Scores::Pooled(kept, nq) => {
+                let rank = pool_of(n).min(self.len());
+                if rank <= kept.rank() {
+                    kept.within(rank)
+                } else {
+                    self.codes.nibble_pool(nq, rank).within(rank)
+                }
+            }
         };
-        let near: Vec<(usize, f32)> = super::select::within(&self.approx, rank, margin)
-            .into_iter()
+        // On both cores: a thousand points of the 8-bit codes, scattered over them.
+        let near: Vec<(usize, f32)> = ids
+            .into_par_iter()
+            .with_min_len(RESCORE_TASK)
             .map(|id| (id, point_dot(self.q, self.codes.point(id))))
             .collect();
         best(near, n)
@@ -454,12 +497,15 @@ impl Scan<'_> {
 
     /// Points scored.
     pub fn len(&self) -> usize {
-        self.approx.len()
+        match &self.scores {
+            Scores::All(approx) => approx.len(),
+            Scores::Pooled(..) => self.codes.points,
+        }
     }
 
     /// Whether no point was scored.
     pub fn is_empty(&self) -> bool {
-        self.approx.is_empty()
+        self.len() == 0
     }
 }
 
@@ -504,7 +550,7 @@ mod tests {
             queries.push(normalized(&vs[10]));
             queries.push(codes[3].to_f32());
             for q in &queries {
-                let scan = m.scan(q);
+                let scan = m.scan(q, 1);
                 assert_eq!(scan.len(), codes.len());
                 for n in [1, 5, 37, 200, codes.len(), codes.len() + 3] {
                     assert_eq!(scan.top(n), best(m.scores(q), n), "dim {dim}, n {n}");
@@ -512,8 +558,8 @@ mod tests {
             }
             // A zero query scores every point 0, by id; another dimension scores none.
             let zero = vec![0.0; dim];
-            assert_eq!(m.scan(&zero).top(3), best(m.scores(&zero), 3));
-            assert!(m.scan(&[0.5; 3]).top(3).is_empty());
+            assert_eq!(m.scan(&zero, 3).top(3), best(m.scores(&zero), 3));
+            assert!(m.scan(&[0.5; 3], 3).top(3).is_empty());
         }
     }
 
@@ -547,7 +593,9 @@ mod tests {
         for _ in 0..10 {
             let q = unit(&mut rng, 64);
             for n in [1, 10, 200, small.len() + 1] {
-                assert_eq!(m.scan(&q).top(n), best(m.scores(&q), n), "n {n}");
+                assert_eq!(m.scan(&q, n).top(n), best(m.scores(&q), n), "n {n}");
+                // Scanned for fewer: the larger pool is scored again.
+                assert_eq!(m.scan(&q, 1).top(n), best(m.scores(&q), n), "n {n}");
             }
         }
         // Families of near-identical vectors, as siblings' descriptions are, beyond the
@@ -575,7 +623,7 @@ mod tests {
             } else {
                 unit(&mut rng, 128)
             };
-            assert_eq!(m.scan(&q).top(10), best(m.scores(&q), 10), "query {i}");
+            assert_eq!(m.scan(&q, 10).top(10), best(m.scores(&q), 10), "query {i}");
         }
     }
 
@@ -595,14 +643,62 @@ mod tests {
             .collect();
         let m = mapped(d.path(), &codes);
         let q = normalized(&(0..dim).map(|_| rng.f32() - 0.5).collect::<Vec<_>>());
-        let scan = m.scan(&q);
+        let scan = m.scan(&q, 1);
         assert_eq!(scan.len(), codes.len());
+        let Scores::All(approx) = &scan.scores else {
+            panic!("an 8-bit scan scores every point")
+        };
         for id in [0, SCAN_CHUNK - 1, SCAN_CHUNK, 2 * SCAN_CHUNK + 36] {
             let exact = point_dot(&q, &point(&codes[id]));
-            assert!((scan.approx[id] - exact).abs() <= scan.slack, "{id}");
+            assert!((approx[id] - exact).abs() <= scan.slack, "{id}");
         }
         for n in [1, 10, 200, codes.len()] {
             assert_eq!(scan.top(n), best(m.scores(&q), n), "n {n}");
+        }
+    }
+
+    #[test]
+    fn the_pool_kept_while_scanning_is_the_pool_of_every_4_bit_score() {
+        // Several tasks' worth of points, ties among them (repeated codes): the points
+        // rescored, and so the answer, are those of a selection over every 4-bit score.
+        let d = tempfile::tempdir().unwrap();
+        let mut rng = fastrand::Rng::with_seed(23);
+        let dim = 64;
+        let mut codes: Vec<Code> = (0..3 * SCAN_CHUNK + 101)
+            .map(|_| {
+                Code::new(&normalized(
+                    &(0..dim).map(|_| rng.f32() - 0.5).collect::<Vec<_>>(),
+                ))
+            })
+            .collect();
+        for i in 0..500 {
+            codes[SCAN_CHUNK + 7 * i] = codes[11].clone();
+        }
+        let m = mapped_with_nibbles(d.path(), &codes);
+        let stride = super::super::nibbles::stride(dim);
+        for i in 0..8 {
+            let q = if i == 0 {
+                codes[11].to_f32()
+            } else {
+                normalized(&(0..dim).map(|_| rng.f32() - 0.5).collect::<Vec<_>>())
+            };
+            let nq = super::super::nibbles::NibbleQuery::new(&q).unwrap();
+            let mut every = vec![0.0f32; codes.len()];
+            let bytes = m.nibbles.as_ref().unwrap();
+            super::super::nibbles::scores_into(&nq, &bytes[..codes.len() * stride], &mut every);
+            for (scanned, n) in [(10, 10), (200, 200), (10, 400)] {
+                let rank = pool_of(n).min(codes.len());
+                let want: Vec<(usize, f32)> = super::super::select::within(&every, rank, 0.0)
+                    .into_iter()
+                    .map(|id| (id, point_dot(&q, m.point(id))))
+                    .collect();
+                let scan = m.scan(&q, scanned);
+                let Scores::Pooled(kept, _) = &scan.scores else {
+                    panic!("a scan with a 4-bit copy keeps a pool")
+                };
+                assert!(kept.rank() == pool_of(scanned));
+                assert_eq!(scan.top(n), best(want, n), "query {i}, n {n}");
+            }
         }
     }
 

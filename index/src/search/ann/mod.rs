@@ -34,6 +34,7 @@ pub mod members;
 mod nearest;
 pub mod nibbles;
 mod pages;
+mod pool;
 mod select;
 mod stale;
 pub mod update;

@@ -436,12 +436,16 @@ impl Generation {
         if want == 0 {
             return Ok(Some(Vec::new()));
         }
-        let (total, scan) = match &self.points {
-            Points::Scan(codes) => (codes.len(), Some(codes.scan(q))),
-            Points::Graph(graph) => (graph.len(), None),
+        let total = match &self.points {
+            Points::Scan(codes) => codes.len(),
+            Points::Graph(graph) => graph.len(),
         };
         let share = self.tombstones.len() as f64 / self.files.max(1) as f64;
         let mut k = ((n as f64 / (1.0 - share).max(0.05)).ceil() as usize + 8).min(total);
+        let scan = match &self.points {
+            Points::Scan(codes) => Some(codes.scan(q, k)),
+            Points::Graph(_) => None,
+        };
         cat.read_snapshot(|cat| {
             let current = VectorMeta::load(cat)?.graph.map(|g| g.generation);
             if current != Some(self.number) {

@@ -53,10 +53,10 @@ pub fn nibble_point(c: &Code) -> Vec<u8> {
 pub struct NibbleQuery {
     // Quantized to ±127, so that each fits the signed operand of `vpmaddubsw`
     // (`super::avx2`).
-    even: Vec<i8>,
-    odd: Vec<i8>,
-    offset: i32,
-    step: f32,
+    pub(super) even: Vec<i8>,
+    pub(super) odd: Vec<i8>,
+    pub(super) offset: i32,
+    pub(super) step: f32,
 }
 
 impl NibbleQuery {
@@ -86,15 +86,25 @@ impl NibbleQuery {
 
 /// The 4-bit score of every point of `points` (whole points of [`stride`] bytes) against
 /// `q`, into `out`: the quantized dot product over the point's norm, in units of the
-/// query's step. Integer arithmetic, exact whatever the instructions: the AVX2 kernel
-/// where the CPU has it and the query's half dimension is whole 32-byte blocks (256,
-/// 384, 512, 768 dimensions), else a portable loop; both give the same bits.
+/// query's step. Integer arithmetic, exact whatever the instructions: an AVX2 kernel
+/// (with AVX-VNNI where the CPU has it) where the query's half dimension is whole
+/// 32-byte blocks (256, 384, 512, 768 dimensions), else a portable loop; all give the
+/// same bits.
 pub fn scores_into(q: &NibbleQuery, points: &[u8], out: &mut [f32]) {
+    #[cfg(target_arch = "x86_64")]
+    if q.even.len().is_multiple_of(32)
+        && std::arch::is_x86_feature_detected!("avx2")
+        && std::arch::is_x86_feature_detected!("avxvnni")
+    {
+        // SAFETY: as below, both features just detected.
+        unsafe { super::avx2::nibble_scores_vnni(q, points, out) };
+        return;
+    }
     #[cfg(target_arch = "x86_64")]
     if q.even.len().is_multiple_of(32) && std::arch::is_x86_feature_detected!("avx2") {
         // SAFETY: the only requirement of a `target_feature` function is that the CPU
         // has the feature, which was just detected.
-        unsafe { super::avx2::nibble_scores(&q.even, &q.odd, q.offset, q.step, points, out) };
+        unsafe { super::avx2::nibble_scores(q, points, out) };
         return;
     }
     portable_scores_into(q, points, out);
@@ -190,6 +200,46 @@ mod tests {
             }
         }
         assert!(NibbleQuery::new(&[0.0; 4]).is_none());
+    }
+
+    #[test]
+    #[cfg(target_arch = "x86_64")]
+    fn both_x86_kernels_give_the_portable_bits() {
+        if !std::arch::is_x86_feature_detected!("avx2") {
+            return;
+        }
+        let vnni = std::arch::is_x86_feature_detected!("avxvnni");
+        let mut rng = fastrand::Rng::with_seed(8);
+        for (dim, n) in [(64, 9), (256, 103), (512, 6)] {
+            let q = normalized(&(0..dim).map(|_| rng.f32() - 0.5).collect::<Vec<_>>());
+            let nq = NibbleQuery::new(&q).unwrap();
+            let points: Vec<u8> = (0..n)
+                .flat_map(|i| {
+                    // Every value ±7 (the largest sums), and random ones.
+                    let v: Vec<f32> = if i % 3 == 0 {
+                        (0..dim)
+                            .map(|d| if d % 2 == 0 { 1.0 } else { -1.0 })
+                            .collect()
+                    } else {
+                        (0..dim).map(|_| rng.f32() - 0.5).collect()
+                    };
+                    nibble_point(&Code::new(&v))
+                })
+                .collect();
+            let mut plain = vec![0.0f32; n];
+            portable_scores_into(&nq, &points, &mut plain);
+            let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+            let mut avx2 = vec![0.0f32; n];
+            // SAFETY: AVX2 detected above.
+            unsafe { super::super::avx2::nibble_scores(&nq, &points, &mut avx2) };
+            assert_eq!(bits(&avx2), bits(&plain), "avx2, dim {dim}");
+            if vnni {
+                let mut fast = vec![0.0f32; n];
+                // SAFETY: AVX2 and AVX-VNNI detected above.
+                unsafe { super::super::avx2::nibble_scores_vnni(&nq, &points, &mut fast) };
+                assert_eq!(bits(&fast), bits(&plain), "avx-vnni, dim {dim}");
+            }
+        }
     }
 
     #[test]

@@ -1,5 +1,7 @@
 //! The points of a scan worth rescoring: every score at least the `rank`-th best less a
-//! margin, found without ordering all of them.
+//! margin, found without ordering all of them. (The 4-bit scan keeps its pool while it
+//! runs instead, [`super::pool`]; this serves the 8-bit scan, whose margin reaches below
+//! the rank's last.)
 //!
 //! A copy of a million scores and a selection over it took a tenth of a `lakestar
 //! search` process's CPU at a million files, on the vector side's one thread
@@ -39,7 +41,7 @@ fn sampled_nth(scores: &[f32], rank: usize) -> Option<f32> {
 }
 
 /// The `rank`-th best of `scores` (reordered).
-fn nth_best(scores: &mut [f32], rank: usize) -> f32 {
+pub(super) fn nth_best(scores: &mut [f32], rank: usize) -> f32 {
     *scores
         .select_nth_unstable_by(rank - 1, |a, b| b.total_cmp(a))
         .1
@@ -70,7 +72,7 @@ fn sampled_threshold(scores: &[f32], rank: usize) -> Option<f32> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
     /// What `within` must give: the full selection, as before the sample.
@@ -79,7 +81,7 @@ mod tests {
     }
 
     /// Scores from a small deterministic generator, with ties (`levels` distinct values).
-    fn scores(n: usize, levels: u64, seed: u64) -> Vec<f32> {
+    pub(in crate::search::ann) fn scores(n: usize, levels: u64, seed: u64) -> Vec<f32> {
         let mut x = seed;
         (0..n)
             .map(|_| {
