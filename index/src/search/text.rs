@@ -25,7 +25,9 @@ pub use crate::error::TextIndexError;
 use std::path::{Path, PathBuf};
 use tantivy::directory::error::LockError;
 use tantivy::directory::MmapDirectory;
-use tantivy::query::{EnableScoring, Query, QueryParser};
+use tantivy::query::{
+    BooleanQuery, BoostQuery, EnableScoring, Occur, PhraseQuery, Query, QueryParser, TermQuery,
+};
 use tantivy::schema::{
     Field, IndexRecordOption, Schema, TextFieldIndexing, TextOptions, Value, STORED, STRING,
 };
@@ -163,8 +165,8 @@ pub struct TextIndex {
     /// the writer lock.
     writer: Option<IndexWriter>,
     fields: Fields,
-    /// Parses questions over all searched fields, with their boosts.
-    parser: QueryParser,
+    /// The searched fields' boosts, in [`Fields::searched`]'s order.
+    boosts: [Score; 8],
     /// One parser per searched field, to tell which fields a hit matched.
     field_parsers: Vec<(&'static str, QueryParser)>,
 }
@@ -207,13 +209,7 @@ impl TextIndex {
             .reload_policy(ReloadPolicy::Manual)
             .try_into()
             .map_err(open_err)?;
-        let mut parser = QueryParser::for_index(
-            &index,
-            fields.searched().iter().map(|&(f, _, _)| f).collect(),
-        );
-        for (field, _, boost) in fields.searched() {
-            parser.set_field_boost(field, boost);
-        }
+        let boosts = fields.searched().map(|(_, _, boost)| boost);
         let field_parsers = fields
             .searched()
             .iter()
@@ -225,7 +221,7 @@ impl TextIndex {
             reader,
             writer: None,
             fields,
-            parser,
+            boosts,
             field_parsers,
         })
     }
@@ -234,10 +230,48 @@ impl TextIndex {
     /// order of the searched fields (name, columns, whole columns, path, time, values,
     /// format, text): a searcher's [`RankingConfig`](super::rank::RankingConfig).
     pub fn with_boosts(mut self, boosts: &[Score; 8]) -> TextIndex {
-        for ((field, _, _), &boost) in self.fields.searched().into_iter().zip(boosts) {
-            self.parser.set_field_boost(field, boost);
-        }
+        self.boosts = *boosts;
         self
+    }
+
+    /// `query` (plain words, [`plain_words`]) as one union of every word in every
+    /// searched field, boosted: what tantivy's query parser makes of it, but flat. The
+    /// parser nests a union over the fields in the union over the words, and tantivy
+    /// scores nested unions in full; a flat union of term queries is scored by
+    /// block-max WAND, which skips the blocks of postings that cannot reach the top
+    /// `k` (BENCHMARKS.md, "A flat full-text query"). A word the field's analyzer
+    /// cuts into several tokens is a phrase there (`gdp_pc_ppp` → "gdp pc ppp"), as the
+    /// parser makes it; one it drops (a stop word) is not searched there.
+    fn flat_query(&self, query: &str) -> Result<BooleanQuery, TantivyError> {
+        let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::new();
+        for ((field, _, _), &boost) in self.fields.searched().iter().zip(&self.boosts) {
+            let mut analyzer = self.index.tokenizer_for_field(*field)?;
+            let positions = self
+                .index
+                .schema()
+                .get_field_entry(*field)
+                .field_type()
+                .get_index_record_option()
+                .is_some_and(|o| o.has_positions());
+            for word in query.split_whitespace() {
+                let mut terms: Vec<(usize, Term)> = Vec::new();
+                analyzer.token_stream(word).process(&mut |t| {
+                    terms.push((t.position, Term::from_field_text(*field, &t.text)))
+                });
+                let leaf: Box<dyn Query> = match terms.len() {
+                    0 => continue,
+                    1 => Box::new(TermQuery::new(
+                        terms.remove(0).1,
+                        IndexRecordOption::WithFreqs,
+                    )),
+                    // As the lenient parser: no phrase where no positions are kept.
+                    _ if !positions => continue,
+                    _ => Box::new(PhraseQuery::new_with_offset(terms)),
+                };
+                clauses.push((Occur::Should, Box::new(BoostQuery::new(leaf, boost))));
+            }
+        }
+        Ok(BooleanQuery::new(clauses))
     }
 
     /// Replace the documents of the `upserts` paths and delete the `removed` paths, in
@@ -298,11 +332,7 @@ impl TextIndex {
         if k == 0 || query.is_empty() {
             return Ok(Vec::new());
         }
-        // Lenient parsing cannot fail; what it skips (nothing, on plain words) is noise.
-        let (parsed, skipped) = self.parser.parse_query_lenient(&query);
-        if !skipped.is_empty() {
-            tracing::debug!(?skipped, "text query parts skipped");
-        }
+        let parsed = self.flat_query(&query).map_err(read_err)?;
         let top = searcher
             .search(&parsed, &TopDocs::with_limit(k).order_by_score())
             .map_err(read_err)?;

@@ -357,3 +357,51 @@ fn name_doc_freq_counts_the_files_of_the_whole_lake_having_a_name() {
     assert_eq!(idx.name_doc_freq("no_such_column").unwrap(), 0);
     assert_eq!(idx.name_doc_freq("").unwrap(), 0);
 }
+
+#[test]
+fn the_flat_query_scores_as_the_parsed_one() {
+    // What tantivy's parser makes of the same words over the same boosted fields (a
+    // union per word over the fields, nested): the same files, the same scores but for
+    // the order of the sums, in the same order.
+    let (_tmp, idx) = indexed();
+    let mut parser = QueryParser::for_index(
+        &idx.index,
+        idx.fields.searched().iter().map(|&(f, _, _)| f).collect(),
+    );
+    for ((field, _, _), &boost) in idx.fields.searched().iter().zip(&idx.boosts) {
+        parser.set_field_boost(*field, boost);
+    }
+    let searcher = idx.reader.searcher();
+    let top = |q: &dyn Query| {
+        searcher
+            .search(q, &TopDocs::with_limit(20).order_by_score())
+            .unwrap()
+    };
+    for question in [
+        "What is the mean fare of passengers?",
+        "GDP per capita gdp_pc_ppp",
+        "stationId humidity 2019",
+        "revenue for Q4",
+        "merchant_category_code fixed amount",
+        "the of and",
+        "card scheme GlobalCard csv",
+    ] {
+        let words = plain_words(question);
+        let (parsed, _) = parser.parse_query_lenient(&words);
+        let (want, got) = (top(&parsed), top(&idx.flat_query(&words).unwrap()));
+        assert_eq!(
+            got.iter().map(|(_, d)| *d).collect::<Vec<_>>(),
+            want.iter().map(|(_, d)| *d).collect::<Vec<_>>(),
+            "{question}"
+        );
+        for ((a, _), (b, _)) in got.iter().zip(&want) {
+            assert!(
+                (a - b).abs() <= 1e-5 * b.abs().max(1.0),
+                "{question}: {a} vs {b}"
+            );
+        }
+        if question != "the of and" {
+            assert!(!got.is_empty(), "{question}");
+        }
+    }
+}
