@@ -26,7 +26,7 @@ use std::path::{Path, PathBuf};
 use tantivy::directory::error::LockError;
 use tantivy::directory::MmapDirectory;
 use tantivy::query::{
-    BooleanQuery, BoostQuery, EnableScoring, Occur, PhraseQuery, Query, QueryParser, TermQuery,
+    BooleanQuery, BoostQuery, EnableScoring, Occur, PhraseQuery, Query, TermQuery,
 };
 use tantivy::schema::{
     Field, IndexRecordOption, Schema, TextFieldIndexing, TextOptions, Value, STORED, STRING,
@@ -156,6 +156,9 @@ fn schema() -> (Schema, Fields) {
     (b.build(), fields)
 }
 
+/// One clause of a boolean query.
+type Clause = (Occur, Box<dyn Query>);
+
 /// The full-text index of one lake.
 pub struct TextIndex {
     dir: PathBuf,
@@ -167,8 +170,6 @@ pub struct TextIndex {
     fields: Fields,
     /// The searched fields' boosts, in [`Fields::searched`]'s order.
     boosts: [Score; 8],
-    /// One parser per searched field, to tell which fields a hit matched.
-    field_parsers: Vec<(&'static str, QueryParser)>,
 }
 
 impl TextIndex {
@@ -210,11 +211,6 @@ impl TextIndex {
             .try_into()
             .map_err(open_err)?;
         let boosts = fields.searched().map(|(_, _, boost)| boost);
-        let field_parsers = fields
-            .searched()
-            .iter()
-            .map(|&(f, name, _)| (name, QueryParser::for_index(&index, vec![f])))
-            .collect();
         Ok(TextIndex {
             dir,
             index,
@@ -222,7 +218,6 @@ impl TextIndex {
             writer: None,
             fields,
             boosts,
-            field_parsers,
         })
     }
 
@@ -243,35 +238,51 @@ impl TextIndex {
     /// cuts into several tokens is a phrase there (`gdp_pc_ppp` → "gdp pc ppp"), as the
     /// parser makes it; one it drops (a stop word) is not searched there.
     fn flat_query(&self, query: &str) -> Result<BooleanQuery, TantivyError> {
-        let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::new();
+        let mut clauses = Vec::new();
         for ((field, _, _), &boost) in self.fields.searched().iter().zip(&self.boosts) {
-            let mut analyzer = self.index.tokenizer_for_field(*field)?;
-            let positions = self
-                .index
-                .schema()
-                .get_field_entry(*field)
-                .field_type()
-                .get_index_record_option()
-                .is_some_and(|o| o.has_positions());
-            for word in query.split_whitespace() {
-                let mut terms: Vec<(usize, Term)> = Vec::new();
-                analyzer.token_stream(word).process(&mut |t| {
-                    terms.push((t.position, Term::from_field_text(*field, &t.text)))
-                });
-                let leaf: Box<dyn Query> = match terms.len() {
-                    0 => continue,
-                    1 => Box::new(TermQuery::new(
-                        terms.remove(0).1,
-                        IndexRecordOption::WithFreqs,
-                    )),
-                    // As the lenient parser: no phrase where no positions are kept.
-                    _ if !positions => continue,
-                    _ => Box::new(PhraseQuery::new_with_offset(terms)),
-                };
-                clauses.push((Occur::Should, Box::new(BoostQuery::new(leaf, boost))));
-            }
+            clauses.extend(self.field_clauses(*field, query, boost)?);
         }
         Ok(BooleanQuery::new(clauses))
+    }
+
+    /// Each word of `query` in `field`, boosted: one term, or a phrase where the field's
+    /// analyzer cuts the word into several tokens (none where the field keeps no
+    /// positions, as tantivy's lenient parser); nothing for a word it drops. A word
+    /// written twice counts once, as the parser drops repeated clauses (a question's
+    /// "reject or fail to reject" would weigh `reject` double).
+    fn field_clauses(
+        &self,
+        field: Field,
+        query: &str,
+        boost: Score,
+    ) -> Result<Vec<Clause>, TantivyError> {
+        let mut analyzer = self.index.tokenizer_for_field(field)?;
+        let positions = self
+            .index
+            .schema()
+            .get_field_entry(field)
+            .field_type()
+            .get_index_record_option()
+            .is_some_and(|o| o.has_positions());
+        let mut clauses: Vec<Clause> = Vec::new();
+        let mut seen = std::collections::HashSet::new();
+        for word in query.split_whitespace().filter(|w| seen.insert(*w)) {
+            let mut terms: Vec<(usize, Term)> = Vec::new();
+            analyzer
+                .token_stream(word)
+                .process(&mut |t| terms.push((t.position, Term::from_field_text(field, &t.text))));
+            let leaf: Box<dyn Query> = match terms.len() {
+                0 => continue,
+                1 => Box::new(TermQuery::new(
+                    terms.remove(0).1,
+                    IndexRecordOption::WithFreqs,
+                )),
+                _ if !positions => continue,
+                _ => Box::new(PhraseQuery::new_with_offset(terms)),
+            };
+            clauses.push((Occur::Should, Box::new(BoostQuery::new(leaf, boost))));
+        }
+        Ok(clauses)
     }
 
     /// Replace the documents of the `upserts` paths and delete the `removed` paths, in
@@ -414,8 +425,12 @@ impl TextIndex {
         let mut fields = vec![Vec::new(); top.len()];
         let mut order: Vec<usize> = (0..top.len()).collect();
         order.sort_by_key(|&i| (top[i].1.segment_ord, top[i].1.doc_id));
-        for (name, parser) in &self.field_parsers {
-            let (q, _) = parser.parse_query_lenient(query);
+        for (field, name, _) in self.fields.searched() {
+            let clauses = self.field_clauses(field, query, 1.0)?;
+            if clauses.is_empty() {
+                continue;
+            }
+            let q = BooleanQuery::new(clauses);
             let weight = q.weight(EnableScoring::disabled_from_searcher(searcher))?;
             let mut current = None;
             for &i in &order {
@@ -435,8 +450,8 @@ impl TextIndex {
                 } else {
                     scorer.doc()
                 };
-                if doc == addr.doc_id && !fields[i].contains(name) {
-                    fields[i].push(*name);
+                if doc == addr.doc_id && !fields[i].contains(&name) {
+                    fields[i].push(name);
                 }
             }
         }

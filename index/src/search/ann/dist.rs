@@ -269,12 +269,12 @@ impl MappedCodes {
                 slack: 0.0,
             };
         }
-        if let (Some(_), Some(nq)) = (&self.nibbles, super::nibbles::NibbleQuery::new(q)) {
-            let kept = self.nibble_pool(&nq, pool_of(n).min(self.points));
+        if let (Some(nibbles), Some(nq)) = (&self.nibbles, super::nibbles::NibbleQuery::new(q)) {
+            let kept = self.nibble_pool(nibbles, &nq, pool_of(n).min(self.points));
             return Scan {
                 codes: self,
                 q,
-                scores: Scores::Pooled(kept, nq),
+                scores: Scores::Pooled(kept, nq, nibbles),
                 slack: 0.0,
             };
         }
@@ -314,14 +314,12 @@ impl MappedCodes {
         }
     }
 
-    /// The 4-bit scores of every point against `nq`, each task keeping those that can be
-    /// among the `rank` best as it goes ([`super::pool`]): a task scores its points
-    /// into a buffer that stays in the cache rather than into a lake-sized one.
-    fn nibble_pool(&self, nq: &super::nibbles::NibbleQuery, rank: usize) -> Kept {
+    /// The 4-bit scores of every point of `nibbles` (these codes' 4-bit copy) against
+    /// `nq`, each task keeping those that can be among the `rank` best as it goes
+    /// ([`super::pool`]): a task scores its points into a buffer that stays in the
+    /// cache rather than into a lake-sized one.
+    fn nibble_pool(&self, nibbles: &[u8], nq: &super::nibbles::NibbleQuery, rank: usize) -> Kept {
         use rayon::prelude::*;
-        let Some(nibbles) = &self.nibbles else {
-            return Kept::new(rank);
-        };
         let stride = super::nibbles::stride(self.dim);
         let shared = SharedFloor::new();
         nibbles[..self.points * stride]
@@ -439,13 +437,13 @@ fn pool_of(n: usize) -> usize {
 }
 
 /// What a scan scored.
-enum Scores {
+enum Scores<'a> {
     /// The quantized score of every point, by id.
     All(Vec<f32>),
     /// The 4-bit copy's best points, kept for a pool of the best to be rescored, not
     /// every point within the slack (4 bits have no useful bound); and the query, to
-    /// score every point again for a larger pool.
-    Pooled(Kept, super::nibbles::NibbleQuery),
+    /// score every point again (from the copy) for a larger pool.
+    Pooled(Kept, super::nibbles::NibbleQuery, &'a [u8]),
 }
 
 /// A query's quantized scores over [`MappedCodes`], from which the exact top points are
@@ -453,7 +451,7 @@ enum Scores {
 pub struct Scan<'a> {
     codes: &'a MappedCodes,
     q: &'a [f32],
-    scores: Scores,
+    scores: Scores<'a>,
     /// How far below the n-th best quantized score a point can still be among the n
     /// best in f32: twice the bound on a quantized score's error.
     slack: f32,
@@ -477,12 +475,12 @@ impl Scan<'_> {
         // 8-bit one every point within the error bound of the n-th best.
         let ids = match &self.scores {
             Scores::All(approx) => super::select::within(approx, n, self.slack),
-            Scores::Pooled(kept, nq) => {
+            Scores::Pooled(kept, nq, nibbles) => {
                 let rank = pool_of(n).min(self.len());
                 if rank <= kept.rank() {
                     kept.within(rank)
                 } else {
-                    self.codes.nibble_pool(nq, rank).within(rank)
+                    self.codes.nibble_pool(nibbles, nq, rank).within(rank)
                 }
             }
         };
@@ -693,7 +691,7 @@ mod tests {
                     .map(|id| (id, point_dot(&q, m.point(id))))
                     .collect();
                 let scan = m.scan(&q, scanned);
-                let Scores::Pooled(kept, _) = &scan.scores else {
+                let Scores::Pooled(kept, ..) = &scan.scores else {
                     panic!("a scan with a 4-bit copy keeps a pool")
                 };
                 assert!(kept.rank() == pool_of(scanned));

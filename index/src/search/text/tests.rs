@@ -2,6 +2,7 @@
 //! documents modelled on real lake files.
 
 use super::*;
+use tantivy::query::QueryParser;
 
 fn strings(items: &[&str]) -> Vec<String> {
     items.iter().map(|s| (*s).to_owned()).collect()
@@ -385,6 +386,8 @@ fn the_flat_query_scores_as_the_parsed_one() {
         "merchant_category_code fixed amount",
         "the of and",
         "card scheme GlobalCard csv",
+        "Calculate the p-value and decide whether to reject or fail to reject the null hypothesis (that the mean fare of passengers in women's and men's matches is the same) at the 10% significance level. Save the result to \"result.csv\" with the column names exactly \"p_val\"",
+        "fare fare fare passengers",
     ] {
         let words = plain_words(question);
         let (parsed, _) = parser.parse_query_lenient(&words);
