@@ -118,6 +118,22 @@ pub fn run_ok_env(cwd: &Path, args: &[&str], env: &[(&str, &str)]) -> String {
     stdout_of_success(out, &format!("lakestar {args:?}"))
 }
 
+/// Run Python `code` (then `args`) with the test venv's interpreter in `cwd`, through
+/// the sandbox's launcher: deltalake's runtime can abort the interpreter's teardown
+/// after the code has done its work (delta-io/delta-rs#2184); its stdout.
+pub fn run_python(cwd: &Path, code: &str, args: &[&str]) -> String {
+    let script = tempfile::Builder::new().suffix(".py").tempfile().unwrap();
+    std::fs::write(script.path(), code).unwrap();
+    let out = Command::new(test_python())
+        .args(["-c", include_str!("../../src/agent/sandbox/launcher.py")])
+        .arg(script.path())
+        .args(args)
+        .current_dir(cwd)
+        .output()
+        .unwrap();
+    stdout_of_success(out, "python")
+}
+
 /// The stdout of a command that must have succeeded (`what` names it when it did not).
 pub fn stdout_of_success(out: Output, what: &str) -> String {
     assert!(

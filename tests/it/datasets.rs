@@ -7,7 +7,6 @@
 use crate::common::*;
 use serde_json::Value;
 use std::path::Path;
-use std::process::Command;
 
 /// The fixture script (`datasets/make_tables.py`): writes the tables into the lake, the
 /// Iceberg catalog's database into `scratch`; prints the Iceberg tables' snapshot ids
@@ -15,14 +14,7 @@ use std::process::Command;
 const MAKE: &str = include_str!("datasets/make_tables.py");
 
 fn python(cwd: &Path, code: &str, args: &[&str]) -> String {
-    let out = Command::new(test_python())
-        .arg("-c")
-        .arg(code)
-        .args(args)
-        .current_dir(cwd)
-        .output()
-        .unwrap();
-    stdout_of_success(out, "python")
+    run_python(cwd, code, args)
 }
 
 fn describe(lake: &Path, path: &str) -> Value {

@@ -484,15 +484,12 @@ fn tables_in_a_bucket_are_each_one_described_table() {
     let (lake, scratch) = (cwd.join("lake"), cwd.join("scratch"));
     std::fs::create_dir_all(&lake).unwrap();
     std::fs::create_dir_all(&scratch).unwrap();
-    let out = Command::new(test_python())
-        .arg("-c")
-        .arg(include_str!("datasets/make_tables.py"))
-        .args([lake.to_str().unwrap(), scratch.to_str().unwrap()])
-        .current_dir(cwd)
-        .output()
-        .unwrap();
-    let made: Value =
-        serde_json::from_str(&crate::common::stdout_of_success(out, "python")).unwrap();
+    let made: Value = serde_json::from_str(&crate::common::run_python(
+        cwd,
+        include_str!("datasets/make_tables.py"),
+        &[lake.to_str().unwrap(), scratch.to_str().unwrap()],
+    ))
+    .unwrap();
     moto.upload_dir(cwd, "lake", "tables", "wh/", true);
     let idx = cwd.join("idx");
     let first = moto.index(cwd, "s3://tables/wh", &idx, &[]);
@@ -551,11 +548,7 @@ fn tables_in_a_bucket_are_each_one_described_table() {
     // A 4th Delta commit, written locally and uploaded: the next run reads it.
     let append = "import deltalake, pandas as pd, sys\n\
         deltalake.write_deltalake(sys.argv[1], pd.DataFrame({'order_id': [10], 'country': ['IS'], 'qty': [7]}), mode='append')";
-    let out = Command::new(test_python())
-        .args(["-c", append, lake.join("orders").to_str().unwrap()])
-        .output()
-        .unwrap();
-    crate::common::stdout_of_success(out, "python");
+    crate::common::run_python(cwd, append, &[lake.join("orders").to_str().unwrap()]);
     moto.upload_dir(cwd, "lake/orders", "tables", "wh/orders/", false);
     let again = moto.index(cwd, "s3://tables/wh", &idx, &[]);
     assert_eq!(n(&again, "errors"), 0, "{again}");

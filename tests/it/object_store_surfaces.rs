@@ -58,19 +58,15 @@ fn ask_stages_the_objects_it_reads_and_reuses_them() {
     let tmp = tempfile::tempdir().unwrap();
     let cwd = tmp.path();
     // A CSV and a Delta table of two versions (written by the `deltalake` package).
-    let made = std::process::Command::new(test_python())
-        .arg("-c")
-        .arg(
+    crate::common::run_python(
+        cwd,
             "import deltalake, pandas as pd, os\n\
              os.makedirs('lake', exist_ok=True)\n\
              open('lake/units.csv', 'w').write('region,units\\nnorth,3\\nsouth,4\\nnorth,4\\n')\n\
              deltalake.write_deltalake('lake/orders', pd.DataFrame({'id': [1, 2, 3], 'qty': [5, 6, 7]}))\n\
              deltalake.write_deltalake('lake/orders', pd.DataFrame({'id': [4], 'qty': [8]}), mode='append')\n",
-        )
-        .current_dir(cwd)
-        .output()
-        .unwrap();
-    crate::common::stdout_of_success(made, "python");
+        &[],
+    );
     moto.upload_dir(cwd, "lake", "bkt", "p/", true);
     let idx = cwd.join("idx");
     let report = moto.index(cwd, "s3://bkt/p", &idx, &["--endpoint", &moto.endpoint]);

@@ -235,6 +235,62 @@ async fn the_data_files_are_readable_and_read_only_and_outputs_come_back() {
     );
 }
 
+/// A script that finished is not failed by an abort in the interpreter's teardown (as
+/// deltalake's runtime does now and then, delta-io/delta-rs#2184; here a module's
+/// finalizer calls `abort`), and it ends as `python script.py` would: late threads
+/// joined, atexit handlers run, a file left open flushed, its exit code, a traceback of
+/// its own frames.
+#[tokio::test]
+async fn a_finished_script_ends_as_python_would_and_teardown_cannot_fail_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let finished = "import atexit, os, sys, threading, time, types\n\
+        native = types.ModuleType('native_like')\n\
+        class Runtime:\n    def __del__(self):\n        os.abort()\n\
+        native.rt = Runtime()\n\
+        sys.modules['native_like'] = native\n\
+        left_open = open('left-open.txt', 'w')\n\
+        left_open.write('flushed')\n\
+        def late():\n    time.sleep(0.3)\n    print('late thread', flush=True)\n\
+        threading.Thread(target=late).start()\n\
+        atexit.register(lambda: print('atexit'))\n\
+        print(__name__, os.path.basename(__file__), sys.argv[1:], flush=True)\n\
+        sys.exit(int(os.environ.get('CODE', '3')))\n";
+    let failing = "def f():\n    return 1 / 0\nprint('before')\nf()\n";
+    let sandbox = Sandbox::new(system_python(), Limits::default());
+    for policy in [Policy::Jail, Policy::Unconfined] {
+        let sandbox = sandbox.clone().with_policy(policy);
+        let workdir = tmp.path().join(format!("{policy:?}"));
+        let ex = sandbox.run(&workdir, "ends", finished, &[]).await.unwrap();
+        assert_eq!((ex.exit_code, ex.signal), (Some(3), None), "{ex:?}");
+        assert_eq!(
+            ex.stdout, "__main__ ends.py []\nlate thread\natexit\n",
+            "{ex:?}"
+        );
+        assert_eq!(
+            std::fs::read_to_string(workdir.join("left-open.txt")).unwrap(),
+            "flushed"
+        );
+        let ex = sandbox.run(&workdir, "fails", failing, &[]).await.unwrap();
+        assert_eq!((ex.exit_code, ex.stdout.as_str()), (Some(1), "before\n"));
+        let frames: Vec<&str> = ex.stderr.lines().filter(|l| l.contains("File ")).collect();
+        assert_eq!(frames.len(), 2, "{}", ex.stderr);
+        assert!(
+            frames.iter().all(|l| l.contains("fails.py")),
+            "{}",
+            ex.stderr
+        );
+        assert!(ex.stderr.contains("ZeroDivisionError"), "{}", ex.stderr);
+        let ex = sandbox.run(&workdir, "bad", "x = (\n", &[]).await.unwrap();
+        assert_eq!(ex.exit_code, Some(1));
+        assert!(
+            ex.stderr.contains("bad.py\", line 1") && ex.stderr.contains("SyntaxError"),
+            "{}",
+            ex.stderr
+        );
+        assert!(!ex.stderr.contains("<string>"), "{}", ex.stderr);
+    }
+}
+
 #[tokio::test]
 async fn huge_output_is_cut_to_the_budget_without_hanging() {
     let tmp = tempfile::tempdir().unwrap();

@@ -116,6 +116,11 @@ pub(crate) struct RunSpec<'a> {
     pub(crate) data: &'a [PathBuf],
 }
 
+/// Runs a script as `python script.py` would but ends the process after Python's own
+/// shutdown steps, before native extensions' teardown can abort a finished run (see the
+/// file).
+const LAUNCHER: &str = include_str!("launcher.py");
+
 /// Write `code` to `workdir/NAME.py` and run it per `spec`.
 pub(crate) async fn run(
     spec: &RunSpec<'_>,
@@ -219,7 +224,11 @@ async fn run_jailed(
         },
         program: Some((
             &spec.python.path,
-            vec![CString::new(script.as_os_str().as_bytes()).unwrap_or_default()],
+            vec![
+                CString::new("-c").unwrap_or_default(),
+                CString::new(LAUNCHER).unwrap_or_default(),
+                CString::new(script.as_os_str().as_bytes()).unwrap_or_default(),
+            ],
         )),
         env,
         rlimits: Some(Rlimits::new(spec.limits, true)),
@@ -391,7 +400,8 @@ async fn run_unconfined(
     let env = sandbox_env(python, workdir);
     let rlimits = Rlimits::new(spec.limits, false);
     let mut cmd = Command::new(&python.path);
-    cmd.arg(&script)
+    cmd.args(["-c", LAUNCHER])
+        .arg(&script)
         .current_dir(workdir)
         .env_clear()
         .envs(env.iter().map(|(k, v)| (k, v)))
