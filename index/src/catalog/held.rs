@@ -17,12 +17,12 @@
 //! rows are deleted and [`MetaKey::VectorsMissing`] is set, in one transaction, so the
 //! next sync looks for every file's missing vector and embeds it again.
 
+use super::vector_graph::MemberRows;
 use super::vectors::from_blob;
-use super::{CatalogReader, CatalogWriter, KeyedVector, MetaKey};
+use super::{CatalogReader, CatalogWriter, MetaKey};
 use crate::compact::Code;
 use crate::error::Result;
-use rusqlite::params;
-use std::collections::HashMap;
+use rusqlite::{params, OptionalExtension};
 
 /// First byte of a blob that holds a point, not a code (a code's tag is `0xA0..=0xA3`,
 /// and an older catalog's f32 blob is never 5 bytes long).
@@ -80,77 +80,113 @@ pub struct Handover<'a> {
 /// generation's snapshot holds another code and is left as it is. Rows whose vector
 /// the outgoing generation cannot give back are deleted and
 /// [`MetaKey::VectorsMissing`] set. Returns how many rows were given up so.
+///
+/// Nothing here is proportional to the lake in memory: the rows are read in batches,
+/// the members streamed, and the incoming points by key (needed only when both
+/// generations are by the same embedder) kept in a temporary table.
 pub(super) fn handover(
     tx: &rusqlite::Transaction<'_>,
-    members: &[(u64, &KeyedVector)],
+    members: &(impl MemberRows + ?Sized),
     h: &Handover<'_>,
 ) -> Result<usize> {
-    let mut incoming: HashMap<(Vec<u8>, String), (u64, &Code)> = HashMap::new();
-    for (id, m) in members {
-        incoming
-            .entry((m.hash.to_vec(), m.analyzer.clone()))
-            .or_insert((*id, &m.vector));
-    }
     let mut set = tx.prepare_cached(
         "UPDATE embeddings SET vector = ?4 WHERE hash = ?1 AND analyzer = ?2 AND embedder = ?3",
     )?;
     let mut lost = 0;
     if let Some(out) = h.outgoing_embedder {
-        let mut stmt = tx.prepare(&format!(
-            "SELECT hash, analyzer, vector FROM embeddings WHERE embedder = ?1 AND {HELD}"
-        ))?;
-        let rows = stmt
-            .query_map([out], |r| {
-                Ok((
-                    r.get::<_, Vec<u8>>(0)?,
-                    r.get::<_, String>(1)?,
-                    r.get::<_, Vec<u8>>(2)?,
-                ))
-            })?
-            .collect::<rusqlite::Result<Vec<_>>>()?;
+        let same = out == h.incoming_embedder;
+        if same {
+            tx.execute_batch(
+                "DROP TABLE IF EXISTS temp.incoming;
+                 CREATE TEMP TABLE incoming(
+                     hash BLOB NOT NULL, analyzer TEXT NOT NULL, point INTEGER NOT NULL,
+                     PRIMARY KEY (hash, analyzer)) WITHOUT ROWID;",
+            )?;
+            let mut put = tx.prepare(
+                "INSERT OR IGNORE INTO temp.incoming(hash, analyzer, point) VALUES (?1, ?2, ?3)",
+            )?;
+            members.for_each_member(&mut |point, m| {
+                put.execute(params![&m.hash[..], m.analyzer, point as i64])?;
+                Ok(())
+            })?;
+        }
+        let mut incoming = same
+            .then(|| {
+                tx.prepare("SELECT point FROM temp.incoming WHERE hash = ?1 AND analyzer = ?2")
+            })
+            .transpose()?;
         let mut forget = tx.prepare_cached(
             "DELETE FROM embeddings WHERE hash = ?1 AND analyzer = ?2 AND embedder = ?3",
         )?;
-        for (hash, analyzer, blob) in rows {
-            let Stored::Point(old) = Stored::from_blob(&blob) else {
-                continue;
+        // In key order, a batch at a time: the rows rewritten stop being held, and the
+        // next batch starts after the last key.
+        let mut batch = tx.prepare(&format!(
+            "SELECT hash, analyzer, vector FROM embeddings
+             WHERE embedder = ?1 AND {HELD} AND (hash, analyzer) > (?2, ?3)
+             ORDER BY hash, analyzer LIMIT {HANDOVER_BATCH}"
+        ))?;
+        let mut after: (Vec<u8>, String) = (Vec::new(), String::new());
+        loop {
+            let rows = batch
+                .query_map(params![out, after.0, after.1], |r| {
+                    Ok((
+                        r.get::<_, Vec<u8>>(0)?,
+                        r.get::<_, String>(1)?,
+                        r.get::<_, Vec<u8>>(2)?,
+                    ))
+                })?
+                .collect::<rusqlite::Result<Vec<_>>>()?;
+            let Some((hash, analyzer, _)) = rows.last() else {
+                break;
             };
-            let key = (hash, analyzer);
-            let next = if out == h.incoming_embedder {
-                incoming.remove(&key)
-            } else {
-                None
-            };
-            let (hash, analyzer) = key;
-            let blob = match ((h.outgoing)(old), next) {
-                (Some(code), Some((id, held))) if code == *held => {
-                    point_blob(id).unwrap_or_else(|| code.to_blob())
-                }
-                (Some(code), _) => code.to_blob(),
-                (None, _) => {
-                    forget.execute(params![hash, analyzer, out])?;
-                    lost += 1;
+            after = (hash.clone(), analyzer.clone());
+            for (hash, analyzer, blob) in rows {
+                let Stored::Point(old) = Stored::from_blob(&blob) else {
                     continue;
-                }
-            };
-            set.execute(params![hash, analyzer, out, blob])?;
+                };
+                let next: Option<u64> = match &mut incoming {
+                    Some(q) => q
+                        .query_row(params![hash, analyzer], |r| r.get::<_, i64>(0))
+                        .optional()?
+                        .map(|p| p as u64),
+                    None => None,
+                };
+                let blob = match ((h.outgoing)(old), next) {
+                    (Some(code), Some(id)) if members.code(id).as_ref() == Some(&code) => {
+                        point_blob(id).unwrap_or_else(|| code.to_blob())
+                    }
+                    (Some(code), _) => code.to_blob(),
+                    (None, _) => {
+                        forget.execute(params![hash, analyzer, out])?;
+                        lost += 1;
+                        continue;
+                    }
+                };
+                set.execute(params![hash, analyzer, out, blob])?;
+            }
+        }
+        if same {
+            tx.execute("DROP TABLE temp.incoming", [])?;
         }
     }
+    // Each member's row that still holds the member's code is held by the incoming
+    // generation from now on (rows handed over above hold its point already).
     let mut hold = tx.prepare_cached(
         "UPDATE embeddings SET vector = ?4
          WHERE hash = ?1 AND analyzer = ?2 AND embedder = ?3 AND vector = ?5",
     )?;
-    for ((hash, analyzer), (id, code)) in incoming {
+    members.for_each_member(&mut |id, m| {
         if let Some(point) = point_blob(id) {
             hold.execute(params![
-                hash,
-                analyzer,
+                &m.hash[..],
+                m.analyzer,
                 h.incoming_embedder,
                 point,
-                code.to_blob()
+                m.vector.to_blob()
             ])?;
         }
-    }
+        Ok(())
+    })?;
     if lost > 0 {
         tracing::warn!(
             lost,
@@ -160,6 +196,10 @@ pub(super) fn handover(
     }
     Ok(lost)
 }
+
+/// Rows of the outgoing generation a swap reads at a time (a handful in unit tests, so
+/// that their swaps go through several batches).
+const HANDOVER_BATCH: usize = if cfg!(test) { 7 } else { 4_096 };
 
 fn mark_missing(conn: &rusqlite::Connection) -> Result<()> {
     conn.execute(

@@ -51,7 +51,7 @@ pub use meta::Key as MetaKey;
 pub use rank_records::RankedFile;
 pub use schema::FORMAT_VERSION;
 pub use tables::TableRow;
-pub use vector_graph::{KeyedVector, StaleVector};
+pub use vector_graph::{KeyedVector, MemberRows, StaleVector};
 
 /// File name of the catalog database inside the index directory.
 pub const CATALOG_FILE: &str = "catalog.sqlite";

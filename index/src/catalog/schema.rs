@@ -176,6 +176,10 @@ pub(super) fn configure(conn: &Connection) -> Result<()> {
     conn.pragma_update(None, "journal_mode", "WAL")?;
     conn.pragma_update(None, "synchronous", "NORMAL")?;
     conn.pragma_update(None, "journal_size_limit", WAL_KEEP_BYTES)?;
+    // Temporary tables and sorts on disk, their pages cached like the catalog's: the
+    // bundled SQLite keeps them in memory otherwise, and a graph's swap at a million
+    // files fills one with a row per file (`held::handover`).
+    conn.pragma_update(None, "temp_store", "FILE")?;
     conn.busy_timeout(BUSY)?;
     conn.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
     Ok(())

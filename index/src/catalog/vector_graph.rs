@@ -41,6 +41,37 @@ impl<V> KeyedVector<V> {
     }
 }
 
+/// The files an incoming generation's points stand for, as its swap reads them: each
+/// file with its point, in path order (no path twice), as many times as asked. A
+/// rebuild reads them back from its spill file rather than holding them in memory.
+pub trait MemberRows {
+    /// How many there are.
+    fn count(&self) -> u64;
+    /// Call `f` on each (point, file), in path order.
+    fn for_each_member(&self, f: &mut dyn FnMut(u64, &KeyedVector) -> Result<()>) -> Result<()>;
+    /// The code at `point`.
+    fn code(&self, point: u64) -> Option<Code>;
+}
+
+impl MemberRows for [(u64, &KeyedVector)] {
+    fn count(&self) -> u64 {
+        self.len() as u64
+    }
+
+    fn for_each_member(&self, f: &mut dyn FnMut(u64, &KeyedVector) -> Result<()>) -> Result<()> {
+        let mut sorted: Vec<&(u64, &KeyedVector)> = self.iter().collect();
+        sorted.sort_unstable_by(|a, b| a.1.path.cmp(&b.1.path));
+        sorted.into_iter().try_for_each(|(p, m)| f(*p, m))
+    }
+
+    /// A linear search: a slice of members is a test's handful.
+    fn code(&self, point: u64) -> Option<Code> {
+        self.iter()
+            .find(|(p, _)| *p == point)
+            .map(|(_, m)| m.vector.clone())
+    }
+}
+
 /// A path changed since the graph was swapped in, as the catalog has it now.
 #[derive(Debug, Clone, PartialEq)]
 pub struct StaleVector {
@@ -103,33 +134,41 @@ impl CatalogReader {
 
     /// Every file's vector by `embedder` with its description key, in path order.
     pub fn keyed_file_vectors(&self, embedder: &str) -> Result<Vec<KeyedVector<Stored>>> {
+        let mut out = Vec::new();
+        self.for_each_keyed_file_vector(embedder, |r| {
+            out.push(r);
+            Ok(())
+        })?;
+        Ok(out)
+    }
+
+    /// [`CatalogReader::keyed_file_vectors`], handed to `f` one at a time (a rebuild
+    /// spills them rather than holding a million in memory).
+    pub fn for_each_keyed_file_vector(
+        &self,
+        embedder: &str,
+        mut f: impl FnMut(KeyedVector<Stored>) -> Result<()>,
+    ) -> Result<()> {
         let mut stmt = self.conn.prepare(
             "SELECT f.path, f.hash, f.analyzer, e.vector FROM files f
              JOIN embeddings e ON e.hash = f.hash AND e.analyzer = f.analyzer AND e.embedder = ?1
              ORDER BY f.path",
         )?;
-        let rows = stmt.query_map([embedder], |r| {
-            Ok((
-                r.get::<_, String>(0)?,
-                r.get::<_, Vec<u8>>(1)?,
-                r.get::<_, String>(2)?,
-                r.get::<_, Vec<u8>>(3)?,
-            ))
-        })?;
-        let mut out = Vec::new();
-        for r in rows {
-            let (path, hash, analyzer, blob) = r?;
+        let mut rows = stmt.query([embedder])?;
+        while let Some(r) = rows.next()? {
+            let hash: Vec<u8> = r.get(1)?;
             // The join matched an embedding keyed by this very hash, so it has 32 bytes.
-            if let Ok(hash) = Hash::try_from(hash.as_slice()) {
-                out.push(KeyedVector {
-                    path,
-                    hash,
-                    analyzer,
-                    vector: Stored::from_blob(&blob),
-                });
-            }
+            let Ok(hash) = Hash::try_from(hash.as_slice()) else {
+                continue;
+            };
+            f(KeyedVector {
+                path: r.get(0)?,
+                hash,
+                analyzer: r.get(2)?,
+                vector: Stored::from_blob(&r.get::<_, Vec<u8>>(3)?),
+            })?;
         }
-        Ok(out)
+        Ok(())
     }
 
     /// Every path changed since the graph was swapped in, with its file's vector by
@@ -167,7 +206,7 @@ impl CatalogWriter {
     /// how many vectors could not be read back and were given up.
     pub fn replace_graph_members(
         &mut self,
-        members: &[(u64, &KeyedVector)],
+        members: &(impl MemberRows + ?Sized),
         key: MetaKey,
         value: &str,
         vectors: &Handover<'_>,
@@ -175,14 +214,14 @@ impl CatalogWriter {
         let tx = self.reader.conn.transaction()?;
         let lost = handover(&tx, members, vectors)?;
         tx.execute("DELETE FROM vector_stale", [])?;
-        if members.is_empty() {
+        if members.count() == 0 {
             tx.execute("DELETE FROM meta WHERE key = ?1", [MetaKey::VectorGraph])?;
         } else {
             mark_stale(&tx, members, vectors.incoming_embedder)?;
             tx.execute(
                 "INSERT INTO meta(key, value) VALUES (?1, ?2)
                  ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                params![MetaKey::VectorGraph, members.len().to_string()],
+                params![MetaKey::VectorGraph, members.count().to_string()],
             )?;
         }
         tx.execute(
@@ -200,12 +239,9 @@ impl CatalogWriter {
 /// changing). A merge of the files, in path order, with the members sorted alike.
 fn mark_stale(
     tx: &rusqlite::Transaction<'_>,
-    members: &[(u64, &KeyedVector)],
+    members: &(impl MemberRows + ?Sized),
     embedder: &str,
 ) -> Result<()> {
-    let mut sorted: Vec<(&str, u64)> = members.iter().map(|(p, m)| (m.path.as_str(), *p)).collect();
-    sorted.sort_unstable();
-    let mut members = sorted.into_iter().peekable();
     let mut files = tx.prepare(&format!(
         "SELECT f.path, CASE WHEN {HELD} THEN e.vector END FROM files f
          LEFT JOIN embeddings e
@@ -213,26 +249,41 @@ fn mark_stale(
          ORDER BY f.path"
     ))?;
     let mut files = files.query([embedder])?;
+    let mut next_file = || -> Result<Option<(String, Option<Stored>)>> {
+        Ok(match files.next()? {
+            Some(row) => Some((
+                row.get(0)?,
+                row.get::<_, Option<Vec<u8>>>(1)?
+                    .map(|b| Stored::from_blob(&b)),
+            )),
+            None => None,
+        })
+    };
     let mut put = tx.prepare_cached("INSERT OR IGNORE INTO vector_stale(path) VALUES (?1)")?;
-    while let Some(row) = files.next()? {
-        let path: String = row.get(0)?;
-        let held = row
-            .get::<_, Option<Vec<u8>>>(1)?
-            .map(|b| Stored::from_blob(&b));
-        // Members without a file (gone since the snapshot) come first.
-        while let Some(&(m, _)) = members.peek().filter(|(m, _)| *m < path.as_str()) {
-            put.execute([m])?;
-            members.next();
+    let mut file = next_file()?;
+    members.for_each_member(&mut |point, m| {
+        // Files the graph lacks come before the member.
+        while let Some((path, _)) = file.as_ref().filter(|(p, _)| p.as_str() < m.path.as_str()) {
+            put.execute([path])?;
+            file = next_file()?;
         }
-        let point = members
-            .next_if(|(m, _)| *m == path.as_str())
-            .map(|(_, point)| point);
-        if point.is_none() || held != point.map(Stored::Point) {
-            put.execute([&path])?;
+        match &file {
+            Some((path, held)) if *path == m.path => {
+                if *held != Some(Stored::Point(point)) {
+                    put.execute([path])?;
+                }
+                file = next_file()?;
+            }
+            // A member without a file (gone since the snapshot).
+            _ => {
+                put.execute([&m.path])?;
+            }
         }
-    }
-    for (m, _) in members {
-        put.execute([m])?;
+        Ok(())
+    })?;
+    while let Some((path, _)) = file {
+        put.execute([&path])?;
+        file = next_file()?;
     }
     Ok(())
 }

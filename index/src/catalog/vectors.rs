@@ -79,6 +79,24 @@ impl CatalogReader {
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
+    /// Up to `limit` of the paths [`CatalogReader::search_dirty`] lists, those after
+    /// `after` (all from the first with `None`): the sync reads them a chunk at a time.
+    pub fn search_dirty_after(&self, after: Option<&str>, limit: usize) -> Result<Vec<String>> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT path FROM search_dirty WHERE ?1 IS NULL OR path > ?1 ORDER BY path LIMIT ?2",
+        )?;
+        let rows = stmt.query_map(params![after, limit as i64], |r| r.get(0))?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// How many paths are marked stale for search.
+    pub fn search_dirty_count(&self) -> Result<u64> {
+        let n: i64 = self
+            .conn
+            .query_row("SELECT COUNT(*) FROM search_dirty", [], |r| r.get(0))?;
+        Ok(n as u64)
+    }
+
     /// Described files with no embedding by `embedder` yet: (hash, analyzer key).
     pub fn missing_embeddings(&self, embedder: &str) -> Result<Vec<(Hash, String)>> {
         let mut stmt = self.conn.prepare(
@@ -100,6 +118,25 @@ impl CatalogReader {
         Ok(out)
     }
 
+    /// Of these description keys, the ones with no embedding by `embedder` yet.
+    pub fn keys_without_embedding(
+        &self,
+        embedder: &str,
+        keys: Vec<(Hash, String)>,
+    ) -> Result<Vec<(Hash, String)>> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT EXISTS(SELECT 1 FROM embeddings WHERE hash = ?1 AND analyzer = ?2 AND embedder = ?3)",
+        )?;
+        let mut out = Vec::new();
+        for (h, a) in keys {
+            let has: bool = stmt.query_row(params![&h[..], a, embedder], |r| r.get(0))?;
+            if !has {
+                out.push((h, a));
+            }
+        }
+        Ok(out)
+    }
+
     /// Of these paths, the described ones with no embedding by `embedder` yet.
     pub fn missing_embeddings_for(
         &self,
@@ -112,6 +149,7 @@ impl CatalogReader {
              WHERE f.path = ?2 AND f.hash IS NOT NULL AND f.analyzer IS NOT NULL AND e.hash IS NULL",
         )?;
         let mut out: Vec<(Hash, String)> = Vec::new();
+        let mut seen: std::collections::HashSet<(Hash, String)> = Default::default();
         for p in paths {
             let found = stmt
                 .query_row(params![embedder, p], |r| {
@@ -120,7 +158,7 @@ impl CatalogReader {
                 .optional()?;
             if let Some((h, a)) = found {
                 if let Ok(h) = Hash::try_from(h.as_slice()) {
-                    if !out.iter().any(|(x, y)| *x == h && *y == a) {
+                    if seen.insert((h, a.clone())) {
                         out.push((h, a));
                     }
                 }

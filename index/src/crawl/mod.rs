@@ -246,79 +246,87 @@ pub fn crawl(root: &Path, opts: &CrawlOptions) -> Crawl {
         .build_parallel();
 
     let (tx, rx) = mpsc::channel::<Found>();
-    walker.run(|| {
-        let tx = tx.clone();
-        Box::new(move |res| {
-            use ignore::WalkState::Continue;
-            let found = match res {
-                Ok(entry) => {
-                    let ft = match entry.file_type() {
-                        Some(ft) => ft,
-                        None => return Continue, // stdin; cannot happen here
-                    };
-                    if !ft.is_file() || entry.file_name() == IGNORE_FILE {
-                        return Continue; // directories, unfollowed links, sockets, ...
-                    }
-                    let Some(path) = relative(root, entry.path()) else {
-                        let _ = tx.send(Found::Error(
-                            CrawlError {
-                                path: entry.path().to_string_lossy().into_owned(),
-                                error: "path is not valid UTF-8; rename it to index it".into(),
-                            },
-                            false,
-                        ));
-                        return Continue;
-                    };
-                    match entry.metadata() {
-                        Ok(md) => Found::File(Entry {
-                            path,
-                            size: md.len(),
-                            mtime_ns: mtime_ns(&md),
-                            etag: None,
-                        }),
-                        Err(e) => Found::Error(
-                            CrawlError {
-                                path,
-                                error: e.to_string(),
-                            },
-                            false,
-                        ),
-                    }
-                }
-                Err(e) => {
-                    let path = error_path(&e)
-                        .map(|p| {
-                            relative(root, p).unwrap_or_else(|| p.to_string_lossy().into_owned())
-                        })
-                        .unwrap_or_default();
-                    let is_dir = error_path(&e).is_some_and(|p| p.is_dir());
-                    Found::Error(
-                        CrawlError {
-                            path,
-                            error: e.to_string(),
-                        },
-                        is_dir,
-                    )
-                }
-            };
-            let _ = tx.send(found);
-            Continue
-        })
-    });
-    drop(tx);
-
     let mut out = Crawl::default();
-    for f in rx {
-        match f {
-            Found::File(e) => out.files.push(e),
-            Found::Error(e, is_dir) => {
-                if is_dir {
-                    out.failed_dirs.push(e.path.clone());
+    // The listing is taken in as the walk sends it: a walk left to finish first would
+    // hold the whole lake in the channel as well (270 MB at a million files, where the
+    // listing itself is 160 MB).
+    std::thread::scope(|scope| {
+        scope.spawn(move || {
+            walker.run(|| {
+                let tx = tx.clone();
+                Box::new(move |res| {
+                    use ignore::WalkState::Continue;
+                    let found = match res {
+                        Ok(entry) => {
+                            let ft = match entry.file_type() {
+                                Some(ft) => ft,
+                                None => return Continue, // stdin; cannot happen here
+                            };
+                            if !ft.is_file() || entry.file_name() == IGNORE_FILE {
+                                return Continue; // directories, unfollowed links, sockets, ...
+                            }
+                            let Some(path) = relative(root, entry.path()) else {
+                                let _ = tx.send(Found::Error(
+                                    CrawlError {
+                                        path: entry.path().to_string_lossy().into_owned(),
+                                        error: "path is not valid UTF-8; rename it to index it"
+                                            .into(),
+                                    },
+                                    false,
+                                ));
+                                return Continue;
+                            };
+                            match entry.metadata() {
+                                Ok(md) => Found::File(Entry {
+                                    path,
+                                    size: md.len(),
+                                    mtime_ns: mtime_ns(&md),
+                                    etag: None,
+                                }),
+                                Err(e) => Found::Error(
+                                    CrawlError {
+                                        path,
+                                        error: e.to_string(),
+                                    },
+                                    false,
+                                ),
+                            }
+                        }
+                        Err(e) => {
+                            let path = error_path(&e)
+                                .map(|p| {
+                                    relative(root, p)
+                                        .unwrap_or_else(|| p.to_string_lossy().into_owned())
+                                })
+                                .unwrap_or_default();
+                            let is_dir = error_path(&e).is_some_and(|p| p.is_dir());
+                            Found::Error(
+                                CrawlError {
+                                    path,
+                                    error: e.to_string(),
+                                },
+                                is_dir,
+                            )
+                        }
+                    };
+                    let _ = tx.send(found);
+                    Continue
+                })
+            });
+            drop(tx);
+        });
+        for f in rx {
+            match f {
+                Found::File(e) => out.files.push(e),
+                Found::Error(e, is_dir) => {
+                    if is_dir {
+                        out.failed_dirs.push(e.path.clone());
+                    }
+                    out.errors.push(e);
                 }
-                out.errors.push(e);
             }
         }
-    }
+    });
     // Not failed directories: what the catalog holds below a refused link (an index
     // made before the rule) is gone from the lake as far as the index is concerned.
     out.errors.extend(std::mem::take(

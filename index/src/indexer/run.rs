@@ -92,7 +92,7 @@ impl Indexer {
         }
         // Full rows only for what needs them: known files to read, and those that are gone.
         for w in work.iter_mut().filter(|w| w.known) {
-            w.old = self.catalog.file(&w.entry.path)?;
+            w.old = self.catalog.file(&w.entry.path)?.map(Box::new);
         }
         let mut gone: HashMap<Hash, Vec<FileRow>> = HashMap::new();
         let mut gone_unhashed = Vec::new();
@@ -188,6 +188,12 @@ impl Indexer {
         for chunk in deletes.chunks(batch_size * 8) {
             self.catalog.apply(chunk)?;
         }
+        // The lake's listing and the work over it (a few hundred bytes a file) are done
+        // with: not held through the search side's sync and the vector build.
+        drop(deletes);
+        drop(work);
+        drop(found);
+        drop(known);
 
         // Companion links of the folders where something changed, after every file of
         // the run is described and before the search side reads the descriptions. The
@@ -209,7 +215,7 @@ impl Indexer {
             &mut self.catalog,
             &self.lake,
             self.objects.as_ref(),
-            &changed,
+            changed,
         )?;
         // The search side follows the catalog; a failure there (an embedding server down)
         // is reported and retried by the next run, never loses the catalog's work.

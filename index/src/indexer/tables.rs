@@ -64,23 +64,24 @@ pub fn retable(
     cat: &mut CatalogWriter,
     lake: &Path,
     objects: Option<&Arc<ObjectLake>>,
-    changed: &[String],
+    changed: Vec<String>,
 ) -> Result<usize> {
-    let all;
-    let changed: &[String] = if cat.tables_version()? == Some(TABLES_RULE) {
+    let changed: Vec<String> = if cat.tables_version()? == Some(TABLES_RULE) {
         if changed.is_empty() {
             return Ok(0);
         }
         changed
     } else {
-        all = cat.all_paths()?;
-        &all
+        // Every path instead: the changed ones (all of them at a first index) let go
+        // first, not held twice.
+        drop(changed);
+        cat.all_paths()?
     };
     let mut examined: BTreeSet<String> = dataset::roots_of(changed.iter().map(String::as_str))
         .into_iter()
         .collect();
     let existing: HashSet<String> = cat.tables()?.into_iter().map(|t| t.root).collect();
-    for p in changed {
+    for p in &changed {
         for (i, _) in p.match_indices('/') {
             if existing.contains(&p[..i]) {
                 examined.insert(p[..i].to_string());

@@ -25,8 +25,9 @@ pub const TEXT_DIR: &str = "text";
 /// description on its next sync, rather than searching a mix of old and new.
 /// (2: a data file's document holds its lookups' labels among its values.)
 pub const SEARCH_DOCS: &str = "2";
-/// Paths per text-index commit.
-const CHUNK: usize = 2000;
+/// Paths per text-index commit, and per read of the stale paths (a handful in unit
+/// tests, so that their syncs go through many chunks).
+const CHUNK: usize = if cfg!(test) { 3 } else { 2000 };
 /// Texts per embedder call (calls run in parallel).
 const EMBED_BATCH: usize = 32;
 
@@ -154,23 +155,15 @@ pub fn sync_with(
     // file's (not only the changed ones') and embedded again.
     super::ann::update::give_up_lost(cat, dir)?;
     let rescan = cat.vectors_missing()?;
-    let dirty = cat.search_dirty()?;
+    let dirty = cat.search_dirty_count()?;
     let id = embedder.id();
     let same_embedder =
         docs_current && cat.meta(MetaKey::Embedder)?.as_deref() == Some(id.as_str());
-    if dirty.is_empty() && same_embedder && !rescan {
+    if dirty == 0 && same_embedder && !rescan {
         let r = super::ann::update::check_as(cat, dir, &id, super::ann::exact_below(), graph)?;
         return Ok((report, pending(cat, r, graph)?));
     }
     let counted = super::ann::update::begin(cat)?;
-    // Same embedder: only the changed paths can lack an embedding.
-    let mut missing: HashSet<(Hash, String)> = if same_embedder && !rescan {
-        cat.missing_embeddings_for(&id, &dirty)?
-    } else {
-        cat.missing_embeddings(&id)?
-    }
-    .into_iter()
-    .collect();
 
     let text = match text {
         Some(t) => t,
@@ -178,11 +171,26 @@ pub fn sync_with(
     };
     // Collection id → the line its members' documents carry.
     let mut sibling_text: HashMap<String, Option<String>> = HashMap::new();
-    for chunk in dirty.chunks(CHUNK) {
+    // A chunk of the stale paths at a time, never all of them (a million at a first
+    // index): each chunk's descriptions that lack an embedding are looked up with it
+    // (one embedded by an earlier chunk is found), and the few it could not embed
+    // from its paths are embedded by their keys at the end.
+    let mut leftover: HashSet<(Hash, String)> = HashSet::new();
+    let mut after: Option<String> = None;
+    loop {
+        let chunk = cat.search_dirty_after(after.as_deref(), CHUNK)?;
+        let Some(last) = chunk.last() else {
+            break;
+        };
+        after = Some(last.clone());
+        let mut missing: HashSet<(Hash, String)> = cat
+            .missing_embeddings_for(&id, &chunk)?
+            .into_iter()
+            .collect();
         let mut upserts = Vec::new();
         let mut removed = Vec::new();
         let mut to_embed = Vec::new();
-        for p in chunk {
+        for p in &chunk {
             let Some(row) = cat.file(p)? else {
                 removed.push(p.clone());
                 continue;
@@ -222,15 +230,23 @@ pub fn sync_with(
                 labels,
             ));
         }
+        leftover.extend(missing);
         report.embedded += embed_and_store(cat, embedder, &id, to_embed)?;
         text.update(&upserts, &removed)?;
-        cat.clear_search_dirty(chunk)?;
+        cat.clear_search_dirty(&chunk)?;
         report.documents += upserts.len();
         report.removed += removed.len();
     }
 
-    // Descriptions of unchanged files a new embedder has not seen yet.
-    report.embedded += embed_keys(cat, embedder, &id, missing.into_iter().collect())?;
+    // Descriptions of unchanged files a new embedder has not seen yet (or any the
+    // catalog has lost), and the chunks' leftovers.
+    let leftover = if !same_embedder || rescan {
+        cat.missing_embeddings(&id)?
+    } else {
+        // A later chunk may have embedded one of them.
+        cat.keys_without_embedding(&id, leftover.into_iter().collect())?
+    };
+    report.embedded += embed_keys(cat, embedder, &id, leftover)?;
     cat.set_meta(MetaKey::Embedder, &id)?;
     cat.set_meta(MetaKey::EmbedderSpec, spec)?;
     cat.set_meta(MetaKey::SearchDocsVersion, SEARCH_DOCS)?;
@@ -239,7 +255,7 @@ pub fn sync_with(
     }
     // Same embedder: only the stale paths' vectors changed, which bounds the graph's
     // tombstones and delta without counting them.
-    let changed = (counted && same_embedder && !rescan).then_some(dirty.len() as u64);
+    let changed = (counted && same_embedder && !rescan).then_some(dirty);
     let mut r =
         super::ann::update::refresh_as(cat, dir, &id, super::ann::exact_below(), changed, graph)?;
     if cat.vectors_missing()? {

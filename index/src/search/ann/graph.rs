@@ -13,8 +13,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 pub use generation::{
     generation_dir, has_graph, has_wanted_shape, looks_complete, open_codes, open_generation,
-    open_members, read_manifest, remove_other_generations, verify_codes, write_generation, FileSum,
-    Manifest, VECTORS_DIR,
+    open_members, read_manifest, remove_other_generations, spill_path, verify_codes,
+    write_generation, FileSum, GenerationWriter, Manifest, SealedGeneration, VECTORS_DIR,
 };
 
 /// hnsw_rs can dump only graphs made with its maximum number of layers.

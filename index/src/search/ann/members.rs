@@ -12,11 +12,12 @@
 //! of the sstable's length, `n` and `points` (u64 each, little-endian) and [`MAGIC`].
 
 use std::collections::HashMap;
+use std::fs::File;
 use std::io::{self, Write};
 use std::ops::Deref;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use tantivy_common::{OwnedBytes, StableDeref};
-use tantivy_sstable::{Dictionary, VoidSSTable};
+use tantivy_sstable::{Dictionary, SSTable, VoidSSTable};
 
 /// Last bytes of the file.
 const MAGIC: &[u8; 8] = b"lsmembr1";
@@ -30,12 +31,10 @@ const BLOCK_BYTES: usize = 1024;
 /// below `points`, to `out`.
 pub fn write(out: impl Write, members: &[(&str, u32)], points: u32) -> io::Result<()> {
     if members.windows(2).any(|w| w[0].0 >= w[1].0) {
-        return Err(io::Error::other(
-            "members not sorted by path, or a path twice",
-        ));
+        return Err(unsorted());
     }
     if members.iter().any(|&(_, p)| p >= points) || members.len() > u32::MAX as usize {
-        return Err(io::Error::other("a member's point is not among the points"));
+        return Err(outside());
     }
     let mut paths = Dictionary::<VoidSSTable>::builder(Vec::new())?;
     paths.set_block_len(BLOCK_BYTES);
@@ -45,32 +44,115 @@ pub fn write(out: impl Write, members: &[(&str, u32)], points: u32) -> io::Resul
     let paths = paths.finish()?;
     let mut out = io::BufWriter::new(out);
     out.write_all(&paths)?;
-    out.write_all(&[0; 3][..pad(paths.len())])?;
-    for &(_, p) in members {
+    let point_of: Vec<u32> = members.iter().map(|&(_, p)| p).collect();
+    write_tail(&mut out, paths.len() as u64, &point_of, points)?;
+    out.flush()
+}
+
+fn unsorted() -> io::Error {
+    io::Error::other("members not sorted by path, or a path twice")
+}
+
+fn outside() -> io::Error {
+    io::Error::other("a member's point is not among the points")
+}
+
+/// After `paths_len` bytes of paths: the padding, `point_of`, the ordinals grouped by
+/// point, and the footer.
+fn write_tail(
+    out: &mut impl Write,
+    paths_len: u64,
+    point_of: &[u32],
+    points: u32,
+) -> io::Result<()> {
+    out.write_all(&[0; 3][..pad(paths_len as usize)])?;
+    for p in point_of {
         out.write_all(&p.to_le_bytes())?;
     }
     // The ordinals grouped by point (a counting sort), in path order within a point.
     let mut starts = vec![0u32; points as usize + 1];
-    for &(_, p) in members {
+    for &p in point_of {
         starts[p as usize + 1] += 1;
     }
     for i in 1..starts.len() {
         starts[i] += starts[i - 1];
     }
     let mut next = starts.clone();
-    let mut ords = vec![0u32; members.len()];
-    for (ord, &(_, p)) in members.iter().enumerate() {
+    let mut ords = vec![0u32; point_of.len()];
+    for (ord, &p) in point_of.iter().enumerate() {
         ords[next[p as usize] as usize] = ord as u32;
         next[p as usize] += 1;
     }
     for v in starts.iter().chain(&ords) {
         out.write_all(&v.to_le_bytes())?;
     }
-    for v in [paths.len() as u64, members.len() as u64, u64::from(points)] {
+    for v in [paths_len, point_of.len() as u64, u64::from(points)] {
         out.write_all(&v.to_le_bytes())?;
     }
-    out.write_all(MAGIC)?;
-    out.flush()
+    out.write_all(MAGIC)
+}
+
+/// [`write`] a member at a time, for members too many to hold: the paths go to a
+/// file (`paths`, removed at the end) as they come, and only each member's point (4
+/// bytes) stays in memory until [`MembersWriter::finish`].
+pub struct MembersWriter {
+    paths: tantivy_sstable::Writer<io::BufWriter<File>, <VoidSSTable as SSTable>::ValueWriter>,
+    paths_file: PathBuf,
+    last: Option<String>,
+    point_of: Vec<u32>,
+}
+
+impl MembersWriter {
+    /// A writer whose paths go to the file `paths_file` meanwhile.
+    pub fn create(paths_file: &Path) -> io::Result<MembersWriter> {
+        let out = io::BufWriter::with_capacity(1 << 20, File::create(paths_file)?);
+        let mut paths = Dictionary::<VoidSSTable>::builder(out)?;
+        paths.set_block_len(BLOCK_BYTES);
+        Ok(MembersWriter {
+            paths,
+            paths_file: paths_file.to_path_buf(),
+            last: None,
+            point_of: Vec::new(),
+        })
+    }
+
+    /// The next member: its path must come after the last one's.
+    pub fn push(&mut self, path: &str, point: u32) -> io::Result<()> {
+        if self.last.as_deref().is_some_and(|last| last >= path) {
+            return Err(unsorted());
+        }
+        if self.point_of.len() == u32::MAX as usize {
+            return Err(outside());
+        }
+        self.paths.insert(path.as_bytes(), &())?;
+        self.point_of.push(point);
+        match &mut self.last {
+            Some(last) => {
+                last.clear();
+                last.push_str(path);
+            }
+            None => self.last = Some(path.to_string()),
+        }
+        Ok(())
+    }
+
+    /// Write the members file to `out`, every member's point below `points`.
+    pub fn finish(self, out: impl Write, points: u32) -> io::Result<()> {
+        if self.point_of.iter().any(|&p| p >= points) {
+            return Err(outside());
+        }
+        let file = self
+            .paths
+            .finish()?
+            .into_inner()
+            .map_err(|e| e.into_error())?;
+        drop(file);
+        let mut out = io::BufWriter::with_capacity(1 << 20, out);
+        let paths_len = io::copy(&mut File::open(&self.paths_file)?, &mut out)?;
+        std::fs::remove_file(&self.paths_file)?;
+        write_tail(&mut out, paths_len, &self.point_of, points)?;
+        out.flush()
+    }
 }
 
 /// Padding after `len` bytes of paths to the next multiple of 4.
@@ -273,6 +355,35 @@ mod tests {
         // Point 3000 has no file; 99,999 is past the last.
         assert!(!found.contains_key(&3000) && !found.contains_key(&99_999));
         assert_eq!(found.len(), 4);
+    }
+
+    #[test]
+    fn the_streaming_writer_writes_the_same_file() {
+        let paths: Vec<String> = (0..3000)
+            .map(|i| format!("y{}/f_{i:05}.csv", i % 5))
+            .collect();
+        let mut sorted: Vec<&str> = paths.iter().map(String::as_str).collect();
+        sorted.sort_unstable();
+        let members: Vec<(&str, u32)> = sorted.iter().map(|p| (*p, p.len() as u32 % 40)).collect();
+        let dir = tempfile::tempdir().unwrap();
+        let paths_file = dir.path().join("paths");
+        for m in [&members[..], &[]] {
+            let mut want = Vec::new();
+            write(&mut want, m, 40).unwrap();
+            let mut w = MembersWriter::create(&paths_file).unwrap();
+            for &(p, id) in m {
+                w.push(p, id).unwrap();
+            }
+            let mut got = Vec::new();
+            w.finish(&mut got, 40).unwrap();
+            assert_eq!(got, want);
+            assert!(!paths_file.exists());
+        }
+        let mut w = MembersWriter::create(&paths_file).unwrap();
+        w.push("b", 0).unwrap();
+        assert!(w.push("a", 0).is_err() && w.push("b", 0).is_err());
+        w.push("c", 1).unwrap();
+        assert!(w.finish(Vec::new(), 1).is_err(), "point 1 is not below 1");
     }
 
     #[test]

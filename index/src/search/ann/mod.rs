@@ -36,6 +36,7 @@ pub mod nibbles;
 mod pages;
 mod pool;
 mod select;
+mod spill;
 mod stale;
 pub mod update;
 

@@ -13,19 +13,20 @@
 //! row after its commits ([`GraphBuild::Inline`]); `watch` and `serve` run the build on
 //! a thread of their own and keep indexing meanwhile ([`GraphBuild::Deferred`]).
 
-use super::graph::{self, Graph, GraphParams};
+use super::graph::{self, GraphParams};
 use super::held::{self, Check};
+use super::spill::Spill;
 use super::stale;
-use super::{
-    common_dim, exact_below, graph_above, GraphMeta, VectorMeta, EF_CONSTRUCTION, M,
-    REBUILD_FRACTION,
-};
+use super::{exact_below, graph_above, GraphMeta, VectorMeta, REBUILD_FRACTION};
 use crate::catalog::{CatalogWriter, Handover, KeyedVector, MetaKey};
 use crate::compact::Code;
 use crate::error::{Error, Result};
 use std::cell::OnceCell;
-use std::collections::HashMap;
 use std::path::Path;
+use std::sync::atomic::AtomicBool;
+use stream::{spill_rows, write_spilled, SpilledMembers};
+
+mod stream;
 
 /// What a refresh did to the graph.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -83,14 +84,15 @@ pub enum Refresh {
     Build(GraphJob),
 }
 
-/// A graph to build: every file's vector, read in one snapshot, and the generation it
-/// will become. Building it needs no catalog, so it can run on another thread while the
-/// writer goes on; files that change meanwhile are stale from the swap on.
+/// A graph to build: every file's vector, read in one snapshot and spilled to a file
+/// ([`Spill`]), and the generation it will become. Building it needs no catalog, so it
+/// can run on another thread while the writer goes on; files that change meanwhile are
+/// stale from the swap on.
 pub struct GraphJob {
     dir: std::path::PathBuf,
     embedder: String,
     generation: u64,
-    rows: Vec<KeyedVector>,
+    rows: Spill,
     /// Bytes of codes above which the graph is built too ([`super::graph_above`]).
     graph_above: u64,
 }
@@ -99,7 +101,7 @@ impl std::fmt::Debug for GraphJob {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("GraphJob")
             .field("generation", &self.generation)
-            .field("files", &self.rows.len())
+            .field("files", &self.rows.rows())
             .finish()
     }
 }
@@ -110,16 +112,24 @@ pub struct BuiltGraph {
     generation: u64,
     points: u64,
     params: GraphParams,
-    /// Each file and the point holding its vector.
-    members: Vec<(u64, KeyedVector)>,
+    /// The files of the snapshot, in path order.
+    rows: Spill,
+    /// The point holding each row's vector ([`NOT_HELD`]: a vector of another
+    /// dimension, left out).
+    point_of: Vec<u32>,
+    /// Rows held.
+    files: u64,
 }
+
+/// [`BuiltGraph::point_of`] of a row the generation does not hold.
+const NOT_HELD: u32 = u32::MAX;
 
 impl std::fmt::Debug for BuiltGraph {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("BuiltGraph")
             .field("generation", &self.generation)
             .field("points", &self.points)
-            .field("files", &self.members.len())
+            .field("files", &self.files)
             .finish()
     }
 }
@@ -276,8 +286,9 @@ pub fn refresh_as(
             // Every vector the generation held goes back to the catalog, whose exact
             // search reads them there.
             let outgoing = outgoing_codes(dir, g);
+            let no_members: &[(u64, &KeyedVector)] = &[];
             cat.replace_graph_members(
-                &[],
+                no_members,
                 MetaKey::VectorIndex,
                 &none.to_json(),
                 &Handover {
@@ -329,10 +340,9 @@ pub fn refresh_as(
     let named = meta.graph.as_ref().map(|g| g.generation);
     let highest = graph::remove_other_generations(dir, named, None).map_err(io)?;
     let generation = highest.max(named.unwrap_or(0)) + 1;
-    let rows = cat.keyed_file_vectors(embedder)?;
-    // Digest checked: damage would otherwise be copied into the next generation.
-    let (rows, unread) = held::resolve_keyed(cat, dir, embedder, rows, Check::Digest)?;
+    let (rows, unread) = spill_rows(cat, dir, embedder, generation)?;
     if unread > 0 {
+        rows.remove();
         // Damaged where no cheap check looks: rather than a generation without them,
         // its points are given up and embedded again (by this sync, or the next run),
         // and the refresh is left unfinished until then.
@@ -419,89 +429,43 @@ impl GraphJob {
     /// catalog.
     pub fn build(self) -> Result<BuiltGraph> {
         Ok(self
-            .build_unless(&std::sync::atomic::AtomicBool::new(false))?
+            .build_unless(&AtomicBool::new(false))?
             .expect("a build that is never cancelled ends with a graph"))
     }
 
     /// [`GraphJob::build`], given up (`Ok(None)`, nothing written) once `cancel` is set
     /// ([`Graph::build_unless`]).
-    pub fn build_unless(
-        self,
-        cancel: &std::sync::atomic::AtomicBool,
-    ) -> Result<Option<BuiltGraph>> {
+    pub fn build_unless(self, cancel: &AtomicBool) -> Result<Option<BuiltGraph>> {
         let GraphJob {
             dir,
             embedder,
             generation,
-            mut rows,
+            rows,
             graph_above,
         } = self;
-        let io = |e| Error::io(dir.join(graph::VECTORS_DIR), e);
-        let dim = common_dim(rows.iter().map(|r| r.vector.dim()));
-        rows.retain(|r| r.vector.dim() == dim);
-        let params = GraphParams {
-            m: M,
-            ef_construction: EF_CONSTRUCTION,
-        };
-        // One point per distinct vector (HNSW degrades on duplicates; identical vectors
-        // are common among same-schema siblings): the catalog maps each file to its point.
-        let mut ids: HashMap<[u8; 32], u64> = HashMap::new();
-        let mut firsts: Vec<usize> = Vec::new();
-        let mut point_of: Vec<u64> = Vec::with_capacity(rows.len());
-        let mut bytes = Vec::new();
-        for (i, r) in rows.iter().enumerate() {
-            bytes.clear();
-            bytes.extend(r.vector.codes.iter().map(|&c| c as u8));
-            let id = *ids
-                .entry(*blake3::hash(&bytes).as_bytes())
-                .or_insert_with(|| {
-                    firsts.push(i);
-                    firsts.len() as u64 - 1
-                });
-            point_of.push(id);
+        let built = write_spilled(&dir, &embedder, generation, &rows, graph_above, cancel);
+        match built {
+            Ok(Some((points, params, point_of))) => {
+                let files = point_of.iter().filter(|&&p| p != NOT_HELD).count() as u64;
+                Ok(Some(BuiltGraph {
+                    embedder,
+                    generation,
+                    points,
+                    params,
+                    rows,
+                    point_of,
+                    files,
+                }))
+            }
+            Ok(None) => {
+                rows.remove();
+                Ok(None)
+            }
+            Err(e) => {
+                rows.remove();
+                Err(e)
+            }
         }
-        drop(ids);
-        let points: Vec<&Code> = firsts.iter().map(|&i| &rows[i].vector).collect();
-        let bytes = points.len() as u64 * (4 + dim as u64);
-        let built = if bytes > graph_above {
-            let Some(built) = Graph::build_unless(&points, params, cancel) else {
-                return Ok(None);
-            };
-            Some(built)
-        } else if cancel.load(std::sync::atomic::Ordering::Relaxed) {
-            return Ok(None);
-        } else {
-            None
-        };
-        let mut members: Vec<(&str, u32)> = rows
-            .iter()
-            .zip(&point_of)
-            .map(|(r, &p)| (r.path.as_str(), p as u32))
-            .collect();
-        // Already in path order (the catalog's `ORDER BY path`, whose byte order is
-        // `str`'s): sorted anyway, which then costs one pass, since the members file
-        // refuses anything else.
-        members.sort_unstable_by(|a, b| a.0.cmp(b.0));
-        graph::write_generation(
-            &dir,
-            generation,
-            &embedder,
-            built.as_ref(),
-            &points,
-            &members,
-            params,
-        )
-        .map_err(io)?;
-        drop(members);
-        let points = points.len() as u64;
-        drop(built);
-        Ok(Some(BuiltGraph {
-            embedder,
-            generation,
-            points,
-            params,
-            members: point_of.into_iter().zip(rows).collect(),
-        }))
     }
 }
 
@@ -525,7 +489,7 @@ pub fn swap(cat: &mut CatalogWriter, built: BuiltGraph) -> Result<Refreshed> {
         return Ok(Refreshed::Kept);
     }
     crate::failpoint::pause_at("graph-swap", &dir);
-    let files = built.members.len() as u64;
+    let files = built.files;
     let graph = GraphMeta {
         generation: built.generation,
         embedder: built.embedder.clone(),
@@ -533,7 +497,11 @@ pub fn swap(cat: &mut CatalogWriter, built: BuiltGraph) -> Result<Refreshed> {
         files,
         params: built.params,
     };
-    let members: Vec<(u64, &KeyedVector)> = built.members.iter().map(|(i, m)| (*i, m)).collect();
+    let members = SpilledMembers {
+        built: &built,
+        codes: OnceCell::new(),
+        dir: &dir,
+    };
     let outgoing = meta.graph.as_ref().map(|g| (g, outgoing_codes(&dir, g)));
     // Not fresh until the counts below are in: a crash between is caught up.
     let swapped = VectorMeta {

@@ -12,15 +12,13 @@
 //! exits the process) on malformed input: it only ever sees bytes this module wrote.
 
 use super::{Graph, GraphParams, Inner, Reloaded};
-use crate::compact::Code;
 use crate::search::ann::dist::{CodeCosine, MappedCodes};
-use crate::search::ann::members::{self, Members};
-use crate::search::ann::pages::ChunkWriter;
+use crate::search::ann::members::Members;
 use hnsw_rs::api::AnnT;
 use hnsw_rs::hnswio::HnswIo;
 use serde::{Deserialize, Serialize};
 use std::fs::File;
-use std::io::{self, Write};
+use std::io;
 use std::path::{Path, PathBuf};
 
 /// Directory of the vector graph's generations inside the index directory.
@@ -41,6 +39,8 @@ const CODES: &str = "codes.bin";
 const NIBBLES: &str = "nibbles.bin";
 /// The files of each point ([`Members`]).
 const MEMBERS: &str = "members.bin";
+/// The members' paths while they are written ([`MembersWriter`]), removed after.
+const MEMBER_PATHS: &str = "members.paths";
 
 /// A file of a generation: name, size, BLAKE3 digest (hex).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -172,6 +172,11 @@ pub fn generation_dir(index_dir: &Path, g: u64) -> PathBuf {
     index_dir.join(VECTORS_DIR).join(format!("gen-{g}"))
 }
 
+/// The rows a rebuild into generation `g` spilled (`search::ann::spill`), beside it.
+pub fn spill_path(index_dir: &Path, g: u64) -> PathBuf {
+    index_dir.join(VECTORS_DIR).join(format!("gen-{g}.rows"))
+}
+
 /// The manifest a generation of these points would carry, without its files yet.
 fn manifest(
     generation: u64,
@@ -197,122 +202,6 @@ fn manifest(
         nibbles: None,
         members: None,
     }
-}
-
-/// Write the points of `codes` (in point order) as `dir/codes.bin`, synced.
-fn write_codes(dir: &Path, codes: &[&Code]) -> io::Result<FileSum> {
-    let point = |c: &Code| {
-        let mut p = c.scale.to_le_bytes().to_vec();
-        p.extend_from_slice(bytemuck::cast_slice(&c.codes));
-        p
-    };
-    write_points(dir, CODES, codes, point, || {})
-}
-
-/// Write the 4-bit copy of `codes` (in point order) as `dir/nibbles.bin`, synced.
-/// A test can stop the process halfway through it (`nibbles-write`, a failpoint of
-/// `index_dir`).
-fn write_nibbles(dir: &Path, codes: &[&Code], index_dir: &Path) -> io::Result<FileSum> {
-    write_points(
-        dir,
-        NIBBLES,
-        codes,
-        crate::search::ann::nibbles::nibble_point,
-        || crate::failpoint::pause_at("nibbles-write", index_dir),
-    )
-}
-
-/// Write `point` of each of `codes` (in point order) as `dir/name` in huge-page chunks
-/// ([`ChunkWriter`]), synced; `halfway` runs when half the points are written (the whole
-/// chunks of them in the file: a test's failpoint).
-fn write_points(
-    dir: &Path,
-    name: &str,
-    codes: &[&Code],
-    point: impl Fn(&Code) -> Vec<u8>,
-    halfway: impl Fn(),
-) -> io::Result<FileSum> {
-    let path = dir.join(name);
-    let mut out = ChunkWriter::new(File::create(&path)?);
-    for (i, c) in codes.iter().enumerate() {
-        if i == codes.len() / 2 {
-            halfway();
-        }
-        out.write_all(&point(c))?;
-    }
-    out.finish()?.sync_all()?;
-    let (bytes, blake3) = digest(&path)?;
-    Ok(FileSum {
-        name: name.into(),
-        bytes,
-        blake3,
-    })
-}
-
-/// Write the files of each point (`members`: path and point, sorted by path) as
-/// `dir/members.bin` in huge-page chunks ([`ChunkWriter`]), synced.
-fn write_members(dir: &Path, members: &[(&str, u32)], points: usize) -> io::Result<FileSum> {
-    let path = dir.join(MEMBERS);
-    let points = u32::try_from(points).map_err(|_| io::Error::other("too many points"))?;
-    let mut out = ChunkWriter::new(File::create(&path)?);
-    members::write(&mut out, members, points)?;
-    out.finish()?.sync_all()?;
-    let (bytes, blake3) = digest(&path)?;
-    Ok(FileSum {
-        name: MEMBERS.into(),
-        bytes,
-        blake3,
-    })
-}
-
-/// Write `codes` as generation `g` of the index at `index_dir`, with `graph` (built over
-/// them) when there is one, the codes' 4-bit copy when they pass
-/// [`nibbles_above`](crate::search::ann::nibbles_above), and the files each point stands
-/// for (`members`: path and point, sorted by path): into `gen-g.tmp/`, synced, then
-/// renamed to `gen-g/`. Returns its manifest.
-pub fn write_generation(
-    index_dir: &Path,
-    g: u64,
-    embedder: &str,
-    graph: Option<&Graph>,
-    codes: &[&Code],
-    members: &[(&str, u32)],
-    params: GraphParams,
-) -> io::Result<Manifest> {
-    let dim = codes.first().map_or(0, |c| c.dim());
-    if codes.iter().any(|c| c.dim() != dim)
-        || graph.is_some_and(|graph| codes.len() != graph.points || dim != graph.dim)
-    {
-        return Err(io::Error::other("the codes are not the graph's points"));
-    }
-    let root = index_dir.join(VECTORS_DIR);
-    std::fs::create_dir_all(&root)?;
-    let done = generation_dir(index_dir, g);
-    let tmp = root.join(format!("gen-{g}.tmp"));
-    for stale in [&tmp, &done] {
-        match std::fs::remove_dir_all(stale) {
-            Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(e),
-            _ => {}
-        }
-    }
-    std::fs::create_dir(&tmp)?;
-    let mut m = manifest(g, embedder, dim, codes.len(), params);
-    if let Some(graph) = graph {
-        m.files = graph.dump(&tmp)?;
-    }
-    crate::failpoint::pause_at("graph-build", index_dir);
-    m.codes = write_codes(&tmp, codes)?;
-    if m.codes.bytes > crate::search::ann::nibbles_above() {
-        m.nibbles = Some(write_nibbles(&tmp, codes, index_dir)?);
-    }
-    m.members = Some(write_members(&tmp, members, codes.len())?);
-    let mut f = File::create(tmp.join(MANIFEST))?;
-    f.write_all(&serde_json::to_vec_pretty(&m).map_err(io::Error::other)?)?;
-    f.sync_all()?;
-    File::open(&tmp)?.sync_all()?;
-    std::fs::rename(&tmp, &done)?;
-    File::open(&root)?.sync_all()?;
-    Ok(m)
 }
 
 /// The manifest of generation `g`, if it is there and readable.
@@ -469,9 +358,10 @@ pub fn remove_other_generations(
     for e in entries {
         let e = e?;
         let name = e.file_name().to_string_lossy().into_owned();
+        // `gen-N`, its build's `gen-N.tmp` and the rows spilled for it, `gen-N.rows`.
         let number = name
             .strip_prefix("gen-")
-            .map(|s| s.trim_end_matches(".tmp"))
+            .map(|s| s.trim_end_matches(".tmp").trim_end_matches(".rows"))
             .and_then(|s| s.parse::<u64>().ok());
         if let Some(n) = number {
             highest = highest.max(n);
@@ -494,3 +384,6 @@ pub fn remove_other_generations(
 
 #[cfg(test)]
 mod tests;
+mod writer;
+
+pub use writer::{write_generation, GenerationWriter, SealedGeneration};

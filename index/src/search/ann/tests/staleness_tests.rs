@@ -148,13 +148,14 @@ fn only_changed_paths_are_read_as_tombstones_and_delta() {
         incoming_embedder: EMB,
     };
     l.cat
-        .replace_graph_members(&swapped, MetaKey::VectorIndex, "{}", &none)
+        .replace_graph_members(&swapped[..], MetaKey::VectorIndex, "{}", &none)
         .unwrap();
     assert_eq!(tombstones(&l, &members), vec!["f004.csv"]);
     assert_eq!(delta_paths(&l, &members), vec!["f004.csv", "new.csv"]);
     // No graph: nothing stale is kept.
+    let no_members: &[(u64, &crate::catalog::KeyedVector)] = &[];
     l.cat
-        .replace_graph_members(&[], MetaKey::VectorIndex, "{}", &none)
+        .replace_graph_members(no_members, MetaKey::VectorIndex, "{}", &none)
         .unwrap();
     l.put("f005.csv", "edited without a graph");
     assert!(l.cat.stale_vectors(EMB).unwrap().is_empty());
