@@ -10,7 +10,7 @@ use crate::analyze::Description;
 use crate::companion::{self, lookup::LookupLink, Companion, Link};
 use crate::error::{Error, Result};
 use rusqlite::{params, OptionalExtension};
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// Created when a writer opens the catalog, so that older indexes gain it without a
 /// format change; readers of one without it see no links.
@@ -331,7 +331,8 @@ impl CatalogWriter {
 
     /// Replace the links of the files of `folder` with `links`, in one transaction. The
     /// data and documentation files of every link that appeared, went or changed — and
-    /// of every link whose data file is in `changed` (new content) — are marked stale
+    /// of every link whose data file is in `changed` (new content; sorted by path, as
+    /// `search_dirty` lists them) — are marked stale
     /// for search, and the data file's embedding is dropped and its vector-graph point made a tombstone: they
     /// were computed from the names before, and are keyed by content, which a link
     /// does not change. Returns how many links changed.
@@ -339,7 +340,7 @@ impl CatalogWriter {
         &mut self,
         folder: &str,
         links: &[Link],
-        changed: &HashSet<&str>,
+        changed: &[String],
     ) -> Result<usize> {
         let tx = self.reader.conn.transaction()?;
         let mut touched = 0;
@@ -383,7 +384,7 @@ impl CatalogWriter {
                 let same = before
                     .as_ref()
                     .is_some_and(|(d, c)| *d == l.doc && *c == cols);
-                if !same || changed.contains(l.data.as_str()) {
+                if !same || is_among(changed, &l.data) {
                     affected.push((l.data.clone(), before.map(|b| b.0), Some(l.doc.clone())));
                 }
             }
@@ -405,4 +406,10 @@ impl CatalogWriter {
         tx.commit()?;
         Ok(touched)
     }
+}
+
+/// Whether `path` is among the sorted `paths` (a binary search: at a first index they
+/// are the whole lake, too many to copy into a set).
+fn is_among(paths: &[String], path: &str) -> bool {
+    paths.binary_search_by(|p| p.as_str().cmp(path)).is_ok()
 }

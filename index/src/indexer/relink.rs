@@ -9,7 +9,7 @@ use crate::companion::matcher::{self, match_folder, FolderFile};
 use crate::companion::{headerless_columns, parse, Link, DOC_MAX_BYTES};
 use crate::error::Result;
 use crate::store::ObjectLake;
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap};
 use std::io::Read;
 use std::path::Path;
 use std::sync::Arc;
@@ -260,18 +260,18 @@ fn folder_lookups(
 }
 
 /// Recompute the companion links of the folders of `changed` (lake-relative paths that
-/// were added, modified, renamed or deleted since the search side last caught up): a
+/// were added, modified, renamed or deleted since the search side last caught up, sorted
+/// as `search_dirty` lists them): a
 /// link depends on both files, so a change to either redoes its folder. Lookup links of
 /// every folder are recomputed once when the catalog's were made by an older rule.
 /// Returns how many documentation links appeared, went or changed. A data file whose
 /// lookup links changed is marked stale for search: its document carries their labels.
 pub fn relink(cat: &mut CatalogWriter, lake: LakeReader<'_>, changed: &[String]) -> Result<usize> {
     let folders: BTreeSet<&str> = changed.iter().map(|p| folder_of(p)).collect();
-    let changed: HashSet<&str> = changed.iter().map(String::as_str).collect();
     let mut touched = 0;
     for folder in &folders {
         let links = folder_links(cat, lake, folder)?;
-        touched += cat.replace_companions(folder, &links, &changed)?;
+        touched += cat.replace_companions(folder, &links, changed)?;
     }
     let every = cat.meta(MetaKey::LookupsVersion)?.as_deref() != Some(lookup::LOOKUP_RULE);
     let mut lookup_folders: BTreeSet<String> = folders.iter().map(|f| f.to_string()).collect();

@@ -156,7 +156,6 @@ fn companion_links_are_known_without_asking_each_file() {
         doc: "d/README.md".into(),
         columns: Vec::new(),
     };
-    cat.replace_companions("d", &[link], &Default::default())
-        .unwrap();
+    cat.replace_companions("d", &[link], &[]).unwrap();
     assert!(cat.has_companion_links().unwrap());
 }
