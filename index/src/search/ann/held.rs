@@ -7,6 +7,7 @@ use super::{graph, GraphMeta, VectorMeta};
 use crate::catalog::{CatalogReader, KeyedVector, Stored};
 use crate::compact::Code;
 use crate::error::Result;
+use std::cell::OnceCell;
 use std::path::Path;
 
 /// How much a reader trusts the codes it reads points from.
@@ -73,11 +74,6 @@ pub(super) fn resolve<T>(
     (out, unread)
 }
 
-/// Whether any of `rows` holds a point.
-pub(super) fn any_point<T>(rows: &[(T, Stored)]) -> bool {
-    rows.iter().any(|(_, v)| matches!(v, Stored::Point(_)))
-}
-
 /// [`resolve`] for keyed rows, the codes opened (as `check` says) only when a row holds
 /// a point: (rows, points not read, why the codes could not be opened).
 pub(super) fn resolve_keyed(
@@ -106,15 +102,66 @@ pub(super) fn resolve_rows<T>(
     rows: Vec<(T, Stored)>,
     check: Check,
 ) -> Result<(Vec<(T, Code)>, usize)> {
-    if !any_point(&rows) {
-        return Ok(resolve(rows, None));
-    }
-    let codes = match current_codes(cat, dir, embedder, check)? {
-        Ok(c) => Some(c),
-        Err(why) => {
-            tracing::warn!("vectors held by the vector generation cannot be read: {why}");
-            None
+    let resolver = Resolver::new(cat, dir, embedder, check);
+    let mut unread = 0;
+    let mut out = Vec::with_capacity(rows.len());
+    for (t, v) in rows {
+        match resolver.code(v)? {
+            Some(c) => out.push((t, c)),
+            None => unread += 1,
         }
-    };
-    Ok(resolve(rows, codes.as_ref()))
+    }
+    Ok((out, unread))
+}
+
+/// Rows' vectors as codes, a row at a time: a point is read from the codes of the
+/// generation the catalog names, opened (as `check` says) at the first point asked for.
+pub(super) struct Resolver<'a> {
+    cat: &'a CatalogReader,
+    dir: &'a Path,
+    embedder: &'a str,
+    check: Check,
+    codes: OnceCell<Option<MappedCodes>>,
+}
+
+impl<'a> Resolver<'a> {
+    pub(super) fn new(
+        cat: &'a CatalogReader,
+        dir: &'a Path,
+        embedder: &'a str,
+        check: Check,
+    ) -> Resolver<'a> {
+        Resolver {
+            cat,
+            dir,
+            embedder,
+            check,
+            codes: OnceCell::new(),
+        }
+    }
+
+    /// The code a row stores, or the one its point stands for; `None` when the point
+    /// cannot be read (a warning says why the codes could not be opened, once).
+    pub(super) fn code(&self, v: Stored) -> Result<Option<Code>> {
+        let id = match v {
+            Stored::Code(c) => return Ok(Some(c)),
+            Stored::Point(id) => id,
+        };
+        let codes = match self.codes.get() {
+            Some(c) => c,
+            None => {
+                let opened = current_codes(self.cat, self.dir, self.embedder, self.check)?
+                    .map_err(|why| {
+                        tracing::warn!(
+                            "vectors held by the vector generation cannot be read: {why}"
+                        )
+                    })
+                    .ok();
+                self.codes.get_or_init(|| opened)
+            }
+        };
+        Ok(codes
+            .as_ref()
+            .and_then(|c| c.code(usize::try_from(id).ok()?)))
+    }
 }

@@ -287,14 +287,19 @@ pub fn file_vectors(cat: &CatalogReader, dir: &Path, embedder: &str) -> Result<V
 /// The dimension most vectors have (all of them, unless the embedder misbehaved), from
 /// their dimensions.
 fn common_dim(dims: impl Iterator<Item = usize>) -> usize {
-    let mut counts: std::collections::HashMap<usize, usize> = Default::default();
+    let mut counts: std::collections::HashMap<usize, u64> = Default::default();
     for d in dims {
         *counts.entry(d).or_default() += 1;
     }
+    most_common_dim(&counts)
+}
+
+/// [`common_dim`] from the count of vectors of each dimension (ties: the larger one).
+fn most_common_dim(counts: &std::collections::HashMap<usize, u64>) -> usize {
     counts
-        .into_iter()
+        .iter()
         .max_by_key(|&(d, n)| (n, d))
-        .map_or(0, |(d, _)| d)
+        .map_or(0, |(&d, _)| d)
 }
 
 #[cfg(test)]

@@ -96,11 +96,7 @@ impl Spill {
 
     /// The dimension most rows have (all of them, unless the embedder misbehaved).
     pub(super) fn common_dim(&self) -> usize {
-        super::common_dim(
-            self.dims
-                .iter()
-                .flat_map(|(&d, &n)| std::iter::repeat_n(d, n as usize)),
-        )
+        super::most_common_dim(&self.dims)
     }
 
     /// Its rows, in order.

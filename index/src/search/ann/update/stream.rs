@@ -7,7 +7,7 @@ use crate::catalog::{CatalogWriter, KeyedVector, MemberRows, Stored};
 use crate::compact::Code;
 use crate::error::{Error, Result};
 use crate::search::ann::graph::{self, GenerationWriter, Graph, GraphParams};
-use crate::search::ann::held::{self, Check};
+use crate::search::ann::held::{Check, Resolver};
 use crate::search::ann::spill::{Spill, SpillWriter};
 use crate::search::ann::{EF_CONSTRUCTION, M};
 use std::cell::OnceCell;
@@ -29,33 +29,12 @@ pub(super) fn spill_rows(
     let io = |e| Error::io(&path, e);
     std::fs::create_dir_all(dir.join(graph::VECTORS_DIR)).map_err(io)?;
     let mut out = SpillWriter::create(&path).map_err(io)?;
-    // Digest checked: damage would otherwise be copied into the next generation. Opened
-    // at the first row that holds a point.
-    let codes: OnceCell<Option<crate::search::ann::dist::MappedCodes>> = OnceCell::new();
+    // Digest checked: damage would otherwise be copied into the next generation.
+    let resolver = Resolver::new(cat, dir, embedder, Check::Digest);
     let mut unread = 0;
-    let read = cat.for_each_keyed_file_vector(embedder, |r| {
-        let code = match &r.vector {
-            Stored::Code(c) => Some(c.clone()),
-            Stored::Point(id) => {
-                let codes = match codes.get() {
-                    Some(c) => c,
-                    None => {
-                        let opened = held::current_codes(cat, dir, embedder, Check::Digest)?
-                            .map_err(|why| {
-                                tracing::warn!(
-                                    "vectors held by the vector generation cannot be read: {why}"
-                                )
-                            })
-                            .ok();
-                        codes.get_or_init(|| opened)
-                    }
-                };
-                codes
-                    .as_ref()
-                    .and_then(|c| c.code(usize::try_from(*id).ok()?))
-            }
-        };
-        match code {
+    let read = cat.for_each_keyed_file_vector(embedder, |mut r| {
+        let v = std::mem::replace(&mut r.vector, Stored::Point(0));
+        match resolver.code(v)? {
             Some(c) => out.push(&r.with(c)).map_err(io),
             None => {
                 unread += 1;
@@ -101,7 +80,6 @@ pub(super) fn write_spilled(
     let mut out = GenerationWriter::create(dir, generation, embedder, dim, params).map_err(io)?;
     let mut ids: HashMap<[u8; 32], u32> = HashMap::new();
     let mut point_of: Vec<u32> = Vec::with_capacity(rows.rows() as usize);
-    let mut bytes = Vec::new();
     for (i, r) in rows.read().map_err(io)?.enumerate() {
         if i % graph::BUILD_CHUNK == 0 && cancelled() {
             let _ = out.abandon();
@@ -112,9 +90,7 @@ pub(super) fn write_spilled(
             point_of.push(NOT_HELD);
             continue;
         }
-        bytes.clear();
-        bytes.extend(r.vector.codes.iter().map(|&c| c as u8));
-        let key = *blake3::hash(&bytes).as_bytes();
+        let key = *blake3::hash(bytemuck::cast_slice(&r.vector.codes)).as_bytes();
         let id = match ids.get(&key) {
             Some(&id) => id,
             None => {
