@@ -26,6 +26,7 @@ pub mod models;
 pub mod preview;
 pub mod progress;
 pub mod search;
+pub mod spool;
 pub mod store;
 // Generators for benchmarks and tests, not for library users: behind a feature.
 #[cfg(any(test, feature = "synth"))]

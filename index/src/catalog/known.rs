@@ -48,6 +48,28 @@ impl CatalogReader {
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
+    /// Up to `limit` rows of [`CatalogReader::load_known`], those after `after` (from
+    /// the first with `None`): a full run reads them a page at a time.
+    pub fn known_after(&self, after: Option<&str>, limit: usize) -> Result<Vec<Known>> {
+        let mut stmt = self.conn.prepare_cached(&format!(
+            "{} WHERE ?1 IS NULL OR path > ?1 ORDER BY path LIMIT ?2",
+            select()
+        ))?;
+        let rows = stmt.query_map(rusqlite::params![after, limit as i64], known_from)?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// Every row of [`CatalogReader::load_known`], read `page` rows at a time.
+    pub fn known_pages(&self, page: usize) -> KnownPages<'_> {
+        KnownPages {
+            cat: self,
+            page: page.max(1),
+            rows: Vec::new().into_iter(),
+            last: None,
+            done: false,
+        }
+    }
+
     /// The rows equal to or under one of `scope`'s paths, ordered by path, each once.
     pub fn load_known_in(&self, scope: &Scope) -> Result<Vec<Known>> {
         if scope.is_whole_lake() {
@@ -81,6 +103,46 @@ impl CatalogReader {
         out.sort_unstable_by(|a, b| a.path.cmp(&b.path));
         out.dedup_by(|a, b| a.path == b.path);
         Ok(out)
+    }
+}
+
+/// The rows of [`CatalogReader::known_pages`], in path order.
+pub struct KnownPages<'a> {
+    cat: &'a CatalogReader,
+    page: usize,
+    rows: std::vec::IntoIter<Known>,
+    last: Option<String>,
+    done: bool,
+}
+
+impl Iterator for KnownPages<'_> {
+    type Item = Result<Known>;
+
+    fn next(&mut self) -> Option<Result<Known>> {
+        if let Some(k) = self.rows.next() {
+            if self.rows.len() == 0 {
+                self.last = Some(k.path.clone());
+            }
+            return Some(Ok(k));
+        }
+        if self.done {
+            return None;
+        }
+        match self.cat.known_after(self.last.as_deref(), self.page) {
+            Ok(rows) => {
+                self.done = rows.len() < self.page;
+                self.rows = rows.into_iter();
+                let k = self.rows.next()?;
+                if self.rows.len() == 0 {
+                    self.last = Some(k.path.clone());
+                }
+                Some(Ok(k))
+            }
+            Err(e) => {
+                self.done = true;
+                Some(Err(e))
+            }
+        }
     }
 }
 
@@ -131,6 +193,12 @@ mod tests {
         assert_eq!(got(&["a/b", "a", "z"]), ["a", "a/b", "a/b/c", "a/c", "z"]);
         assert_eq!(got(&["b/a", "missing", "a/b/c/d"]), ["b/a"]);
         assert_eq!(got(&[".lakestarignore"]).len(), paths.len());
+        // Page by page, any page size, the same rows as all at once.
+        let all = cat.load_known().unwrap();
+        for page in [1, 2, 3, paths.len(), 100] {
+            let paged: Vec<Known> = cat.known_pages(page).collect::<Result<_>>().unwrap();
+            assert_eq!(paged, all, "pages of {page}");
+        }
         // The in-memory path gives the same answer.
         let many: Vec<String> = (0..SCAN_ABOVE + 1)
             .map(|i| format!("n/{i}"))

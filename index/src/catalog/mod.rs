@@ -46,6 +46,7 @@ use std::path::{Path, PathBuf};
 
 pub use companions::folder_of;
 pub use held::{Handover, Stored};
+pub use known::KnownPages;
 pub use llm_descriptions::{LlmAnalyzerKey, LlmDescription};
 pub use meta::Key as MetaKey;
 pub use rank_records::RankedFile;

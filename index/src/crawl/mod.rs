@@ -15,14 +15,26 @@
 
 pub mod links;
 
+use crate::error::{Error, Result};
+use crate::spool::{read_array, read_str, write_str, Record, Sorted, Sorter};
 use links::{Containment, INDEX_DIR_NAME};
 use std::collections::HashSet;
+use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::{mpsc, Arc, Mutex};
 use std::time::UNIX_EPOCH;
 
 /// Name of the per-directory ignore file (gitignore syntax).
 pub const IGNORE_FILE: &str = ".lakestarignore";
+
+/// Files of the listing sorted in memory at a time: beyond, the listing is sorted on
+/// disk in runs of this many (about 100 bytes each: 6.5 MB), so that a lake of any size
+/// is listed in the same memory.
+#[cfg(not(test))]
+pub const LISTING_RUN: usize = 65_536;
+/// Small in unit tests, so that they cross runs.
+#[cfg(test)]
+pub const LISTING_RUN: usize = 3;
 
 /// How to crawl.
 #[derive(Debug, Clone, Default)]
@@ -39,6 +51,9 @@ pub struct CrawlOptions {
     pub exclude: Vec<PathBuf>,
     /// Only these paths and what lies under them (`None`: the whole lake).
     pub scope: Option<Scope>,
+    /// Where the listing's sorted runs go when it does not fit in memory (`None`: the
+    /// system's temporary directory). Anonymous files, gone when dropped.
+    pub spill_dir: Option<PathBuf>,
 }
 
 /// A set of lake-relative paths (files or directories) a crawl is limited to.
@@ -114,8 +129,8 @@ impl Scope {
     }
 }
 
-/// One file found by the crawl.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// One file found by the crawl. Ordered by path first (the fields' order).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Entry {
     /// Path relative to the lake root, `/`-separated.
     pub path: String,
@@ -125,6 +140,33 @@ pub struct Entry {
     pub mtime_ns: i64,
     /// The object's ETag, for an object-store lake (`None` for a file on disk).
     pub etag: Option<String>,
+}
+
+impl Record for Entry {
+    fn write_to(&self, out: &mut impl Write) -> io::Result<()> {
+        write_str(out, &self.path)?;
+        out.write_all(&self.size.to_le_bytes())?;
+        out.write_all(&self.mtime_ns.to_le_bytes())?;
+        match &self.etag {
+            Some(etag) => {
+                out.write_all(&[1])?;
+                write_str(out, etag)
+            }
+            None => out.write_all(&[0]),
+        }
+    }
+
+    fn read_from(input: &mut impl Read) -> io::Result<Self> {
+        Ok(Entry {
+            path: read_str(input)?,
+            size: u64::from_le_bytes(read_array(input)?),
+            mtime_ns: i64::from_le_bytes(read_array(input)?),
+            etag: match read_array::<1>(input)? {
+                [0] => None,
+                _ => Some(read_str(input)?),
+            },
+        })
+    }
 }
 
 /// A path the crawl could not read.
@@ -139,8 +181,8 @@ pub struct CrawlError {
 /// What the crawl found.
 #[derive(Debug, Default)]
 pub struct Crawl {
-    /// Files, sorted by path.
-    pub files: Vec<Entry>,
+    /// Files, sorted by path: in memory up to [`LISTING_RUN`] of them, on disk beyond.
+    pub files: Sorted<Entry>,
     /// Paths that could not be read.
     pub errors: Vec<CrawlError>,
     /// Relative paths of directories whose listing failed: files the catalog knows below
@@ -186,8 +228,9 @@ fn error_path(e: &ignore::Error) -> Option<&Path> {
     }
 }
 
-/// Walk `root` (an absolute, canonical directory).
-pub fn crawl(root: &Path, opts: &CrawlOptions) -> Crawl {
+/// Walk `root` (an absolute, canonical directory). Fails only when the listing cannot
+/// be written to its spill directory.
+pub fn crawl(root: &Path, opts: &CrawlOptions) -> Result<Crawl> {
     let exclude = opts.exclude.clone();
     let scope = opts.scope.clone();
     let root_buf = root.to_path_buf();
@@ -247,6 +290,8 @@ pub fn crawl(root: &Path, opts: &CrawlOptions) -> Crawl {
 
     let (tx, rx) = mpsc::channel::<Found>();
     let mut out = Crawl::default();
+    let mut files = Sorter::new(opts.spill_dir.as_deref(), LISTING_RUN);
+    let mut spill_failed: Option<io::Error> = None;
     // The listing is taken in as the walk sends it: a walk left to finish first would
     // hold the whole lake in the channel as well (270 MB at a million files, where the
     // listing itself is 160 MB).
@@ -317,7 +362,15 @@ pub fn crawl(root: &Path, opts: &CrawlOptions) -> Crawl {
         });
         for f in rx {
             match f {
-                Found::File(e) => out.files.push(e),
+                Found::File(e) => {
+                    // After a failure the rest is drained (the walk is not left blocked)
+                    // and the run fails below.
+                    if spill_failed.is_none() {
+                        if let Err(e) = files.push(e) {
+                            spill_failed = Some(e);
+                        }
+                    }
+                }
                 Found::Error(e, is_dir) => {
                     if is_dir {
                         out.failed_dirs.push(e.path.clone());
@@ -332,9 +385,24 @@ pub fn crawl(root: &Path, opts: &CrawlOptions) -> Crawl {
     out.errors.extend(std::mem::take(
         &mut *refused.lock().unwrap_or_else(|p| p.into_inner()),
     ));
-    out.files.sort_unstable_by(|a, b| a.path.cmp(&b.path));
+    if let Some(e) = spill_failed {
+        let dir = opts.spill_dir.clone().unwrap_or_else(std::env::temp_dir);
+        return Err(Error::io(dir, e));
+    }
+    out.files = files.finish();
     out.errors.sort_by(|a, b| a.path.cmp(&b.path));
-    out
+    Ok(out)
+}
+
+/// The paths of a listing, in memory (tests).
+#[cfg(test)]
+fn paths_of(c: Crawl) -> Vec<String> {
+    c.files
+        .into_vec()
+        .unwrap()
+        .into_iter()
+        .map(|e| e.path)
+        .collect()
 }
 
 #[cfg(test)]
@@ -353,10 +421,61 @@ mod tests {
         std::fs::write(root.join(".git/config"), "1").unwrap();
         std::fs::write(root.join(".lakestar/catalog.sqlite"), "1").unwrap();
         std::fs::write(root.join(IGNORE_FILE), "*.tmp\n").unwrap();
-        let c = crawl(&root, &CrawlOptions::default());
-        let paths: Vec<&str> = c.files.iter().map(|e| e.path.as_str()).collect();
-        assert_eq!(paths, ["a/b/x.csv"]);
+        let c = crawl(&root, &CrawlOptions::default()).unwrap();
         assert!(c.errors.is_empty());
+        assert_eq!(paths_of(c), ["a/b/x.csv"]);
+    }
+
+    #[test]
+    fn a_listing_longer_than_a_run_comes_back_sorted_from_disk() {
+        let d = tempfile::tempdir().unwrap();
+        let root = d.path().join("lake");
+        let spill = d.path().join("spill");
+        std::fs::create_dir_all(&spill).unwrap();
+        let mut want = Vec::new();
+        // Names whose byte order differs from a walk's ("a-b" < "a.b" < "a/…" < "a0").
+        for dir in ["a", "a-b", "a.b", "a0", "z/é", ""] {
+            for f in ["x.csv", "a.json", "B.md", "0"] {
+                let rel = if dir.is_empty() {
+                    f.to_string()
+                } else {
+                    format!("{dir}/{f}")
+                };
+                std::fs::create_dir_all(root.join(&rel).parent().unwrap()).unwrap();
+                std::fs::write(root.join(&rel), &rel).unwrap();
+                want.push(rel);
+            }
+        }
+        want.sort();
+        let root = root.canonicalize().unwrap();
+        assert!(want.len() > 5 * LISTING_RUN, "several runs");
+        for threads in [1, 4] {
+            let opts = CrawlOptions {
+                threads,
+                spill_dir: Some(spill.clone()),
+                ..Default::default()
+            };
+            let c = crawl(&root, &opts).unwrap();
+            assert_eq!(c.files.len(), want.len() as u64);
+            let files = c.files.into_vec().unwrap();
+            assert_eq!(
+                files.iter().map(|e| e.path.clone()).collect::<Vec<_>>(),
+                want
+            );
+            assert!(files
+                .iter()
+                .all(|e| e.size == e.path.len() as u64 && e.mtime_ns > 0));
+        }
+        // The runs were anonymous files: nothing is left where they were written.
+        assert_eq!(std::fs::read_dir(&spill).unwrap().count(), 0);
+        // A listing that cannot be written is an error that names the place, not a
+        // shorter listing.
+        let opts = CrawlOptions {
+            spill_dir: Some(d.path().join("missing")),
+            ..Default::default()
+        };
+        let err = crawl(&root, &opts).unwrap_err().to_string();
+        assert!(err.contains("missing"), "{err}");
     }
 
     #[test]
@@ -380,11 +499,7 @@ mod tests {
                 scope: Some(Scope::new(paths.iter().copied())),
                 ..Default::default()
             };
-            crawl(&root, &opts)
-                .files
-                .into_iter()
-                .map(|e| e.path)
-                .collect()
+            paths_of(crawl(&root, &opts).unwrap())
         };
         // The root's ignore file applies inside the scope, as in a full crawl.
         assert_eq!(scoped(&["a/b"]), ["a/b/x.csv"]);
@@ -411,7 +526,7 @@ mod tests {
         std::fs::write(root.join("a/x.csv"), "1").unwrap();
         std::os::unix::fs::symlink(&root, root.join("a/loop")).unwrap();
         std::os::unix::fs::symlink(root.join("a/x.csv"), root.join("link.csv")).unwrap();
-        let plain = crawl(&root, &CrawlOptions::default());
+        let plain = crawl(&root, &CrawlOptions::default()).unwrap();
         assert_eq!(plain.files.len(), 1, "links are not followed by default");
         let follow = crawl(
             &root,
@@ -419,14 +534,14 @@ mod tests {
                 follow_links: true,
                 ..Default::default()
             },
-        );
-        let paths: Vec<&str> = follow.files.iter().map(|e| e.path.as_str()).collect();
-        assert_eq!(paths, ["a/x.csv", "link.csv"]);
+        )
+        .unwrap();
         assert!(
             follow.errors.iter().any(|e| e.error.contains("loop")),
             "{:?}",
             follow.errors
         );
+        assert_eq!(paths_of(follow), ["a/x.csv", "link.csv"]);
     }
 
     #[cfg(unix)]
@@ -451,11 +566,9 @@ mod tests {
                 follow_outside,
                 ..Default::default()
             };
-            crawl(&root, &opts)
+            crawl(&root, &opts).unwrap()
         };
         let c = walk(false);
-        let paths: Vec<&str> = c.files.iter().map(|e| e.path.as_str()).collect();
-        assert_eq!(paths, ["data/x.csv", "in/x.csv", "round/x.csv"]);
         let errors: Vec<(&str, bool)> = c
             .errors
             .iter()
@@ -464,11 +577,15 @@ mod tests {
         assert_eq!(errors, [("etc", true), ("out", true)]);
         // Refused links are not failed directories: rows below them may go.
         assert!(c.failed_dirs.is_empty());
+        assert_eq!(paths_of(c), ["data/x.csv", "in/x.csv", "round/x.csv"]);
 
         let c = walk(true);
-        let paths: Vec<&str> = c.files.iter().map(|e| e.path.as_str()).collect();
-        assert!(paths.contains(&"out/deep/y.csv") && paths.contains(&"out/back/x.csv"));
-        assert!(paths.iter().any(|p| p.starts_with("etc/")), "{paths:?}");
         assert!(c.errors.iter().all(|e| !e.error.contains("outside")));
+        let paths = paths_of(c);
+        assert!(
+            paths.iter().any(|p| p == "out/deep/y.csv")
+                && paths.iter().any(|p| p == "out/back/x.csv")
+        );
+        assert!(paths.iter().any(|p| p.starts_with("etc/")), "{paths:?}");
     }
 }

@@ -22,11 +22,12 @@ mod relink;
 mod run;
 mod tables;
 
-use crate::catalog::{CatalogReader, CatalogWriter, MetaKey};
+use crate::catalog::{CatalogWriter, MetaKey};
 use crate::crawl::{crawl, Crawl, CrawlOptions, Scope};
 use crate::embed::Embedder;
 use crate::error::{Error, InternalError, Result, UserError};
 use crate::lock::WriterLock;
+use run::KnownRows;
 use serde::Serialize;
 use std::path::{Component, Path, PathBuf};
 use std::time::Instant;
@@ -34,6 +35,22 @@ use std::time::Instant;
 /// Files up to this size are read into memory once for both hashing and analysis;
 /// larger ones are hashed and analyzed as streams.
 pub const IN_MEMORY_LIMIT: u64 = 8 * 1024 * 1024;
+
+/// Files to read that a run lists in memory; beyond, the list goes to a temporary file
+/// in the index directory (about 100 bytes a file), so that a first index of any size
+/// lists its work in the same memory.
+#[cfg(not(test))]
+const WORK_IN_MEMORY: usize = 65_536;
+/// Small in unit tests, so that they run from the file.
+#[cfg(test)]
+const WORK_IN_MEMORY: usize = 3;
+
+/// Catalog rows a full run reads at a time to compare with the crawl's listing.
+#[cfg(not(test))]
+const KNOWN_PAGE: usize = 4096;
+/// Small in unit tests, so that they cross pages.
+#[cfg(test)]
+const KNOWN_PAGE: usize = 3;
 
 /// How to run an index.
 #[derive(Debug, Clone)]
@@ -365,6 +382,7 @@ impl Indexer {
             threads: self.jobs,
             exclude: vec![self.index_dir.clone()],
             scope,
+            spill_dir: Some(self.index_dir.clone()),
         }
     }
 
@@ -382,39 +400,25 @@ impl Indexer {
                 None => objects.list().map_err(UserError::from)?,
             };
             let found = Crawl {
-                files: found
-                    .into_iter()
-                    .map(|l| crate::crawl::Entry {
-                        path: l.path,
-                        size: l.size,
-                        mtime_ns: l.mtime_ns,
-                        etag: l.etag,
-                    })
-                    .collect(),
+                files: crate::spool::Sorted::from_vec(
+                    found
+                        .into_iter()
+                        .map(|l| crate::crawl::Entry {
+                            path: l.path,
+                            size: l.size,
+                            mtime_ns: l.mtime_ns,
+                            etag: l.etag,
+                        })
+                        .collect(),
+                ),
                 ..Default::default()
             };
-            let known = self.catalog.load_known()?;
-            return self.merge(started, found, known, false, progress);
+            return self.merge(started, found, KnownRows::All, false, progress);
         }
-        let crawl_opts = self.crawl_options(None);
-        let (lake, index_dir) = (&self.lake, &self.index_dir);
-        // Load the catalog while the crawl runs: both are I/O-bound.
-        let (known, found) = std::thread::scope(|s| {
-            let loader = s.spawn(|| {
-                let t = Instant::now();
-                let r = CatalogReader::open(index_dir).and_then(|c| c.load_known());
-                tracing::debug!(elapsed = ?t.elapsed(), "catalog loaded");
-                r
-            });
-            let t = Instant::now();
-            let found = crawl(lake, &crawl_opts);
-            tracing::debug!(elapsed = ?t.elapsed(), files = found.files.len(), "crawl done");
-            let known = loader.join().map_err(|_| {
-                Error::from(InternalError::Worker("catalog loader panicked".into()))
-            })?;
-            Ok::<_, Error>((known?, found))
-        })?;
-        self.merge(started, found, known, false, progress)
+        let t = Instant::now();
+        let found = crawl(&self.lake, &self.crawl_options(None))?;
+        tracing::debug!(elapsed = ?t.elapsed(), files = found.files.len(), "crawl done");
+        self.merge(started, found, KnownRows::All, false, progress)
     }
 
     /// Index only `scope`: paths (absolute, or relative to the lake) of files or
@@ -435,10 +439,10 @@ impl Indexer {
             return self.run(progress);
         }
         let t = Instant::now();
-        let found = crawl(&self.lake, &self.crawl_options(Some(scope.clone())));
+        let found = crawl(&self.lake, &self.crawl_options(Some(scope.clone())))?;
         let known = self.catalog.load_known_in(&scope)?;
         tracing::debug!(elapsed = ?t.elapsed(), scope = scope.len(), files = found.files.len(), known = known.len(), "scoped crawl done");
-        self.merge(started, found, known, true, progress)
+        self.merge(started, found, KnownRows::Listed(known), true, progress)
     }
 }
 

@@ -6,8 +6,9 @@ use crate::analyze::{self, current_key, describe_as, detect, Source};
 use crate::catalog::{CatalogReader, Change, FileRow, FileState, Hash};
 use crate::crawl::links::{refuse_read, Containment};
 use crate::crawl::Entry;
+use crate::spool::{read_array, Record};
 use std::collections::HashMap;
-use std::io::Read;
+use std::io::{self, Read, Write};
 use std::path::Path;
 use std::sync::Mutex;
 
@@ -25,23 +26,49 @@ pub(super) enum Kind {
     None,
 }
 
-/// One file to read.
-pub(super) struct Work<'a> {
-    pub(super) entry: &'a Entry,
+/// One file to read, as the change detection lists it (in a [`crate::spool::Spool`]:
+/// a first index lists every file of the lake).
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct Todo {
+    pub(super) entry: Entry,
     /// The catalog knows the path.
     pub(super) known: bool,
-    /// Its catalog row, when known. Boxed: a first index holds a `Work` per file of
-    /// the lake, and an unboxed row would make each ten times larger (200 MB at 1M).
+    /// Content is known to be the same, but the analyzer changed.
+    pub(super) reanalyze: bool,
+}
+
+impl Record for Todo {
+    fn write_to(&self, out: &mut impl Write) -> io::Result<()> {
+        self.entry.write_to(out)?;
+        out.write_all(&[u8::from(self.known) | u8::from(self.reanalyze) << 1])
+    }
+
+    fn read_from(input: &mut impl Read) -> io::Result<Self> {
+        let entry = Entry::read_from(input)?;
+        let [flags] = read_array(input)?;
+        Ok(Todo {
+            entry,
+            known: flags & 1 != 0,
+            reanalyze: flags & 2 != 0,
+        })
+    }
+}
+
+/// One file to read, with what the catalog knows of it.
+pub(super) struct Work {
+    pub(super) entry: Entry,
+    /// Its catalog row, when known.
     pub(super) old: Option<Box<FileRow>>,
     /// Content is known to be the same, but the analyzer changed.
     pub(super) reanalyze: bool,
 }
 
-impl<'a> Work<'a> {
-    pub(super) fn new(entry: &'a Entry, known: bool) -> Self {
+#[cfg(test)]
+impl Work {
+    /// A file the catalog does not know.
+    fn new(entry: Entry) -> Self {
         Work {
             entry,
-            known,
             old: None,
             reanalyze: false,
         }
@@ -94,8 +121,8 @@ pub(super) struct Ctx<'a> {
     pub(super) objects: Option<&'a std::sync::Arc<crate::store::ObjectLake>>,
 }
 
-pub(super) fn process(ctx: &Ctx<'_>, cache: Option<&CatalogReader>, w: &Work<'_>) -> Outcome {
-    let e = w.entry;
+pub(super) fn process(ctx: &Ctx<'_>, cache: Option<&CatalogReader>, w: &Work) -> Outcome {
+    let e = &w.entry;
     // An object's identity comes from its listing: nothing is read unless it must be
     // described.
     let (hash, mut opened) = match ctx.objects {
@@ -255,8 +282,8 @@ fn failed(e: &Entry, kind: Kind, change: Option<Change>, msg: String) -> Outcome
 }
 
 /// Open the file of `w` on disk, or the outcome that it could not be.
-fn open_local(ctx: &Ctx<'_>, w: &Work<'_>) -> Result<Source, Box<Outcome>> {
-    let e = w.entry;
+fn open_local(ctx: &Ctx<'_>, w: &Work) -> Result<Source, Box<Outcome>> {
+    let e = &w.entry;
     let abs = ctx.lake.join(&e.path);
     // The crawl judged the path when it listed it; it may have become a link since (the
     // reads of a large lake come long after its walk). Refused now, it is gone from the
@@ -278,8 +305,8 @@ fn open_local(ctx: &Ctx<'_>, w: &Work<'_>) -> Result<Source, Box<Outcome>> {
 }
 
 /// Open the object of `w` by ranged requests, or the outcome that it could not be.
-fn open_remote(ctx: &Ctx<'_>, w: &Work<'_>) -> Result<Source, Box<Outcome>> {
-    let e = w.entry;
+fn open_remote(ctx: &Ctx<'_>, w: &Work) -> Result<Source, Box<Outcome>> {
+    let e = &w.entry;
     let lake = ctx.objects.expect("an object-store lake");
     let obj = std::sync::Arc::new(lake.object(&e.path, e.size));
     Source::from_remote(&e.path, obj, IN_MEMORY_LIMIT)
@@ -288,8 +315,8 @@ fn open_remote(ctx: &Ctx<'_>, w: &Work<'_>) -> Result<Source, Box<Outcome>> {
 }
 
 /// The outcome of a file whose open failed: deleted when it vanished, else unreadable.
-fn open_failed(w: &Work<'_>, err: std::io::Error) -> Outcome {
-    let e = w.entry;
+fn open_failed(w: &Work, err: std::io::Error) -> Outcome {
+    let e = &w.entry;
     if err.kind() == std::io::ErrorKind::NotFound {
         // Vanished between crawl and read: it is deleted now.
         let (kind, change) = match &w.old {
@@ -361,7 +388,7 @@ mod tests {
             mtime_ns: 1,
             etag: None,
         };
-        let new = process(&ctx, None, &Work::new(&entry, false));
+        let new = process(&ctx, None, &Work::new(entry.clone()));
         assert_eq!(new.kind, Kind::None);
         assert!(new.change.is_none());
         assert!(new.problem.unwrap().1.contains("vanished"));
@@ -371,8 +398,7 @@ mod tests {
             &ctx,
             None,
             &Work {
-                entry: &entry,
-                known: true,
+                entry: entry.clone(),
                 old: Some(Box::new(old.clone())),
                 reanalyze: false,
             },
@@ -408,8 +434,7 @@ mod tests {
                 objects: None,
             };
             let known = Work {
-                entry: &entry,
-                known: true,
+                entry: entry.clone(),
                 old: Some(Box::new(row("x.csv", [0; 32]))),
                 reanalyze: false,
             };
@@ -417,7 +442,7 @@ mod tests {
             assert_eq!(o.kind, Kind::Deleted);
             assert!(matches!(o.change, Some(Change::Delete { ref path }) if path == "x.csv"));
             assert!(o.problem.unwrap().1.contains("secret.csv"));
-            let new = process(&ctx, None, &Work::new(&entry, false));
+            let new = process(&ctx, None, &Work::new(entry.clone()));
             assert_eq!((new.kind, new.change.is_none()), (Kind::None, true));
         }
         // Allowed out, it is read like any file.
@@ -430,7 +455,7 @@ mod tests {
             budget: None,
             objects: None,
         };
-        let o = process(&ctx, None, &Work::new(&entry, false));
+        let o = process(&ctx, None, &Work::new(entry.clone()));
         assert_eq!(o.kind, Kind::Added);
     }
 
@@ -455,7 +480,7 @@ mod tests {
             mtime_ns: 1,
             etag: None,
         };
-        let o = process(&ctx, None, &Work::new(&entry, false));
+        let o = process(&ctx, None, &Work::new(entry.clone()));
         assert_eq!(o.kind, Kind::Renamed);
         assert!(!o.analyzed);
         match o.change {
@@ -472,7 +497,7 @@ mod tests {
             path: "twin.csv".into(),
             ..entry
         };
-        let o = process(&ctx, None, &Work::new(&twin, false));
+        let o = process(&ctx, None, &Work::new(twin.clone()));
         assert_eq!(o.kind, Kind::Added);
         assert!(o.analyzed);
     }

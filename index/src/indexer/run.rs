@@ -2,22 +2,32 @@
 //! catalog knows, read what changed in parallel, commit in batches, delete last, then
 //! bring collections and the search side in step.
 
-use super::process::{process, Ctx, Kind, Outcome, Work};
-use super::{IndexReport, Indexer, Progress};
+use super::process::{process, Ctx, Kind, Outcome, Todo, Work};
+use super::{IndexReport, Indexer, Progress, KNOWN_PAGE, WORK_IN_MEMORY};
 use crate::catalog::{CatalogReader, Change, FileRow, Hash, Known, MetaKey};
 use crate::crawl::links::Containment;
 use crate::crawl::Crawl;
 use crate::error::{Error, Result};
 use crate::search::ann::update::GraphBuild;
 use crate::search::sync::SyncReport;
+use crate::spool::Spool;
 use rayon::prelude::*;
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Mutex};
 use std::time::{Duration, Instant};
 
+/// The catalog rows a run compares with what the crawl found.
+pub(super) enum KnownRows {
+    /// Every row, read from the catalog a page at a time (a full run).
+    All,
+    /// These rows, sorted by path (a scoped run's).
+    Listed(Vec<Known>),
+}
+
 impl Indexer {
     /// Bring the catalog in step with `found` (sorted by path), given the rows `known`
-    /// (sorted by path) over the same part of the lake. A `scoped` run that finds
+    /// over the same part of the lake. A `scoped` run that finds
     /// nothing to do leaves the last run's report and time as they were: a watcher's
     /// batch of events in ignored paths is not a run worth reporting, nor a change for
     /// searchers to reopen on.
@@ -25,36 +35,49 @@ impl Indexer {
         &mut self,
         started: Instant,
         found: Crawl,
-        known: Vec<Known>,
+        known: KnownRows,
         scoped: bool,
         progress: &dyn Progress,
     ) -> Result<IndexReport> {
+        let Crawl {
+            files,
+            errors,
+            failed_dirs,
+        } = found;
         let mut report = IndexReport {
-            files_seen: found.files.len() as u64,
+            files_seen: files.len(),
             ..Default::default()
         };
         let fetched_before = self.objects.as_ref().map(|o| o.fetched().get());
-        // A first index: worth compacting at its end (`CatalogWriter::compact`).
-        let filling = !scoped && known.is_empty();
-        for ce in &found.errors {
+        for ce in errors {
             report.errors += 1;
-            report.problems.push((ce.path.clone(), ce.error.clone()));
+            report.problems.push((ce.path, ce.error));
         }
 
-        // Classify without reading the files: a merge of two path-sorted lists.
+        // Classify without reading the files: a merge of two path-sorted streams, the
+        // crawl's listing and the catalog's rows. What is to be read goes to a spool (in
+        // memory for a small run, on disk for a large one): at a first index, that is
+        // every file of the lake.
         let under_failed_dir = |p: &str| {
-            found.failed_dirs.iter().any(|d| {
+            failed_dirs.iter().any(|d| {
                 d.is_empty()
                     || p.strip_prefix(d.as_str())
                         .is_some_and(|r| r.starts_with('/'))
             })
         };
-        let mut work: Vec<Work<'_>> = Vec::new();
-        let mut gone_paths: Vec<&str> = Vec::new();
+        let spool_error = |e| Error::io(&self.index_dir, e);
+        let mut todo: Spool<Todo> = Spool::new(Some(&self.index_dir), WORK_IN_MEMORY);
+        let mut gone_paths: Vec<String> = Vec::new();
+        let mut rows = 0u64;
         {
-            let (mut f, mut k) = (found.files.iter().peekable(), known.iter().peekable());
+            let mut f = files.map(|r| r.map_err(spool_error));
+            let mut k: Box<dyn Iterator<Item = Result<Known>>> = match known {
+                KnownRows::All => Box::new(self.catalog.known_pages(KNOWN_PAGE)),
+                KnownRows::Listed(v) => Box::new(v.into_iter().map(Ok)),
+            };
+            let (mut next_f, mut next_k) = (f.next().transpose()?, k.next().transpose()?);
             loop {
-                let order = match (f.peek(), k.peek()) {
+                let order = match (&next_f, &next_k) {
                     (None, None) => break,
                     (Some(_), None) => std::cmp::Ordering::Less,
                     (None, Some(_)) => std::cmp::Ordering::Greater,
@@ -62,17 +85,29 @@ impl Indexer {
                 };
                 match order {
                     std::cmp::Ordering::Less => {
-                        let e = f.next().expect("peeked");
-                        work.push(Work::new(e, false));
+                        let entry = next_f.take().expect("compared");
+                        todo.push(Todo {
+                            entry,
+                            known: false,
+                            reanalyze: false,
+                        })
+                        .map_err(spool_error)?;
+                        next_f = f.next().transpose()?;
                     }
                     std::cmp::Ordering::Greater => {
-                        let r = k.next().expect("peeked");
+                        let r = next_k.take().expect("compared");
+                        rows += 1;
                         if !under_failed_dir(&r.path) {
-                            gone_paths.push(&r.path);
+                            gone_paths.push(r.path);
                         }
+                        next_k = k.next().transpose()?;
                     }
                     std::cmp::Ordering::Equal => {
-                        let (e, r) = (f.next().expect("peeked"), k.next().expect("peeked"));
+                        let (e, r) = (
+                            next_f.take().expect("compared"),
+                            next_k.take().expect("compared"),
+                        );
+                        rows += 1;
                         let same_meta = r.size == e.size
                             && r.mtime_ns == e.mtime_ns
                             && !r.racy
@@ -80,24 +115,29 @@ impl Indexer {
                         // Re-describe even when the content turns out unchanged.
                         let redo = !r.unreadable && (r.stale || (self.opts.full && r.sampled));
                         if !same_meta || redo {
-                            let mut w = Work::new(e, true);
-                            w.reanalyze = redo;
-                            work.push(w);
+                            todo.push(Todo {
+                                entry: e,
+                                known: true,
+                                reanalyze: redo,
+                            })
+                            .map_err(spool_error)?;
                         } else {
                             report.unchanged += 1;
                         }
+                        next_f = f.next().transpose()?;
+                        next_k = k.next().transpose()?;
                     }
                 }
             }
         }
-        // Full rows only for what needs them: known files to read, and those that are gone.
-        for w in work.iter_mut().filter(|w| w.known) {
-            w.old = self.catalog.file(&w.entry.path)?.map(Box::new);
-        }
+        // A first index: worth compacting at its end (`CatalogWriter::compact`).
+        let filling = !scoped && rows == 0;
+        // Full rows only for what needs them: those that are gone (here), and known files
+        // to read (as they are read).
         let mut gone: HashMap<Hash, Vec<FileRow>> = HashMap::new();
         let mut gone_unhashed = Vec::new();
         for path in gone_paths {
-            if let Some(row) = self.catalog.file(path)? {
+            if let Some(row) = self.catalog.file(&path)? {
                 match row.hash {
                     Some(h) => gone.entry(h).or_default().push(row),
                     None => gone_unhashed.push(row.path),
@@ -108,9 +148,10 @@ impl Indexer {
         for v in gone.values_mut() {
             v.sort_by(|a, b| b.path.cmp(&a.path));
         }
+        let todo = todo.finish().map_err(spool_error)?;
 
-        tracing::debug!(elapsed = ?started.elapsed(), to_read = work.len(), "classified");
-        progress.start(work.len() as u64);
+        tracing::debug!(elapsed = ?started.elapsed(), to_read = todo.len(), "classified");
+        progress.start(todo.len());
         let links = self.opts.follow_links.then(|| {
             Containment::new(
                 &self.lake,
@@ -126,19 +167,54 @@ impl Indexer {
             budget: (!self.opts.full).then_some(self.opts.read_budget),
             objects: self.objects.as_ref(),
         };
-        let (tx, rx) = mpsc::sync_channel::<Outcome>(256);
+        let (tx, rx) = mpsc::sync_channel::<Result<Outcome>>(256);
+        let (work_tx, work_rx) = mpsc::sync_channel::<Result<Work>>(256);
+        // Set when the run fails: the threads then drain what is left without work.
+        let abort = AtomicBool::new(false);
 
         let batch_size = self.opts.batch_size.max(1);
         std::thread::scope(|s| -> Result<()> {
-            let ctx = &ctx;
-            let work = &work;
+            let (ctx, abort) = (&ctx, &abort);
             let pool = &self.pool;
+            // The list read back in order, each known file with its catalog row.
+            s.spawn(move || {
+                let reader = match CatalogReader::open(ctx.index_dir) {
+                    Ok(r) => r,
+                    Err(e) => {
+                        let _ = work_tx.send(Err(e));
+                        return;
+                    }
+                };
+                for t in todo {
+                    if abort.load(Ordering::Relaxed) {
+                        break;
+                    }
+                    let w = t.map_err(|e| Error::io(ctx.index_dir, e)).and_then(|t| {
+                        let old = match t.known {
+                            true => reader.file(&t.entry.path)?.map(Box::new),
+                            false => None,
+                        };
+                        Ok(Work {
+                            entry: t.entry,
+                            old,
+                            reanalyze: t.reanalyze,
+                        })
+                    });
+                    let failed = w.is_err();
+                    if work_tx.send(w).is_err() || failed {
+                        break;
+                    }
+                }
+            });
             s.spawn(move || {
                 pool.install(|| {
-                    work.par_iter().for_each_init(
+                    work_rx.into_iter().par_bridge().for_each_init(
                         || (tx.clone(), CatalogReader::open(ctx.index_dir).ok()),
                         |(tx, cache), w| {
-                            let _ = tx.send(process(ctx, cache.as_ref(), w));
+                            if abort.load(Ordering::Relaxed) {
+                                return;
+                            }
+                            let _ = tx.send(w.map(|w| process(ctx, cache.as_ref(), &w)));
                         },
                     )
                 });
@@ -146,7 +222,12 @@ impl Indexer {
             });
             let mut batch = Vec::with_capacity(batch_size);
             let mut last_commit = Instant::now();
+            let stop = |e: Error| {
+                abort.store(true, Ordering::Relaxed);
+                e
+            };
             for o in rx {
+                let o = o.map_err(stop)?;
                 match o.kind {
                     Kind::Added => report.added += 1,
                     Kind::Modified => report.modified += 1,
@@ -166,7 +247,7 @@ impl Indexer {
                 }
                 progress.inc(1);
                 if batch.len() >= batch_size || last_commit.elapsed() > Duration::from_secs(1) {
-                    self.catalog.apply(&batch)?;
+                    self.catalog.apply(&batch).map_err(stop)?;
                     batch.clear();
                     last_commit = Instant::now();
                 }
@@ -188,12 +269,7 @@ impl Indexer {
         for chunk in deletes.chunks(batch_size * 8) {
             self.catalog.apply(chunk)?;
         }
-        // The lake's listing and the work over it (a few hundred bytes a file) are done
-        // with: not held through the search side's sync and the vector build.
         drop(deletes);
-        drop(work);
-        drop(found);
-        drop(known);
 
         // Companion links of the folders where something changed, after every file of
         // the run is described and before the search side reads the descriptions. The

@@ -1,6 +1,7 @@
 //! Scoped runs against full runs on the same trees.
 
 use super::*;
+use crate::catalog::CatalogReader;
 use std::collections::BTreeMap;
 use std::time::Duration;
 

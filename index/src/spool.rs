@@ -1,0 +1,490 @@
+//! Sequences as long as the lake, kept in memory up to a bound and on disk beyond it:
+//! what lets a first index of any size run in a fixed memory budget.
+//!
+//! - [`Spool`]: items read back in the order they were pushed (the indexer's list of
+//!   files to read).
+//! - [`Sorter`]: items read back sorted, by an external merge sort: sorted runs of a
+//!   bounded length written to disk, merged as they are read (the crawl's listing, which
+//!   the parallel walk produces in no order and the change detection merges by path).
+//!
+//! The files are anonymous temporary files (`tempfile::tempfile_in`: unlinked from the
+//! start on Linux), so neither a finished run nor a killed one leaves anything behind.
+//!
+//! Written by hand rather than with an external-sort crate: the ones of the field
+//! (`extsort`, `ext-sort`) read their records back through a decoder whose failure ends
+//! the stream like its end does. Here a record lost to a full or failing disk must stop
+//! the run: a file missing from the listing would be taken for deleted. A record is a
+//! few lines of length-prefixed fields; the merge is a binary heap.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::fs::File;
+use std::io::{self, BufReader, BufWriter, Read, Seek, Write};
+use std::path::{Path, PathBuf};
+
+/// Buffer of a spool file's writer and of each run's reader while merging.
+const BUFFER: usize = 64 * 1024;
+
+/// An item that can be written to a spool file and read back.
+pub trait Record: Sized {
+    /// Append the item to `out`.
+    fn write_to(&self, out: &mut impl Write) -> io::Result<()>;
+    /// Read one item back (an error for a truncated or malformed record).
+    fn read_from(input: &mut impl Read) -> io::Result<Self>;
+}
+
+/// Items in the order pushed: the first `in_memory` of them in memory; from the one
+/// after, all of them in a temporary file.
+pub struct Spool<T> {
+    dir: Option<PathBuf>,
+    in_memory: usize,
+    mem: Vec<T>,
+    file: Option<BufWriter<File>>,
+    len: u64,
+}
+
+impl<T: Record> Spool<T> {
+    /// A spool holding up to `in_memory` items in memory, its file (if it needs one) in
+    /// `dir` (the system's temporary directory with `None`).
+    pub fn new(dir: Option<&Path>, in_memory: usize) -> Self {
+        Spool {
+            dir: dir.map(Path::to_path_buf),
+            in_memory,
+            mem: Vec::new(),
+            file: None,
+            len: 0,
+        }
+    }
+
+    /// Append an item.
+    pub fn push(&mut self, item: T) -> io::Result<()> {
+        self.len += 1;
+        if self.file.is_none() && self.mem.len() < self.in_memory {
+            self.mem.push(item);
+            return Ok(());
+        }
+        let out = match &mut self.file {
+            Some(out) => out,
+            None => {
+                let mut out = BufWriter::with_capacity(BUFFER, temp_file(self.dir.as_deref())?);
+                for m in self.mem.drain(..) {
+                    m.write_to(&mut out)?;
+                }
+                self.mem = Vec::new();
+                self.file.insert(out)
+            }
+        };
+        item.write_to(out)
+    }
+
+    /// Items pushed so far.
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// Nothing pushed.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Done pushing: the items, to read back.
+    pub fn finish(self) -> io::Result<Spooled<T>> {
+        let file = match self.file {
+            Some(out) => {
+                let mut f = out.into_inner().map_err(|e| e.into_error())?;
+                f.rewind()?;
+                Some(f)
+            }
+            None => None,
+        };
+        Ok(Spooled {
+            mem: self.mem,
+            file,
+            len: self.len,
+        })
+    }
+}
+
+/// The items of a finished [`Spool`].
+pub struct Spooled<T> {
+    mem: Vec<T>,
+    file: Option<File>,
+    len: u64,
+}
+
+impl<T> Default for Spooled<T> {
+    fn default() -> Self {
+        Spooled {
+            mem: Vec::new(),
+            file: None,
+            len: 0,
+        }
+    }
+}
+
+impl<T> std::fmt::Debug for Spooled<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Spooled")
+            .field("len", &self.len)
+            .field("on_disk", &self.file.is_some())
+            .finish()
+    }
+}
+
+impl<T: Record> Spooled<T> {
+    /// Items in it.
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// No items.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
+impl<T: Record> IntoIterator for Spooled<T> {
+    type Item = io::Result<T>;
+    type IntoIter = SpoolReader<T>;
+
+    fn into_iter(self) -> SpoolReader<T> {
+        SpoolReader {
+            mem: self.mem.into_iter(),
+            left: self.len,
+            file: self.file.map(|f| BufReader::with_capacity(BUFFER, f)),
+        }
+    }
+}
+
+/// The items of a [`Spooled`], in order; an I/O error ends them.
+pub struct SpoolReader<T> {
+    mem: std::vec::IntoIter<T>,
+    file: Option<BufReader<File>>,
+    left: u64,
+}
+
+impl<T: Record> Iterator for SpoolReader<T> {
+    type Item = io::Result<T>;
+
+    fn next(&mut self) -> Option<io::Result<T>> {
+        if self.left == 0 {
+            return None;
+        }
+        self.left -= 1;
+        if let Some(file) = &mut self.file {
+            let item = T::read_from(file);
+            if item.is_err() {
+                self.left = 0;
+            }
+            return Some(item);
+        }
+        self.mem.next().map(Ok)
+    }
+}
+
+/// Items to read back sorted: kept in memory up to `run` of them; beyond, each `run`
+/// items are sorted and written to a file of their own, and the files are merged as
+/// they are read.
+pub struct Sorter<T> {
+    dir: Option<PathBuf>,
+    run: usize,
+    buf: Vec<T>,
+    runs: Vec<Spooled<T>>,
+    len: u64,
+}
+
+impl<T: Record + Ord> Sorter<T> {
+    /// A sorter of runs of `run` items (at least one), written to `dir` (the system's
+    /// temporary directory with `None`).
+    pub fn new(dir: Option<&Path>, run: usize) -> Self {
+        Sorter {
+            dir: dir.map(Path::to_path_buf),
+            run: run.max(1),
+            buf: Vec::new(),
+            runs: Vec::new(),
+            len: 0,
+        }
+    }
+
+    /// Add an item.
+    pub fn push(&mut self, item: T) -> io::Result<()> {
+        self.len += 1;
+        self.buf.push(item);
+        if self.buf.len() >= self.run {
+            self.buf.sort_unstable();
+            let mut spool = Spool::new(self.dir.as_deref(), 0);
+            for item in self.buf.drain(..) {
+                spool.push(item)?;
+            }
+            self.runs.push(spool.finish()?);
+        }
+        Ok(())
+    }
+
+    /// Done adding: the items, to read in order.
+    pub fn finish(mut self) -> Sorted<T> {
+        self.buf.sort_unstable();
+        let mut sources: Vec<SpoolReader<T>> =
+            self.runs.into_iter().map(|r| r.into_iter()).collect();
+        sources.push(
+            Spooled {
+                len: self.buf.len() as u64,
+                mem: self.buf,
+                file: None,
+            }
+            .into_iter(),
+        );
+        Sorted {
+            sources,
+            heap: BinaryHeap::new(),
+            primed: false,
+            failed: false,
+            len: self.len,
+        }
+    }
+}
+
+/// The items of a [`Sorter`], in order; an I/O error ends them.
+pub struct Sorted<T> {
+    sources: Vec<SpoolReader<T>>,
+    /// The next item of each source not yet exhausted, smallest on top (ties go to the
+    /// source pushed first).
+    heap: BinaryHeap<Reverse<(T, usize)>>,
+    primed: bool,
+    failed: bool,
+    len: u64,
+}
+
+impl<T: Record + Ord> Sorted<T> {
+    /// Items in it.
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// No items.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The items of `v`, sorted (a listing made in memory).
+    pub fn from_vec(v: Vec<T>) -> Self {
+        let mut s = Sorter::new(None, usize::MAX);
+        s.len = v.len() as u64;
+        s.buf = v;
+        s.finish()
+    }
+
+    /// Every item, in memory (tests and small listings).
+    pub fn into_vec(self) -> io::Result<Vec<T>> {
+        self.collect()
+    }
+
+    fn pull(&mut self, source: usize) -> io::Result<()> {
+        if let Some(item) = self.sources[source].next() {
+            self.heap.push(Reverse((item?, source)));
+        }
+        Ok(())
+    }
+}
+
+impl<T> Default for Sorted<T> {
+    fn default() -> Self {
+        Sorted {
+            sources: Vec::new(),
+            heap: BinaryHeap::new(),
+            primed: true,
+            failed: false,
+            len: 0,
+        }
+    }
+}
+
+impl<T> std::fmt::Debug for Sorted<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Sorted")
+            .field("len", &self.len)
+            .field("runs", &self.sources.len())
+            .finish()
+    }
+}
+
+impl<T: Record + Ord> Iterator for Sorted<T> {
+    type Item = io::Result<T>;
+
+    fn next(&mut self) -> Option<io::Result<T>> {
+        if self.failed {
+            return None;
+        }
+        let step = (|| {
+            if !self.primed {
+                self.primed = true;
+                for s in 0..self.sources.len() {
+                    self.pull(s)?;
+                }
+            }
+            let Some(Reverse((item, source))) = self.heap.pop() else {
+                return Ok(None);
+            };
+            self.pull(source)?;
+            Ok(Some(item))
+        })();
+        match step {
+            Ok(item) => item.map(Ok),
+            Err(e) => {
+                self.failed = true;
+                Some(Err(e))
+            }
+        }
+    }
+}
+
+fn temp_file(dir: Option<&Path>) -> io::Result<File> {
+    match dir {
+        Some(d) => tempfile::tempfile_in(d),
+        None => tempfile::tempfile(),
+    }
+}
+
+/// A length-prefixed string.
+pub(crate) fn write_str(out: &mut impl Write, s: &str) -> io::Result<()> {
+    let n = u32::try_from(s.len()).map_err(|_| io::Error::other("a string too long to spool"))?;
+    out.write_all(&n.to_le_bytes())?;
+    out.write_all(s.as_bytes())
+}
+
+/// A string written by [`write_str`].
+pub(crate) fn read_str(input: &mut impl Read) -> io::Result<String> {
+    let n = u32::from_le_bytes(read_array(input)?) as usize;
+    let mut v = vec![0; n];
+    input.read_exact(&mut v)?;
+    String::from_utf8(v).map_err(|_| io::Error::other("a spooled string is not UTF-8"))
+}
+
+/// `N` bytes.
+pub(crate) fn read_array<const N: usize>(input: &mut impl Read) -> io::Result<[u8; N]> {
+    let mut b = [0; N];
+    input.read_exact(&mut b)?;
+    Ok(b)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+    struct Item(String, u64);
+
+    impl Record for Item {
+        fn write_to(&self, out: &mut impl Write) -> io::Result<()> {
+            write_str(out, &self.0)?;
+            out.write_all(&self.1.to_le_bytes())
+        }
+        fn read_from(input: &mut impl Read) -> io::Result<Self> {
+            Ok(Item(
+                read_str(input)?,
+                u64::from_le_bytes(read_array(input)?),
+            ))
+        }
+    }
+
+    fn items(n: u64) -> Vec<Item> {
+        // A scrambled order with repeated keys and multi-byte characters.
+        (0..n)
+            .map(|i| Item(format!("é/{}", (i * 7919) % (n / 2 + 1)), i))
+            .collect()
+    }
+
+    #[test]
+    fn a_spool_gives_back_what_it_was_given_in_memory_and_on_disk() {
+        let dir = tempfile::tempdir().unwrap();
+        for in_memory in [0, 3, 10, 100] {
+            let mut s = Spool::new(Some(dir.path()), in_memory);
+            for i in items(10) {
+                s.push(i).unwrap();
+            }
+            assert_eq!(s.len(), 10);
+            let back: Vec<Item> = s
+                .finish()
+                .unwrap()
+                .into_iter()
+                .collect::<io::Result<_>>()
+                .unwrap();
+            assert_eq!(back, items(10), "in memory: {in_memory}");
+        }
+        // Nothing is left in the directory: the files are anonymous.
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+        let empty: Spool<Item> = Spool::new(None, 0);
+        assert_eq!(empty.finish().unwrap().into_iter().count(), 0);
+    }
+
+    #[test]
+    fn a_sorter_sorts_across_runs_like_a_sort_in_memory() {
+        let dir = tempfile::tempdir().unwrap();
+        for (n, run) in [
+            (0, 1),
+            (1, 1),
+            (10, 3),
+            (1000, 7),
+            (1000, 1000),
+            (1000, 5000),
+        ] {
+            let mut s = Sorter::new(Some(dir.path()), run);
+            for i in items(n) {
+                s.push(i).unwrap();
+            }
+            let sorted = s.finish();
+            assert_eq!(sorted.len(), n);
+            let mut want = items(n);
+            want.sort();
+            assert_eq!(sorted.into_vec().unwrap(), want, "{n} items, runs of {run}");
+        }
+        assert_eq!(Sorted::from_vec(items(50)).into_vec().unwrap(), {
+            let mut v = items(50);
+            v.sort();
+            v
+        });
+    }
+
+    #[test]
+    fn a_damaged_record_is_an_error_not_the_end() {
+        struct Short;
+        impl Record for Short {
+            fn write_to(&self, out: &mut impl Write) -> io::Result<()> {
+                out.write_all(&[1])
+            }
+            fn read_from(input: &mut impl Read) -> io::Result<Self> {
+                read_array::<2>(input).map(|_| Short)
+            }
+        }
+        impl PartialEq for Short {
+            fn eq(&self, _: &Self) -> bool {
+                true
+            }
+        }
+        impl Eq for Short {}
+        impl PartialOrd for Short {
+            fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
+                Some(self.cmp(o))
+            }
+        }
+        impl Ord for Short {
+            fn cmp(&self, _: &Self) -> std::cmp::Ordering {
+                std::cmp::Ordering::Equal
+            }
+        }
+        // Three one-byte records read as two-byte ones: the second read is short.
+        let mut s = Spool::new(None, 0);
+        for _ in 0..3 {
+            s.push(Short).unwrap();
+        }
+        let read: Vec<io::Result<Short>> = s.finish().unwrap().into_iter().collect();
+        assert!(read[0].is_ok() && read[1].is_err() && read.len() == 2);
+        let mut s = Sorter::new(None, 3);
+        for _ in 0..3 {
+            s.push(Short).unwrap();
+        }
+        let read: Vec<io::Result<Short>> = s.finish().collect();
+        assert!(read.iter().any(|r| r.is_err()), "the error comes through");
+        assert!(read.last().unwrap().is_err(), "and ends the items");
+    }
+}
