@@ -35,6 +35,29 @@ use std::time::Instant;
 /// larger ones are hashed and analyzed as streams.
 pub const IN_MEMORY_LIMIT: u64 = 8 * 1024 * 1024;
 
+/// Paths per read of the run's changed paths (or of every file's path) by the passes
+/// after the files are described (`relink`, `tables`): a handful in unit tests, so that
+/// those passes cross chunk boundaries.
+const PATHS_CHUNK: usize = if cfg!(test) { 3 } else { 2000 };
+
+/// Call `each` with the paths `page(after, limit)` lists, a chunk of them at a time in
+/// path order (`page` lists up to `limit` paths after `after`, from the first with
+/// `None`).
+fn in_chunks(
+    mut page: impl FnMut(Option<&str>, usize) -> Result<Vec<String>>,
+    mut each: impl FnMut(&[String]) -> Result<()>,
+) -> Result<()> {
+    let mut after: Option<String> = None;
+    loop {
+        let chunk = page(after.as_deref(), PATHS_CHUNK)?;
+        let Some(last) = chunk.last() else {
+            return Ok(());
+        };
+        each(&chunk)?;
+        after = Some(last.clone());
+    }
+}
+
 /// How to run an index.
 #[derive(Debug, Clone)]
 pub struct IndexOptions {
@@ -496,5 +519,7 @@ pub fn open_recorded(index_dir: &Path, opts: &IndexOptions) -> Result<Indexer> {
     Indexer::open_objects(lake, index_dir, opts)
 }
 
+#[cfg(test)]
+mod passes_tests;
 #[cfg(test)]
 mod tests;
