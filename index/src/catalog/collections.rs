@@ -33,6 +33,10 @@ pub(super) fn rederive_if_older(conn: &rusqlite::Connection) -> Result<()> {
     Ok(())
 }
 
+/// Templates per read of those to regroup (a handful in unit tests, so that they cross
+/// chunk boundaries).
+const TEMPLATES_CHUNK: usize = if cfg!(test) { 3 } else { 2000 };
+
 /// The files whose templates lie directly in a folder (`?1`; the second statement is the
 /// root's): the unit of regrouping. A numeric collection lies within one template and a
 /// word collection within one folder, and both within one template folder.
@@ -232,12 +236,35 @@ impl CatalogWriter {
     /// stale for search, so that the sync after it rewrites its document.
     pub fn refresh_collections(&mut self) -> Result<usize> {
         let tx = self.reader.conn.transaction()?;
-        let templates: Vec<String> = {
-            let mut stmt = tx.prepare("SELECT template FROM dirty_templates")?;
-            let rows = stmt.query_map([], |r| r.get(0))?;
-            rows.collect::<rusqlite::Result<_>>()?
-        };
-        let folders: BTreeSet<&str> = templates.iter().map(|t| folder_of(t)).collect();
+        // The templates' folders, read a chunk of templates at a time: templates can be
+        // nearly one per file (a lake of unique names), their folders are far fewer.
+        let mut templates = 0;
+        let mut folders: BTreeSet<String> = BTreeSet::new();
+        {
+            // `template > ''` for the first page: a template, made from a path, is never
+            // empty.
+            let mut page = tx.prepare(
+                "SELECT template FROM dirty_templates WHERE template > ?1
+                 ORDER BY template LIMIT ?2",
+            )?;
+            let mut after = String::new();
+            loop {
+                let chunk: Vec<String> = page
+                    .query_map(params![after, TEMPLATES_CHUNK as i64], |r| r.get(0))?
+                    .collect::<rusqlite::Result<_>>()?;
+                let Some(last) = chunk.last() else {
+                    break;
+                };
+                templates += chunk.len();
+                for t in &chunk {
+                    let f = folder_of(t);
+                    if !folders.contains(f) {
+                        folders.insert(f.to_string());
+                    }
+                }
+                after = last.clone();
+            }
+        }
         {
             let mut in_folder = tx.prepare_cached(IN_FOLDER)?;
             let mut at_root = tx.prepare_cached(AT_ROOT)?;
@@ -250,7 +277,7 @@ impl CatalogWriter {
             let mut link = tx.prepare_cached("UPDATE files SET collection = ?2 WHERE path = ?1")?;
             let mut stale =
                 tx.prepare_cached("INSERT OR IGNORE INTO search_dirty(path) VALUES (?1)")?;
-            for f in folders {
+            for f in &folders {
                 let rows = if f.is_empty() {
                     at_root.query_map([], entry_and_collection)?
                 } else {
@@ -315,7 +342,7 @@ impl CatalogWriter {
                 }
             }
         }
-        if !templates.is_empty() {
+        if templates > 0 {
             // Collections left without members (every one deleted or moved away).
             tx.execute(
                 "DELETE FROM collections WHERE NOT EXISTS
@@ -331,7 +358,7 @@ impl CatalogWriter {
             tx.execute("DELETE FROM dirty_templates", [])?;
         }
         tx.commit()?;
-        Ok(templates.len())
+        Ok(templates)
     }
 }
 

@@ -70,32 +70,29 @@ fn columns_from(json: &str) -> Result<Vec<companion::DocColumn>> {
 }
 
 impl CatalogReader {
-    /// The rows of the files directly in `folder` (not below it), by path.
-    pub fn folder_files(&self, folder: &str) -> Result<Vec<FileRow>> {
-        let (sql, arg) = if folder.is_empty() {
-            (
-                format!(
-                    "SELECT {FILE_COLUMNS} FROM files WHERE instr(path, '/') = 0 ORDER BY path"
-                ),
-                String::new(),
-            )
-        } else {
-            (
-                // '0' is the byte after '/': the range is everything below the folder.
-                format!(
-                    "SELECT {FILE_COLUMNS} FROM files WHERE path >= ?1 || '/' AND path < ?1 || '0'
-                     AND instr(substr(path, length(?1) + 2), '/') = 0 ORDER BY path"
-                ),
-                folder.to_string(),
-            )
-        };
-        let mut stmt = self.conn.prepare_cached(&sql)?;
+    /// The rows of the files directly in `folder` (not below it), by path: at most
+    /// `limit` of them, the first.
+    pub fn folder_files(&self, folder: &str, limit: usize) -> Result<Vec<FileRow>> {
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
         let rows = if folder.is_empty() {
-            stmt.query_map([], files::row_from)?
-                .collect::<rusqlite::Result<Vec<_>>>()?
+            let mut stmt = self.conn.prepare_cached(&format!(
+                "SELECT {FILE_COLUMNS} FROM files WHERE instr(path, '/') = 0
+                 ORDER BY path LIMIT ?1"
+            ))?;
+            let rows = stmt
+                .query_map([limit], files::row_from)?
+                .collect::<rusqlite::Result<Vec<_>>>()?;
+            rows
         } else {
-            stmt.query_map([arg], files::row_from)?
-                .collect::<rusqlite::Result<Vec<_>>>()?
+            // '0' is the byte after '/': the range is everything below the folder.
+            let mut stmt = self.conn.prepare_cached(&format!(
+                "SELECT {FILE_COLUMNS} FROM files WHERE path >= ?1 || '/' AND path < ?1 || '0'
+                 AND instr(substr(path, length(?1) + 2), '/') = 0 ORDER BY path LIMIT ?2"
+            ))?;
+            let rows = stmt
+                .query_map(params![folder, limit], files::row_from)?
+                .collect::<rusqlite::Result<Vec<_>>>()?;
+            rows
         };
         Ok(rows)
     }
@@ -331,11 +328,11 @@ impl CatalogWriter {
 
     /// Replace the links of the files of `folder` with `links`, in one transaction. The
     /// data and documentation files of every link that appeared, went or changed — and
-    /// of every link whose data file is in `changed` (new content; sorted by path, as
-    /// `search_dirty` lists them) — are marked stale
-    /// for search, and the data file's embedding is dropped and its vector-graph point made a tombstone: they
-    /// were computed from the names before, and are keyed by content, which a link
-    /// does not change. Returns how many links changed.
+    /// of every link whose data file is in `changed` (paths with new content, sorted;
+    /// only those among the links' data files matter) — are marked stale for search,
+    /// and the data file's embedding is dropped and its vector-graph point made a
+    /// tombstone: they were computed from the names before, and are keyed by content,
+    /// which a link does not change. Returns how many links changed.
     pub fn replace_companions(
         &mut self,
         folder: &str,
@@ -408,8 +405,7 @@ impl CatalogWriter {
     }
 }
 
-/// Whether `path` is among the sorted `paths` (a binary search: at a first index they
-/// are the whole lake, too many to copy into a set).
+/// Whether `path` is among the sorted `paths`.
 fn is_among(paths: &[String], path: &str) -> bool {
     paths.binary_search_by(|p| p.as_str().cmp(path)).is_ok()
 }

@@ -21,6 +21,7 @@
 //! goes through [`CatalogWriter::apply`], one transaction per batch, so a killed run
 //! leaves the catalog as of its last committed batch.
 
+mod changed;
 mod collections;
 mod companions;
 mod dictionaries;
@@ -292,6 +293,7 @@ impl CatalogWriter {
         let mut conn = Connection::open(dir.join(CATALOG_FILE))?;
         schema::configure(&conn)?;
         schema::init_or_check(&mut conn, dir, lake)?;
+        conn.execute_batch(changed::SCHEMA)?;
         Ok(CatalogWriter {
             reader: CatalogReader {
                 conn,

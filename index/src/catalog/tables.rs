@@ -143,13 +143,17 @@ impl CatalogReader {
             .query_row([dir], |r| r.get(0))?)
     }
 
-    /// Every file's path (a derivation of every table).
-    pub fn all_paths(&self) -> Result<Vec<String>> {
+    /// Up to `limit` file paths after `after` (from the first with `None`), in path
+    /// order: a derivation of every table reads them a chunk at a time.
+    pub fn paths_after(&self, after: Option<&str>, limit: usize) -> Result<Vec<String>> {
+        // `path > ''` rather than `?1 IS NULL OR …`: a range of the key, every page
+        // (paths are never empty).
         let mut stmt = self
             .conn
-            .prepare_cached("SELECT path FROM files ORDER BY path")?;
+            .prepare_cached("SELECT path FROM files WHERE path > ?1 ORDER BY path LIMIT ?2")?;
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
         let rows = stmt
-            .query_map([], |r| r.get(0))?
+            .query_map(params![after.unwrap_or(""), limit], |r| r.get(0))?
             .collect::<rusqlite::Result<Vec<_>>>()?;
         Ok(rows)
     }

@@ -207,3 +207,27 @@ fn an_index_made_before_links_links_every_folder_on_its_next_run() {
     assert_eq!(shown(&idx, "w/obs.dat").0, ["YEAR", "MONTH", "TAIR"]);
     assert_vector_follows(&idx, "w/obs.dat");
 }
+
+#[test]
+fn a_linked_file_whose_content_changes_to_an_embedded_one_is_embedded_as_shown() {
+    let d = tempfile::tempdir().unwrap();
+    let lake = d.path().join("lake");
+    let idx = d.path().join("idx");
+    let other = "1998  3   1.5\n1998  4   2.5\n2001  1  -7.0\n2001  2   9.0\n";
+    write(&lake, "w/obs.dat", DAT);
+    write(&lake, "w/obs_format.txt", &doc("TAIR"));
+    // The same content elsewhere, undocumented: embedded by its bare description.
+    write(&lake, "v/copy.dat", other);
+    let opts = IndexOptions {
+        jobs: 1,
+        ..Default::default()
+    };
+    let mut ix = Indexer::open(&lake, &idx, &opts).unwrap();
+    ix.run(&NoProgress).unwrap();
+    // The link stays the same; the new content's embedding, made without it, goes.
+    write(&lake, "w/obs.dat", other);
+    ix.update(&[PathBuf::from("w/obs.dat")], &NoProgress)
+        .unwrap();
+    assert_eq!(shown(&idx, "w/obs.dat").0, ["YEAR", "MONTH", "TAIR"]);
+    assert_vector_follows(&idx, "w/obs.dat");
+}

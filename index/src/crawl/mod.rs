@@ -29,12 +29,8 @@ pub const IGNORE_FILE: &str = ".lakestarignore";
 
 /// Files of the listing sorted in memory at a time: beyond, the listing is sorted on
 /// disk in runs of this many (about 100 bytes each: 6.5 MB), so that a lake of any size
-/// is listed in the same memory.
-#[cfg(not(test))]
-pub const LISTING_RUN: usize = 65_536;
-/// Small in unit tests, so that they cross runs.
-#[cfg(test)]
-pub const LISTING_RUN: usize = 3;
+/// is listed in the same memory. A handful in unit tests, so that they cross runs.
+pub const LISTING_RUN: usize = if cfg!(test) { 3 } else { 65_536 };
 
 /// How to crawl.
 #[derive(Debug, Clone, Default)]

@@ -38,19 +38,36 @@ pub const IN_MEMORY_LIMIT: u64 = 8 * 1024 * 1024;
 
 /// Files to read that a run lists in memory; beyond, the list goes to a temporary file
 /// in the index directory (about 100 bytes a file), so that a first index of any size
-/// lists its work in the same memory.
-#[cfg(not(test))]
-const WORK_IN_MEMORY: usize = 65_536;
-/// Small in unit tests, so that they run from the file.
-#[cfg(test)]
-const WORK_IN_MEMORY: usize = 3;
+/// lists its work in the same memory. A handful in unit tests, so that they run from
+/// the file.
+const WORK_IN_MEMORY: usize = if cfg!(test) { 3 } else { 65_536 };
 
-/// Catalog rows a full run reads at a time to compare with the crawl's listing.
-#[cfg(not(test))]
-const KNOWN_PAGE: usize = 4096;
-/// Small in unit tests, so that they cross pages.
-#[cfg(test)]
-const KNOWN_PAGE: usize = 3;
+/// Catalog rows a full run reads at a time to compare with the crawl's listing (a
+/// handful in unit tests, so that they cross pages).
+const KNOWN_PAGE: usize = if cfg!(test) { 3 } else { 4096 };
+
+/// Paths per read of the run's changed paths (or of every file's path) by the passes
+/// after the files are described (`relink`, `tables`): a handful in unit tests, so that
+/// those passes cross chunk boundaries.
+const PATHS_CHUNK: usize = if cfg!(test) { 3 } else { 2000 };
+
+/// Call `each` with the paths `page(after, limit)` lists, a chunk of them at a time in
+/// path order (`page` lists up to `limit` paths after `after`, from the first with
+/// `None`).
+fn in_chunks(
+    mut page: impl FnMut(Option<&str>, usize) -> Result<Vec<String>>,
+    mut each: impl FnMut(&[String]) -> Result<()>,
+) -> Result<()> {
+    let mut after: Option<String> = None;
+    loop {
+        let chunk = page(after.as_deref(), PATHS_CHUNK)?;
+        let Some(last) = chunk.last() else {
+            return Ok(());
+        };
+        each(&chunk)?;
+        after = Some(last.clone());
+    }
+}
 
 /// How to run an index.
 #[derive(Debug, Clone)]
@@ -500,5 +517,7 @@ pub fn open_recorded(index_dir: &Path, opts: &IndexOptions) -> Result<Indexer> {
     Indexer::open_objects(lake, index_dir, opts)
 }
 
+#[cfg(test)]
+mod passes_tests;
 #[cfg(test)]
 mod tests;

@@ -94,7 +94,8 @@ fn read_doc(lake: LakeReader<'_>, row: &FileRow) -> Option<String> {
 
 /// The links of the files directly in `folder`.
 fn folder_links(cat: &CatalogReader, lake: LakeReader<'_>, folder: &str) -> Result<Vec<Link>> {
-    let rows = cat.folder_files(folder)?;
+    // One past the bound tells a folder too large, without reading all of it.
+    let rows = cat.folder_files(folder, MAX_FOLDER_FILES + 1)?;
     if rows.len() > MAX_FOLDER_FILES || !rows.iter().any(doc_candidate) {
         return Ok(Vec::new());
     }
@@ -191,7 +192,7 @@ fn load_folder_tables(
     if !cache.contains_key(folder) {
         let mut tables = Vec::new();
         for row in cat
-            .folder_files(folder)?
+            .folder_files(folder, usize::MAX)?
             .iter()
             .filter(|r| small_delimited(r))
         {
@@ -239,7 +240,7 @@ fn folder_lookups(
     if tables.is_empty() {
         return Ok(Vec::new());
     }
-    let rows = cat.folder_files(folder)?;
+    let rows = cat.folder_files(folder, MAX_FOLDER_FILES + 1)?;
     if rows.len() > MAX_FOLDER_FILES {
         return Ok(Vec::new());
     }
@@ -259,32 +260,54 @@ fn folder_lookups(
     Ok(lookup::match_lookups(&tables, &data))
 }
 
-/// Recompute the companion links of the folders of `changed` (lake-relative paths that
-/// were added, modified, renamed or deleted since the search side last caught up, sorted
-/// as `search_dirty` lists them): a
-/// link depends on both files, so a change to either redoes its folder. Lookup links of
-/// every folder are recomputed once when the catalog's were made by an older rule.
+/// Recompute the companion links of the folders of the run's changed paths (those
+/// added, modified, renamed or deleted since the search side last caught up, as
+/// [`CatalogWriter::snapshot_changed`] took them, read a chunk at a time): a link depends
+/// on both files, so a change to either redoes its folder. Lookup links of every folder
+/// are recomputed once when the catalog's were made by an older rule.
 /// Returns how many documentation links appeared, went or changed. A data file whose
 /// lookup links changed is marked stale for search: its document carries their labels.
-pub fn relink(cat: &mut CatalogWriter, lake: LakeReader<'_>, changed: &[String]) -> Result<usize> {
-    let folders: BTreeSet<&str> = changed.iter().map(|p| folder_of(p)).collect();
+pub fn relink(cat: &mut CatalogWriter, lake: LakeReader<'_>) -> Result<usize> {
+    // Sets of folders, not of paths: a folder holds many files, and these are far
+    // fewer than the changed paths (every path of the lake at a first index).
+    let mut folders: BTreeSet<String> = BTreeSet::new();
+    // Folders of a changed table that may be a lookup: the folders below may use it.
+    let mut above: BTreeSet<String> = BTreeSet::new();
+    super::in_chunks(
+        |after, limit| cat.changed_after(after, limit),
+        |chunk| {
+            for p in chunk {
+                let f = folder_of(p);
+                if !folders.contains(f) {
+                    folders.insert(f.to_string());
+                }
+                if (p.ends_with(".csv") || p.ends_with(".tsv")) && !above.contains(f) {
+                    above.insert(f.to_string());
+                }
+            }
+            Ok(())
+        },
+    )?;
     let mut touched = 0;
     for folder in &folders {
         let links = folder_links(cat, lake, folder)?;
-        touched += cat.replace_companions(folder, &links, changed)?;
+        // Of the changed paths, replacing a folder's links needs only its links' data
+        // files (few: a folder of more than `MAX_FOLDER_FILES` files has none).
+        let mut fresh = Vec::new();
+        for l in &links {
+            if cat.is_changed(&l.data)? {
+                fresh.push(l.data.clone());
+            }
+        }
+        fresh.sort();
+        touched += cat.replace_companions(folder, &links, &fresh)?;
     }
     let every = cat.meta(MetaKey::LookupsVersion)?.as_deref() != Some(lookup::LOOKUP_RULE);
-    let mut lookup_folders: BTreeSet<String> = folders.iter().map(|f| f.to_string()).collect();
+    let mut lookup_folders = folders;
     if every {
         lookup_folders.extend(cat.folders()?);
     } else {
-        // A table that may be a lookup changed: the folders below its own may use it.
-        let above: BTreeSet<&str> = changed
-            .iter()
-            .filter(|p| p.ends_with(".csv") || p.ends_with(".tsv"))
-            .map(|p| folder_of(p))
-            .collect();
-        for f in above {
+        for f in &above {
             lookup_folders.extend(cat.folders_below(f, MAX_FOLDERS_BELOW)?);
         }
     }

@@ -274,25 +274,24 @@ impl Indexer {
         // Companion links of the folders where something changed, after every file of
         // the run is described and before the search side reads the descriptions. The
         // stale-for-search marks are the changes not yet caught up (a crash after this
-        // point leaves them for the next run, which redoes the same folders).
-        let changed = self.catalog.search_dirty()?;
+        // point leaves them for the next run, which redoes the same folders). Taken as
+        // they are now, on disk: the passes below mark more files stale, and read the
+        // changed paths a chunk at a time (every path of the lake at a first index).
+        self.catalog.snapshot_changed()?;
         let reader = match &self.objects {
             Some(o) => super::relink::LakeReader::Objects(o),
             None => super::relink::LakeReader::Dir(&self.lake),
         };
-        let relinked = super::relink::relink(&mut self.catalog, reader, &changed)?;
+        let relinked = super::relink::relink(&mut self.catalog, reader)?;
         if let Some(o) = &self.objects {
             o.forget_kept();
         }
         let regrouped = self.catalog.refresh_collections()?;
         // Tables that span many files, from the same marks (a crash before the sync
         // leaves them for the next run, which derives the same tables again).
-        let retabled = super::tables::retable(
-            &mut self.catalog,
-            &self.lake,
-            self.objects.as_ref(),
-            changed,
-        )?;
+        let retabled =
+            super::tables::retable(&mut self.catalog, &self.lake, self.objects.as_ref())?;
+        self.catalog.forget_changed()?;
         // The search side follows the catalog; a failure there (an embedding server down)
         // is reported and retried by the next run, never loses the catalog's work.
         let mut synced_nothing = false;

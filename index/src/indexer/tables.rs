@@ -56,37 +56,39 @@ impl TableFiles for StoreFiles<'_> {
     }
 }
 
-/// Derive the tables `changed` (lake-relative paths, changed since the last derivation)
-/// may have touched. Returns how many table rows changed.
+/// Derive the tables the run's changed paths ([`CatalogWriter::snapshot_changed`],
+/// changed since the last derivation) may have touched; every table when the catalog's
+/// were derived by another rule. Returns how many table rows changed.
 /// `objects` is the lake's store when the lake is a URL (the tables' logs and metadata
 /// are then read from it).
 pub fn retable(
     cat: &mut CatalogWriter,
     lake: &Path,
     objects: Option<&Arc<ObjectLake>>,
-    changed: Vec<String>,
 ) -> Result<usize> {
-    let changed: Vec<String> = if cat.tables_version()? == Some(TABLES_RULE) {
-        if changed.is_empty() {
-            return Ok(0);
-        }
-        changed
-    } else {
-        // Every path instead: the changed ones (all of them at a first index) let go
-        // first, not held twice.
-        drop(changed);
-        cat.all_paths()?
-    };
-    let mut examined: BTreeSet<String> = dataset::roots_of(changed.iter().map(String::as_str))
-        .into_iter()
-        .collect();
-    let existing: HashSet<String> = cat.tables()?.into_iter().map(|t| t.root).collect();
-    for p in &changed {
-        for (i, _) in p.match_indices('/') {
-            if existing.contains(&p[..i]) {
-                examined.insert(p[..i].to_string());
+    let every = cat.tables_version()? != Some(TABLES_RULE);
+    if !every && cat.changed_after(None, 1)?.is_empty() {
+        return Ok(0);
+    }
+    // Sets of table folders, not of paths: far fewer than the files (every path is
+    // examined at a first index, or by another rule), read a chunk at a time.
+    let existing: HashSet<String> = cat.table_roots()?.into_iter().collect();
+    let mut examined: BTreeSet<String> = BTreeSet::new();
+    let each = |chunk: &[String]| {
+        examined.extend(dataset::roots_of(chunk.iter().map(String::as_str)));
+        for p in chunk {
+            for (i, _) in p.match_indices('/') {
+                if existing.contains(&p[..i]) && !examined.contains(&p[..i]) {
+                    examined.insert(p[..i].to_string());
+                }
             }
         }
+        Ok(())
+    };
+    if every {
+        super::in_chunks(|after, limit| cat.paths_after(after, limit), each)?;
+    } else {
+        super::in_chunks(|after, limit| cat.changed_after(after, limit), each)?;
     }
     // A claimed folder inside a Delta or Iceberg table (`ice/data/city=Oslo/…`) is
     // that table's.

@@ -1,0 +1,164 @@
+//! The passes after the files (companion and lookup links, collections, tables) read the
+//! run's changed paths a chunk at a time ([`super::PATHS_CHUNK`], three here): over a
+//! lake whose paths span many chunks and folders, they find what they found when they
+//! held every path.
+
+use super::*;
+use crate::catalog::CatalogReader;
+
+fn write(root: &Path, rel: &str, body: &str) {
+    let p = root.join(rel);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(p, body).unwrap();
+}
+
+/// The root, a folder, two whose names extend it and one below it: in path order
+/// `a-b/x` and `a.b/x` come before `a/x`, and `a/b/x` among `a`'s own files, so a
+/// folder's changed paths are not one run of them.
+const FOLDERS: [&str; 5] = ["", "a", "a-b", "a.b", "a/b"];
+
+const STATES: [(&str, &str); 10] = [
+    ("AL", "Alabama"),
+    ("AK", "Alaska"),
+    ("AZ", "Arizona"),
+    ("CA", "California"),
+    ("CO", "Colorado"),
+    ("FL", "Florida"),
+    ("GA", "Georgia"),
+    ("NY", "New York"),
+    ("TX", "Texas"),
+    ("WA", "Washington"),
+];
+
+fn at(folder: &str, name: &str) -> String {
+    if folder.is_empty() {
+        name.to_string()
+    } else {
+        format!("{folder}/{name}")
+    }
+}
+
+/// A headerless data file, its columns named by `obs_format.txt` beside it.
+fn dat(base: f64) -> String {
+    (0..4)
+        .map(|i| format!("{}  {}  {:.1}\n", 1999 + i / 2, 1 + i % 2, base + i as f64))
+        .collect()
+}
+
+const DOC: &str = "Format of obs.dat\n\n1  YEAR   I4    year\n2  MONTH  I2    month\n3  TAIR  F5.1  degC  air temperature\n";
+
+/// In every folder: a documented headerless file and a table of state codes, which the
+/// lookup at the root names. A Hive table in `a-b/sales`, a broken Delta one in `a.b/log`.
+fn lake(root: &Path) {
+    let mut codes = String::from("abbrev,state_name\n");
+    for (c, n) in STATES {
+        codes.push_str(&format!("{c},{n}\n"));
+    }
+    write(root, "state_codes.csv", &codes);
+    let mut rates = String::from("year,state,unemployment_rate\n");
+    for y in 2001..=2020 {
+        for (i, (c, _)) in STATES.iter().enumerate() {
+            rates.push_str(&format!(
+                "{y},{c},{}.{}\n",
+                3 + (i + y as usize) % 6,
+                i % 10
+            ));
+        }
+    }
+    for (i, f) in FOLDERS.iter().enumerate() {
+        write(root, &at(f, "obs.dat"), &dat(10.0 * i as f64));
+        write(root, &at(f, "obs_format.txt"), DOC);
+        write(root, &at(f, "rates.csv"), &rates);
+    }
+    for y in [2020, 2021] {
+        write(
+            root,
+            &format!("a-b/sales/year={y}/m.csv"),
+            "id,value\n1,2\n3,4\n",
+        );
+    }
+    write(
+        root,
+        "a.b/log/_delta_log/00000000000000000000.json",
+        "{not json",
+    );
+}
+
+/// Per data file: its documentation and lookups; and the tables, with whether they
+/// have an error.
+type Passes = (
+    Vec<(String, Option<String>, Vec<String>)>,
+    Vec<(String, bool)>,
+);
+
+fn passes(idx: &Path) -> Passes {
+    let cat = CatalogReader::open(idx).unwrap();
+    let mut files = Vec::new();
+    for f in FOLDERS {
+        for name in ["obs.dat", "obs_format.txt", "rates.csv"] {
+            let p = at(f, name);
+            let doc = cat.companion_of(&p).unwrap().map(|l| l.doc);
+            let lookups = cat.lookups_of(&p).unwrap().into_iter();
+            files.push((p, doc, lookups.map(|l| l.lookup).collect()));
+        }
+    }
+    let tables = cat.tables().unwrap().into_iter();
+    (files, tables.map(|t| (t.root, t.error.is_some())).collect())
+}
+
+fn expected() -> Passes {
+    let mut files = Vec::new();
+    for f in FOLDERS {
+        files.push((at(f, "obs.dat"), Some(at(f, "obs_format.txt")), vec![]));
+        files.push((at(f, "obs_format.txt"), None, vec![]));
+        files.push((at(f, "rates.csv"), None, vec!["state_codes.csv".into()]));
+    }
+    let tables = vec![("a-b/sales".into(), false), ("a.b/log".into(), true)];
+    (files, tables)
+}
+
+fn opts() -> IndexOptions {
+    IndexOptions {
+        jobs: 2,
+        ..Default::default()
+    }
+}
+
+#[test]
+fn the_passes_over_changed_paths_in_chunks_find_every_link_and_table() {
+    let d = tempfile::tempdir().unwrap();
+    let (root, idx) = (d.path().join("lake"), d.path().join("idx"));
+    lake(&root);
+    let mut ix = Indexer::open(&root, &idx, &opts()).unwrap();
+    let r = ix.run(&NoProgress).unwrap();
+    assert!(r.added as usize > 5 * PATHS_CHUNK, "{r:?}");
+    assert_eq!(passes(&idx), expected());
+
+    // A data file changed, and a Hive layout inside the table, which the changed path
+    // claims as a table of its own but the table above it holds (found among the
+    // changed paths' folders, not only by the claims).
+    write(&root, "a.b/obs.dat", &dat(199.0));
+    write(&root, "a-b/sales/sub/year=2022/m.csv", "id,value\n5,6\n");
+    let r = ix.run(&NoProgress).unwrap();
+    assert_eq!((r.modified, r.added), (1, 1), "{r:?}");
+    assert_eq!(passes(&idx), expected());
+    drop(ix);
+
+    // Catalogs of older rules derive every table and link every folder's lookups again.
+    rusqlite::Connection::open(idx.join(crate::catalog::CATALOG_FILE))
+        .unwrap()
+        .execute_batch(
+            "DELETE FROM tables; DELETE FROM lookups;
+             UPDATE meta SET value = '0' WHERE key = 'tables_version';
+             DELETE FROM meta WHERE key = 'lookups_version';",
+        )
+        .unwrap();
+    let r = index(&root, &idx, &opts(), &NoProgress).unwrap();
+    assert_eq!(r.added + r.modified + r.deleted, 0, "{r:?}");
+    assert_eq!(passes(&idx), expected());
+
+    // A fresh index of the same tree agrees.
+    let fresh = d.path().join("fresh");
+    index(&root, &fresh, &opts(), &NoProgress).unwrap();
+    assert_eq!(passes(&fresh), expected());
+}
