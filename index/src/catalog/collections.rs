@@ -302,11 +302,15 @@ impl CatalogWriter {
                 }
                 let (entries, old): (Vec<collect::Entry>, Vec<Option<String>>) =
                     rows.into_iter().unzip();
-                let mut now: HashMap<String, (String, Option<String>)> = HashMap::new();
-                let mut made = Vec::new();
-                for (c, members) in collect::group(&entries) {
+                // Each member's new collection, as an index into `made` (its id and search
+                // text once, not a copy per member: a collection of dated folders can hold
+                // most of the lake).
+                let grouped = collect::group(&entries);
+                let mut made: Vec<(String, Option<String>)> = Vec::with_capacity(grouped.len());
+                let mut now: HashMap<&str, usize> = HashMap::new();
+                for (c, members) in &grouped {
                     let detail =
-                        serde_json::to_string(&c).map_err(|e| Error::serialize("collection", e))?;
+                        serde_json::to_string(c).map_err(|e| Error::serialize("collection", e))?;
                     insert.execute(params![
                         digest::to_sql(&c.id),
                         c.template,
@@ -316,14 +320,13 @@ impl CatalogWriter {
                         c.time_end,
                         detail
                     ])?;
-                    let text = collect::siblings::search_text(&c);
                     for m in members {
-                        now.insert(m, (c.id.clone(), text.clone()));
+                        now.insert(m, made.len());
                     }
-                    made.push(digest::to_sql(&c.id));
+                    made.push((c.id.clone(), collect::siblings::search_text(c)));
                 }
                 for (e, old) in entries.iter().zip(old) {
-                    let new = now.get(&e.path);
+                    let new = now.get(e.path.as_str()).map(|&i| &made[i]);
                     let new_id = new.map(|(id, _)| id);
                     if old.as_ref() != new_id {
                         link.execute(params![
@@ -336,9 +339,10 @@ impl CatalogWriter {
                         stale.execute([&e.path])?;
                     }
                 }
+                drop(now);
                 // With every member linked: a collection lies within one folder.
-                for id in &made {
-                    set_longest(&tx, id)?;
+                for (id, _) in &made {
+                    set_longest(&tx, &digest::to_sql(id))?;
                 }
             }
         }

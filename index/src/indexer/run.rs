@@ -282,11 +282,14 @@ impl Indexer {
             Some(o) => super::relink::LakeReader::Objects(o),
             None => super::relink::LakeReader::Dir(&self.lake),
         };
+        tracing::debug!(elapsed = ?started.elapsed(), "changed paths snapshot");
         let relinked = super::relink::relink(&mut self.catalog, reader)?;
+        tracing::debug!(elapsed = ?started.elapsed(), relinked, "companion links");
         if let Some(o) = &self.objects {
             o.forget_kept();
         }
         let regrouped = self.catalog.refresh_collections()?;
+        tracing::debug!(elapsed = ?started.elapsed(), regrouped, "collections regrouped");
         // Tables that span many files, from the same marks (a crash before the sync
         // leaves them for the next run, which derives the same tables again).
         let retabled =

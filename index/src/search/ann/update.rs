@@ -341,6 +341,12 @@ pub fn refresh_as(
     let highest = graph::remove_other_generations(dir, named, None).map_err(io)?;
     let generation = highest.max(named.unwrap_or(0)) + 1;
     let (rows, unread) = spill_rows(cat, dir, embedder, generation)?;
+    tracing::debug!(
+        rows = rows.rows(),
+        unread,
+        generation,
+        "vector rows spilled"
+    );
     if unread > 0 {
         rows.remove();
         // Damaged where no cheap check looks: rather than a generation without them,
@@ -444,6 +450,7 @@ impl GraphJob {
             graph_above,
         } = self;
         let built = write_spilled(&dir, &embedder, generation, &rows, graph_above, cancel);
+        tracing::debug!(generation, ok = built.is_ok(), "vector generation written");
         match built {
             Ok(Some((points, params, point_of))) => {
                 let files = point_of.iter().filter(|&&p| p != NOT_HELD).count() as u64;
@@ -503,6 +510,11 @@ pub fn swap(cat: &mut CatalogWriter, built: BuiltGraph) -> Result<Refreshed> {
         dir: &dir,
     };
     let outgoing = meta.graph.as_ref().map(|g| (g, outgoing_codes(&dir, g)));
+    tracing::debug!(
+        generation = built.generation,
+        files,
+        "vector members handed over"
+    );
     // Not fresh until the counts below are in: a crash between is caught up.
     let swapped = VectorMeta {
         graph: Some(graph.clone()),

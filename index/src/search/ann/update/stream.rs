@@ -56,7 +56,7 @@ pub(super) fn spill_rows(
 /// directory removed) once `cancel` is set. Returns the points, the parameters, and
 /// each row's point.
 ///
-/// Only the map from a code's digest to its point (about 50 bytes a distinct vector)
+/// Only the map from a code's digest to its point (about 25 bytes a distinct vector)
 /// and each row's point (4 bytes) are kept; a graph, when one is built, holds its
 /// points in memory (hnsw_rs keeps its own copy of each).
 pub(super) fn write_spilled(
@@ -78,7 +78,9 @@ pub(super) fn write_spilled(
         ef_construction: EF_CONSTRUCTION,
     };
     let mut out = GenerationWriter::create(dir, generation, embedder, dim, params).map_err(io)?;
-    let mut ids: HashMap<[u8; 32], u32> = HashMap::new();
+    // Keyed by half the digest: 128 bits make a collision among even billions of codes
+    // a chance below 1e-20, and the map, the rebuild's largest part, is half the size.
+    let mut ids: HashMap<[u8; 16], u32> = HashMap::new();
     let mut point_of: Vec<u32> = Vec::with_capacity(rows.rows() as usize);
     for (i, r) in rows.read().map_err(io)?.enumerate() {
         if i % graph::BUILD_CHUNK == 0 && cancelled() {
@@ -90,7 +92,8 @@ pub(super) fn write_spilled(
             point_of.push(NOT_HELD);
             continue;
         }
-        let key = *blake3::hash(bytemuck::cast_slice(&r.vector.codes)).as_bytes();
+        let digest = blake3::hash(bytemuck::cast_slice(&r.vector.codes));
+        let key: [u8; 16] = digest.as_bytes()[..16].try_into().expect("16 of 32 bytes");
         let id = match ids.get(&key) {
             Some(&id) => id,
             None => {
