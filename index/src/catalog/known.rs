@@ -51,11 +51,17 @@ impl CatalogReader {
     /// Up to `limit` rows of [`CatalogReader::load_known`], those after `after` (from
     /// the first with `None`): a full run reads them a page at a time.
     pub fn known_after(&self, after: Option<&str>, limit: usize) -> Result<Vec<Known>> {
+        // `path > ''` for the first page rather than `?1 IS NULL OR …`, which SQLite
+        // cannot answer from the key: each page would scan the rows before it (12 s
+        // instead of 2 for a no-change run at a million files). Paths are never empty.
         let mut stmt = self.conn.prepare_cached(&format!(
-            "{} WHERE ?1 IS NULL OR path > ?1 ORDER BY path LIMIT ?2",
+            "{} WHERE path > ?1 ORDER BY path LIMIT ?2",
             select()
         ))?;
-        let rows = stmt.query_map(rusqlite::params![after, limit as i64], known_from)?;
+        let rows = stmt.query_map(
+            rusqlite::params![after.unwrap_or(""), limit as i64],
+            known_from,
+        )?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 

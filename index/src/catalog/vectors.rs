@@ -82,10 +82,12 @@ impl CatalogReader {
     /// Up to `limit` of the paths [`CatalogReader::search_dirty`] lists, those after
     /// `after` (all from the first with `None`): the sync reads them a chunk at a time.
     pub fn search_dirty_after(&self, after: Option<&str>, limit: usize) -> Result<Vec<String>> {
+        // `path > ''` for the first chunk: `?1 IS NULL OR …` is not answered from the key,
+        // and each chunk would scan the paths before it. Paths are never empty.
         let mut stmt = self.conn.prepare_cached(
-            "SELECT path FROM search_dirty WHERE ?1 IS NULL OR path > ?1 ORDER BY path LIMIT ?2",
+            "SELECT path FROM search_dirty WHERE path > ?1 ORDER BY path LIMIT ?2",
         )?;
-        let rows = stmt.query_map(params![after, limit as i64], |r| r.get(0))?;
+        let rows = stmt.query_map(params![after.unwrap_or(""), limit as i64], |r| r.get(0))?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
