@@ -27,6 +27,23 @@ fn select() -> String {
     )
 }
 
+/// One page of [`CatalogReader::known_after`].
+fn page_sql() -> String {
+    format!("{} WHERE path > ?1 ORDER BY path LIMIT ?2", select())
+}
+
+/// How SQLite runs `sql` (`EXPLAIN QUERY PLAN`'s details), for tests that check a query
+/// is answered from an index rather than by a scan.
+#[cfg(test)]
+pub(super) fn plan(conn: &rusqlite::Connection, sql: &str) -> Vec<String> {
+    let mut stmt = conn.prepare(&format!("EXPLAIN QUERY PLAN {sql}")).unwrap();
+    let nulls = vec![rusqlite::types::Null; stmt.parameter_count()];
+    let rows = stmt
+        .query_map(rusqlite::params_from_iter(nulls), |r| r.get::<_, String>(3))
+        .unwrap();
+    rows.map(Result::unwrap).collect()
+}
+
 fn known_from(r: &rusqlite::Row<'_>) -> rusqlite::Result<Known> {
     Ok(Known {
         path: r.get(0)?,
@@ -54,10 +71,7 @@ impl CatalogReader {
         // `path > ''` for the first page rather than `?1 IS NULL OR …`, which SQLite
         // cannot answer from the key: each page would scan the rows before it (12 s
         // instead of 2 for a no-change run at a million files). Paths are never empty.
-        let mut stmt = self.conn.prepare_cached(&format!(
-            "{} WHERE path > ?1 ORDER BY path LIMIT ?2",
-            select()
-        ))?;
+        let mut stmt = self.conn.prepare_cached(&page_sql())?;
         let rows = stmt.query_map(
             rusqlite::params![after.unwrap_or(""), limit as i64],
             known_from,
@@ -199,6 +213,13 @@ mod tests {
         assert_eq!(got(&["a/b", "a", "z"]), ["a", "a/b", "a/b/c", "a/c", "z"]);
         assert_eq!(got(&["b/a", "missing", "a/b/c/d"]), ["b/a"]);
         assert_eq!(got(&[".lakestarignore"]).len(), paths.len());
+        // A page is a range of the key, not a scan of the rows before it.
+        let plan = plan(&cat.conn, &page_sql());
+        assert!(
+            plan.iter().any(|d| d.starts_with("SEARCH files"))
+                && !plan.iter().any(|d| d.starts_with("SCAN")),
+            "{plan:?}"
+        );
         // Page by page, any page size, the same rows as all at once.
         let all = cat.load_known().unwrap();
         for page in [1, 2, 3, paths.len(), 100] {

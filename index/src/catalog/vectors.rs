@@ -69,6 +69,11 @@ pub(super) fn compact_older(conn: &mut rusqlite::Connection) -> Result<()> {
     Ok(())
 }
 
+/// A chunk of [`CatalogReader::search_dirty_after`]. `path > ''` for the first chunk:
+/// `?1 IS NULL OR …` is not answered from the key, and each chunk would scan the paths
+/// before it. Paths are never empty.
+const DIRTY_AFTER: &str = "SELECT path FROM search_dirty WHERE path > ?1 ORDER BY path LIMIT ?2";
+
 impl CatalogReader {
     /// Paths marked stale for search since the last [`CatalogWriter::clear_search_dirty`].
     pub fn search_dirty(&self) -> Result<Vec<String>> {
@@ -82,11 +87,7 @@ impl CatalogReader {
     /// Up to `limit` of the paths [`CatalogReader::search_dirty`] lists, those after
     /// `after` (all from the first with `None`): the sync reads them a chunk at a time.
     pub fn search_dirty_after(&self, after: Option<&str>, limit: usize) -> Result<Vec<String>> {
-        // `path > ''` for the first chunk: `?1 IS NULL OR …` is not answered from the key,
-        // and each chunk would scan the paths before it. Paths are never empty.
-        let mut stmt = self.conn.prepare_cached(
-            "SELECT path FROM search_dirty WHERE path > ?1 ORDER BY path LIMIT ?2",
-        )?;
+        let mut stmt = self.conn.prepare_cached(DIRTY_AFTER)?;
         let rows = stmt.query_map(params![after.unwrap_or(""), limit as i64], |r| r.get(0))?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
@@ -241,6 +242,33 @@ impl CatalogWriter {
 mod tests {
     use super::*;
     use crate::lock::WriterLock;
+
+    #[test]
+    fn a_chunk_of_stale_paths_is_a_range_of_the_key_and_chunks_add_up() {
+        let d = tempfile::tempdir().unwrap();
+        let cat = CatalogWriter::open(WriterLock::acquire(d.path()).unwrap(), d.path()).unwrap();
+        let plan = super::super::known::plan(&cat.conn, DIRTY_AFTER);
+        assert!(
+            plan.iter().any(|p| p.starts_with("SEARCH search_dirty"))
+                && !plan.iter().any(|p| p.starts_with("SCAN")),
+            "{plan:?}"
+        );
+        let paths = ["a", "a-b/x", "a.b", "a/b", "b", "é"];
+        for p in paths {
+            cat.conn
+                .execute("INSERT INTO search_dirty(path) VALUES (?1)", [p])
+                .unwrap();
+        }
+        let (mut all, mut after) = (Vec::new(), None::<String>);
+        while let Some(last) = {
+            let chunk = cat.search_dirty_after(after.as_deref(), 4).unwrap();
+            all.extend(chunk.iter().cloned());
+            chunk.last().cloned()
+        } {
+            after = Some(last);
+        }
+        assert_eq!(all, paths);
+    }
 
     #[test]
     fn an_older_catalog_s_f32_vectors_are_rewritten_as_codes_once() {
