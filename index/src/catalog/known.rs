@@ -139,30 +139,24 @@ impl Iterator for KnownPages<'_> {
     type Item = Result<Known>;
 
     fn next(&mut self) -> Option<Result<Known>> {
-        if let Some(k) = self.rows.next() {
-            if self.rows.len() == 0 {
-                self.last = Some(k.path.clone());
-            }
-            return Some(Ok(k));
-        }
-        if self.done {
-            return None;
-        }
-        match self.cat.known_after(self.last.as_deref(), self.page) {
-            Ok(rows) => {
-                self.done = rows.len() < self.page;
-                self.rows = rows.into_iter();
-                let k = self.rows.next()?;
-                if self.rows.len() == 0 {
-                    self.last = Some(k.path.clone());
+        if self.rows.len() == 0 && !self.done {
+            match self.cat.known_after(self.last.as_deref(), self.page) {
+                Ok(rows) => {
+                    self.done = rows.len() < self.page;
+                    self.rows = rows.into_iter();
                 }
-                Some(Ok(k))
-            }
-            Err(e) => {
-                self.done = true;
-                Some(Err(e))
+                Err(e) => {
+                    self.done = true;
+                    return Some(Err(e));
+                }
             }
         }
+        let k = self.rows.next()?;
+        // The last row of a page is where the next one starts.
+        if self.rows.len() == 0 {
+            self.last = Some(k.path.clone());
+        }
+        Some(Ok(k))
     }
 }
 
