@@ -7,7 +7,10 @@
 use crate::analyze::{Content, Description};
 use serde::{Deserialize, Serialize};
 
+mod numeric;
 pub mod siblings;
+
+pub use numeric::Builder;
 
 /// Fewest members that make a collection.
 pub const MIN_MEMBERS: usize = 3;
@@ -251,9 +254,6 @@ fn numeric_key(s: &str) -> (usize, &str) {
     (t.len(), t)
 }
 
-/// Files by (template, format, schema), each with its template.
-type Groups<'a> = std::collections::BTreeMap<(String, String, String), Vec<(&'a Entry, Template)>>;
-
 /// The collection of `members` (at least one) under `template`, with its totals.
 fn assemble(
     template: String,
@@ -272,12 +272,9 @@ fn assemble(
         .filter_map(|e| e.time.as_ref().map(|t| t.1.clone()))
         .max();
     let paths: Vec<String> = members.iter().map(|e| e.path.clone()).collect();
-    let id = blake3::hash(format!("{template}\u{1f}{format}\u{1f}{schema}").as_bytes()).to_hex()
-        [..16]
-        .to_string();
     (
         Collection {
-            id,
+            id: collection_id(&template, &format, schema),
             template,
             format,
             members: members.len() as u64,
@@ -293,79 +290,101 @@ fn assemble(
     )
 }
 
-/// The entries that no collection of `made` holds.
-fn entries_outside<'a>(entries: &'a [Entry], made: &[(Collection, Vec<String>)]) -> Vec<&'a Entry> {
-    let held: std::collections::HashSet<&str> = made
-        .iter()
-        .flat_map(|(_, paths)| paths.iter().map(String::as_str))
-        .collect();
-    entries
-        .iter()
-        .filter(|e| !held.contains(e.path.as_str()))
-        .collect()
+/// A collection's stable id: a digest of its template, format and schema.
+fn collection_id(template: &str, format: &str, schema: &str) -> String {
+    blake3::hash(format!("{template}\u{1f}{format}\u{1f}{schema}").as_bytes()).to_hex()[..16]
+        .to_string()
 }
 
-/// Group files into collections; returns the collections and, per collection, its
-/// members' paths. Paths that differ in numbers are grouped first; the files left over
-/// are grouped by name within their folder ([`siblings::group`]), so that adding word
-/// grouping leaves every numeric collection as it was.
-pub fn group(entries: &[Entry]) -> Vec<(Collection, Vec<String>)> {
-    let mut groups: Groups<'_> = Default::default();
-    for e in entries {
-        let t = template(&e.path);
-        if t.parts.is_empty() {
-            continue;
-        }
-        groups
-            .entry((t.text.clone(), e.format.clone(), e.schema.clone()))
-            .or_default()
-            .push((e, t));
-    }
-    let mut out = Vec::new();
-    for ((text, format, schema), members) in groups {
-        if members.len() < MIN_MEMBERS {
-            continue;
-        }
-        let n_parts = members[0].1.parts.len();
-        let names: Vec<String> = {
-            let mut v = Vec::new();
-            let mut rest = text.as_str();
-            while let Some(i) = rest.find('{') {
-                let j = rest[i..].find('}').map_or(rest.len(), |j| i + j + 1);
-                v.push(rest[i..j].to_string());
-                rest = &rest[j..];
-            }
-            v
-        };
-        let parts: Vec<PartRange> = (0..n_parts)
-            .map(|k| {
-                let vals: Vec<&str> = members.iter().map(|(_, t)| t.parts[k].as_str()).collect();
-                let min = vals
-                    .iter()
-                    .min_by_key(|v| numeric_key(v))
-                    .copied()
-                    .unwrap_or_default();
-                let max = vals
-                    .iter()
-                    .max_by_key(|v| numeric_key(v))
-                    .copied()
-                    .unwrap_or_default();
-                let mut d: Vec<&str> = vals.clone();
-                d.sort_unstable();
-                d.dedup();
-                PartRange {
-                    name: names.get(k).cloned().unwrap_or_else(|| "{n}".into()),
-                    min: min.to_string(),
-                    max: max.to_string(),
-                    distinct: d.len() as u64,
-                }
-            })
+/// Grouping every file at once, in memory, as the catalog did before it regrouped a
+/// template folder at a time ([`Builder`], `catalog::regroup`): the reference the
+/// tests hold that to.
+#[cfg(test)]
+pub(crate) mod at_once {
+    use super::*;
+
+    /// Files by (template, format, schema), each with its template.
+    type Groups<'a> =
+        std::collections::BTreeMap<(String, String, String), Vec<(&'a Entry, Template)>>;
+
+    /// The entries that no collection of `made` holds.
+    fn entries_outside<'a>(
+        entries: &'a [Entry],
+        made: &[(Collection, Vec<String>)],
+    ) -> Vec<&'a Entry> {
+        let held: std::collections::HashSet<&str> = made
+            .iter()
+            .flat_map(|(_, paths)| paths.iter().map(String::as_str))
             .collect();
-        let members: Vec<&Entry> = members.iter().map(|(e, _)| *e).collect();
-        out.push(assemble(text, format, &schema, &members, parts, Vec::new()));
+        entries
+            .iter()
+            .filter(|e| !held.contains(e.path.as_str()))
+            .collect()
     }
-    out.extend(siblings::group(&entries_outside(entries, &out)));
-    out
+
+    /// Group files into collections; returns the collections and, per collection, its
+    /// members' paths. Paths that differ in numbers are grouped first; the files left over
+    /// are grouped by name within their folder ([`siblings::group`]), so that adding word
+    /// grouping leaves every numeric collection as it was.
+    pub fn group(entries: &[Entry]) -> Vec<(Collection, Vec<String>)> {
+        let mut groups: Groups<'_> = Default::default();
+        for e in entries {
+            let t = template(&e.path);
+            if t.parts.is_empty() {
+                continue;
+            }
+            groups
+                .entry((t.text.clone(), e.format.clone(), e.schema.clone()))
+                .or_default()
+                .push((e, t));
+        }
+        let mut out = Vec::new();
+        for ((text, format, schema), members) in groups {
+            if members.len() < MIN_MEMBERS {
+                continue;
+            }
+            let n_parts = members[0].1.parts.len();
+            let names: Vec<String> = {
+                let mut v = Vec::new();
+                let mut rest = text.as_str();
+                while let Some(i) = rest.find('{') {
+                    let j = rest[i..].find('}').map_or(rest.len(), |j| i + j + 1);
+                    v.push(rest[i..j].to_string());
+                    rest = &rest[j..];
+                }
+                v
+            };
+            let parts: Vec<PartRange> = (0..n_parts)
+                .map(|k| {
+                    let vals: Vec<&str> =
+                        members.iter().map(|(_, t)| t.parts[k].as_str()).collect();
+                    let min = vals
+                        .iter()
+                        .min_by_key(|v| numeric_key(v))
+                        .copied()
+                        .unwrap_or_default();
+                    let max = vals
+                        .iter()
+                        .max_by_key(|v| numeric_key(v))
+                        .copied()
+                        .unwrap_or_default();
+                    let mut d: Vec<&str> = vals.clone();
+                    d.sort_unstable();
+                    d.dedup();
+                    PartRange {
+                        name: names.get(k).cloned().unwrap_or_else(|| "{n}".into()),
+                        min: min.to_string(),
+                        max: max.to_string(),
+                        distinct: d.len() as u64,
+                    }
+                })
+                .collect();
+            let members: Vec<&Entry> = members.iter().map(|(e, _)| *e).collect();
+            out.push(assemble(text, format, &schema, &members, parts, Vec::new()));
+        }
+        out.extend(siblings::group(&entries_outside(entries, &out)));
+        out
+    }
 }
 
 /// The text form of a collection: one line of totals, what varies, a few members, and
@@ -484,7 +503,7 @@ mod tests {
             "other-schema",
         ));
         es.push(entry("r/notes.md", "s1"));
-        let g = group(&es);
+        let g = at_once::group(&es);
         assert_eq!(g.len(), 1);
         let (c, members) = &g[0];
         assert_eq!(c.members, 12);
@@ -512,7 +531,7 @@ mod tests {
             .map(|i| entry(&format!("d/part_{i}.csv"), "s1"))
             .collect();
         es.extend(["Ohio", "Utah", "Texas"].map(|s| entry(&format!("d/{s}.csv"), "s1")));
-        let g = group(&es);
+        let g = at_once::group(&es);
         let templates: Vec<&str> = g.iter().map(|(c, _)| c.template.as_str()).collect();
         assert_eq!(templates, ["d/part_{n}.csv", "d/{word}.csv"]);
         assert!(g[0].0.names.is_empty());

@@ -1,14 +1,13 @@
-//! Collections in the catalog: regrouping the templates marked dirty by [`CatalogWriter::apply`]
-//! and reading collections back.
+//! Collections in the catalog: their templates, the members' time bounds, reading
+//! collections back (the regrouping itself is [`super::regroup`]'s).
 
-use super::companions::folder_of;
-use super::{digest, CatalogReader, CatalogWriter, MetaKey};
+use super::{digest, CatalogReader, MetaKey};
 use crate::collect::{self, Collection};
 use crate::error::{Error, Result};
 use chrono::{Datelike, NaiveDate};
 use rusqlite::types::Value;
 use rusqlite::{params, OptionalExtension};
-use std::collections::{BTreeSet, HashMap};
+use std::collections::HashMap;
 
 /// Version of how collections are derived from the files: a catalog that recorded an
 /// older one regroups every folder on its next run (word-named siblings, version 2).
@@ -32,21 +31,6 @@ pub(super) fn rederive_if_older(conn: &rusqlite::Connection) -> Result<()> {
     }
     Ok(())
 }
-
-/// Templates per read of those to regroup (a handful in unit tests, so that they cross
-/// chunk boundaries).
-const TEMPLATES_CHUNK: usize = if cfg!(test) { 3 } else { 2000 };
-
-/// The files whose templates lie directly in a folder (`?1`; the second statement is the
-/// root's): the unit of regrouping. A numeric collection lies within one template and a
-/// word collection within one folder, and both within one template folder.
-const IN_FOLDER: &str = "SELECT path, format, schema, size, time_start, time_end, collection
-     FROM files WHERE template IN (SELECT id FROM templates
-         WHERE template >= ?1 || '/' AND template < ?1 || '0'
-         AND instr(substr(template, length(?1) + 2), '/') = 0) ORDER BY path";
-const AT_ROOT: &str = "SELECT path, format, schema, size, time_start, time_end, collection
-     FROM files WHERE template IN (SELECT id FROM templates WHERE instr(template, '/') = 0)
-     ORDER BY path";
 
 /// The ids of templates (`templates`) as [`CatalogWriter::apply`] writes rows: each
 /// looked up or added once per batch.
@@ -79,7 +63,7 @@ impl<'c> Templates<'c> {
     }
 }
 
-fn entry_and_collection(
+pub(super) fn entry_and_collection(
     r: &rusqlite::Row<'_>,
 ) -> rusqlite::Result<(collect::Entry, Option<String>)> {
     let (a, b): (Option<String>, Option<String>) = (r.get(4)?, r.get(5)?);
@@ -95,7 +79,7 @@ fn entry_and_collection(
     ))
 }
 
-fn decode(detail: &str) -> Result<Collection> {
+pub(super) fn decode(detail: &str) -> Result<Collection> {
     serde_json::from_str(detail).map_err(|e| Error::corrupt("collection", e))
 }
 
@@ -139,16 +123,27 @@ fn lower_bound(start: &str, longest: i64) -> Option<String> {
         .then(|| day.format("%Y-%m-%d").to_string())
 }
 
-/// Record in the collection `id`'s row its members' [`longest`] coverage.
+/// Record in the collection `id`'s row its members' [`longest`] coverage, reading
+/// their times as a stream (a collection can hold most of the lake).
 pub(super) fn set_longest(conn: &rusqlite::Connection, id: &Value) -> Result<()> {
-    let times: Vec<(String, String)> = conn
-        .prepare_cached(
-            "SELECT time_start, time_end FROM files
-             WHERE collection = ?1 AND time_start IS NOT NULL AND time_end IS NOT NULL",
-        )?
-        .query_map([id], |r| Ok((r.get(0)?, r.get(1)?)))?
-        .collect::<rusqlite::Result<_>>()?;
-    let l = longest(times.iter().map(|(a, b)| (a.as_str(), b.as_str())));
+    let mut stmt = conn.prepare_cached(
+        "SELECT time_start, time_end FROM files
+         WHERE collection = ?1 AND time_start IS NOT NULL AND time_end IS NOT NULL",
+    )?;
+    let mut rows = stmt.query([id])?;
+    let mut l = None;
+    while let Some(r) = rows.next()? {
+        let (a, b): (String, String) = (r.get(0)?, r.get(1)?);
+        match longest([(a.as_str(), b.as_str())]) {
+            Some(span) => l = Some(l.map_or(span, |l: i64| l.max(span))),
+            // One member without two real days leaves the collection unbounded.
+            None => {
+                l = None;
+                break;
+            }
+        }
+    }
+    drop(rows);
     conn.prepare_cached("UPDATE collections SET longest = ?2 WHERE id = ?1")?
         .execute(params![id, l])?;
     Ok(())
@@ -226,143 +221,6 @@ impl CatalogReader {
             .query_row([path], |r| digest::get(r, 0))
             .optional()?
             .flatten())
-    }
-}
-
-impl CatalogWriter {
-    /// Regroup the collections of the folders of every template whose files changed, in
-    /// one transaction; returns how many templates were regrouped. A file whose
-    /// collection's search text ([`collect::siblings::search_text`]) changed is marked
-    /// stale for search, so that the sync after it rewrites its document.
-    pub fn refresh_collections(&mut self) -> Result<usize> {
-        let tx = self.reader.conn.transaction()?;
-        // The templates' folders, read a chunk of templates at a time: templates can be
-        // nearly one per file (a lake of unique names), their folders are far fewer.
-        let mut templates = 0;
-        let mut folders: BTreeSet<String> = BTreeSet::new();
-        {
-            // `template > ''` for the first page: a template, made from a path, is never
-            // empty.
-            let mut page = tx.prepare(
-                "SELECT template FROM dirty_templates WHERE template > ?1
-                 ORDER BY template LIMIT ?2",
-            )?;
-            let mut after = String::new();
-            loop {
-                let chunk: Vec<String> = page
-                    .query_map(params![after, TEMPLATES_CHUNK as i64], |r| r.get(0))?
-                    .collect::<rusqlite::Result<_>>()?;
-                let Some(last) = chunk.last() else {
-                    break;
-                };
-                templates += chunk.len();
-                for t in &chunk {
-                    let f = folder_of(t);
-                    if !folders.contains(f) {
-                        folders.insert(f.to_string());
-                    }
-                }
-                after = last.clone();
-            }
-        }
-        {
-            let mut in_folder = tx.prepare_cached(IN_FOLDER)?;
-            let mut at_root = tx.prepare_cached(AT_ROOT)?;
-            let mut detail = tx.prepare_cached("SELECT detail FROM collections WHERE id = ?1")?;
-            let mut drop_old = tx.prepare_cached("DELETE FROM collections WHERE id = ?1")?;
-            let mut insert = tx.prepare_cached(
-                "INSERT OR REPLACE INTO collections(id, template, format, members, time_start, time_end, detail)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-            )?;
-            let mut link = tx.prepare_cached("UPDATE files SET collection = ?2 WHERE path = ?1")?;
-            let mut stale =
-                tx.prepare_cached("INSERT OR IGNORE INTO search_dirty(path) VALUES (?1)")?;
-            for f in &folders {
-                let rows = if f.is_empty() {
-                    at_root.query_map([], entry_and_collection)?
-                } else {
-                    in_folder.query_map([f], entry_and_collection)?
-                }
-                .collect::<rusqlite::Result<Vec<_>>>()?;
-                // The search text of each old collection, before it goes.
-                let mut before: HashMap<String, Option<String>> = HashMap::new();
-                for id in rows.iter().filter_map(|(_, c)| c.as_ref()) {
-                    if before.contains_key(id) {
-                        continue;
-                    }
-                    let d: Option<String> = detail
-                        .query_row([digest::to_sql(id)], |r| r.get(0))
-                        .optional()?;
-                    let text = d
-                        .map(|d| decode(&d))
-                        .transpose()?
-                        .and_then(|c| collect::siblings::search_text(&c));
-                    drop_old.execute([digest::to_sql(id)])?;
-                    before.insert(id.clone(), text);
-                }
-                let (entries, old): (Vec<collect::Entry>, Vec<Option<String>>) =
-                    rows.into_iter().unzip();
-                // Each member's new collection, as an index into `made` (its id and search
-                // text once, not a copy per member: a collection of dated folders can hold
-                // most of the lake).
-                let grouped = collect::group(&entries);
-                let mut made: Vec<(String, Option<String>)> = Vec::with_capacity(grouped.len());
-                let mut now: HashMap<&str, usize> = HashMap::new();
-                for (c, members) in &grouped {
-                    let detail =
-                        serde_json::to_string(c).map_err(|e| Error::serialize("collection", e))?;
-                    insert.execute(params![
-                        digest::to_sql(&c.id),
-                        c.template,
-                        c.format,
-                        c.members as i64,
-                        c.time_start,
-                        c.time_end,
-                        detail
-                    ])?;
-                    for m in members {
-                        now.insert(m, made.len());
-                    }
-                    made.push((c.id.clone(), collect::siblings::search_text(c)));
-                }
-                for (e, old) in entries.iter().zip(old) {
-                    let new = now.get(e.path.as_str()).map(|&i| &made[i]);
-                    let new_id = new.map(|(id, _)| id);
-                    if old.as_ref() != new_id {
-                        link.execute(params![
-                            e.path,
-                            digest::opt_to_sql(new_id.map(String::as_str))
-                        ])?;
-                    }
-                    let old_text = old.and_then(|id| before.get(&id).cloned().flatten());
-                    if old_text.as_ref() != new.and_then(|(_, t)| t.as_ref()) {
-                        stale.execute([&e.path])?;
-                    }
-                }
-                drop(now);
-                // With every member linked: a collection lies within one folder.
-                for (id, _) in &made {
-                    set_longest(&tx, &digest::to_sql(id))?;
-                }
-            }
-        }
-        if templates > 0 {
-            // Collections left without members (every one deleted or moved away).
-            tx.execute(
-                "DELETE FROM collections WHERE NOT EXISTS
-                     (SELECT 1 FROM files WHERE files.collection = collections.id)",
-                [],
-            )?;
-            // Templates no file has any more (their files deleted or renamed).
-            tx.execute(
-                "DELETE FROM templates WHERE template IN (SELECT template FROM dirty_templates)
-                 AND NOT EXISTS (SELECT 1 FROM files WHERE files.template = templates.id)",
-                [],
-            )?;
-            tx.execute("DELETE FROM dirty_templates", [])?;
-        }
-        tx.commit()?;
-        Ok(templates)
     }
 }
 

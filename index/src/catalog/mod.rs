@@ -32,6 +32,7 @@ mod known;
 mod llm_descriptions;
 pub mod meta;
 mod rank_records;
+mod regroup;
 mod schema;
 mod tables;
 mod upgrade;

@@ -1,5 +1,6 @@
 use super::*;
 use crate::analyze::{Format, TimeCoverage};
+use crate::catalog::CatalogWriter;
 use crate::catalog::{Change, FileRow};
 use crate::lock::WriterLock;
 
@@ -160,47 +161,4 @@ fn the_longest_coverage_and_the_bound_it_gives() {
     assert_eq!(lower_bound("2020-03-01", -2).as_deref(), Some("2020-03-03"));
     assert_eq!(lower_bound("0000-01-02", 5), None);
     assert_eq!(lower_bound("2020-03", 1), None);
-}
-
-#[test]
-fn templates_read_a_chunk_at_a_time_regroup_every_folder() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut cat =
-        CatalogWriter::open(WriterLock::acquire(dir.path()).unwrap(), dir.path()).unwrap();
-    // Two templates in each folder: the root, `a`, two whose names extend it and one
-    // below it; more templates than a chunk of them.
-    let folders = ["", "a", "a-b", "a.b", "a/b"];
-    let mut paths = Vec::new();
-    for f in folders {
-        for name in ["r", "s"] {
-            for i in 0..3 {
-                let p = format!("{f}/{name}{i}.csv");
-                paths.push(p.trim_start_matches('/').to_string());
-            }
-        }
-    }
-    let changes: Vec<Change> = paths
-        .iter()
-        .enumerate()
-        .map(|(i, p)| {
-            let mut row = FileRow::ok_for_test(p, 9, [i as u8; 32], Format::Csv, "a@1");
-            row.schema = Some("0123456789abcdef".into());
-            Change::Upsert {
-                row,
-                description: None,
-            }
-        })
-        .collect();
-    cat.apply(&changes).unwrap();
-    assert_eq!(cat.refresh_collections().unwrap(), 2 * folders.len());
-    assert!(TEMPLATES_CHUNK < 2 * folders.len());
-    for p in &paths {
-        assert!(cat.collection_of(p).unwrap().is_some(), "{p}");
-    }
-    assert_eq!(cat.collections().unwrap().len(), 2 * folders.len());
-    assert_eq!(
-        cat.refresh_collections().unwrap(),
-        0,
-        "nothing left to regroup"
-    );
 }
