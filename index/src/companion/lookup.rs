@@ -10,7 +10,7 @@
 
 use serde::{Deserialize, Serialize};
 use std::borrow::Borrow;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 /// The rule lookup links are made by, recorded in the catalog (meta
 /// [`crate::catalog::MetaKey::LookupsVersion`]): a catalog recording another (or none)
@@ -210,18 +210,39 @@ fn coverage(s: &Sampled, key: &KeyColumn) -> Option<usize> {
 /// nothing.
 pub fn match_lookups<L: Borrow<LookupTable>>(lookups: &[L], data: &[DataFile]) -> Vec<LookupLink> {
     let mut links = Vec::new();
-    let lookups: Vec<(&LookupTable, Vec<String>)> = lookups
+    // Column names as numbers, so that counting the names a (data, lookup) pair shares,
+    // asked of every pair, compares sorted numbers rather than hashing names (it was a
+    // quarter of a first index's linking).
+    let mut ids: HashMap<String, u32> = HashMap::new();
+    let lookups: Vec<(&LookupTable, Vec<u32>)> = lookups
         .iter()
         .map(Borrow::borrow)
-        .map(|l| (l, l.columns.iter().map(|c| name_key(c)).collect()))
+        .map(|l| {
+            let mut names: Vec<u32> = l
+                .columns
+                .iter()
+                .map(|c| {
+                    let n = ids.len() as u32;
+                    *ids.entry(name_key(c)).or_insert(n)
+                })
+                .collect();
+            names.sort_unstable();
+            (l, names)
+        })
         .collect();
     for d in data {
         let cols: Vec<Sampled> = d.columns.iter().map(Sampled::new).collect();
-        let names: HashSet<&str> = cols.iter().map(|c| c.name.as_str()).collect();
+        // The data's names that some lookup has, each once.
+        let mut names: Vec<u32> = cols
+            .iter()
+            .filter_map(|c| ids.get(&c.name).copied())
+            .collect();
+        names.sort_unstable();
+        names.dedup();
         for (l, l_names) in &lookups {
             let shared = l_names
                 .iter()
-                .filter(|c| names.contains(c.as_str()))
+                .filter(|c| names.binary_search(c).is_ok())
                 .count();
             if l.path == d.path || shared * 2 > l.columns.len() {
                 continue;
@@ -302,9 +323,18 @@ pub fn key_columns(header: &[String], cols: &[Vec<String>]) -> Vec<KeyColumn> {
         .iter()
         .zip(cols)
         .filter_map(|(name, vals)| {
-            let set: HashSet<String> = vals.iter().map(|v| norm(v)).collect();
-            let whole = vals.len() >= 2 && set.len() == vals.len() && !set.contains("");
-            whole.then(|| KeyColumn {
+            if vals.len() < 2 {
+                return None;
+            }
+            // Given up at the first blank or repeated value: most columns are no key.
+            let mut set = HashSet::with_capacity(vals.len());
+            for v in vals {
+                let v = norm(v);
+                if v.is_empty() || !set.insert(v) {
+                    return None;
+                }
+            }
+            Some(KeyColumn {
                 name: name.clone(),
                 values: set,
             })

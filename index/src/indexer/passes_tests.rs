@@ -162,3 +162,50 @@ fn the_passes_over_changed_paths_in_chunks_find_every_link_and_table() {
     index(&root, &fresh, &opts(), &NoProgress).unwrap();
     assert_eq!(passes(&fresh), expected());
 }
+
+/// Every lookup link, as stored.
+fn lookup_rows(idx: &Path) -> Vec<(String, String, String)> {
+    let conn = rusqlite::Connection::open(idx.join(crate::catalog::CATALOG_FILE)).unwrap();
+    let mut stmt = conn
+        .prepare("SELECT data, lookup, link FROM lookups ORDER BY data, lookup")
+        .unwrap();
+    let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)));
+    rows.unwrap().map(Result::unwrap).collect()
+}
+
+#[test]
+fn lookups_linked_by_several_threads_are_those_one_links_and_a_failure_stops_them() {
+    let d = tempfile::tempdir().unwrap();
+    let (root, idx) = (d.path().join("lake"), d.path().join("idx"));
+    lake(&root);
+    // Folders enough for every thread to take several of them.
+    let rates = std::fs::read_to_string(root.join("a/rates.csv")).unwrap();
+    for i in 0..12 {
+        write(&root, &format!("more/f{i:02}/rates.csv"), &rates);
+    }
+    index(&root, &idx, &opts(), &NoProgress).unwrap();
+    let linked = lookup_rows(&idx);
+    assert_eq!(linked.len(), FOLDERS.len() + 12, "{linked:?}");
+    let relink_with = |jobs: usize| {
+        rusqlite::Connection::open(idx.join(crate::catalog::CATALOG_FILE))
+            .unwrap()
+            .execute_batch("DELETE FROM lookups; DELETE FROM meta WHERE key = 'lookups_version';")
+            .unwrap();
+        let lock = crate::lock::WriterLock::acquire(&idx).unwrap();
+        let mut cat = crate::catalog::CatalogWriter::open(lock, &root).unwrap();
+        super::relink::relink(&mut cat, super::relink::LakeReader::Dir(&root), jobs)
+    };
+    for jobs in [1, 2, 3, 64] {
+        relink_with(jobs).unwrap();
+        assert_eq!(lookup_rows(&idx), linked, "{jobs} threads");
+    }
+    // Descriptions that no longer decode: an error, whichever thread meets it first,
+    // and the others stop.
+    rusqlite::Connection::open(idx.join(crate::catalog::CATALOG_FILE))
+        .unwrap()
+        .execute_batch("UPDATE descriptions SET blob = x'00'")
+        .unwrap();
+    for jobs in [1, 2, 3] {
+        assert!(relink_with(jobs).is_err(), "{jobs} threads");
+    }
+}

@@ -12,6 +12,7 @@ use crate::store::ObjectLake;
 use std::collections::{BTreeSet, HashMap};
 use std::io::Read;
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 
 /// Folders with more files than this are not examined: every change in a folder
@@ -218,7 +219,8 @@ fn ancestors(folder: &str) -> Vec<&str> {
 
 /// The lookup links of the files directly in `folder`, to lookup tables in it or in a
 /// folder above it (a `reference/` table at the lake's root serves every folder): the
-/// descriptions of its tables are read only when there is such a table.
+/// descriptions of its other files are read only when there is such a table, and each
+/// file's once (a small table is both a possible lookup and data).
 fn folder_lookups(
     cat: &CatalogReader,
     lake: LakeReader<'_>,
@@ -233,23 +235,47 @@ fn folder_lookups(
     // every table of the lake (gigabytes at 100k files). One needed again later is
     // read again.
     cache.retain(|f, _| wanted.contains(&f.as_str()));
+    let rows = cat.folder_files(folder, MAX_FOLDER_FILES + 1)?;
+    // Per file, once decoded: its columns as data (`None`: not decoded yet).
+    let mut columns: Vec<Option<Vec<SampledColumn>>> = vec![None; rows.len()];
+    if rows.len() > MAX_FOLDER_FILES {
+        // Too many for its files to be matched (its tables, which serve the folders
+        // below, are read as any folder's above).
+        columns.clear();
+    } else if !cache.contains_key(folder) {
+        let mut tables = Vec::new();
+        for (row, cols) in rows.iter().zip(&mut columns) {
+            if !small_delimited(row) {
+                continue;
+            }
+            let d = cat.file_description(row)?;
+            if let Some(d) = &d {
+                tables.extend(lookup_table(lake, row, d));
+            }
+            *cols = Some(d.as_ref().map(sampled_columns).unwrap_or_default());
+        }
+        cache.insert(folder.to_string(), tables);
+    }
     for f in &wanted {
         load_folder_tables(cat, lake, f, cache)?;
     }
     let tables: Vec<&LookupTable> = wanted.iter().flat_map(|f| &cache[*f]).collect();
-    if tables.is_empty() {
-        return Ok(Vec::new());
-    }
-    let rows = cat.folder_files(folder, MAX_FOLDER_FILES + 1)?;
-    if rows.len() > MAX_FOLDER_FILES {
+    if tables.is_empty() || columns.is_empty() {
         return Ok(Vec::new());
     }
     let mut data = Vec::new();
-    for row in rows.iter().filter(|r| r.state == FileState::Ok) {
-        let Some(d) = cat.file_description(row)? else {
+    for (row, cols) in rows.iter().zip(columns) {
+        if row.state != FileState::Ok {
             continue;
+        }
+        let columns = match cols {
+            Some(c) => c,
+            None => cat
+                .file_description(row)?
+                .as_ref()
+                .map(sampled_columns)
+                .unwrap_or_default(),
         };
-        let columns = sampled_columns(&d);
         if !columns.is_empty() {
             data.push(DataFile {
                 path: row.path.clone(),
@@ -260,6 +286,67 @@ fn folder_lookups(
     Ok(lookup::match_lookups(&tables, &data))
 }
 
+/// Folders a lookup worker takes at a time: neighbours in path order, so that the
+/// folders above them, which its cache keeps, are mostly the same.
+const LOOKUP_TASK: usize = if cfg!(test) { 2 } else { 64 };
+
+/// The lookup links of `folders`, computed by `jobs` threads, each reading the catalog
+/// through a reader of its own (what they read, the files, their descriptions and the
+/// companion links, is committed by now), and written by this one. At a first index
+/// every folder's are (a tenth of the run at a million files on one thread); the
+/// results wait in a bounded channel, so memory does not grow with the lake.
+fn lookups_in_parallel(
+    cat: &mut CatalogWriter,
+    lake: LakeReader<'_>,
+    folders: &[String],
+    jobs: usize,
+) -> Result<()> {
+    let tasks: Vec<&[String]> = folders.chunks(LOOKUP_TASK).collect();
+    let next = AtomicUsize::new(0);
+    let stop = AtomicBool::new(false);
+    let dir = cat.dir().to_path_buf();
+    let jobs = jobs.clamp(1, tasks.len().max(1));
+    std::thread::scope(|s| {
+        let (tx, rx) =
+            std::sync::mpsc::sync_channel::<Result<Vec<(&str, Vec<LookupLink>)>>>(2 * jobs);
+        for _ in 0..jobs {
+            let (tx, dir, tasks, next, stop) = (tx.clone(), &dir, &tasks, &next, &stop);
+            s.spawn(move || {
+                let reader = match CatalogReader::open(dir) {
+                    Ok(r) => r,
+                    Err(e) => {
+                        let _ = tx.send(Err(e));
+                        return;
+                    }
+                };
+                let mut cache = HashMap::new();
+                while !stop.load(Ordering::Relaxed) {
+                    let Some(task) = tasks.get(next.fetch_add(1, Ordering::Relaxed)) else {
+                        return;
+                    };
+                    let done = task
+                        .iter()
+                        .map(|f| Ok((f.as_str(), folder_lookups(&reader, lake, f, &mut cache)?)))
+                        .collect();
+                    if tx.send(done).is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+        drop(tx);
+        // Returning early drops the receiver: a worker's next send fails and it stops.
+        for done in rx {
+            let done = done.inspect_err(|_| stop.store(true, Ordering::Relaxed))?;
+            for (folder, links) in done {
+                cat.replace_lookups(folder, &links)
+                    .inspect_err(|_| stop.store(true, Ordering::Relaxed))?;
+            }
+        }
+        Ok(())
+    })
+}
+
 /// Recompute the companion links of the folders of the run's changed paths (those
 /// added, modified, renamed or deleted since the search side last caught up, as
 /// [`CatalogWriter::snapshot_changed`] took them, read a chunk at a time): a link depends
@@ -267,7 +354,8 @@ fn folder_lookups(
 /// are recomputed once when the catalog's were made by an older rule.
 /// Returns how many documentation links appeared, went or changed. A data file whose
 /// lookup links changed is marked stale for search: its document carries their labels.
-pub fn relink(cat: &mut CatalogWriter, lake: LakeReader<'_>) -> Result<usize> {
+/// The lookup links are computed by `jobs` threads.
+pub fn relink(cat: &mut CatalogWriter, lake: LakeReader<'_>, jobs: usize) -> Result<usize> {
     // Sets of folders, not of paths: a folder holds many files, and these are far
     // fewer than the changed paths (every path of the lake at a first index).
     let mut folders: BTreeSet<String> = BTreeSet::new();
@@ -311,11 +399,8 @@ pub fn relink(cat: &mut CatalogWriter, lake: LakeReader<'_>) -> Result<usize> {
             lookup_folders.extend(cat.folders_below(f, MAX_FOLDERS_BELOW)?);
         }
     }
-    let mut cache = HashMap::new();
-    for folder in &lookup_folders {
-        let links = folder_lookups(cat, lake, folder, &mut cache)?;
-        cat.replace_lookups(folder, &links)?;
-    }
+    let folders: Vec<String> = lookup_folders.into_iter().collect();
+    lookups_in_parallel(cat, lake, &folders, jobs)?;
     if every {
         cat.set_meta(MetaKey::LookupsVersion, lookup::LOOKUP_RULE)?;
     }

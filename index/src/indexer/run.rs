@@ -283,7 +283,7 @@ impl Indexer {
             None => super::relink::LakeReader::Dir(&self.lake),
         };
         tracing::debug!(elapsed = ?started.elapsed(), "changed paths snapshot");
-        let relinked = super::relink::relink(&mut self.catalog, reader)?;
+        let relinked = super::relink::relink(&mut self.catalog, reader, self.jobs)?;
         tracing::debug!(elapsed = ?started.elapsed(), relinked, "companion links");
         if let Some(o) = &self.objects {
             o.forget_kept();
