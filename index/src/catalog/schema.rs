@@ -146,6 +146,9 @@ pub(super) const READ_MAP_BYTES: i64 = 1 << 31;
 /// search's ~1,500 pages and parsed again. It fills only as far as pages are read.
 pub(super) const READ_CACHE_KIB: i64 = 32 << 10;
 
+/// SQLite's own default page cache, in KiB: the writer's, and a pass's.
+pub(super) const DEFAULT_CACHE_KIB: i64 = 2000;
+
 /// How long a connection waits for a lock another one holds.
 const BUSY: Duration = Duration::from_secs(5);
 

@@ -85,6 +85,28 @@ pub struct LookupTable {
 }
 
 impl LookupTable {
+    /// The lookup of a table read whole ([`read_columns`]) at `path`, when it has a key
+    /// column. Only the cells its links can name are kept (those of its first
+    /// [`VALUES_NAMED`] + 1 columns: a link names the first [`VALUES_NAMED`] other than
+    /// its key): each thread linking lookups holds a folder's worth of these.
+    pub fn from_read(
+        path: String,
+        columns: Vec<String>,
+        mut cells: Vec<Vec<String>>,
+    ) -> Option<LookupTable> {
+        let keys = key_columns(&columns, &cells);
+        if keys.is_empty() {
+            return None;
+        }
+        cells.truncate(VALUES_NAMED + 1);
+        Some(LookupTable {
+            path,
+            columns,
+            keys,
+            cells,
+        })
+    }
+
     /// The distinct values with letters of the columns other than `key` that a link
     /// names (the first [`VALUES_NAMED`]), in file order, at most [`LABELS_KEPT`].
     fn labels(&self, key: &str) -> Vec<String> {
@@ -355,6 +377,37 @@ mod tests {
             columns: header,
             cells: cols,
         }
+    }
+
+    #[test]
+    fn a_lookup_keeps_the_cells_its_links_name() {
+        let text = "region,name,id,abbr,code,note\n\
+                    West,California,1,CA,06,sunny\n\
+                    South,Texas,2,TX,48,big\n\
+                    Northeast,New York,3,NY,36,city\n\
+                    West,Washington,4,WA,53,rain\n";
+        let (header, cols) = read_columns(text, b',', 0).unwrap();
+        let whole = LookupTable {
+            path: "s.csv".into(),
+            keys: key_columns(&header, &cols),
+            columns: header.clone(),
+            cells: cols.clone(),
+        };
+        let kept = LookupTable::from_read("s.csv".into(), header, cols).unwrap();
+        assert_eq!(kept.cells.len(), VALUES_NAMED + 1);
+        let keys: Vec<&str> = kept.keys.iter().map(|k| k.name.as_str()).collect();
+        // Keys before the last cells kept, at its edge, and past it.
+        assert_eq!(keys, ["name", "id", "abbr", "code", "note"]);
+        for k in keys {
+            assert_eq!(kept.labels(k), whole.labels(k), "{k}");
+            assert!(!kept.labels(k).is_empty(), "{k}");
+        }
+        assert!(LookupTable::from_read(
+            "n.csv".into(),
+            vec!["a".into()],
+            vec![vec!["x".into(), "x".into()]]
+        )
+        .is_none());
     }
 
     fn col(name: &str, values: &[&str], distinct: Option<u64>) -> SampledColumn {

@@ -151,13 +151,7 @@ fn lookup_table(lake: LakeReader<'_>, row: &FileRow, d: &Description) -> Option<
     let buf = lake.head(row, lookup::LOOKUP_MAX_BYTES)?;
     let text = String::from_utf8_lossy(&buf);
     let (columns, values) = lookup::read_columns(&text, delimiter, t.skipped_lines as usize)?;
-    let keys = lookup::key_columns(&columns, &values);
-    (!keys.is_empty()).then(|| LookupTable {
-        path: row.path.clone(),
-        columns,
-        keys,
-        cells: values,
-    })
+    LookupTable::from_read(row.path.clone(), columns, values)
 }
 
 /// The columns of a described table with the values the description keeps.
@@ -312,7 +306,7 @@ fn lookups_in_parallel(
         for _ in 0..jobs {
             let (tx, dir, tasks, next, stop) = (tx.clone(), &dir, &tasks, &next, &stop);
             s.spawn(move || {
-                let reader = match CatalogReader::open(dir) {
+                let reader = match CatalogReader::open_for_pass(dir) {
                     Ok(r) => r,
                     Err(e) => {
                         let _ = tx.send(Err(e));
