@@ -158,11 +158,10 @@ fn numeric_collections(
         let stored: String = r.get(7)?;
         if stored != current {
             // The template before is complete.
-            let (done, rest) = std::mem::take(&mut live)
+            let (done, rest): (BTreeMap<Key, Builder>, _) = std::mem::take(&mut live)
                 .into_iter()
                 .partition(|((t, ..), _)| *t == current);
             live = rest;
-            let done: BTreeMap<Key, Builder> = done;
             for ((.., schema), b) in done {
                 finish(b, schema)?;
             }
