@@ -14,6 +14,8 @@ pub use numeric::Builder;
 
 /// Fewest members that make a collection.
 pub const MIN_MEMBERS: usize = 3;
+/// Members whose paths a collection keeps as examples.
+const SAMPLE_MEMBERS: usize = 5;
 
 /// A path with its variable parts replaced by placeholders.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -283,7 +285,7 @@ fn assemble(
             time_end,
             representative: paths[0].clone(),
             parts,
-            sample_members: paths.iter().take(5).cloned().collect(),
+            sample_members: paths.iter().take(SAMPLE_MEMBERS).cloned().collect(),
             names,
         },
         paths,

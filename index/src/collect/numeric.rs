@@ -2,13 +2,12 @@
 //! folder that spans most of a lake (`logs/{n}/{n}/app-{n}.log`) holds one of these per
 //! (template, format, schema) being read, not the folder's files.
 
-use super::{collection_id, numeric_key, Collection, Entry, PartRange, MIN_MEMBERS};
+use super::{
+    collection_id, numeric_key, Collection, Entry, PartRange, MIN_MEMBERS, SAMPLE_MEMBERS,
+};
 use crate::spool::{read_str, write_str, Record, Sorter};
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
-
-/// Members whose paths a collection keeps as examples.
-const SAMPLES: usize = 5;
 
 /// The values of one placeholder seen so far.
 struct Part {
@@ -100,7 +99,7 @@ impl Builder {
                 self.time_end = Some(end.clone());
             }
         }
-        if self.samples.len() < SAMPLES {
+        if self.samples.len() < SAMPLE_MEMBERS {
             self.samples.push(e.path.clone());
         }
         for (p, v) in self.parts.iter_mut().zip(values) {

@@ -12,7 +12,7 @@ use crate::store::ObjectLake;
 use std::collections::{BTreeSet, HashMap};
 use std::io::Read;
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 /// Folders with more files than this are not examined: every change in a folder
@@ -295,16 +295,18 @@ fn lookups_in_parallel(
     folders: &[String],
     jobs: usize,
 ) -> Result<()> {
+    if folders.is_empty() {
+        return Ok(());
+    }
     let tasks: Vec<&[String]> = folders.chunks(LOOKUP_TASK).collect();
     let next = AtomicUsize::new(0);
-    let stop = AtomicBool::new(false);
     let dir = cat.dir().to_path_buf();
-    let jobs = jobs.clamp(1, tasks.len().max(1));
+    let jobs = jobs.clamp(1, tasks.len());
     std::thread::scope(|s| {
         let (tx, rx) =
             std::sync::mpsc::sync_channel::<Result<Vec<(&str, Vec<LookupLink>)>>>(2 * jobs);
         for _ in 0..jobs {
-            let (tx, dir, tasks, next, stop) = (tx.clone(), &dir, &tasks, &next, &stop);
+            let (tx, dir, tasks, next) = (tx.clone(), &dir, &tasks, &next);
             s.spawn(move || {
                 let reader = match CatalogReader::open_for_pass(dir) {
                     Ok(r) => r,
@@ -314,10 +316,7 @@ fn lookups_in_parallel(
                     }
                 };
                 let mut cache = HashMap::new();
-                while !stop.load(Ordering::Relaxed) {
-                    let Some(task) = tasks.get(next.fetch_add(1, Ordering::Relaxed)) else {
-                        return;
-                    };
+                while let Some(task) = tasks.get(next.fetch_add(1, Ordering::Relaxed)) {
                     let done = task
                         .iter()
                         .map(|f| Ok((f.as_str(), folder_lookups(&reader, lake, f, &mut cache)?)))
@@ -329,12 +328,11 @@ fn lookups_in_parallel(
             });
         }
         drop(tx);
-        // Returning early drops the receiver: a worker's next send fails and it stops.
+        // Returning early drops the receiver: each worker's next send fails, and it
+        // stops after the task in hand.
         for done in rx {
-            let done = done.inspect_err(|_| stop.store(true, Ordering::Relaxed))?;
-            for (folder, links) in done {
-                cat.replace_lookups(folder, &links)
-                    .inspect_err(|_| stop.store(true, Ordering::Relaxed))?;
+            for (folder, links) in done? {
+                cat.replace_lookups(folder, &links)?;
             }
         }
         Ok(())
