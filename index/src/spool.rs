@@ -338,6 +338,40 @@ impl<T: Record + Ord> Iterator for Sorted<T> {
     }
 }
 
+/// A number, as a spool file holds it (little-endian).
+impl Record for u32 {
+    fn write_to(&self, out: &mut impl Write) -> io::Result<()> {
+        out.write_all(&self.to_le_bytes())
+    }
+
+    fn read_from(input: &mut impl Read) -> io::Result<Self> {
+        Ok(u32::from_le_bytes(read_array(input)?))
+    }
+}
+
+/// Bytes of a fixed length (a digest, or part of one).
+impl<const N: usize> Record for [u8; N] {
+    fn write_to(&self, out: &mut impl Write) -> io::Result<()> {
+        out.write_all(self)
+    }
+
+    fn read_from(input: &mut impl Read) -> io::Result<Self> {
+        read_array(input)
+    }
+}
+
+/// A pair, one part after the other (sorted by the first, then the second).
+impl<A: Record, B: Record> Record for (A, B) {
+    fn write_to(&self, out: &mut impl Write) -> io::Result<()> {
+        self.0.write_to(out)?;
+        self.1.write_to(out)
+    }
+
+    fn read_from(input: &mut impl Read) -> io::Result<Self> {
+        Ok((A::read_from(input)?, B::read_from(input)?))
+    }
+}
+
 fn temp_file(dir: Option<&Path>) -> io::Result<File> {
     match dir {
         Some(d) => tempfile::tempfile_in(d),
@@ -443,6 +477,27 @@ mod tests {
             v.sort();
             v
         });
+    }
+
+    #[test]
+    fn pairs_of_bytes_and_numbers_sort_by_their_first_part_then_the_second() {
+        let items: Vec<([u8; 3], u32)> = (0u32..500)
+            .map(|i| {
+                (
+                    [(i * 37 % 11) as u8, 0, (i % 3) as u8],
+                    i.wrapping_mul(2654435761),
+                )
+            })
+            .collect();
+        let mut want = items.clone();
+        want.sort();
+        for run in [1, 4, 1000] {
+            let mut s = Sorter::new(None, run);
+            for &i in &items {
+                s.push(i).unwrap();
+            }
+            assert_eq!(s.finish().into_vec().unwrap(), want, "runs of {run}");
+        }
     }
 
     #[test]

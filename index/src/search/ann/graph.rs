@@ -71,37 +71,46 @@ impl Graph {
     /// Build a graph over `codes` (point id = position), inserting in parallel. Every
     /// code must have the same dimension.
     pub fn build(codes: &[&Code], params: GraphParams) -> Graph {
-        Self::build_unless(codes, params, &AtomicBool::new(false))
+        let dim = codes.first().map_or(0, |c| c.dim());
+        let points: Vec<i8> = codes.iter().flat_map(|c| point(c)).collect();
+        Self::build_from_points(&points, dim, params, &AtomicBool::new(false))
             .expect("a build that is never cancelled ends with a graph")
     }
 
-    /// [`Graph::build`], given up (`None`) once `cancel` is set: the points go in by
+    /// A graph over `points`, laid out as a generation's codes file holds them (`4 +
+    /// dim` values a point: the scale's bytes, then the codes; point id = position), so
+    /// that a rebuild inserts straight from the mapped file: hnsw_rs copies each point
+    /// it is given, and a copy of them all made first (twice, before) doubled the
+    /// vectors a build held. Given up (`None`) once `cancel` is set: the points go in by
     /// [`BUILD_CHUNK`], and the flag is read between chunks, so that a writer stopping
     /// mid-build (a `watch` told to stop at a million files) waits seconds, not the build.
-    pub fn build_unless(
-        codes: &[&Code],
+    pub fn build_from_points(
+        points: &[i8],
+        dim: usize,
         params: GraphParams,
         cancel: &AtomicBool,
     ) -> Option<Graph> {
-        let dim = codes.first().map_or(0, |c| c.dim());
+        let stride = 4 + dim;
+        let n = points.len() / stride;
         let hnsw = Hnsw::<i8, CodeCosine>::new(
             params.m.clamp(2, 255),
-            codes.len().max(1),
+            n.max(1),
             MAX_LAYER,
             params.ef_construction.max(params.m),
             CodeCosine,
         );
-        let points: Vec<Vec<i8>> = codes.iter().map(|c| point(c)).collect();
-        let items: Vec<(&Vec<i8>, usize)> = points.iter().zip(0..).collect();
-        for chunk in items.chunks(BUILD_CHUNK) {
+        for start in (0..n).step_by(BUILD_CHUNK) {
             if cancel.load(Ordering::Relaxed) {
                 return None;
             }
-            hnsw.parallel_insert(chunk);
+            let chunk: Vec<(&[i8], usize)> = (start..n.min(start + BUILD_CHUNK))
+                .map(|id| (&points[id * stride..(id + 1) * stride], id))
+                .collect();
+            hnsw.parallel_insert_slice(&chunk);
         }
         Some(Graph {
             inner: Inner::Built(Box::new(hnsw)),
-            points: codes.len(),
+            points: n,
             dim,
         })
     }

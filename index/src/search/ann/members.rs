@@ -11,6 +11,7 @@
 //! paths of point `p` are the ordinals `ords[starts[p]..starts[p + 1]]`); then a footer
 //! of the sstable's length, `n` and `points` (u64 each, little-endian) and [`MAGIC`].
 
+use crate::spool::{Sorter, Spool};
 use std::collections::HashMap;
 use std::fs::File;
 use std::io::{self, Write};
@@ -28,7 +29,8 @@ const FOOTER: usize = 32;
 const BLOCK_BYTES: usize = 1024;
 
 /// Write the members (path, point), sorted by path with no path twice, and every point
-/// below `points`, to `out`.
+/// below `points`, to `out`, all in memory: the tests' reference for [`MembersWriter`].
+#[cfg(test)]
 pub fn write(out: impl Write, members: &[(&str, u32)], points: u32) -> io::Result<()> {
     if members.windows(2).any(|w| w[0].0 >= w[1].0) {
         return Err(unsorted());
@@ -59,6 +61,7 @@ fn outside() -> io::Error {
 
 /// After `paths_len` bytes of paths: the padding, `point_of`, the ordinals grouped by
 /// point, and the footer.
+#[cfg(test)]
 fn write_tail(
     out: &mut impl Write,
     paths_len: u64,
@@ -92,27 +95,41 @@ fn write_tail(
     out.write_all(MAGIC)
 }
 
-/// [`write`] a member at a time, for members too many to hold: the paths go to a
-/// file (`paths`, removed at the end) as they come, and only each member's point (4
-/// bytes) stays in memory until [`MembersWriter::finish`].
+/// [`write`] a member at a time, in a memory bound however many members come: the
+/// paths go to a file (`paths`, removed at the end) as they come; each member's point
+/// to a spool, and (point, ordinal) to an external sort that gives the ordinals
+/// grouped by point at [`MembersWriter::finish`] — the counting sort [`write`] does in
+/// memory, which held 12 bytes a file (and 8 a point) at the end of a rebuild.
 pub struct MembersWriter {
     paths: tantivy_sstable::Writer<io::BufWriter<File>, <VoidSSTable as SSTable>::ValueWriter>,
     paths_file: PathBuf,
     last: Option<String>,
-    point_of: Vec<u32>,
+    /// Each member's point, in path order (the file's `point_of`).
+    point_of: Spool<u32>,
+    /// (point, ordinal) of each member: the file's `starts` and `ords`, once sorted.
+    by_point: Sorter<(u32, u32)>,
+    /// Members so far.
+    n: u32,
+    run: usize,
 }
 
 impl MembersWriter {
-    /// A writer whose paths go to the file `paths_file` meanwhile.
-    pub fn create(paths_file: &Path) -> io::Result<MembersWriter> {
+    /// A writer whose paths go to the file `paths_file` meanwhile, and whose spool and
+    /// sort hold up to `run` items each in memory (beyond, anonymous files in the same
+    /// directory).
+    pub fn create(paths_file: &Path, run: usize) -> io::Result<MembersWriter> {
         let out = io::BufWriter::with_capacity(1 << 20, File::create(paths_file)?);
         let mut paths = Dictionary::<VoidSSTable>::builder(out)?;
         paths.set_block_len(BLOCK_BYTES);
+        let dir = paths_file.parent();
         Ok(MembersWriter {
             paths,
             paths_file: paths_file.to_path_buf(),
             last: None,
-            point_of: Vec::new(),
+            point_of: Spool::new(dir, run),
+            by_point: Sorter::new(dir, run),
+            n: 0,
+            run,
         })
     }
 
@@ -121,11 +138,13 @@ impl MembersWriter {
         if self.last.as_deref().is_some_and(|last| last >= path) {
             return Err(unsorted());
         }
-        if self.point_of.len() == u32::MAX as usize {
+        if self.n == u32::MAX {
             return Err(outside());
         }
         self.paths.insert(path.as_bytes(), &())?;
-        self.point_of.push(point);
+        self.point_of.push(point)?;
+        self.by_point.push((point, self.n))?;
+        self.n += 1;
         match &mut self.last {
             Some(last) => {
                 last.clear();
@@ -138,9 +157,6 @@ impl MembersWriter {
 
     /// Write the members file to `out`, every member's point below `points`.
     pub fn finish(self, out: impl Write, points: u32) -> io::Result<()> {
-        if self.point_of.iter().any(|&p| p >= points) {
-            return Err(outside());
-        }
         let file = self
             .paths
             .finish()?
@@ -150,7 +166,37 @@ impl MembersWriter {
         let mut out = io::BufWriter::with_capacity(1 << 20, out);
         let paths_len = io::copy(&mut File::open(&self.paths_file)?, &mut out)?;
         std::fs::remove_file(&self.paths_file)?;
-        write_tail(&mut out, paths_len, &self.point_of, points)?;
+        out.write_all(&[0; 3][..pad(paths_len as usize)])?;
+        for p in self.point_of.finish()? {
+            out.write_all(&p?.to_le_bytes())?;
+        }
+        // `starts[q]` is the number of members whose point is below `q`: written as the
+        // sorted pairs pass, the ordinals set aside until they are all written.
+        let mut ords = Spool::new(self.paths_file.parent(), self.run);
+        let (mut seen, mut next) = (0u32, 0u64);
+        for pair in self.by_point.finish() {
+            let (point, ord) = pair?;
+            if point >= points {
+                return Err(outside());
+            }
+            while next <= u64::from(point) {
+                out.write_all(&seen.to_le_bytes())?;
+                next += 1;
+            }
+            seen += 1;
+            ords.push(ord)?;
+        }
+        while next <= u64::from(points) {
+            out.write_all(&seen.to_le_bytes())?;
+            next += 1;
+        }
+        for ord in ords.finish()? {
+            out.write_all(&ord?.to_le_bytes())?;
+        }
+        for v in [paths_len, u64::from(self.n), u64::from(points)] {
+            out.write_all(&v.to_le_bytes())?;
+        }
+        out.write_all(MAGIC)?;
         out.flush()
     }
 }
@@ -269,6 +315,11 @@ impl Members {
             .map(|o| u64::from(self.word(self.point_of, o as usize))))
     }
 
+    /// The point of the member at `ord` (its rank in path order), if there is one.
+    pub fn point_at(&self, ord: usize) -> Option<u32> {
+        (ord < self.n).then(|| self.word(self.point_of, ord))
+    }
+
     /// The paths of each of the points `ids` (in path order); a point with none, or
     /// past the last, is absent.
     pub fn paths_of(&self, ids: &[u64]) -> io::Result<HashMap<u64, Vec<String>>> {
@@ -358,31 +409,40 @@ mod tests {
     }
 
     #[test]
-    fn the_streaming_writer_writes_the_same_file() {
+    fn the_streaming_writer_writes_the_same_file_spilled_or_not() {
         let paths: Vec<String> = (0..3000)
             .map(|i| format!("y{}/f_{i:05}.csv", i % 5))
             .collect();
         let mut sorted: Vec<&str> = paths.iter().map(String::as_str).collect();
         sorted.sort_unstable();
-        let members: Vec<(&str, u32)> = sorted.iter().map(|p| (*p, p.len() as u32 % 40)).collect();
+        // Points shared by many paths, some points with none (40 of them, 30 used).
+        let members: Vec<(&str, u32)> = sorted
+            .iter()
+            .zip(0u32..)
+            .map(|(p, i)| (*p, (i * 7919 + i / 100) % 30))
+            .collect();
         let dir = tempfile::tempdir().unwrap();
         let paths_file = dir.path().join("paths");
-        for m in [&members[..], &[]] {
-            let mut want = Vec::new();
-            write(&mut want, m, 40).unwrap();
-            let mut w = MembersWriter::create(&paths_file).unwrap();
-            for &(p, id) in m {
-                w.push(p, id).unwrap();
+        for run in [1, 7, 1000, 1 << 16] {
+            for m in [&members[..], &[], &members[..1]] {
+                let mut want = Vec::new();
+                write(&mut want, m, 40).unwrap();
+                let mut w = MembersWriter::create(&paths_file, run).unwrap();
+                for &(p, id) in m {
+                    w.push(p, id).unwrap();
+                }
+                let mut got = Vec::new();
+                w.finish(&mut got, 40).unwrap();
+                assert!(got == want, "{} members, runs of {run}", m.len());
+                // The paths' file is gone, and the spilled runs were never named.
+                assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
             }
-            let mut got = Vec::new();
-            w.finish(&mut got, 40).unwrap();
-            assert_eq!(got, want);
-            assert!(!paths_file.exists());
         }
-        let mut w = MembersWriter::create(&paths_file).unwrap();
+        let mut w = MembersWriter::create(&paths_file, 2).unwrap();
         w.push("b", 0).unwrap();
         assert!(w.push("a", 0).is_err() && w.push("b", 0).is_err());
         w.push("c", 1).unwrap();
+        w.push("d", 0).unwrap();
         assert!(w.finish(Vec::new(), 1).is_err(), "point 1 is not below 1");
     }
 

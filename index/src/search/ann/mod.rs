@@ -100,6 +100,14 @@ pub const NIBBLE_POOL_MIN: usize = 1_000;
 /// millisecond of the query.
 pub const NIBBLES_ABOVE: u64 = 16 << 20;
 
+/// Items a rebuild's external sorts ([`crate::spool::Sorter`]) and spools hold in
+/// memory before they go to disk: the sorts that find a generation's distinct vectors
+/// (20 bytes an item) and group its members by point (8), which held about 37 bytes a
+/// file in maps and arrays at once (30 MB at a million files, and growing with the
+/// lake). At this size a sort of a million files writes 16 runs and merges them in one
+/// pass, reading each through a 64 KiB buffer; a lake below it never touches the disk.
+pub const SORT_RUN: usize = 1 << 16;
+
 /// The threshold in force: [`NIBBLES_ABOVE`] or `LAKESTAR_NIBBLES_ABOVE`; 0 in unit
 /// tests, which test the copy on a few hundred points.
 pub fn nibbles_above() -> u64 {

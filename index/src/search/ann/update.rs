@@ -95,6 +95,8 @@ pub struct GraphJob {
     rows: Spill,
     /// Bytes of codes above which the graph is built too ([`super::graph_above`]).
     graph_above: u64,
+    /// Items its external sorts hold in memory ([`super::SORT_RUN`]).
+    sort_run: usize,
 }
 
 impl std::fmt::Debug for GraphJob {
@@ -112,17 +114,12 @@ pub struct BuiltGraph {
     generation: u64,
     points: u64,
     params: GraphParams,
-    /// The files of the snapshot, in path order.
+    /// The files of the snapshot, in path order; those of the common dimension are
+    /// the generation's members (a vector of another dimension is left out).
     rows: Spill,
-    /// The point holding each row's vector ([`NOT_HELD`]: a vector of another
-    /// dimension, left out).
-    point_of: Vec<u32>,
     /// Rows held.
     files: u64,
 }
-
-/// [`BuiltGraph::point_of`] of a row the generation does not hold.
-const NOT_HELD: u32 = u32::MAX;
 
 impl std::fmt::Debug for BuiltGraph {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -375,6 +372,7 @@ pub fn refresh_as(
         generation,
         rows,
         graph_above: graph_above(),
+        sort_run: super::SORT_RUN,
     }))
 }
 
@@ -430,6 +428,13 @@ impl GraphJob {
         self
     }
 
+    /// The job with its external sorts holding `items` in memory (tests make them
+    /// spill with a few).
+    pub fn with_sort_run(mut self, items: usize) -> GraphJob {
+        self.sort_run = items.max(1);
+        self
+    }
+
     /// Write every distinct vector as its generation's codes (`vectors/gen-N/`, via
     /// `gen-N.tmp/`), with the graph over them when they pass its threshold. Needs no
     /// catalog.
@@ -448,22 +453,27 @@ impl GraphJob {
             generation,
             rows,
             graph_above,
+            sort_run,
         } = self;
-        let built = write_spilled(&dir, &embedder, generation, &rows, graph_above, cancel);
+        let built = write_spilled(
+            &dir,
+            &embedder,
+            generation,
+            &rows,
+            graph_above,
+            sort_run,
+            cancel,
+        );
         tracing::debug!(generation, ok = built.is_ok(), "vector generation written");
         match built {
-            Ok(Some((points, params, point_of))) => {
-                let files = point_of.iter().filter(|&&p| p != NOT_HELD).count() as u64;
-                Ok(Some(BuiltGraph {
-                    embedder,
-                    generation,
-                    points,
-                    params,
-                    rows,
-                    point_of,
-                    files,
-                }))
-            }
+            Ok(Some((points, params, files))) => Ok(Some(BuiltGraph {
+                embedder,
+                generation,
+                points,
+                params,
+                rows,
+                files,
+            })),
             Ok(None) => {
                 rows.remove();
                 Ok(None)

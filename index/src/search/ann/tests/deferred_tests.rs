@@ -140,3 +140,92 @@ fn a_generation_of_codes_alone_is_scanned_in_every_mode_and_gets_a_graph_once_on
         Refreshed::Kept
     );
 }
+
+/// A rebuild whose external sorts spill (runs of 1, 2 and 5 items) writes the
+/// generation that numbering the distinct vectors in memory by their first file in path
+/// order gives, byte for byte whatever the run: each file at its vector's point, a
+/// vector of another dimension left out, and every file found after the swap.
+#[test]
+fn a_rebuild_whose_sorts_spill_numbers_points_by_their_first_file() {
+    let kinds = 37u32;
+    let file = |i: u32| format!("d{}/f{i:03}.csv", i % 4);
+    let kind = |i: u32| (i * 7919 + i / 9) % kinds;
+    let mut written: Option<Vec<Vec<u8>>> = None;
+    for run in [1, 2, 5, SORT_RUN] {
+        let mut l = lake();
+        for i in 0..150u32 {
+            // Every file its own description; identical vectors among the files of a kind.
+            l.put_vector(&file(i), &format!("t{i}"), vector(&format!("v{}", kind(i))));
+        }
+        for i in 0..3 {
+            l.put_vector(
+                &format!("d1/odd{i}.csv"),
+                &format!("odd{i}"),
+                vec![0.3; DIM / 2],
+            );
+        }
+        let apart = GraphBuild::Deferred { in_flight: None };
+        let Refresh::Build(job) = refresh_as(&mut l.cat, &l.dir, EMB, 0, None, apart).unwrap()
+        else {
+            panic!("a rebuild is due");
+        };
+        let built = job.with_sort_run(run).build().unwrap();
+        assert_eq!(
+            swap(&mut l.cat, built).unwrap(),
+            Refreshed::Built {
+                generation: 1,
+                files: 150
+            }
+        );
+
+        // The reference: points numbered in memory, by first file in path order.
+        let mut order: Vec<u32> = (0..150).collect();
+        order.sort_by_key(|&i| file(i));
+        let mut point_of_kind: std::collections::HashMap<u32, u32> = Default::default();
+        for &i in &order {
+            let next = point_of_kind.len() as u32;
+            point_of_kind.entry(kind(i)).or_insert(next);
+        }
+        let points = point_of_kind.len();
+        assert_eq!(points, kinds as usize);
+        let members = graph::open_members(&l.dir, 1, EMB, points).unwrap();
+        assert_eq!(members.len(), 150, "runs of {run}");
+        for i in 0..150 {
+            let want = point_of_kind[&kind(i)];
+            assert_eq!(members.point_of(&file(i)).unwrap(), Some(u64::from(want)));
+        }
+        assert_eq!(members.point_of("d1/odd0.csv").unwrap(), None);
+        let codes = graph::open_codes(&l.dir, 1, EMB, points).unwrap();
+        for (k, &p) in &point_of_kind {
+            let want = crate::compact::Code::new(&vector(&format!("v{k}")));
+            assert_eq!(
+                codes.code(p as usize).unwrap().codes,
+                want.codes,
+                "point {p}"
+            );
+        }
+        let gen = graph::generation_dir(&l.dir, 1);
+        let bytes: Vec<Vec<u8>> = ["codes.bin", "members.bin"]
+            .iter()
+            .map(|f| std::fs::read(gen.join(f)).unwrap())
+            .collect();
+        match &written {
+            Some(w) => assert!(*w == bytes, "runs of {run} wrote other files"),
+            None => written = Some(bytes),
+        }
+        // Nothing is left beside the generation (the sorts' files were anonymous).
+        assert_eq!(l.generations(), vec!["gen-1"], "runs of {run}");
+
+        // Every file of a kind is found at its vector after the swap.
+        let v = l.scan(0);
+        let hits = v.nearest(&l.cat, &vector("v5"), 10).unwrap();
+        let mut want: Vec<String> = (0..150).filter(|&i| kind(i) == 5).map(file).collect();
+        want.sort();
+        let found: Vec<String> = hits
+            .iter()
+            .filter(|h| h.1 > 0.999)
+            .map(|h| h.0.clone())
+            .collect();
+        assert_eq!(found, want, "runs of {run}");
+    }
+}

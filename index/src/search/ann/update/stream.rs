@@ -2,16 +2,16 @@
 //! ([`spill_rows`]), the generation written from the spill ([`write_spilled`]), and the
 //! spill read back as the swap's members ([`SpilledMembers`]).
 
-use super::{BuiltGraph, NOT_HELD};
+use super::BuiltGraph;
 use crate::catalog::{CatalogWriter, KeyedVector, MemberRows, Stored};
 use crate::compact::Code;
 use crate::error::{Error, Result};
-use crate::search::ann::graph::{self, GenerationWriter, Graph, GraphParams};
+use crate::search::ann::graph::{self, GenerationWriter, GraphParams};
 use crate::search::ann::held::{Check, Resolver};
 use crate::search::ann::spill::{Spill, SpillWriter};
 use crate::search::ann::{EF_CONSTRUCTION, M};
+use crate::spool::{Sorted, Sorter};
 use std::cell::OnceCell;
-use std::collections::HashMap;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -49,24 +49,29 @@ pub(super) fn spill_rows(
     Ok((out.finish().map_err(io)?, unread))
 }
 
-/// Write generation `generation` from the spilled `rows`, read once in path order: one
-/// point per distinct vector (HNSW degrades on duplicates; identical vectors are common
-/// among same-schema siblings), its codes and members written as they come, the graph
+/// Write generation `generation` from the spilled `rows`: one point per distinct vector
+/// (HNSW degrades on duplicates; identical vectors are common among same-schema
+/// siblings), numbered in the order of their first row, as an in-memory map from code
+/// to point would number them; its codes and members written in path order; the graph
 /// over them when their codes pass `graph_above` bytes. Given up (`Ok(None)`, its
-/// directory removed) once `cancel` is set. Returns the points, the parameters, and
-/// each row's point.
+/// directory removed) once `cancel` is set. Returns the points, the parameters and the
+/// files held.
 ///
-/// Only the map from a code's digest to its point (about 25 bytes a distinct vector)
-/// and each row's point (4 bytes) are kept; a graph, when one is built, holds its
-/// points in memory (hnsw_rs keeps its own copy of each).
+/// Its memory is bounded by `run` (beyond, external sorts on disk, in the generation's
+/// directory): the distinct vectors are found by three sorts of small records instead
+/// of a map from each code's digest to its point, which held about 25 bytes a distinct
+/// vector, and each row's point is read back from the members file by the swap
+/// ([`SpilledMembers`]) instead of kept. A graph, when one is built, holds its points
+/// in memory all the same (hnsw_rs keeps its own copy of each).
 pub(super) fn write_spilled(
     dir: &Path,
     embedder: &str,
     generation: u64,
     rows: &Spill,
     graph_above: u64,
+    run: usize,
     cancel: &AtomicBool,
-) -> Result<Option<(u64, GraphParams, Vec<u32>)>> {
+) -> Result<Option<(u64, GraphParams, u64)>> {
     let io = |e| Error::io(dir.join(graph::VECTORS_DIR), e);
     let cancelled = || cancel.load(Ordering::Relaxed);
     if cancelled() {
@@ -77,40 +82,42 @@ pub(super) fn write_spilled(
         m: M,
         ef_construction: EF_CONSTRUCTION,
     };
-    let mut out = GenerationWriter::create(dir, generation, embedder, dim, params).map_err(io)?;
-    // Keyed by half the digest: 128 bits make a collision among even billions of codes
-    // a chance below 1e-20, and the map, the rebuild's largest part, is half the size.
-    let mut ids: HashMap<[u8; 16], u32> = HashMap::new();
-    let mut point_of: Vec<u32> = Vec::with_capacity(rows.rows() as usize);
+    let mut out =
+        GenerationWriter::create(dir, generation, embedder, dim, params, run).map_err(io)?;
+    let Some(points_of) = point_of_rows(rows, dim, out.dir(), run, cancel).map_err(io)? else {
+        let _ = out.abandon();
+        return Ok(None);
+    };
+    let mut points_of = points_of.peekable();
+    let mut files = 0;
     for (i, r) in rows.read().map_err(io)?.enumerate() {
         if i % graph::BUILD_CHUNK == 0 && cancelled() {
             let _ = out.abandon();
             return Ok(None);
         }
         let r = r.map_err(io)?;
-        if r.vector.dim() != dim {
-            point_of.push(NOT_HELD);
-            continue;
-        }
-        let digest = blake3::hash(bytemuck::cast_slice(&r.vector.codes));
-        let key: [u8; 16] = digest.as_bytes()[..16].try_into().expect("16 of 32 bytes");
-        let id = match ids.get(&key) {
-            Some(&id) => id,
-            None => {
-                let id = out.push_point(&r.vector).map_err(io)?;
-                ids.insert(key, id);
-                id
-            }
+        let row = i as u32;
+        // A row of another dimension has no point (and no entry).
+        let point = match points_of.peek() {
+            None => continue,
+            Some(Ok((at, _))) if *at != row => continue,
+            Some(_) => points_of.next().expect("peeked").map_err(io)?.1,
         };
-        out.push_member(&r.path, id).map_err(io)?;
-        point_of.push(id);
+        if point as usize == out.points() {
+            out.push_point(&r.vector).map_err(io)?;
+        }
+        out.push_member(&r.path, point).map_err(io)?;
+        files += 1;
     }
-    drop(ids);
+    if points_of.next().is_some() {
+        let _ = out.abandon();
+        return Err(io(std::io::Error::other(
+            "the spilled rows changed while read",
+        )));
+    }
     let sealed = out.seal().map_err(io)?;
     let built = if sealed.code_bytes() > graph_above {
-        let codes = sealed.codes().map_err(io)?;
-        let points: Vec<&Code> = codes.iter().collect();
-        let Some(built) = Graph::build_unless(&points, params, cancel) else {
+        let Some(built) = sealed.build_graph(params, cancel).map_err(io)? else {
             let _ = sealed.abandon();
             return Ok(None);
         };
@@ -123,11 +130,78 @@ pub(super) fn write_spilled(
     };
     let points = sealed.points() as u64;
     sealed.finish(built.as_ref()).map_err(io)?;
-    Ok(Some((points, params, point_of)))
+    Ok(Some((points, params, files)))
 }
 
-/// The members of a built generation, read back from its spilled rows: what its swap
-/// hands the catalog.
+/// Each held row's point (its index among the spilled rows, and the point), in row
+/// order: rows of another dimension than `dim` are left out. A point is numbered by its
+/// first row, so that the points come in the order of the rows that first hold them.
+/// Three external sorts of `run` items at a time, in `tmp`: by half the code's digest
+/// (the rows of one vector together), by the vector's first row (the points in order),
+/// by row. `None` once `cancel` is set.
+fn point_of_rows(
+    rows: &Spill,
+    dim: usize,
+    tmp: &Path,
+    run: usize,
+    cancel: &AtomicBool,
+) -> std::io::Result<Option<Sorted<(u32, u32)>>> {
+    if rows.rows() > u64::from(u32::MAX) {
+        return Err(std::io::Error::other("too many files for one generation"));
+    }
+    let cancelled = || cancel.load(Ordering::Relaxed);
+    // Keyed by half the digest: 128 bits make a collision among even billions of codes
+    // a chance below 1e-20, and the sort's records are smaller.
+    let mut by_code: Sorter<([u8; 16], u32)> = Sorter::new(Some(tmp), run);
+    for (r, row) in rows.read()?.zip(0u32..) {
+        if (row as usize).is_multiple_of(graph::BUILD_CHUNK) && cancelled() {
+            return Ok(None);
+        }
+        let r = r?;
+        if r.vector.dim() == dim {
+            let digest = blake3::hash(bytemuck::cast_slice(&r.vector.codes));
+            let key: [u8; 16] = digest.as_bytes()[..16].try_into().expect("16 of 32 bytes");
+            by_code.push((key, row))?;
+        }
+    }
+    if cancelled() {
+        return Ok(None);
+    }
+    // (first row of the vector, row): the rows of a vector sort after its first.
+    let mut by_first: Sorter<(u32, u32)> = Sorter::new(Some(tmp), run);
+    let mut last: Option<([u8; 16], u32)> = None;
+    for item in by_code.finish() {
+        let (key, row) = item?;
+        let first = match last {
+            Some((k, first)) if k == key => first,
+            _ => row,
+        };
+        last = Some((key, first));
+        by_first.push((first, row))?;
+    }
+    if cancelled() {
+        return Ok(None);
+    }
+    let mut by_row: Sorter<(u32, u32)> = Sorter::new(Some(tmp), run);
+    let mut point: Option<(u32, u32)> = None;
+    for item in by_first.finish() {
+        let (first, row) = item?;
+        let p = match point {
+            Some((f, p)) if f == first => p,
+            Some((_, p)) => p + 1,
+            None => 0,
+        };
+        point = Some((first, p));
+        by_row.push((row, p))?;
+    }
+    if cancelled() {
+        return Ok(None);
+    }
+    Ok(Some(by_row.finish()))
+}
+
+/// The members of a built generation, read back from its spilled rows, each row's point
+/// from the generation's members file: what its swap hands the catalog.
 pub(super) struct SpilledMembers<'a> {
     pub(super) built: &'a BuiltGraph,
     /// The generation's codes, opened at the first call of [`MemberRows::code`].
@@ -141,13 +215,30 @@ impl MemberRows for SpilledMembers<'_> {
     }
 
     fn for_each_member(&self, f: &mut dyn FnMut(u64, &KeyedVector) -> Result<()>) -> Result<()> {
-        let io = |e| Error::io(graph::spill_path(self.dir, self.built.generation), e);
-        let rows = self.built.rows.read().map_err(io)?;
-        for (r, &point) in rows.zip(&self.built.point_of) {
+        let b = self.built;
+        let io = |e| Error::io(graph::spill_path(self.dir, b.generation), e);
+        let members = graph::open_members(self.dir, b.generation, &b.embedder, b.points as usize)
+            .map_err(|why| io(std::io::Error::other(why)))?;
+        if members.len() as u64 != b.files {
+            return Err(io(std::io::Error::other(
+                "the generation's members are not its rows",
+            )));
+        }
+        // The rows of the common dimension are the members, in the same (path) order.
+        let dim = b.rows.common_dim();
+        let mut ord = 0;
+        for r in b.rows.read().map_err(io)? {
             let r = r.map_err(io)?;
-            if point != NOT_HELD {
-                f(u64::from(point), &r)?;
+            if r.vector.dim() != dim {
+                continue;
             }
+            let point = members.point_at(ord).ok_or_else(|| {
+                io(std::io::Error::other(
+                    "the generation's members are not its rows",
+                ))
+            })?;
+            ord += 1;
+            f(u64::from(point), &r)?;
         }
         Ok(())
     }

@@ -12,12 +12,13 @@ use crate::search::ann::pages::ChunkWriter;
 use std::fs::File;
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
 
 /// A generation written a point and a member at a time, as a rebuild reads them
 /// ([`GenerationWriter::create`] … [`SealedGeneration::finish`]): into `gen-g.tmp/`,
-/// synced, then renamed to `gen-g/`. What it keeps in memory is 4 bytes a member (its
-/// point, for the members' arrays); the codes, the paths and the 4-bit copy go to their
-/// files as they come.
+/// synced, then renamed to `gen-g/`. Its memory is bounded: the codes, the paths and
+/// the 4-bit copy go to their files as they come, and the members' arrays through an
+/// external sort of `run` items at a time ([`MembersWriter`]).
 pub struct GenerationWriter {
     index_dir: PathBuf,
     tmp: PathBuf,
@@ -38,13 +39,16 @@ pub struct SealedGeneration {
 
 impl GenerationWriter {
     /// Start generation `g` of the index at `index_dir` for points of `dim` dimensions
-    /// by `embedder`: leftovers of an earlier attempt at `g` are removed first.
+    /// by `embedder`, its members sorted `run` at a time
+    /// ([`SORT_RUN`](crate::search::ann::SORT_RUN)): leftovers of an earlier attempt at
+    /// `g` are removed first.
     pub fn create(
         index_dir: &Path,
         g: u64,
         embedder: &str,
         dim: usize,
         params: GraphParams,
+        run: usize,
     ) -> io::Result<GenerationWriter> {
         let root = index_dir.join(VECTORS_DIR);
         std::fs::create_dir_all(&root)?;
@@ -60,7 +64,7 @@ impl GenerationWriter {
         Ok(GenerationWriter {
             index_dir: index_dir.to_path_buf(),
             codes: ChunkWriter::new(File::create(tmp.join(CODES))?),
-            members: MembersWriter::create(&tmp.join(MEMBER_PATHS))?,
+            members: MembersWriter::create(&tmp.join(MEMBER_PATHS), run)?,
             tmp,
             manifest: manifest(g, embedder, dim, 0, params),
             points: 0,
@@ -88,6 +92,12 @@ impl GenerationWriter {
     /// Points so far.
     pub fn points(&self) -> usize {
         self.points
+    }
+
+    /// Its directory while it is written (`gen-g.tmp/`): where a rebuild's external
+    /// sorts spill.
+    pub fn dir(&self) -> &Path {
+        &self.tmp
     }
 
     /// Sync the codes and write their 4-bit copy when they pass
@@ -146,14 +156,26 @@ impl SealedGeneration {
         self.manifest.codes.bytes
     }
 
-    /// Every point's code, read back (to build a graph over them).
-    pub fn codes(&self) -> io::Result<Vec<Code>> {
-        let mut out = Vec::with_capacity(self.manifest.points);
-        for_each_code(&self.tmp.join(CODES), self.manifest.dim, |c| {
-            out.push(c.clone());
-            Ok(())
-        })?;
-        Ok(out)
+    /// The graph over its points, inserted straight from the codes file, mapped
+    /// ([`Graph::build_from_points`]): `None` once `cancel` is set.
+    pub fn build_graph(
+        &self,
+        params: GraphParams,
+        cancel: &AtomicBool,
+    ) -> io::Result<Option<Graph>> {
+        let dim = self.manifest.dim;
+        if self.manifest.points == 0 {
+            return Ok(Graph::build_from_points(&[], dim, params, cancel));
+        }
+        let file = File::open(self.tmp.join(CODES))?;
+        // SAFETY: the codes are written and synced (sealed), and nothing writes them
+        // again; the map is dropped before the generation is renamed or removed.
+        let map = unsafe { crate::search::ann::pages::map(&file) }?;
+        if map.len() != self.manifest.points * (4 + dim) {
+            return Err(io::Error::other("the codes file does not hold its points"));
+        }
+        let points: &[i8] = bytemuck::cast_slice(&map[..]);
+        Ok(Graph::build_from_points(points, dim, params, cancel))
     }
 
     /// Finish it with `graph` (built over its points) when there is one: the graph's
@@ -249,7 +271,8 @@ pub fn write_generation(
     params: GraphParams,
 ) -> io::Result<Manifest> {
     let dim = codes.first().map_or(0, |c| c.dim());
-    let mut w = GenerationWriter::create(index_dir, g, embedder, dim, params)?;
+    let run = crate::search::ann::SORT_RUN;
+    let mut w = GenerationWriter::create(index_dir, g, embedder, dim, params, run)?;
     for c in codes {
         w.push_point(c)?;
     }
