@@ -107,6 +107,22 @@ impl LookupTable {
         })
     }
 
+    /// About the bytes it holds: its strings' lengths and headers (a key value's set
+    /// entry counted as one more word). What a linking thread's budget counts.
+    pub fn heap_bytes(&self) -> usize {
+        const WORD: usize = std::mem::size_of::<usize>();
+        let s = |v: &String| v.len() + std::mem::size_of::<String>();
+        let keys: usize = self
+            .keys
+            .iter()
+            .map(|k| s(&k.name) + k.values.iter().map(|v| s(v) + WORD).sum::<usize>())
+            .sum();
+        s(&self.path)
+            + self.columns.iter().map(s).sum::<usize>()
+            + self.cells.iter().flatten().map(s).sum::<usize>()
+            + keys
+    }
+
     /// The distinct values with letters of the columns other than `key` that a link
     /// names (the first [`VALUES_NAMED`]), in file order, at most [`LABELS_KEPT`].
     fn labels(&self, key: &str) -> Vec<String> {

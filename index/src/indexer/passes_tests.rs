@@ -163,6 +163,18 @@ fn the_passes_over_changed_paths_in_chunks_find_every_link_and_table() {
     assert_eq!(passes(&fresh), expected());
 }
 
+/// Every folder's lookups linked again, as after a change of their rule, by `jobs`
+/// threads each keeping `budget` bytes of tables.
+fn relink_afresh(root: &Path, idx: &Path, jobs: usize, budget: usize) -> Result<usize> {
+    rusqlite::Connection::open(idx.join(crate::catalog::CATALOG_FILE))
+        .unwrap()
+        .execute_batch("DELETE FROM lookups; DELETE FROM meta WHERE key = 'lookups_version';")
+        .unwrap();
+    let lock = crate::lock::WriterLock::acquire(idx).unwrap();
+    let mut cat = crate::catalog::CatalogWriter::open(lock, root).unwrap();
+    super::relink::relink_within(&mut cat, super::relink::LakeReader::Dir(root), jobs, budget)
+}
+
 /// Every lookup link, as stored.
 fn lookup_rows(idx: &Path) -> Vec<(String, String, String)> {
     let conn = rusqlite::Connection::open(idx.join(crate::catalog::CATALOG_FILE)).unwrap();
@@ -186,15 +198,7 @@ fn lookups_linked_by_several_threads_are_those_one_links_and_a_failure_stops_the
     index(&root, &idx, &opts(), &NoProgress).unwrap();
     let linked = lookup_rows(&idx);
     assert_eq!(linked.len(), FOLDERS.len() + 12, "{linked:?}");
-    let relink_with = |jobs: usize| {
-        rusqlite::Connection::open(idx.join(crate::catalog::CATALOG_FILE))
-            .unwrap()
-            .execute_batch("DELETE FROM lookups; DELETE FROM meta WHERE key = 'lookups_version';")
-            .unwrap();
-        let lock = crate::lock::WriterLock::acquire(&idx).unwrap();
-        let mut cat = crate::catalog::CatalogWriter::open(lock, &root).unwrap();
-        super::relink::relink(&mut cat, super::relink::LakeReader::Dir(&root), jobs)
-    };
+    let relink_with = |jobs: usize| relink_afresh(&root, &idx, jobs, super::relink::LOOKUP_BYTES);
     for jobs in [1, 2, 3, 64] {
         relink_with(jobs).unwrap();
         assert_eq!(lookup_rows(&idx), linked, "{jobs} threads");
@@ -207,5 +211,80 @@ fn lookups_linked_by_several_threads_are_those_one_links_and_a_failure_stops_the
         .unwrap();
     for jobs in [1, 2, 3] {
         assert!(relink_with(jobs).is_err(), "{jobs} threads");
+    }
+}
+
+/// However few bytes of tables a linking thread may keep, the links are the same: the
+/// tables of a folder that does not fit are matched a batch at a time (here a folder
+/// of keyed tables above its data folders, keyed tables beside the data, and one at the
+/// root; budgets from none kept and batches of one table, through some folders kept, to
+/// all of them).
+#[test]
+fn lookups_linked_within_any_budget_of_tables_are_the_same() {
+    let d = tempfile::tempdir().unwrap();
+    let (root, idx) = (d.path().join("lake"), d.path().join("idx"));
+    lake(&root);
+    let industries = [
+        "Mining", "Retail", "Farming", "Finance", "Shipping", "Textiles",
+    ];
+    let mut table = String::from("industry_code,industry\n");
+    for (i, n) in industries.iter().enumerate() {
+        table.push_str(&format!("{},{n}\n", 110 + i));
+    }
+    write(&root, "more/industry_codes.csv", &table);
+    let mut table = String::from("region,region_name\n");
+    for (i, n) in ["North", "South", "East", "West", "Centre"]
+        .iter()
+        .enumerate()
+    {
+        table.push_str(&format!("R{i},{n} region\n"));
+    }
+    write(&root, "more/region_codes.csv", &table);
+    for f in 0..6 {
+        let mut sites = String::from("site,site_name\n");
+        for s in 0..8 {
+            sites.push_str(&format!("S{f}{s},Station {f} {s}\n"));
+        }
+        write(&root, &format!("more/f{f:02}/site_codes.csv"), &sites);
+        let mut sales = String::from("year,state,industry_code,region,site,amount\n");
+        for r in 0..40 {
+            let (state, _) = STATES[r % STATES.len()];
+            sales.push_str(&format!(
+                "{},{state},{},R{},S{f}{},{}\n",
+                2001 + r % 5,
+                110 + r % industries.len(),
+                r % 5,
+                r % 8,
+                r * 7 + f
+            ));
+        }
+        write(&root, &format!("more/f{f:02}/sales.csv"), &sales);
+    }
+    index(&root, &idx, &opts(), &NoProgress).unwrap();
+    let linked = lookup_rows(&idx);
+    // Each folder's sales reach the root's, the folder above's and their own tables.
+    for f in 0..6 {
+        let sales = format!("more/f{f:02}/sales.csv");
+        let mut found: Vec<&str> = linked
+            .iter()
+            .filter(|l| l.0 == sales)
+            .map(|l| l.1.as_str())
+            .collect();
+        found.sort_unstable();
+        let site = format!("more/f{f:02}/site_codes.csv");
+        let mut want = vec![
+            "more/industry_codes.csv",
+            site.as_str(),
+            "more/region_codes.csv",
+            "state_codes.csv",
+        ];
+        want.sort_unstable();
+        assert_eq!(found, want, "{sales}");
+    }
+    for budget in [0, 1, 400, 1_500, 3_000, 6_000, usize::MAX] {
+        for jobs in [1, 2] {
+            relink_afresh(&root, &idx, jobs, budget).unwrap();
+            assert_eq!(lookup_rows(&idx), linked, "{budget} bytes, {jobs} threads");
+        }
     }
 }

@@ -176,26 +176,178 @@ fn small_delimited(r: &FileRow) -> bool {
         && r.size <= lookup::LOOKUP_MAX_BYTES
 }
 
+/// Bytes of lookup tables ([`LookupTable::heap_bytes`]) a linking thread keeps for the
+/// folders it links next: the tables of the folders above them. A folder whose tables
+/// do not fit beside those kept is not kept, but read again, a batch of at most this
+/// many bytes at a time, for each folder it serves; so a thread holds about twice this
+/// at most, however many small keyed tables a folder has (before, a folder's were all
+/// held at once). Measured on the 100k bench lake, whose `exports/*` folders hold 2,000
+/// small keyed TSVs each (BENCHMARKS.md, "A rebuild that sorts on disk"): the first
+/// index's peak `RssAnon` during the lookups was 116–120 MB with every folder kept (at 32
+/// MiB, or before), 55 MB at 16 MiB and 34 MB at 4 MiB, in the same wall time (each such
+/// folder's tables are read twice, as they are leaves). Kept large enough for a
+/// `reference/` folder high in a lake, whose tables would otherwise be read again for
+/// every folder below it.
+pub(super) const LOOKUP_BYTES: usize = 16 << 20;
+
+/// A folder's lookup tables, as a linking thread keeps them.
+enum Held {
+    /// All of them (perhaps none), and their bytes.
+    Tables(Vec<LookupTable>, usize),
+    /// More than fit: read a batch at a time whenever they are needed.
+    TooMany,
+}
+
+/// The tables a linking thread keeps, by folder, within a budget of bytes.
+struct TableCache {
+    folders: HashMap<String, Held>,
+    bytes: usize,
+    budget: usize,
+}
+
+impl TableCache {
+    fn new(budget: usize) -> TableCache {
+        TableCache {
+            folders: HashMap::new(),
+            bytes: 0,
+            budget,
+        }
+    }
+
+    /// Keep only the folders in `wanted`.
+    fn retain(&mut self, wanted: &[&str]) {
+        self.folders.retain(|f, _| wanted.contains(&f.as_str()));
+        self.bytes = self
+            .folders
+            .values()
+            .map(|h| match h {
+                Held::Tables(_, bytes) => *bytes,
+                Held::TooMany => 0,
+            })
+            .sum();
+    }
+
+    /// Room left for another folder's tables.
+    fn room(&self) -> usize {
+        self.budget.saturating_sub(self.bytes)
+    }
+
+    fn insert(&mut self, folder: &str, held: Held) {
+        if let Held::Tables(_, bytes) = &held {
+            self.bytes += bytes;
+        }
+        self.folders.insert(folder.to_string(), held);
+    }
+}
+
+/// A folder's tables as they are read: kept while they fit in `room` bytes.
+struct Filling {
+    tables: Vec<LookupTable>,
+    bytes: usize,
+    room: usize,
+    too_many: bool,
+}
+
+impl Filling {
+    fn new(room: usize) -> Filling {
+        Filling {
+            tables: Vec::new(),
+            bytes: 0,
+            room,
+            too_many: false,
+        }
+    }
+
+    /// Keep `row`'s table, if it is a lookup and the folder's still fit.
+    fn push_from(&mut self, lake: LakeReader<'_>, row: &FileRow, d: &Description) {
+        if !self.too_many {
+            if let Some(t) = lookup_table(lake, row, d) {
+                self.push(t);
+            }
+        }
+    }
+
+    fn push(&mut self, t: LookupTable) {
+        if self.too_many {
+            return;
+        }
+        self.bytes += t.heap_bytes();
+        if self.bytes > self.room {
+            // It will be read a batch at a time instead; what was read goes now.
+            self.too_many = true;
+            self.tables = Vec::new();
+        } else {
+            self.tables.push(t);
+        }
+    }
+
+    fn held(self) -> Held {
+        if self.too_many {
+            Held::TooMany
+        } else {
+            Held::Tables(self.tables, self.bytes)
+        }
+    }
+}
+
 /// Read the lookup tables directly in `folder` into `cache` unless they are there: a
 /// folder's lookups serve the data of every folder below it too.
 fn load_folder_tables(
     cat: &CatalogReader,
     lake: LakeReader<'_>,
     folder: &str,
-    cache: &mut HashMap<String, Vec<LookupTable>>,
+    cache: &mut TableCache,
 ) -> Result<()> {
-    if !cache.contains_key(folder) {
-        let mut tables = Vec::new();
-        for row in cat
-            .folder_files(folder, usize::MAX)?
-            .iter()
-            .filter(|r| small_delimited(r))
-        {
-            if let Some(d) = cat.file_description(row)? {
-                tables.extend(lookup_table(lake, row, &d));
+    if cache.folders.contains_key(folder) {
+        return Ok(());
+    }
+    let mut filling = Filling::new(cache.room());
+    for row in cat
+        .folder_files(folder, usize::MAX)?
+        .iter()
+        .filter(|r| small_delimited(r))
+    {
+        if let Some(d) = cat.file_description(row)? {
+            filling.push_from(lake, row, &d);
+            if filling.too_many {
+                break;
             }
         }
-        cache.insert(folder.to_string(), tables);
+    }
+    cache.insert(folder, filling.held());
+    Ok(())
+}
+
+/// Call `f` on the lookup tables directly in `folder`, in batches of about `budget`
+/// bytes: a folder whose tables are too many to keep.
+fn table_batches(
+    cat: &CatalogReader,
+    lake: LakeReader<'_>,
+    folder: &str,
+    budget: usize,
+    mut f: impl FnMut(&[LookupTable]),
+) -> Result<()> {
+    let (mut batch, mut bytes) = (Vec::new(), 0);
+    for row in cat
+        .folder_files(folder, usize::MAX)?
+        .iter()
+        .filter(|r| small_delimited(r))
+    {
+        let Some(d) = cat.file_description(row)? else {
+            continue;
+        };
+        if let Some(t) = lookup_table(lake, row, &d) {
+            bytes += t.heap_bytes();
+            batch.push(t);
+            if bytes >= budget {
+                f(&batch);
+                batch.clear();
+                bytes = 0;
+            }
+        }
+    }
+    if !batch.is_empty() {
+        f(&batch);
     }
     Ok(())
 }
@@ -214,12 +366,14 @@ fn ancestors(folder: &str) -> Vec<&str> {
 /// The lookup links of the files directly in `folder`, to lookup tables in it or in a
 /// folder above it (a `reference/` table at the lake's root serves every folder): the
 /// descriptions of its other files are read only when there is such a table, and each
-/// file's once (a small table is both a possible lookup and data).
+/// file's once (a small table is both a possible lookup and data). A link depends on
+/// its data file and its table alone, so the tables of a folder too large to keep are
+/// matched a batch at a time, with the same links.
 fn folder_lookups(
     cat: &CatalogReader,
     lake: LakeReader<'_>,
     folder: &str,
-    cache: &mut HashMap<String, Vec<LookupTable>>,
+    cache: &mut TableCache,
 ) -> Result<Vec<LookupLink>> {
     let mut wanted = vec![folder];
     wanted.extend(ancestors(folder));
@@ -228,33 +382,43 @@ fn folder_lookups(
     // are dropped, which keeps the cache to one path's worth of tables instead of
     // every table of the lake (gigabytes at 100k files). One needed again later is
     // read again.
-    cache.retain(|f, _| wanted.contains(&f.as_str()));
+    cache.retain(&wanted);
+    // The root first: the higher a folder, the more folders its tables serve, so
+    // those are the ones kept when not all fit.
+    for f in wanted[1..].iter().rev() {
+        load_folder_tables(cat, lake, f, cache)?;
+    }
     let rows = cat.folder_files(folder, MAX_FOLDER_FILES + 1)?;
-    // Per file, once decoded: its columns as data (`None`: not decoded yet).
-    let mut columns: Vec<Option<Vec<SampledColumn>>> = vec![None; rows.len()];
     if rows.len() > MAX_FOLDER_FILES {
         // Too many for its files to be matched (its tables, which serve the folders
         // below, are read as any folder's above).
-        columns.clear();
-    } else if !cache.contains_key(folder) {
-        let mut tables = Vec::new();
+        return Ok(Vec::new());
+    }
+    // Per file, once decoded: its columns as data (`None`: not decoded yet).
+    let mut columns: Vec<Option<Vec<SampledColumn>>> = vec![None; rows.len()];
+    if !cache.folders.contains_key(folder) {
+        let mut filling = Filling::new(cache.room());
         for (row, cols) in rows.iter().zip(&mut columns) {
             if !small_delimited(row) {
                 continue;
             }
             let d = cat.file_description(row)?;
             if let Some(d) = &d {
-                tables.extend(lookup_table(lake, row, d));
+                filling.push_from(lake, row, d);
             }
             *cols = Some(d.as_ref().map(sampled_columns).unwrap_or_default());
         }
-        cache.insert(folder.to_string(), tables);
+        cache.insert(folder, filling.held());
     }
+    let mut kept: Vec<&LookupTable> = Vec::new();
+    let mut too_many: Vec<&str> = Vec::new();
     for f in &wanted {
-        load_folder_tables(cat, lake, f, cache)?;
+        match &cache.folders[*f] {
+            Held::Tables(tables, _) => kept.extend(tables),
+            Held::TooMany => too_many.push(f),
+        }
     }
-    let tables: Vec<&LookupTable> = wanted.iter().flat_map(|f| &cache[*f]).collect();
-    if tables.is_empty() || columns.is_empty() {
+    if kept.is_empty() && too_many.is_empty() {
         return Ok(Vec::new());
     }
     let mut data = Vec::new();
@@ -277,7 +441,18 @@ fn folder_lookups(
             });
         }
     }
-    Ok(lookup::match_lookups(&tables, &data))
+    let mut links = lookup::match_lookups(&kept, &data);
+    if too_many.is_empty() {
+        return Ok(links);
+    }
+    for f in too_many {
+        table_batches(cat, lake, f, cache.budget, |batch| {
+            links.extend(lookup::match_lookups(batch, &data))
+        })?;
+    }
+    // In the order `match_lookups` gives.
+    links.sort_by(|a, b| (&a.data, &a.lookup).cmp(&(&b.data, &b.lookup)));
+    Ok(links)
 }
 
 /// Folders a lookup worker takes at a time: neighbours in path order, so that the
@@ -294,6 +469,7 @@ fn lookups_in_parallel(
     lake: LakeReader<'_>,
     folders: &[String],
     jobs: usize,
+    budget: usize,
 ) -> Result<()> {
     if folders.is_empty() {
         return Ok(());
@@ -315,7 +491,7 @@ fn lookups_in_parallel(
                         return;
                     }
                 };
-                let mut cache = HashMap::new();
+                let mut cache = TableCache::new(budget);
                 while let Some(task) = tasks.get(next.fetch_add(1, Ordering::Relaxed)) {
                     let done = task
                         .iter()
@@ -348,6 +524,16 @@ fn lookups_in_parallel(
 /// lookup links changed is marked stale for search: its document carries their labels.
 /// The lookup links are computed by `jobs` threads.
 pub fn relink(cat: &mut CatalogWriter, lake: LakeReader<'_>, jobs: usize) -> Result<usize> {
+    relink_within(cat, lake, jobs, LOOKUP_BYTES)
+}
+
+/// [`relink`], each lookup thread keeping `budget` bytes of tables ([`LOOKUP_BYTES`]).
+pub(super) fn relink_within(
+    cat: &mut CatalogWriter,
+    lake: LakeReader<'_>,
+    jobs: usize,
+    budget: usize,
+) -> Result<usize> {
     // Sets of folders, not of paths: a folder holds many files, and these are far
     // fewer than the changed paths (every path of the lake at a first index).
     let mut folders: BTreeSet<String> = BTreeSet::new();
@@ -392,7 +578,7 @@ pub fn relink(cat: &mut CatalogWriter, lake: LakeReader<'_>, jobs: usize) -> Res
         }
     }
     let folders: Vec<String> = lookup_folders.into_iter().collect();
-    lookups_in_parallel(cat, lake, &folders, jobs)?;
+    lookups_in_parallel(cat, lake, &folders, jobs, budget)?;
     if every {
         cat.set_meta(MetaKey::LookupsVersion, lookup::LOOKUP_RULE)?;
     }
