@@ -182,16 +182,27 @@ impl<T: Record> Iterator for SpoolReader<T> {
     }
 }
 
-/// Items to read back sorted: kept in memory up to `run` of them; beyond, each `run`
-/// items are sorted and written to a file of their own, and the files are merged as
-/// they are read.
+/// Items to read back sorted, stably (items equal by their order come back in the order
+/// pushed): kept in memory up to `run` of them; beyond, each `run` items are sorted and
+/// written to a file of their own, and the files are merged as they are read (those
+/// past [`FAN_IN`] merged ahead, in levels).
 pub struct Sorter<T> {
     dir: Option<PathBuf>,
     run: usize,
     buf: Vec<T>,
-    runs: Vec<Spooled<T>>,
+    /// The runs on disk, in the order their items came, each with its level (0: `run`
+    /// items; `l + 1`: [`FAN_IN`] runs of level `l` merged). Levels never rise along it.
+    runs: Vec<(u32, Spooled<T>)>,
     len: u64,
 }
+
+/// Runs a merge reads at once. Past this many runs of one level, they are merged into
+/// one run of the next level, so that a sort keeps at most `FAN_IN - 1` files open per
+/// level (about four levels at a billion items) and reads its last merge through as
+/// many buffers, however many items come; each item is written once more per level.
+/// Before, a sort held one open file per run until its end: past about 30M items of
+/// [`crate::search::ann::SORT_RUN`] a run, more than a process may open by default.
+const FAN_IN: usize = if cfg!(test) { 4 } else { 64 };
 
 impl<T: Record + Ord> Sorter<T> {
     /// A sorter of runs of `run` items (at least one), written to `dir` (the system's
@@ -211,36 +222,46 @@ impl<T: Record + Ord> Sorter<T> {
         self.len += 1;
         self.buf.push(item);
         if self.buf.len() >= self.run {
-            self.buf.sort_unstable();
+            self.buf.sort();
             let mut spool = Spool::new(self.dir.as_deref(), 0);
             for item in self.buf.drain(..) {
                 spool.push(item)?;
             }
-            self.runs.push(spool.finish()?);
+            self.runs.push((0, spool.finish()?));
+            self.cascade()?;
+        }
+        Ok(())
+    }
+
+    /// Merge the last [`FAN_IN`] runs into one while they are of one level. Only
+    /// neighbours are merged, in order, so ties still go to the items pushed first.
+    fn cascade(&mut self) -> io::Result<()> {
+        while self.runs.len() >= FAN_IN {
+            let from = self.runs.len() - FAN_IN;
+            let level = self.runs[from].0;
+            if self.runs[from..].iter().any(|(l, _)| *l != level) {
+                break;
+            }
+            let group: Vec<Spooled<T>> = self.runs.drain(from..).map(|(_, r)| r).collect();
+            let mut spool = Spool::new(self.dir.as_deref(), 0);
+            for item in Sorted::merge(group) {
+                spool.push(item?)?;
+            }
+            self.runs.push((level + 1, spool.finish()?));
         }
         Ok(())
     }
 
     /// Done adding: the items, to read in order.
     pub fn finish(mut self) -> Sorted<T> {
-        self.buf.sort_unstable();
-        let mut sources: Vec<SpoolReader<T>> =
-            self.runs.into_iter().map(|r| r.into_iter()).collect();
-        sources.push(
-            Spooled {
-                len: self.buf.len() as u64,
-                mem: self.buf,
-                file: None,
-            }
-            .into_iter(),
-        );
-        Sorted {
-            sources,
-            heap: BinaryHeap::new(),
-            primed: false,
-            failed: false,
-            len: self.len,
-        }
+        self.buf.sort();
+        let mut runs: Vec<Spooled<T>> = self.runs.into_iter().map(|(_, r)| r).collect();
+        runs.push(Spooled {
+            len: self.buf.len() as u64,
+            mem: self.buf,
+            file: None,
+        });
+        Sorted::merge(runs)
     }
 }
 
@@ -256,6 +277,17 @@ pub struct Sorted<T> {
 }
 
 impl<T: Record + Ord> Sorted<T> {
+    /// The items of sorted `runs`, merged (ties to the earlier run).
+    fn merge(runs: Vec<Spooled<T>>) -> Self {
+        Sorted {
+            len: runs.iter().map(|r| r.len).sum(),
+            sources: runs.into_iter().map(Spooled::into_iter).collect(),
+            heap: BinaryHeap::new(),
+            primed: false,
+            failed: false,
+        }
+    }
+
     /// Items in it.
     pub fn len(&self) -> u64 {
         self.len
@@ -477,6 +509,44 @@ mod tests {
             v.sort();
             v
         });
+    }
+
+    #[test]
+    fn a_long_sort_keeps_few_runs_open_and_keeps_ties_in_order() {
+        // Items equal by key but told apart by their order: a stable sort's output.
+        #[derive(Debug, Clone, PartialEq, Eq)]
+        struct Keyed(u32, u32);
+        impl PartialOrd for Keyed {
+            fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
+                Some(self.cmp(o))
+            }
+        }
+        impl Ord for Keyed {
+            fn cmp(&self, o: &Self) -> std::cmp::Ordering {
+                self.0.cmp(&o.0)
+            }
+        }
+        impl Record for Keyed {
+            fn write_to(&self, out: &mut impl Write) -> io::Result<()> {
+                (self.0, self.1).write_to(out)
+            }
+            fn read_from(input: &mut impl Read) -> io::Result<Self> {
+                let (a, b) = <(u32, u32)>::read_from(input)?;
+                Ok(Keyed(a, b))
+            }
+        }
+        let items: Vec<Keyed> = (0u32..3000).map(|i| Keyed(i * 7919 % 7, i)).collect();
+        let mut s = Sorter::new(None, 50);
+        let mut most = 0;
+        for i in &items {
+            s.push(i.clone()).unwrap();
+            most = most.max(s.runs.len());
+        }
+        // 60 runs of 50 at a fan-in of 4: three levels, at most 3 runs open in each.
+        assert!(most <= 3 * 3 + 1, "{most} runs open at once");
+        let mut want = items.clone();
+        want.sort_by_key(|k| k.0);
+        assert_eq!(s.finish().into_vec().unwrap(), want);
     }
 
     #[test]

@@ -88,7 +88,7 @@ impl LookupTable {
     /// The lookup of a table read whole ([`read_columns`]) at `path`, when it has a key
     /// column. Only the cells its links can name are kept (those of its first
     /// [`VALUES_NAMED`] + 1 columns: a link names the first [`VALUES_NAMED`] other than
-    /// its key): each thread linking lookups holds a folder's worth of these.
+    /// its key): each thread linking lookups holds up to its budget of these.
     pub fn from_read(
         path: String,
         columns: Vec<String>,
@@ -315,8 +315,13 @@ pub fn match_lookups<L: Borrow<LookupTable>>(lookups: &[L], data: &[DataFile]) -
             }
         }
     }
-    links.sort_by(|a, b| (&a.data, &a.lookup).cmp(&(&b.data, &b.lookup)));
+    sort_links(&mut links);
     links
+}
+
+/// Links in the order [`match_lookups`] gives them: by data file, then lookup.
+pub fn sort_links(links: &mut [LookupLink]) {
+    links.sort_by(|a, b| (&a.data, &a.lookup).cmp(&(&b.data, &b.lookup)));
 }
 
 /// The columns of a small delimited table read whole: its header and per column every

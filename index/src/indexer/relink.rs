@@ -290,8 +290,9 @@ impl Filling {
     }
 }
 
-/// Read the lookup tables directly in `folder` into `cache` unless they are there: a
-/// folder's lookups serve the data of every folder below it too.
+/// Read the lookup tables directly in `folder` into `cache` unless they are there (or,
+/// when they do not fit in its room, mark them [`Held::TooMany`]): a folder's lookups
+/// serve the data of every folder below it too.
 fn load_folder_tables(
     cat: &CatalogReader,
     lake: LakeReader<'_>,
@@ -379,9 +380,9 @@ fn folder_lookups(
     wanted.extend(ancestors(folder));
     // Only this folder's tables and those above it serve it. Folders come in path
     // order, so the ones above are mostly those the next folders need too; the rest
-    // are dropped, which keeps the cache to one path's worth of tables instead of
-    // every table of the lake (gigabytes at 100k files). One needed again later is
-    // read again.
+    // are dropped, which keeps the cache to one path's worth of tables (and within its
+    // budget) instead of every table of the lake (gigabytes at 100k files). One needed
+    // again later is read again.
     cache.retain(&wanted);
     // The root first: the higher a folder, the more folders its tables serve, so
     // those are the ones kept when not all fit.
@@ -450,8 +451,7 @@ fn folder_lookups(
             links.extend(lookup::match_lookups(batch, &data))
         })?;
     }
-    // In the order `match_lookups` gives.
-    links.sort_by(|a, b| (&a.data, &a.lookup).cmp(&(&b.data, &b.lookup)));
+    lookup::sort_links(&mut links);
     Ok(links)
 }
 

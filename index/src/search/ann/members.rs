@@ -95,11 +95,11 @@ fn write_tail(
     out.write_all(MAGIC)
 }
 
-/// [`write`] a member at a time, in a memory bound however many members come: the
-/// paths go to a file (`paths`, removed at the end) as they come; each member's point
-/// to a spool, and (point, ordinal) to an external sort that gives the ordinals
-/// grouped by point at [`MembersWriter::finish`] — the counting sort [`write`] does in
-/// memory, which held 12 bytes a file (and 8 a point) at the end of a rebuild.
+/// The members file written a member at a time, in a bounded memory: the paths go to a
+/// file (`paths`, removed at the end) as they come; each member's point to a spool, and
+/// (point, ordinal) to an external sort that gives the ordinals grouped by point at
+/// [`MembersWriter::finish`] — the counting sort the tests' `write` does in memory,
+/// which held 12 bytes a file (and 8 a point) at the end of a rebuild.
 pub struct MembersWriter {
     paths: tantivy_sstable::Writer<io::BufWriter<File>, <VoidSSTable as SSTable>::ValueWriter>,
     paths_file: PathBuf,

@@ -2,9 +2,9 @@
 //! generation they become (`vectors/gen-N.rows`) instead of held in memory: at a
 //! million files they were 1.4 GB of the first index's peak. The build reads them twice
 //! in path order, to find the distinct codes and then to write the codes and members;
-//! the swap reads them again, with each row's point, to hand the catalog's rows over. The file goes with the generations
-//! that are not kept (`remove_other_generations`), so a crash leaves nothing behind for
-//! long.
+//! the swap reads them again, with each row's point, to hand the catalog's rows over.
+//! The file goes with the generations that are not kept (`remove_other_generations`),
+//! so a crash leaves nothing behind for long.
 //!
 //! Written by hand: a file this process writes and reads back in order, a few times,
 //! and never keeps; a length-prefixed record is a few lines, where a serialization

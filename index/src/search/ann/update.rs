@@ -445,7 +445,7 @@ impl GraphJob {
     }
 
     /// [`GraphJob::build`], given up (`Ok(None)`, nothing written) once `cancel` is set
-    /// ([`Graph::build_unless`]).
+    /// ([`Graph::build_from_points`]).
     pub fn build_unless(self, cancel: &AtomicBool) -> Result<Option<BuiltGraph>> {
         let GraphJob {
             dir,

@@ -103,18 +103,26 @@ pub(super) fn write_spilled(
             Some(Ok((at, _))) if *at != row => continue,
             Some(_) => points_of.next().expect("peeked").map_err(io)?.1,
         };
-        if point as usize == out.points() {
-            out.push_point(&r.vector).map_err(io)?;
+        // Points are numbered by their first row: a new one is the next to write.
+        match (point as usize).cmp(&out.points()) {
+            std::cmp::Ordering::Less => {}
+            std::cmp::Ordering::Equal => {
+                out.push_point(&r.vector).map_err(io)?;
+            }
+            std::cmp::Ordering::Greater => {
+                let _ = out.abandon();
+                return Err(io(changed()));
+            }
         }
         out.push_member(&r.path, point).map_err(io)?;
         files += 1;
     }
     if points_of.next().is_some() {
         let _ = out.abandon();
-        return Err(io(std::io::Error::other(
-            "the spilled rows changed while read",
-        )));
+        return Err(io(changed()));
     }
+    // Its files and last run are not needed through the graph's build.
+    drop(points_of);
     let sealed = out.seal().map_err(io)?;
     let built = if sealed.code_bytes() > graph_above {
         let Some(built) = sealed.build_graph(params, cancel).map_err(io)? else {
@@ -131,6 +139,11 @@ pub(super) fn write_spilled(
     let points = sealed.points() as u64;
     sealed.finish(built.as_ref()).map_err(io)?;
     Ok(Some((points, params, files)))
+}
+
+/// The spill or the sorts' files read back other than written.
+fn changed() -> std::io::Error {
+    std::io::Error::other("the spilled rows changed while read")
 }
 
 /// Each held row's point (its index among the spilled rows, and the point), in row
@@ -164,13 +177,13 @@ fn point_of_rows(
             by_code.push((key, row))?;
         }
     }
-    if cancelled() {
-        return Ok(None);
-    }
     // (first row of the vector, row): the rows of a vector sort after its first.
     let mut by_first: Sorter<(u32, u32)> = Sorter::new(Some(tmp), run);
     let mut last: Option<([u8; 16], u32)> = None;
-    for item in by_code.finish() {
+    for (n, item) in by_code.finish().enumerate() {
+        if n.is_multiple_of(graph::BUILD_CHUNK) && cancelled() {
+            return Ok(None);
+        }
         let (key, row) = item?;
         let first = match last {
             Some((k, first)) if k == key => first,
@@ -179,12 +192,12 @@ fn point_of_rows(
         last = Some((key, first));
         by_first.push((first, row))?;
     }
-    if cancelled() {
-        return Ok(None);
-    }
     let mut by_row: Sorter<(u32, u32)> = Sorter::new(Some(tmp), run);
     let mut point: Option<(u32, u32)> = None;
-    for item in by_first.finish() {
+    for (n, item) in by_first.finish().enumerate() {
+        if n.is_multiple_of(graph::BUILD_CHUNK) && cancelled() {
+            return Ok(None);
+        }
         let (first, row) = item?;
         let p = match point {
             Some((f, p)) if f == first => p,
@@ -193,9 +206,6 @@ fn point_of_rows(
         };
         point = Some((first, p));
         by_row.push((row, p))?;
-    }
-    if cancelled() {
-        return Ok(None);
     }
     Ok(Some(by_row.finish()))
 }
@@ -217,12 +227,15 @@ impl MemberRows for SpilledMembers<'_> {
     fn for_each_member(&self, f: &mut dyn FnMut(u64, &KeyedVector) -> Result<()>) -> Result<()> {
         let b = self.built;
         let io = |e| Error::io(graph::spill_path(self.dir, b.generation), e);
+        // Needs the generation just written, beside the spill.
+        let gen_err = |why: String| {
+            let dir = graph::generation_dir(self.dir, b.generation);
+            Error::io(dir, std::io::Error::other(why))
+        };
         let members = graph::open_members(self.dir, b.generation, &b.embedder, b.points as usize)
-            .map_err(|why| io(std::io::Error::other(why)))?;
+            .map_err(gen_err)?;
         if members.len() as u64 != b.files {
-            return Err(io(std::io::Error::other(
-                "the generation's members are not its rows",
-            )));
+            return Err(gen_err("its members are not the spilled rows".into()));
         }
         // The rows of the common dimension are the members, in the same (path) order.
         let dim = b.rows.common_dim();
