@@ -303,19 +303,35 @@ fn load_folder_tables(
         return Ok(());
     }
     let mut filling = Filling::new(cache.room());
+    each_table(cat, lake, folder, |t| {
+        filling.push(t);
+        !filling.too_many
+    })?;
+    cache.insert(folder, filling.held());
+    Ok(())
+}
+
+/// Call `f` on each lookup table directly in `folder`, in path order, while it returns
+/// `true`.
+fn each_table(
+    cat: &CatalogReader,
+    lake: LakeReader<'_>,
+    folder: &str,
+    mut f: impl FnMut(LookupTable) -> bool,
+) -> Result<()> {
     for row in cat
         .folder_files(folder, usize::MAX)?
         .iter()
         .filter(|r| small_delimited(r))
     {
         if let Some(d) = cat.file_description(row)? {
-            filling.push_from(lake, row, &d);
-            if filling.too_many {
-                break;
+            if let Some(t) = lookup_table(lake, row, &d) {
+                if !f(t) {
+                    break;
+                }
             }
         }
     }
-    cache.insert(folder, filling.held());
     Ok(())
 }
 
@@ -329,24 +345,16 @@ fn table_batches(
     mut f: impl FnMut(&[LookupTable]),
 ) -> Result<()> {
     let (mut batch, mut bytes) = (Vec::new(), 0);
-    for row in cat
-        .folder_files(folder, usize::MAX)?
-        .iter()
-        .filter(|r| small_delimited(r))
-    {
-        let Some(d) = cat.file_description(row)? else {
-            continue;
-        };
-        if let Some(t) = lookup_table(lake, row, &d) {
-            bytes += t.heap_bytes();
-            batch.push(t);
-            if bytes >= budget {
-                f(&batch);
-                batch.clear();
-                bytes = 0;
-            }
+    each_table(cat, lake, folder, |t| {
+        bytes += t.heap_bytes();
+        batch.push(t);
+        if bytes >= budget {
+            f(&batch);
+            batch.clear();
+            bytes = 0;
         }
-    }
+        true
+    })?;
     if !batch.is_empty() {
         f(&batch);
     }

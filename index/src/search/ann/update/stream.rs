@@ -10,7 +10,7 @@ use crate::search::ann::graph::{self, GenerationWriter, GraphParams};
 use crate::search::ann::held::{Check, Resolver};
 use crate::search::ann::spill::{Spill, SpillWriter};
 use crate::search::ann::{EF_CONSTRUCTION, M};
-use crate::spool::{Sorted, Sorter};
+use crate::spool::{Record, Sorted, Sorter};
 use std::cell::OnceCell;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -180,34 +180,48 @@ fn point_of_rows(
     // (first row of the vector, row): the rows of a vector sort after its first.
     let mut by_first: Sorter<(u32, u32)> = Sorter::new(Some(tmp), run);
     let mut last: Option<([u8; 16], u32)> = None;
-    for (n, item) in by_code.finish().enumerate() {
-        if n.is_multiple_of(graph::BUILD_CHUNK) && cancelled() {
-            return Ok(None);
-        }
-        let (key, row) = item?;
+    let done = each_unless(by_code.finish(), cancel, |(key, row)| {
         let first = match last {
             Some((k, first)) if k == key => first,
             _ => row,
         };
         last = Some((key, first));
-        by_first.push((first, row))?;
+        by_first.push((first, row))
+    })?;
+    if !done {
+        return Ok(None);
     }
     let mut by_row: Sorter<(u32, u32)> = Sorter::new(Some(tmp), run);
     let mut point: Option<(u32, u32)> = None;
-    for (n, item) in by_first.finish().enumerate() {
-        if n.is_multiple_of(graph::BUILD_CHUNK) && cancelled() {
-            return Ok(None);
-        }
-        let (first, row) = item?;
+    let done = each_unless(by_first.finish(), cancel, |(first, row)| {
         let p = match point {
             Some((f, p)) if f == first => p,
             Some((_, p)) => p + 1,
             None => 0,
         };
         point = Some((first, p));
-        by_row.push((row, p))?;
+        by_row.push((row, p))
+    })?;
+    if !done {
+        return Ok(None);
     }
     Ok(Some(by_row.finish()))
+}
+
+/// Call `f` on each item of `sorted`, reading `cancel` every [`graph::BUILD_CHUNK`]
+/// items: whether every item was seen (`false`: cancelled).
+fn each_unless<T: Record + Ord>(
+    sorted: Sorted<T>,
+    cancel: &AtomicBool,
+    mut f: impl FnMut(T) -> std::io::Result<()>,
+) -> std::io::Result<bool> {
+    for (n, item) in sorted.enumerate() {
+        if n.is_multiple_of(graph::BUILD_CHUNK) && cancel.load(Ordering::Relaxed) {
+            return Ok(false);
+        }
+        f(item?)?;
+    }
+    Ok(true)
 }
 
 /// The members of a built generation, read back from its spilled rows, each row's point
