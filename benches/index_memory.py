@@ -5,7 +5,9 @@ files, the page cache it touches) with the second each came, and RssAnon every 1
 A fresh INDEX directory is made (it must not exist). The hash embedder, as the index
 bench uses. BENCHMARKS.md, "Memory of the first index".
 
-usage: benches/index_memory.py BIN LAKE INDEX
+usage: benches/index_memory.py BIN LAKE INDEX [ARG ...]
+(ARGs are passed on to `lakestar index`, e.g. --graph; the environment is inherited,
+e.g. LAKESTAR_SCAN_UP_TO=0 to measure a lake above the scan threshold.)
 """
 import os
 import re
@@ -17,13 +19,13 @@ FIELDS = ("VmRSS", "RssAnon", "RssFile")
 
 
 def main(argv):
-    if len(argv) != 3:
+    if len(argv) < 3:
         sys.exit(__doc__)
-    binary, lake, index = argv
+    binary, lake, index, extra = argv[0], argv[1], argv[2], argv[3:]
     if os.path.exists(index):
         sys.exit(f"{index} exists: the run measures a first index")
     p = subprocess.Popen(
-        [binary, "index", lake, "--index", index, "--embedder", "hash", "--json"],
+        [binary, "index", lake, "--index", index, "--embedder", "hash", "--json", *extra],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
     )

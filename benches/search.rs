@@ -440,6 +440,8 @@ fn main() {
         embedder: arg("--embedder")
             .map(|s| EmbedderSpec::parse(&s).expect("--embedder"))
             .unwrap_or_default(),
+        // As `index --graph`: a plain run writes the codes alone.
+        graph: true,
         ..Default::default()
     };
     let embedder = opts.embedder.build().unwrap();

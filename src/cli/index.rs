@@ -25,6 +25,12 @@ pub(crate) struct IndexArgs {
     /// a bounded sample); re-describes files that were sampled.
     #[arg(long)]
     full: bool,
+    /// Build the vector graph now where the lake is large enough for one (about a
+    /// million files): it holds the whole graph in memory while it builds. Without it
+    /// the run writes the vectors' compact codes alone, which every search scans, and
+    /// `watch` or `serve --watch` builds the graph in the background.
+    #[arg(long)]
+    graph: bool,
     /// Bytes read per file before sampling (tuning and tests).
     #[arg(long, hide = true, default_value_t = lakestar_index::analyze::DEFAULT_BUDGET)]
     read_budget: u64,
@@ -269,6 +275,7 @@ pub(crate) fn run(a: IndexArgs) -> Result<()> {
         batch_size: a.batch_size,
         read_budget: a.read_budget,
         full: a.full,
+        graph: a.graph,
         ..base
     };
     let bar = if !a.json && std::io::stderr().is_terminal() {

@@ -48,7 +48,8 @@ pub struct Cli {
 enum Command {
     /// Crawl a lake and describe every file; later runs redo only what changed.
     Index(index::IndexArgs),
-    /// Keep an index up to date: reconcile, then index changes as they happen.
+    /// Keep an index up to date: reconcile, then index changes as they happen; the vector
+    /// graph of a lake past about a million files is built in the background.
     Watch(watch::WatchArgs),
     /// Show what an index holds: counts by format and state, errors, size, last run.
     Status(status::StatusArgs),

@@ -63,6 +63,11 @@ pub(crate) fn run(a: StatusArgs) -> Result<()> {
                 v.live, v.embedder, v.exact_below
             ),
         }
+        if v.graph_wanted {
+            println!(
+                "            too many codes for a server to scan quickly: `lakestar index --graph`, `watch` or `serve --watch` builds the graph it would walk"
+            );
+        }
     }
     println!(
         "last index: {}",

@@ -18,7 +18,11 @@ fn run_hnsw(cwd: &Path, args: &[&str], env: &[(&str, &str)]) -> String {
 }
 
 fn index(lake: &Path) -> Value {
-    let out = run_hnsw(lake, &["index", lake.to_str().unwrap(), "--json"], &[]);
+    let out = run_hnsw(
+        lake,
+        &["index", lake.to_str().unwrap(), "--graph", "--json"],
+        &[],
+    );
     serde_json::from_str(out.trim()).unwrap()
 }
 
@@ -408,6 +412,7 @@ fn kill_9_midway_with_a_graph_then_search_is_consistent_and_the_rerun_catches_up
         .args([
             "index",
             lake.to_str().unwrap(),
+            "--graph",
             "--jobs",
             "1",
             "--batch-size",
@@ -549,7 +554,7 @@ fn index_killed_at_env(lake: &Path, place: &str, env: &[(&str, &str)]) {
         .env("LAKESTAR_SCAN_UP_TO", "0")
         .env("LAKESTAR_PAUSE_AT", place)
         .envs(env.iter().copied())
-        .args(["index", lake.to_str().unwrap(), "--json"])
+        .args(["index", lake.to_str().unwrap(), "--graph", "--json"])
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
@@ -663,7 +668,12 @@ fn kill_9_while_the_4bit_copy_is_written_is_caught_up() {
     assert_searched_exactly(&lake);
 
     let r: Value = serde_json::from_str(
-        run_hnsw(&lake, &["index", lake.to_str().unwrap(), "--json"], &copy).trim(),
+        run_hnsw(
+            &lake,
+            &["index", lake.to_str().unwrap(), "--graph", "--json"],
+            &copy,
+        )
+        .trim(),
     )
     .unwrap();
     assert_counts(&r, &[("analyzed", 0), ("errors", 0)]);
@@ -772,8 +782,22 @@ fn a_generation_below_the_scan_threshold_holds_codes_alone_and_follows_the_thres
     let text = run_ok_env(&lake, &["status"], &scanned);
     assert!(text.contains("scanned (codes only) generation 1"), "{text}");
 
-    // Nothing changed in the lake; a graph is wanted now: the run rebuilds with one.
+    // A graph is wanted at this size now, but a plain `index` writes codes alone: the
+    // generation stays, and status says what would build the graph.
     run_ok_env(&lake, &["index", lake_arg, "--json"], &graphed);
+    let (v, files) = shape(&graphed);
+    assert_eq!(
+        (v["kind"].as_str(), v["generation"].as_u64()),
+        (Some("codes"), Some(1)),
+        "{v}"
+    );
+    assert_eq!(v["graph_wanted"], Value::Bool(true), "{v}");
+    assert_eq!(files, ["codes.bin", "manifest.json", "members.bin"]);
+    let text = run_ok_env(&lake, &["status"], &graphed);
+    assert!(text.contains("`lakestar index --graph`"), "{text}");
+
+    // Nothing changed in the lake; `--graph` rebuilds the generation with one.
+    run_ok_env(&lake, &["index", lake_arg, "--graph", "--json"], &graphed);
     let (v, files) = shape(&graphed);
     assert_eq!(
         (v["kind"].as_str(), v["generation"].as_u64()),
@@ -791,6 +815,25 @@ fn a_generation_below_the_scan_threshold_holds_codes_alone_and_follows_the_thres
         ]
     );
     assert_eq!(top(&graphed), "special/penguins.csv");
+    assert_eq!(v["graph_wanted"], Value::Bool(false), "{v}");
+
+    // A plain `index` keeps the graph built where one is wanted, after a change too.
+    fs::write(
+        lake.join("special/krill.csv"),
+        "krill,depth\n1,200\n2,300\n",
+    )
+    .unwrap();
+    run_ok_env(&lake, &["index", lake_arg, "--json"], &graphed);
+    let (v, _) = shape(&graphed);
+    assert_eq!(
+        (
+            v["kind"].as_str(),
+            v["generation"].as_u64(),
+            v["delta"].as_u64()
+        ),
+        (Some("hnsw"), Some(2), Some(1)),
+        "{v}"
+    );
 
     // And back: under the default threshold the graph is dropped.
     run_ok_env(&lake, &["index", lake_arg, "--json"], &scanned);

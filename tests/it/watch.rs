@@ -269,6 +269,17 @@ fn burst(lake: &Path, dir: &str, tag: &str, range: std::ops::Range<usize>) {
     }
 }
 
+/// `n` small CSVs under `many/`, each with a word of its own.
+fn write_many(lake: &Path, n: usize) {
+    for i in 0..n {
+        write(
+            lake,
+            &format!("many/t{i:02}.csv"),
+            &csv(&format!("w{i}x"), 5),
+        );
+    }
+}
+
 fn setup() -> (tempfile::TempDir, PathBuf, PathBuf) {
     let tmp = tempfile::tempdir().unwrap();
     let lake = tmp.path().join("lake");
@@ -564,13 +575,7 @@ fn watch_follows_links_as_the_index_records_and_not_out_of_the_lake() {
 #[test]
 fn changes_are_indexed_while_the_graph_builds_and_a_kill_there_is_caught_up() {
     let (_tmp, lake, idx) = setup();
-    for i in 0..30 {
-        write(
-            &lake,
-            &format!("many/t{i:02}.csv"),
-            &csv(&format!("w{i}x"), 5),
-        );
-    }
+    write_many(&lake, 30);
     let env = [
         ("LAKESTAR_EXACT_BELOW", "0"),
         ("LAKESTAR_SCAN_UP_TO", "0"),
@@ -622,7 +627,67 @@ fn changes_are_indexed_while_the_graph_builds_and_a_kill_there_is_caught_up() {
     assert_eq!(search(&idx, "zinnia")[0], "late/zinnia.csv");
 }
 
-/// `lakestar index LAKE --index IDX --json` with the graph forced on.
+/// A plain `index` writes the codes alone at any size; a watcher started on its index
+/// builds the graph a long-lived process walks, in the background, with no change in
+/// the lake to prompt it; searches find the same files meanwhile and after.
+#[test]
+fn a_watcher_builds_the_graph_a_plain_index_left_out() {
+    let (_tmp, lake, idx) = setup();
+    write_many(&lake, 20);
+    let env = [("LAKESTAR_EXACT_BELOW", "0"), ("LAKESTAR_SCAN_UP_TO", "0")];
+    let (lake_s, idx_s) = (lake.to_str().unwrap(), idx.to_str().unwrap());
+    run_ok_env(&lake, &["index", lake_s, "--index", idx_s, "--json"], &env);
+    let vectors = || -> Value {
+        let out = run_ok_env(&idx, &["status", "--index", idx_s, "--json"], &env);
+        serde_json::from_str::<Value>(out.trim()).unwrap()["vectors"].clone()
+    };
+    let v = vectors();
+    assert_eq!(
+        (
+            v["kind"].as_str(),
+            v["generation"].as_u64(),
+            v["graph_wanted"].as_bool()
+        ),
+        (Some("codes"), Some(1), Some(true)),
+        "{v}"
+    );
+    assert!(!idx.join("vectors/gen-1/ann.hnsw.graph").exists());
+    let search = |q: &str| {
+        let args = ["search", "--index", idx_s, "--json", q];
+        paths(&json_lines(&run_ok_env(&idx, &args, &env)))
+    };
+    let before = search("marigold");
+
+    let w = Watcher::start_env(&lake, &idx, &env);
+    let first = w.next_batch(DEADLINE);
+    assert_eq!(
+        (first["kind"].as_str(), n(&first, "added")),
+        (Some("reconcile"), 0),
+        "{first}"
+    );
+    until("the graph to be swapped in", DEADLINE, &w, || {
+        vectors()["kind"] == "hnsw"
+    });
+    let v = vectors();
+    assert_eq!(
+        (
+            v["generation"].as_u64(),
+            v["files"].as_u64(),
+            v["graph_wanted"].as_bool()
+        ),
+        (Some(2), Some(23), Some(false)),
+        "{v}"
+    );
+    assert!(idx.join("vectors/gen-2/ann.hnsw.graph").is_file());
+    assert!(
+        !idx.join("vectors/gen-1").exists(),
+        "the codes' generation removed"
+    );
+    assert_eq!(search("marigold"), before);
+    assert_eq!(before[0], "base/beta.csv");
+}
+
+/// `lakestar index LAKE --index IDX --graph --json` with the graph forced on.
 fn index_hnsw(lake: &Path, idx: &Path) -> Value {
     let out = run_ok_env(
         lake,
@@ -631,6 +696,7 @@ fn index_hnsw(lake: &Path, idx: &Path) -> Value {
             lake.to_str().unwrap(),
             "--index",
             idx.to_str().unwrap(),
+            "--graph",
             "--json",
         ],
         &[("LAKESTAR_EXACT_BELOW", "0"), ("LAKESTAR_SCAN_UP_TO", "0")],

@@ -90,6 +90,11 @@ pub struct IndexOptions {
     pub full: bool,
     /// The embedder of the search index.
     pub embedder: crate::search::embedder::EmbedderSpec,
+    /// Build the vector graph in this run where the codes pass the scan threshold
+    /// (`index --graph`). Otherwise a run writes the codes alone, in bounded memory, and
+    /// the graph is left to the long-lived writers that build it apart
+    /// ([`Indexer::build_graphs_apart`]; `GraphBuild` in `search::ann::update`).
+    pub graph: bool,
 }
 
 impl Default for IndexOptions {
@@ -104,6 +109,7 @@ impl Default for IndexOptions {
             read_budget: crate::analyze::DEFAULT_BUDGET,
             full: false,
             embedder: Default::default(),
+            graph: false,
         }
     }
 }

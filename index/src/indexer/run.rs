@@ -368,8 +368,10 @@ impl Indexer {
             GraphBuild::Deferred {
                 in_flight: self.graph_in_flight(),
             }
-        } else {
+        } else if self.opts.graph {
             GraphBuild::Inline
+        } else {
+            GraphBuild::CodesOnly
         };
         let (report, job) = crate::search::sync::sync_with(
             &mut self.catalog,

@@ -131,32 +131,39 @@ pub fn watch(
         latency: None,
     });
     follow(&mut ix, &rx, opts, stop, on_batch)?;
-    // A graph under way is swapped in if it finishes soon; a longer build (minutes at a
-    // million files) is given up rather than waited for, and the next run builds it.
+    stop_graph(&mut ix);
+    Ok(())
+}
+
+/// At a watcher's stop: a graph under way is swapped in if it finishes soon; a longer
+/// build (minutes at a million files) is given up rather than waited for, and the next
+/// long-lived writer builds it.
+fn stop_graph(ix: &mut Indexer) {
     let t = Instant::now();
     while ix.graph_in_flight().is_some() && t.elapsed() < GRAPH_STOP_WAIT {
-        swap_graph(&mut ix);
+        swap_graph(ix);
         std::thread::sleep(Duration::from_millis(20));
     }
-    swap_graph(&mut ix);
+    swap_graph(ix);
     if let Some(g) = ix.cancel_graph() {
         tracing::info!(
             generation = g,
-            "the vector graph being built was given up at the stop; the next run builds it"
+            "the vector graph being built was given up at the stop; the next watcher builds it"
         );
     }
-    Ok(())
 }
 
 /// Keep the index that `ix` writes (of an object-store lake, which sends no events) up
 /// to date by listing it again: a full run (a listing; only new and changed objects are
 /// read) now and then every `interval`, until `stop` is set; `on_batch` hears of each.
+/// The vector graph is built apart, as [`watch`] builds it.
 pub fn relist(
     ix: &mut Indexer,
     interval: Duration,
     stop: &AtomicBool,
     on_batch: &mut dyn FnMut(&WatchBatch),
 ) -> Result<()> {
+    ix.build_graphs_apart();
     let mut kind = BatchKind::Reconcile;
     while !stop.load(Ordering::Relaxed) {
         let report = ix.run(&NoProgress)?;
@@ -169,9 +176,11 @@ pub fn relist(
         kind = BatchKind::Rescan;
         let next = Instant::now() + interval;
         while !stop.load(Ordering::Relaxed) && Instant::now() < next {
+            swap_graph(ix);
             std::thread::sleep(TICK);
         }
     }
+    stop_graph(ix);
     Ok(())
 }
 

@@ -12,9 +12,9 @@ use serde::{Deserialize, Serialize};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 pub use generation::{
-    generation_dir, has_graph, has_wanted_shape, looks_complete, open_codes, open_generation,
+    generation_dir, has_graph, has_shape, looks_complete, open_codes, open_generation,
     open_members, read_manifest, remove_other_generations, spill_path, verify_codes,
-    write_generation, FileSum, GenerationWriter, Manifest, SealedGeneration, VECTORS_DIR,
+    write_generation, FileSum, GenerationWriter, Manifest, SealedGeneration, Shape, VECTORS_DIR,
 };
 
 /// hnsw_rs can dump only graphs made with its maximum number of layers.

@@ -234,6 +234,10 @@ pub struct VectorStatus {
     pub delta: u64,
     /// The live-vector threshold below which search is exact.
     pub exact_below: u64,
+    /// A generation of codes alone too large for a long-lived process to scan
+    /// quickly ([`scan_up_to`]): it would walk a graph, which `index --graph`, `watch`
+    /// and `serve --watch` build ([`update::GraphBuild`]).
+    pub graph_wanted: bool,
 }
 
 /// The vector status of the index at `dir` for `embedder`, counted now (without loading
@@ -259,6 +263,7 @@ pub fn status(cat: &CatalogReader, dir: &Path, embedder: &str) -> Result<VectorS
             tombstones: 0,
             delta: 0,
             exact_below: threshold,
+            graph_wanted: false,
         };
         match graph {
             Some(((tombstones, delta), g)) => {
@@ -269,11 +274,11 @@ pub fn status(cat: &CatalogReader, dir: &Path, embedder: &str) -> Result<VectorS
                 s.delta = delta;
                 s.live = s.files.saturating_sub(s.tombstones) + s.delta;
                 if s.live >= threshold && s.live > 0 {
-                    s.kind = if graph::has_graph(dir, g.generation) {
-                        "hnsw"
-                    } else {
-                        "codes"
-                    };
+                    let manifest = graph::read_manifest(dir, g.generation);
+                    let has_graph = manifest.as_ref().is_some_and(|m| m.has_graph());
+                    s.kind = if has_graph { "hnsw" } else { "codes" };
+                    s.graph_wanted =
+                        !has_graph && manifest.is_some_and(|m| m.codes.bytes > scan_up_to());
                 }
             }
             None => s.live = cat.vector_count(embedder)?,

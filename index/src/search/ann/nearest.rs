@@ -92,6 +92,20 @@ impl std::fmt::Debug for VectorIndex {
     }
 }
 
+/// Say once per generation that a long-lived process scans codes it would rather walk
+/// a graph over: the graph is built only where asked for (`update::GraphBuild`), and a
+/// server's user should know which command gives it.
+fn hint_graph_missing(generation: u64, bytes: usize) {
+    static HINTED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    if HINTED.swap(generation, std::sync::atomic::Ordering::Relaxed) != generation {
+        tracing::warn!(
+            generation,
+            codes_mb = bytes >> 20,
+            "every vector query scans this generation's codes, which holds no graph; `lakestar index --graph`, `watch` or `serve --watch` builds the graph that answers faster"
+        );
+    }
+}
+
 /// Exact search over `rows` (path, code): rows of dimension `dim` kept.
 fn flat_of(rows: Vec<(String, Code)>, dim: usize) -> (Vec<String>, Flat) {
     let mut flat = Flat::new(dim);
@@ -276,7 +290,12 @@ impl VectorIndex {
             },
         };
         let codes = codes.filter(|c| match mode {
-            Mode::Resident { scan_up_to } => codes_only || c.bytes() as u64 <= scan_up_to,
+            Mode::Resident { scan_up_to } => {
+                if codes_only && c.bytes() as u64 > scan_up_to {
+                    hint_graph_missing(g.generation, c.bytes());
+                }
+                codes_only || c.bytes() as u64 <= scan_up_to
+            }
             _ => true,
         });
         let (points, dim) = match (codes, loaded) {

@@ -10,10 +10,11 @@
 //! one snapshot ([`GraphJob`]); [`GraphJob::build`] builds and writes the generation,
 //! without the catalog; [`swap`] puts it in the catalog in one transaction, with the
 //! files changed since the snapshot stale from then on. `lakestar index` runs them in a
-//! row after its commits ([`GraphBuild::Inline`]); `watch` and `serve` run the build on
-//! a thread of their own and keep indexing meanwhile ([`GraphBuild::Deferred`]).
+//! row after its commits, with codes alone ([`GraphBuild::CodesOnly`]; with `--graph`,
+//! [`GraphBuild::Inline`]); `watch` and `serve --watch` run the build, graph included,
+//! on a thread of their own and keep indexing meanwhile ([`GraphBuild::Deferred`]).
 
-use super::graph::{self, GraphParams};
+use super::graph::{self, GraphParams, Shape};
 use super::held::{self, Check};
 use super::spill::Spill;
 use super::stale;
@@ -58,17 +59,31 @@ pub fn begin(cat: &CatalogWriter) -> Result<bool> {
     Ok(trusted)
 }
 
-/// How a refresh that has to rebuild the graph does it.
+/// How a refresh that has to rebuild the generation does it, and whether the HNSW graph
+/// is part of it.
+///
+/// Only a long-lived process ever walks the graph (one-off searches scan the codes:
+/// [`super::nearest::Mode`]), and only it can afford what hnsw_rs needs to build one: the
+/// whole graph in memory, growing with the lake. So a one-off `lakestar index` writes
+/// the codes alone at any size, in bounded memory, and the graph is built where it is
+/// used: by `watch` and `serve --watch`, apart from their writes, or by `index --graph`
+/// for a user who wants it ready before a server starts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum GraphBuild {
-    /// Build and swap it in now (`lakestar index`: the catalog, text and vectors are
-    /// committed before, so the index is searchable, exactly, while the graph builds).
+    /// Codes alone, built and swapped in now, never a graph (`lakestar index`). A graph
+    /// a long-lived process built stays as long as its generation does: it is of the
+    /// shape that process wants, and dropping it would cost that process a rebuild.
     #[default]
+    CodesOnly,
+    /// Build and swap it in now, with the graph above [`super::graph_above`]
+    /// (`lakestar index --graph`; the catalog, text and vectors are committed before, so
+    /// the index is searchable, exactly, while the graph builds).
     Inline,
     /// Hand the build to the caller as a [`GraphJob`], to run off the writer's path and
-    /// swap in with [`swap`] (`watch`, `serve`: the lake's changes keep being indexed
-    /// meanwhile). `in_flight`: the generation a build under way will become; no second
-    /// build starts, and its directory is spared.
+    /// swap in with [`swap`], with the graph above [`super::graph_above`] (`watch`,
+    /// `serve --watch`: the lake's changes keep being indexed meanwhile). `in_flight`:
+    /// the generation a build under way will become; no second build starts, and its
+    /// directory is spared.
     Deferred {
         /// The generation under construction, if any.
         in_flight: Option<u64>,
@@ -93,7 +108,8 @@ pub struct GraphJob {
     embedder: String,
     generation: u64,
     rows: Spill,
-    /// Bytes of codes above which the graph is built too ([`super::graph_above`]).
+    /// Bytes of codes above which the graph is built too ([`super::graph_above`];
+    /// `u64::MAX`, never, for [`GraphBuild::CodesOnly`]).
     graph_above: u64,
     /// Items its external sorts hold in memory ([`super::SORT_RUN`]).
     sort_run: usize,
@@ -163,7 +179,7 @@ pub fn check_as(
     let sound = meta
         .graph
         .as_ref()
-        .is_some_and(|g| usable(dir, g, embedder));
+        .is_some_and(|g| usable(dir, g, embedder, how));
     if meta.fresh && want == sound && (want || meta.graph.is_none()) {
         return Ok(Refresh::Done(if want {
             Refreshed::Kept
@@ -224,10 +240,10 @@ pub fn refresh_as(
     how: GraphBuild,
 ) -> Result<Refresh> {
     let meta = VectorMeta::load(cat)?;
-    let current = meta.graph.clone().filter(|g| usable(dir, g, embedder));
+    let current = meta.graph.clone().filter(|g| usable(dir, g, embedder, how));
     let io = |e| Error::io(dir.join(graph::VECTORS_DIR), e);
     let in_flight = match how {
-        GraphBuild::Inline => None,
+        GraphBuild::CodesOnly | GraphBuild::Inline => None,
         GraphBuild::Deferred { in_flight } => in_flight,
     };
     let done = |r| Ok(Refresh::Done(r));
@@ -371,7 +387,10 @@ pub fn refresh_as(
         embedder: embedder.to_string(),
         generation,
         rows,
-        graph_above: graph_above(),
+        graph_above: match how {
+            GraphBuild::CodesOnly => u64::MAX,
+            GraphBuild::Inline | GraphBuild::Deferred { .. } => graph_above(),
+        },
         sort_run: super::SORT_RUN,
     }))
 }
@@ -408,11 +427,17 @@ pub fn give_up_lost(cat: &mut CatalogWriter, dir: &Path) -> Result<usize> {
 }
 
 /// Whether generation `g` can stay: of this embedder, complete by a cheap check, and of
-/// the shape a rebuild would give it now (a graph exactly above [`graph_above`]).
-fn usable(dir: &Path, g: &GraphMeta, embedder: &str) -> bool {
+/// a shape `how` accepts: with a graph exactly above [`graph_above`] for a process that
+/// builds graphs; for one that writes codes alone, codes alone or a graph where one is
+/// wanted (a generation with a graph below the threshold is rebuilt without it).
+fn usable(dir: &Path, g: &GraphMeta, embedder: &str, how: GraphBuild) -> bool {
+    let shape = match how {
+        GraphBuild::CodesOnly => Shape::GraphIfWanted,
+        GraphBuild::Inline | GraphBuild::Deferred { .. } => Shape::GraphExactlyIfWanted,
+    };
     g.embedder == embedder
         && graph::looks_complete(dir, g.generation, embedder)
-        && graph::has_wanted_shape(dir, g.generation, graph_above())
+        && graph::has_shape(dir, g.generation, graph_above(), shape)
 }
 
 impl GraphJob {

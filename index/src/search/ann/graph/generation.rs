@@ -215,10 +215,26 @@ pub fn has_graph(index_dir: &Path, g: u64) -> bool {
     read_manifest(index_dir, g).is_some_and(|m| m.has_graph())
 }
 
-/// Whether generation `g` has the shape a rebuild would give it now: a graph exactly
-/// when its codes pass `graph_above` bytes ([`super::super::graph_above`]).
-pub fn has_wanted_shape(index_dir: &Path, g: u64, graph_above: u64) -> bool {
-    read_manifest(index_dir, g).is_some_and(|m| m.has_graph() == (m.codes.bytes > graph_above))
+/// Which generations a writer accepts, by whether they hold a graph and whether their
+/// codes pass the bytes above which a graph is wanted ([`super::super::graph_above`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shape {
+    /// A graph exactly where one is wanted: what a writer that builds graphs makes.
+    GraphExactlyIfWanted,
+    /// A graph only where one is wanted, codes alone anywhere: what a writer that
+    /// writes codes alone keeps (a graph another writer built is not undone).
+    GraphIfWanted,
+}
+
+/// Whether generation `g` has a `shape` for codes above `graph_above` bytes.
+pub fn has_shape(index_dir: &Path, g: u64, graph_above: u64, shape: Shape) -> bool {
+    read_manifest(index_dir, g).is_some_and(|m| {
+        let wanted = m.codes.bytes > graph_above;
+        match shape {
+            Shape::GraphExactlyIfWanted => m.has_graph() == wanted,
+            Shape::GraphIfWanted => !m.has_graph() || wanted,
+        }
+    })
 }
 
 /// Whether generation `g` looks complete for `embedder` without reading it whole: a

@@ -229,3 +229,55 @@ fn a_rebuild_whose_sorts_spill_numbers_points_by_their_first_file() {
         assert_eq!(found, want, "runs of {run}");
     }
 }
+
+/// A writer of codes alone (`lakestar index`) builds no graph even where one is wanted
+/// (`graph_above` is 0 in unit tests), keeps the graph a graph builder swapped in while
+/// it is sound and its changes stay below the limits, and rebuilds codes alone when
+/// they do not.
+#[test]
+fn a_writer_of_codes_alone_builds_no_graph_and_keeps_one_built_apart() {
+    let mut l = filled(100);
+    let codes = GraphBuild::CodesOnly;
+    let refresh = |l: &mut Lake, how| {
+        let r = refresh_as(&mut l.cat, &l.dir, EMB, 0, None, how).unwrap();
+        crate::search::ann::update::inline(&mut l.cat, r).unwrap()
+    };
+    let has_graph = |l: &Lake, g| graph::has_graph(&l.dir, g);
+    assert_eq!(
+        refresh(&mut l, codes),
+        Refreshed::Built {
+            generation: 1,
+            files: 100
+        }
+    );
+    assert!(!has_graph(&l, 1));
+    assert_eq!(l.generations(), vec!["gen-1"]);
+    // Nothing changed: codes alone are kept, by a writer of codes alone only.
+    assert_eq!(refresh(&mut l, codes), Refreshed::Kept);
+    let apart = GraphBuild::Deferred { in_flight: None };
+    let Refresh::Build(job) = refresh_as(&mut l.cat, &l.dir, EMB, 0, None, apart).unwrap() else {
+        panic!("a graph builder wants the graph");
+    };
+    assert!(matches!(
+        swap(&mut l.cat, job.build().unwrap()).unwrap(),
+        Refreshed::Built { generation: 2, .. }
+    ));
+    assert!(has_graph(&l, 2));
+    // A few changes: the graph stays for a writer of codes alone too.
+    change_four(&mut l);
+    assert_eq!(refresh(&mut l, codes), Refreshed::Kept);
+    assert_eq!(l.generations(), vec!["gen-2"]);
+    assert_eq!(l.open(0).kind(), "hnsw");
+    // Past the tombstones' limit, its rebuild holds codes alone.
+    for i in 40..70 {
+        l.delete(&format!("f{i:03}.csv"));
+    }
+    assert!(matches!(
+        refresh(&mut l, codes),
+        Refreshed::Built { generation: 3, .. }
+    ));
+    assert!(!has_graph(&l, 3));
+    assert_eq!(l.generations(), vec!["gen-3"]);
+    assert_eq!(l.scan(0).kind(), "codes");
+    assert_eq!(l.scan(0).len(), 70);
+}

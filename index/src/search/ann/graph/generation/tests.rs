@@ -110,14 +110,20 @@ fn a_generation_of_codes_alone_is_scanned_and_refuses_to_load_a_graph() {
     std::fs::write(&nib, &bytes).unwrap();
     let e = open_generation(d.path(), 2, "emb", 50).unwrap_err();
     assert!(e.contains("no graph"), "{e}");
-    // A graph is wanted above the threshold, and absent below it.
-    assert!(has_wanted_shape(d.path(), 2, 600));
-    assert!(!has_wanted_shape(d.path(), 2, 599));
+    // A graph builder wants a graph exactly above the threshold; a writer of codes
+    // alone takes codes alone at any size, and a graph above the threshold.
+    let exactly = |g, above| has_shape(d.path(), g, above, Shape::GraphExactlyIfWanted);
+    let codes_or_wanted = |g, above| has_shape(d.path(), g, above, Shape::GraphIfWanted);
+    assert!(exactly(2, 600));
+    assert!(!exactly(2, 599));
+    assert!(codes_or_wanted(2, 600) && codes_or_wanted(2, 599));
     let g = Graph::build(&refs(&c), PARAMS);
     write_generation(d.path(), 3, "emb", Some(&g), &refs(&c), &[], PARAMS).unwrap();
-    assert!(has_wanted_shape(d.path(), 3, 599));
-    assert!(!has_wanted_shape(d.path(), 3, 600));
-    assert!(!has_wanted_shape(d.path(), 4, 0), "no generation 4");
+    assert!(exactly(3, 599));
+    assert!(!exactly(3, 600));
+    assert!(codes_or_wanted(3, 599));
+    assert!(!codes_or_wanted(3, 600), "a graph where none is wanted");
+    assert!(!exactly(4, 0) && !codes_or_wanted(4, 0), "no generation 4");
 }
 
 #[test]
