@@ -347,11 +347,11 @@ fn print_summary(report: &lakestar_index::IndexReport, llm: Option<&LlmSummary>)
     for (path, msg) in report.problems.iter().take(SHOWN) {
         eprintln!("  {path}: {msg}");
     }
-    if report.problems.len() > SHOWN {
-        eprintln!(
-            "  … {} more; see `lakestar status`",
-            report.problems.len() - SHOWN
-        );
+    let more = report
+        .errors
+        .saturating_sub(report.problems.len().min(SHOWN) as u64);
+    if more > 0 {
+        eprintln!("  … {more} more; see `lakestar status`");
     }
     let Some(l) = llm else { return };
     println!(

@@ -74,11 +74,9 @@ pub(super) fn print_line(b: &WatchBatch) {
     for (path, msg) in r.problems.iter().take(SHOWN) {
         eprintln!("  {path}: {msg}");
     }
-    if r.problems.len() > SHOWN {
-        eprintln!(
-            "  … {} more; see `lakestar status`",
-            r.problems.len() - SHOWN
-        );
+    let more = r.errors.saturating_sub(r.problems.len().min(SHOWN) as u64);
+    if more > 0 {
+        eprintln!("  … {more} more; see `lakestar status`");
     }
 }
 

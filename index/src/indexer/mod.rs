@@ -174,9 +174,34 @@ pub struct IndexReport {
     /// from the JSON of a lake on disk).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fetched: Option<FetchReport>,
-    /// The problems, path and message (not part of the JSON contract).
+    /// The problems, path and message, sorted: the first [`PROBLEMS_KEPT`] by path, of
+    /// the `errors` met (not part of the JSON contract).
     #[serde(skip)]
     pub problems: Vec<(String, String)>,
+}
+
+/// Problems an [`IndexReport`] lists at most. Every one is counted in `errors` and kept
+/// in the catalog with its file (`lakestar status`); the report's list is what a run
+/// prints, and a lake of a million unreadable files must not hold a million messages.
+pub const PROBLEMS_KEPT: usize = 1000;
+
+impl IndexReport {
+    /// Count a per-file problem and list it if it is among the first [`PROBLEMS_KEPT`]
+    /// by path.
+    pub fn problem(&mut self, path: String, message: String) {
+        self.errors += 1;
+        self.problems.push((path, message));
+        // Sorted and cut only now and then: at most twice the list's bound is held.
+        if self.problems.len() >= 2 * PROBLEMS_KEPT {
+            self.settle_problems();
+        }
+    }
+
+    /// Sort the problems listed and keep the first [`PROBLEMS_KEPT`].
+    pub fn settle_problems(&mut self) {
+        self.problems.sort();
+        self.problems.truncate(PROBLEMS_KEPT);
+    }
 }
 
 /// What a run fetched from an object store: the bytes of every ranged GET, and how many

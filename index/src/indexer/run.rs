@@ -50,8 +50,7 @@ impl Indexer {
         };
         let fetched_before = self.objects.as_ref().map(|o| o.fetched().get());
         for ce in errors {
-            report.errors += 1;
-            report.problems.push((ce.path, ce.error));
+            report.problem(ce.path, ce.error);
         }
 
         // Classify without reading the files: a merge of two path-sorted streams, the
@@ -238,9 +237,8 @@ impl Indexer {
                 }
                 report.analyzed += o.analyzed as u64;
                 report.cache_hits += o.cache_hit as u64;
-                if let Some(p) = o.problem {
-                    report.errors += 1;
-                    report.problems.push(p);
+                if let Some((path, message)) = o.problem {
+                    report.problem(path, message);
                 }
                 if let Some(c) = o.change {
                     batch.push(c);
@@ -303,16 +301,11 @@ impl Indexer {
                 tracing::debug!(?r, "search index synced");
                 synced_nothing = r.documents == 0 && r.removed == 0 && r.embedded == 0;
             }
-            Err(e) => {
-                report.errors += 1;
-                report
-                    .problems
-                    .push(("(search index)".into(), e.to_string()));
-            }
+            Err(e) => report.problem("(search index)".into(), e.to_string()),
         }
         let compacted = self.catalog.compact(filling && report.added > 0)?;
         tracing::debug!(elapsed = ?started.elapsed(), regrouped, retabled, compacted, "committed");
-        report.problems.sort();
+        report.settle_problems();
         report.seconds = started.elapsed().as_secs_f64();
         if let (Some(o), Some((bytes, requests))) = (&self.objects, fetched_before) {
             let (b, r) = o.fetched().get();

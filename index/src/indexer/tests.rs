@@ -268,3 +268,22 @@ fn frequent_small_runs_do_not_pile_up_text_segments() {
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
 }
+
+/// A report counts every problem and lists the first `PROBLEMS_KEPT` by path, holding
+/// at most twice that many while it runs.
+#[test]
+fn a_report_lists_the_first_problems_by_path_and_counts_them_all() {
+    let mut r = super::IndexReport::default();
+    let n = 2 * super::PROBLEMS_KEPT + 500;
+    for i in (0..n).rev() {
+        r.problem(format!("dir/f{i:05}.csv"), format!("unreadable {i}"));
+        assert!(r.problems.len() < 2 * super::PROBLEMS_KEPT);
+    }
+    r.settle_problems();
+    assert_eq!(r.errors, n as u64);
+    assert_eq!(r.problems.len(), super::PROBLEMS_KEPT);
+    let want: Vec<(String, String)> = (0..super::PROBLEMS_KEPT)
+        .map(|i| (format!("dir/f{i:05}.csv"), format!("unreadable {i}")))
+        .collect();
+    assert_eq!(r.problems, want);
+}

@@ -255,8 +255,10 @@ fn follow(
         if let Some(problems) = intake.rescan.take() {
             intake.pending.clear();
             let mut report = ix.run(&NoProgress)?;
-            report.errors += problems.len() as u64;
-            report.problems.extend(problems);
+            for (path, message) in problems {
+                report.problem(path, message);
+            }
+            report.settle_problems();
             on_batch(&WatchBatch {
                 kind: BatchKind::Rescan,
                 scope: Vec::new(),
