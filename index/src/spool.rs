@@ -381,6 +381,17 @@ impl Record for u32 {
     }
 }
 
+/// A string, length-prefixed.
+impl Record for String {
+    fn write_to(&self, out: &mut impl Write) -> io::Result<()> {
+        write_str(out, self)
+    }
+
+    fn read_from(input: &mut impl Read) -> io::Result<Self> {
+        read_str(input)
+    }
+}
+
 /// Bytes of a fixed length (a digest, or part of one).
 impl<const N: usize> Record for [u8; N] {
     fn write_to(&self, out: &mut impl Write) -> io::Result<()> {

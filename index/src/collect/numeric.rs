@@ -5,8 +5,8 @@
 use super::{
     collection_id, numeric_key, Collection, Entry, PartRange, MIN_MEMBERS, SAMPLE_MEMBERS,
 };
-use crate::spool::{read_str, write_str, Record, Sorter};
-use std::io::{self, Read, Write};
+use crate::spool::Sorter;
+use std::io;
 use std::path::{Path, PathBuf};
 
 /// The values of one placeholder seen so far.
@@ -163,17 +163,6 @@ fn placeholders(template: &str) -> Vec<String> {
         rest = &rest[j..];
     }
     v
-}
-
-/// A part value, as a spool file holds it.
-impl Record for String {
-    fn write_to(&self, out: &mut impl Write) -> io::Result<()> {
-        write_str(out, self)
-    }
-
-    fn read_from(input: &mut impl Read) -> io::Result<Self> {
-        read_str(input)
-    }
 }
 
 #[cfg(test)]

@@ -17,6 +17,7 @@
 //! Both feed the same merge ([`run`]'s body), so a scoped run finds deletions, renames and
 //! directory moves inside its scope exactly as a full run would.
 
+mod gone;
 mod process;
 mod relink;
 mod run;
@@ -41,6 +42,13 @@ pub const IN_MEMORY_LIMIT: u64 = 8 * 1024 * 1024;
 /// lists its work in the same memory. A handful in unit tests, so that they run from
 /// the file.
 const WORK_IN_MEMORY: usize = if cfg!(test) { 3 } else { 65_536 };
+
+/// Rows of paths gone since the last run that a run holds in memory for renames to
+/// claim (a few hundred bytes each); beyond, they go to a temporary SQLite table of
+/// (hash, path) (`gone`), so that a folder of a million files moved or deleted costs
+/// no more memory than a small one. A handful in unit tests, so that they run from
+/// the table.
+const GONE_IN_MEMORY: usize = if cfg!(test) { 3 } else { 65_536 };
 
 /// Catalog rows a full run reads at a time to compare with the crawl's listing (a
 /// handful in unit tests, so that they cross pages).

@@ -7,10 +7,8 @@ use crate::catalog::{CatalogReader, Change, FileRow, FileState, Hash};
 use crate::crawl::links::{refuse_read, Containment};
 use crate::crawl::Entry;
 use crate::spool::{read_array, Record};
-use std::collections::HashMap;
 use std::io::{self, Read, Write};
 use std::path::Path;
-use std::sync::Mutex;
 
 /// A file whose mtime is this close to the moment it was read may still be changing
 /// within the filesystem's timestamp granularity: it is re-hashed on the next run.
@@ -113,8 +111,8 @@ pub(super) struct Ctx<'a> {
     pub(super) index_dir: &'a Path,
     /// Where followed links may lead; `None` when links are not followed.
     pub(super) links: Option<&'a Containment>,
-    /// Hashes of paths that disappeared, claimable by a new path with the same content.
-    pub(super) gone: Mutex<HashMap<Hash, Vec<FileRow>>>,
+    /// Paths that disappeared, claimable by a new path with the same content.
+    pub(super) gone: super::gone::Gone,
     /// Read budget per file; `None` in `--full` mode.
     pub(super) budget: Option<u64>,
     /// The lake's object store, when the lake is one (entries are objects, not files).
@@ -170,11 +168,7 @@ pub(super) fn process(ctx: &Ctx<'_>, cache: Option<&CatalogReader>, w: &Work) ->
             };
         }
     } else {
-        let claimed = {
-            let mut gone = ctx.gone.lock().unwrap_or_else(|p| p.into_inner());
-            gone.get_mut(&hash).and_then(Vec::pop)
-        };
-        if let Some(from) = claimed {
+        if let Some(from) = ctx.gone.claim(&hash, cache) {
             // Coverage read from the old path does not move with the file.
             let time = match &from.time {
                 Some(t) if t.source != "path" => Some(t.clone()),
@@ -378,7 +372,7 @@ mod tests {
             lake: &lake,
             index_dir: &lake,
             links: None,
-            gone: Mutex::new(HashMap::new()),
+            gone: super::super::gone::Gone::empty(),
             budget: None,
             objects: None,
         };
@@ -429,7 +423,7 @@ mod tests {
                 lake: &lake,
                 index_dir: &lake,
                 links,
-                gone: Mutex::new(HashMap::new()),
+                gone: super::super::gone::Gone::empty(),
                 budget: None,
                 objects: None,
             };
@@ -451,7 +445,7 @@ mod tests {
             lake: &lake,
             index_dir: &lake,
             links: Some(&anywhere),
-            gone: Mutex::new(HashMap::new()),
+            gone: super::super::gone::Gone::empty(),
             budget: None,
             objects: None,
         };
@@ -470,7 +464,7 @@ mod tests {
             lake: &lake,
             index_dir: &lake,
             links: None,
-            gone: Mutex::new(HashMap::from([(hash, vec![old.clone()])])),
+            gone: super::super::gone::Gone::collect([Ok(old.clone())].into_iter(), 1).unwrap(),
             budget: None,
             objects: None,
         };

@@ -2,9 +2,10 @@
 //! catalog knows, read what changed in parallel, commit in batches, delete last, then
 //! bring collections and the search side in step.
 
+use super::gone::Gone;
 use super::process::{process, Ctx, Kind, Outcome, Todo, Work};
-use super::{IndexReport, Indexer, Progress, KNOWN_PAGE, WORK_IN_MEMORY};
-use crate::catalog::{CatalogReader, Change, FileRow, Hash, Known, MetaKey};
+use super::{IndexReport, Indexer, Progress, GONE_IN_MEMORY, KNOWN_PAGE, WORK_IN_MEMORY};
+use crate::catalog::{CatalogReader, Change, Known, MetaKey};
 use crate::crawl::links::Containment;
 use crate::crawl::Crawl;
 use crate::error::{Error, Result};
@@ -12,9 +13,8 @@ use crate::search::ann::update::GraphBuild;
 use crate::search::sync::SyncReport;
 use crate::spool::Spool;
 use rayon::prelude::*;
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{mpsc, Mutex};
+use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 /// The catalog rows a run compares with what the crawl found.
@@ -66,7 +66,7 @@ impl Indexer {
         };
         let spool_error = |e| Error::io(&self.index_dir, e);
         let mut todo: Spool<Todo> = Spool::new(Some(&self.index_dir), WORK_IN_MEMORY);
-        let mut gone_paths: Vec<String> = Vec::new();
+        let mut gone_paths: Spool<String> = Spool::new(Some(&self.index_dir), GONE_IN_MEMORY);
         let mut rows = 0u64;
         {
             let mut f = files.map(|r| r.map_err(spool_error));
@@ -97,7 +97,7 @@ impl Indexer {
                         let r = next_k.take().expect("compared");
                         rows += 1;
                         if !under_failed_dir(&r.path) {
-                            gone_paths.push(r.path);
+                            gone_paths.push(r.path).map_err(spool_error)?;
                         }
                         next_k = k.next().transpose()?;
                     }
@@ -131,22 +131,18 @@ impl Indexer {
         }
         // A first index: worth compacting at its end (`CatalogWriter::compact`).
         let filling = !scoped && rows == 0;
-        // Full rows only for what needs them: those that are gone (here), and known files
-        // to read (as they are read).
-        let mut gone: HashMap<Hash, Vec<FileRow>> = HashMap::new();
-        let mut gone_unhashed = Vec::new();
-        for path in gone_paths {
-            if let Some(row) = self.catalog.file(&path)? {
-                match row.hash {
-                    Some(h) => gone.entry(h).or_default().push(row),
-                    None => gone_unhashed.push(row.path),
-                }
-            }
-        }
-        // Deterministic claim order among same-content candidates (popped from the end).
-        for v in gone.values_mut() {
-            v.sort_by(|a, b| b.path.cmp(&a.path));
-        }
+        // Full rows only for what needs them: those that are gone (here, or as they are
+        // claimed once there are many), and known files to read (as they are read).
+        let catalog = &self.catalog;
+        let gone_rows = gone_paths
+            .finish()
+            .map_err(spool_error)?
+            .into_iter()
+            .filter_map(|path| match path {
+                Ok(path) => catalog.file(&path).transpose(),
+                Err(e) => Some(Err(spool_error(e))),
+            });
+        let gone = Gone::collect(gone_rows, GONE_IN_MEMORY)?;
         let todo = todo.finish().map_err(spool_error)?;
 
         tracing::debug!(elapsed = ?started.elapsed(), to_read = todo.len(), "classified");
@@ -162,7 +158,7 @@ impl Indexer {
             lake: &self.lake,
             index_dir: &self.index_dir,
             links: links.as_ref(),
-            gone: Mutex::new(gone),
+            gone,
             budget: (!self.opts.full).then_some(self.opts.read_budget),
             objects: self.objects.as_ref(),
         };
@@ -255,19 +251,14 @@ impl Indexer {
         })?;
 
         // Deletions last: whatever disappeared and was not claimed by a rename.
-        let mut deletes: Vec<Change> = gone_unhashed
-            .into_iter()
-            .map(|path| Change::Delete { path })
-            .collect();
-        let gone = ctx.gone.into_inner().unwrap_or_else(|p| p.into_inner());
-        deletes.extend(gone.into_values().flatten().map(|r| Change::Delete {
-            path: r.path.clone(),
-        }));
-        report.deleted += deletes.len() as u64;
-        for chunk in deletes.chunks(batch_size * 8) {
-            self.catalog.apply(chunk)?;
-        }
-        drop(deletes);
+        let catalog = &mut self.catalog;
+        report.deleted += ctx.gone.for_each_left(batch_size * 8, |paths| {
+            let deletes: Vec<Change> = paths
+                .into_iter()
+                .map(|path| Change::Delete { path })
+                .collect();
+            catalog.apply(&deletes)
+        })?;
 
         // Companion links of the folders where something changed, after every file of
         // the run is described and before the search side reads the descriptions. The

@@ -287,3 +287,33 @@ fn a_report_lists_the_first_problems_by_path_and_counts_them_all() {
         .collect();
     assert_eq!(r.problems, want);
 }
+
+/// More gone paths than a run holds in memory (a handful in unit tests): a moved folder
+/// is still renames that keep their descriptions, files of the same content included,
+/// and what is gone for good is deleted.
+#[test]
+fn a_move_of_more_files_than_held_in_memory_is_renames() {
+    let d = tempfile::tempdir().unwrap();
+    let lake = d.path().join("lake");
+    let idx = d.path().join("idx");
+    for i in 0..8 {
+        write(&lake, &format!("old/f{i}.csv"), &csv(100 + i));
+    }
+    // Two files of one content: each move claims one of them.
+    write(&lake, "old/twin-a.csv", &csv(7));
+    write(&lake, "old/twin-b.csv", &csv(7));
+    for i in 0..3 {
+        write(&lake, &format!("doomed/g{i}.csv"), &csv(200 + i));
+    }
+    let mut ix = Indexer::open(&lake, &idx, &opts()).unwrap();
+    assert_eq!(ix.run(&NoProgress).unwrap().added, 13);
+    std::fs::rename(lake.join("old"), lake.join("new")).unwrap();
+    std::fs::remove_dir_all(lake.join("doomed")).unwrap();
+    let r = ix.run(&NoProgress).unwrap();
+    assert_eq!(
+        (r.renamed, r.deleted, r.added, r.analyzed, r.errors),
+        (10, 3, 0, 0, 0),
+        "{r:?}"
+    );
+    assert_like_fresh(&lake, ix.index_dir());
+}
