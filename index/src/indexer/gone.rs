@@ -2,21 +2,27 @@
 //! same content claims one as a rename; those left unclaimed are deleted at the run's
 //! end.
 //!
-//! Held in memory, whole rows, up to a bound ([`super::GONE_IN_MEMORY`]); past it, a temporary
-//! SQLite table of (hash, path), the rows read back from the catalog when claimed. A
-//! folder of a million files moved or deleted must not hold a million rows in memory;
-//! a table keyed by hash is what the claims need, and SQLite is already the catalog's
-//! store (a private temporary database: removed when closed, or by the OS at a crash).
+//! Held in memory, whole rows, up to a bound ([`super::GONE_IN_MEMORY`]); past it, a
+//! temporary SQLite table of (path, hash), the rows read back from the catalog when
+//! claimed. A folder of a million files moved or deleted must not hold a million rows in
+//! memory; a table keyed by hash is what the claims need, and SQLite is already the
+//! catalog's store. Its file is made in the index directory (where the run's spools go,
+//! not a temporary directory that may be memory) and unlinked once open, as SQLite does
+//! with its own temporary databases, so that even a killed run leaves nothing behind.
 
 use crate::catalog::{CatalogReader, FileRow, Hash};
 use crate::error::Result;
 use rusqlite::{params, Connection, OptionalExtension};
 use std::collections::HashMap;
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
 /// The gone paths, shared by the workers that claim them.
 pub(super) struct Gone {
     store: Mutex<Store>,
+    /// A claim from the table found no reader to read its row with (said once).
+    unread: AtomicBool,
 }
 
 enum Store {
@@ -45,13 +51,16 @@ impl Gone {
     fn from_store(store: Store) -> Gone {
         Gone {
             store: Mutex::new(store),
+            unread: AtomicBool::new(false),
         }
     }
 
-    /// The gone rows, in memory until there are more than `in_memory` of them.
+    /// The gone rows, in memory until there are more than `in_memory` of them, then in a
+    /// table whose file is made in `dir`.
     pub(super) fn collect(
         rows: impl Iterator<Item = Result<FileRow>>,
         in_memory: usize,
+        dir: &Path,
     ) -> Result<Gone> {
         let mut store = Store::Memory {
             by_hash: HashMap::new(),
@@ -62,7 +71,7 @@ impl Gone {
             let row = row?;
             if let Store::Memory { len, .. } = &store {
                 if *len >= in_memory {
-                    store = to_table(store)?;
+                    store = to_table(store, dir)?;
                 }
             }
             match &mut store {
@@ -102,13 +111,23 @@ impl Gone {
                 *len -= 1;
                 Some(row)
             }
-            Store::Table(conn) => match claim_in(conn, hash, reader?) {
-                Ok(row) => row,
-                Err(e) => {
-                    tracing::warn!("a renamed file is described again: {e}");
-                    None
+            Store::Table(conn) => {
+                let Some(reader) = reader else {
+                    if !self.unread.swap(true, Ordering::Relaxed) {
+                        tracing::warn!(
+                            "the catalog could not be opened to read renamed files' rows: they are described again"
+                        );
+                    }
+                    return None;
+                };
+                match claim_in(conn, hash, reader) {
+                    Ok(row) => row,
+                    Err(e) => {
+                        tracing::warn!("a renamed file is described again: {e}");
+                        None
+                    }
                 }
-            },
+            }
         }
     }
 
@@ -161,16 +180,25 @@ impl Gone {
     }
 }
 
-/// The rows held in memory moved to a new temporary table.
-fn to_table(store: Store) -> Result<Store> {
+/// The rows held in memory moved to a new temporary table, its file in `dir`.
+fn to_table(store: Store, dir: &Path) -> Result<Store> {
     let Store::Memory {
         by_hash, unhashed, ..
     } = store
     else {
         return Ok(store);
     };
-    // An empty name: a private database on disk, deleted when it is closed.
-    let conn = Connection::open("")?;
+    let io = |e| crate::error::Error::io(dir, e);
+    // Our handle is closed before SQLite opens the file (closing another descriptor of
+    // it would drop SQLite's locks), and the name removed once SQLite holds it open.
+    let path = tempfile::Builder::new()
+        .prefix(".gone-")
+        .suffix(".sqlite")
+        .tempfile_in(dir)
+        .map_err(io)?
+        .into_temp_path();
+    let conn = Connection::open(&path)?;
+    path.close().map_err(io)?;
     conn.execute_batch(
         "PRAGMA journal_mode = OFF;
          PRAGMA synchronous = OFF;
@@ -195,21 +223,24 @@ fn insert(conn: &Connection, path: &str, hash: Option<&Hash>) -> Result<()> {
 }
 
 fn claim_in(conn: &Connection, hash: &Hash, reader: &CatalogReader) -> Result<Option<FileRow>> {
-    let path: Option<String> = conn
-        .prepare_cached("SELECT path FROM gone WHERE hash = ?1 ORDER BY path LIMIT 1")?
-        .query_row([&hash[..]], |r| r.get(0))
-        .optional()?;
-    let Some(path) = path else {
-        return Ok(None);
-    };
-    // Taken from the table only once its row is read: a claim that fails leaves the
-    // path to be deleted.
-    let Some(row) = reader.file(&path)? else {
-        return Ok(None);
-    };
-    conn.prepare_cached("DELETE FROM gone WHERE path = ?1")?
-        .execute([&path])?;
-    Ok(Some(row))
+    loop {
+        let path: Option<String> = conn
+            .prepare_cached("SELECT path FROM gone WHERE hash = ?1 ORDER BY path LIMIT 1")?
+            .query_row([&hash[..]], |r| r.get(0))
+            .optional()?;
+        let Some(path) = path else {
+            return Ok(None);
+        };
+        // Taken from the table once its row is read (a claim that fails on an error
+        // leaves the path to be deleted); a path the catalog no longer holds has
+        // nothing to claim or delete, and the next of the same content is tried.
+        let row = reader.file(&path)?;
+        conn.prepare_cached("DELETE FROM gone WHERE path = ?1")?
+            .execute([&path])?;
+        if row.is_some() {
+            return Ok(row);
+        }
+    }
 }
 
 #[cfg(test)]
@@ -267,9 +298,15 @@ mod tests {
         cat.apply(&changes).unwrap();
         let reader = CatalogReader::open(d.path()).unwrap();
         for in_memory in [0, 1, 4, 5, 100] {
-            let g = Gone::collect(rows.iter().cloned().map(Ok), in_memory).unwrap();
+            let g = Gone::collect(rows.iter().cloned().map(Ok), in_memory, d.path()).unwrap();
             let table = matches!(*g.store.lock().unwrap(), Store::Table(_));
             assert_eq!(table, in_memory < rows.len(), "{in_memory}");
+            let names: Vec<_> = std::fs::read_dir(d.path())
+                .unwrap()
+                .map(|e| e.unwrap().file_name().into_string().unwrap())
+                .filter(|n| n.starts_with(".gone-"))
+                .collect();
+            assert!(names.is_empty(), "the table's file is unlinked: {names:?}");
             let claimed = |h| g.claim(&[h; 32], Some(&reader)).map(|r| r.path);
             assert_eq!(claimed(1).as_deref(), Some("a.csv"), "{in_memory}");
             assert_eq!(claimed(1).as_deref(), Some("b.csv"));
@@ -283,7 +320,7 @@ mod tests {
             let got = g.claim(&[3; 32], Some(&reader)).unwrap();
             assert_eq!(got, rows[4], "the whole row");
             for chunk in [1, 2, 10] {
-                let g = Gone::collect(rows.iter().cloned().map(Ok), in_memory).unwrap();
+                let g = Gone::collect(rows.iter().cloned().map(Ok), in_memory, d.path()).unwrap();
                 assert!(g.claim(&[2; 32], Some(&reader)).is_some());
                 assert_eq!(
                     left(g, chunk),
@@ -298,5 +335,28 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// In the table, a gone path the catalog no longer holds is passed over for the next
+    /// of the same content, not claimed again and again.
+    #[test]
+    fn a_claim_from_the_table_passes_over_a_path_the_catalog_lacks() {
+        let d = tempfile::tempdir().unwrap();
+        let lake = d.path().join("lake");
+        std::fs::create_dir_all(&lake).unwrap();
+        let lock = crate::lock::WriterLock::acquire(d.path()).unwrap();
+        let mut cat = crate::catalog::CatalogWriter::open(lock, &lake).unwrap();
+        let held = row("a1.csv", Some(5));
+        cat.apply(&[crate::catalog::Change::Upsert {
+            row: held.clone(),
+            description: None,
+        }])
+        .unwrap();
+        let reader = CatalogReader::open(d.path()).unwrap();
+        let rows = [row("a0.csv", Some(5)), held.clone(), row("a2.csv", Some(5))];
+        let g = Gone::collect(rows.into_iter().map(Ok), 0, d.path()).unwrap();
+        assert_eq!(g.claim(&[5; 32], Some(&reader)), Some(held));
+        assert_eq!(g.claim(&[5; 32], Some(&reader)), None);
+        assert_eq!(left(g, 10), (0, vec![]));
     }
 }

@@ -45,7 +45,7 @@ const WORK_IN_MEMORY: usize = if cfg!(test) { 3 } else { 65_536 };
 
 /// Rows of paths gone since the last run that a run holds in memory for renames to
 /// claim (a few hundred bytes each); beyond, they go to a temporary SQLite table of
-/// (hash, path) (`gone`), so that a folder of a million files moved or deleted costs
+/// (path, hash) in the index directory (`gone`), so that a folder of a million files moved or deleted costs
 /// no more memory than a small one. A handful in unit tests, so that they run from
 /// the table.
 const GONE_IN_MEMORY: usize = if cfg!(test) { 3 } else { 65_536 };
@@ -182,15 +182,17 @@ pub struct IndexReport {
     /// from the JSON of a lake on disk).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fetched: Option<FetchReport>,
-    /// The problems, path and message, sorted: the first [`PROBLEMS_KEPT`] by path, of
-    /// the `errors` met (not part of the JSON contract).
+    /// The problems, path and message, sorted: the first [`PROBLEMS_KEPT`] by path, and
+    /// the run's own, of the `errors` met (not part of the JSON contract).
     #[serde(skip)]
     pub problems: Vec<(String, String)>,
 }
 
-/// Problems an [`IndexReport`] lists at most. Every one is counted in `errors` and kept
-/// in the catalog with its file (`lakestar status`); the report's list is what a run
-/// prints, and a lake of a million unreadable files must not hold a million messages.
+/// Problems of paths an [`IndexReport`] lists at most, the first by path: a lake of a
+/// million unreadable files must not hold a million messages. Every one is counted in
+/// `errors`; a file's problem is also kept with its row in the catalog (`lakestar
+/// status`), a crawl's (a refused link, an unreadable folder) only in this list. The
+/// run's own problems (`(search index)`, `(watch)`) are few, and always listed.
 pub const PROBLEMS_KEPT: usize = 1000;
 
 impl IndexReport {
@@ -205,10 +207,15 @@ impl IndexReport {
         }
     }
 
-    /// Sort the problems listed and keep the first [`PROBLEMS_KEPT`].
+    /// Sort the problems listed and keep the first [`PROBLEMS_KEPT`] of paths, and every
+    /// one of the run's own (named in parentheses).
     pub fn settle_problems(&mut self) {
         self.problems.sort();
-        self.problems.truncate(PROBLEMS_KEPT);
+        let mut of_paths = 0;
+        self.problems.retain(|(path, _)| {
+            of_paths += usize::from(!path.starts_with('('));
+            path.starts_with('(') || of_paths <= PROBLEMS_KEPT
+        });
     }
 }
 
@@ -295,9 +302,9 @@ pub struct Indexer {
 }
 
 impl Drop for Indexer {
-    /// A graph still being built is given up and its thread joined (the next run finds
-    /// it missing and builds it): the thread must not write into the index after the
-    /// writer lock is released.
+    /// A graph still being built is given up and its thread joined (the next writer
+    /// that builds graphs finds it missing and builds it): the thread must not write
+    /// into the index after the writer lock is released.
     fn drop(&mut self) {
         self.cancel_graph();
     }
@@ -407,7 +414,8 @@ impl Indexer {
     /// Give up the graph being built apart, if any, at its next chunk
     /// ([`crate::search::ann::graph::BUILD_CHUNK`]), and wait for its thread: what a
     /// stopping writer does rather than wait for a build that may take many minutes.
-    /// Nothing of it was swapped in; the next run builds it again. Returns its generation.
+    /// Nothing of it was swapped in; the next writer that builds graphs (`watch`,
+    /// `serve --watch`, `index --graph`) builds it again. Returns its generation.
     pub fn cancel_graph(&mut self) -> Option<u64> {
         let b = self.building.take()?;
         b.cancel.store(true, std::sync::atomic::Ordering::Relaxed);

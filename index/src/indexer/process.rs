@@ -464,7 +464,8 @@ mod tests {
             lake: &lake,
             index_dir: &lake,
             links: None,
-            gone: super::super::gone::Gone::collect([Ok(old.clone())].into_iter(), 1).unwrap(),
+            gone: super::super::gone::Gone::collect([Ok(old.clone())].into_iter(), 1, &lake)
+                .unwrap(),
             budget: None,
             objects: None,
         };

@@ -142,7 +142,7 @@ impl Indexer {
                 Ok(path) => catalog.file(&path).transpose(),
                 Err(e) => Some(Err(spool_error(e))),
             });
-        let gone = Gone::collect(gone_rows, GONE_IN_MEMORY)?;
+        let gone = Gone::collect(gone_rows, GONE_IN_MEMORY, &self.index_dir)?;
         let todo = todo.finish().map_err(spool_error)?;
 
         tracing::debug!(elapsed = ?started.elapsed(), to_read = todo.len(), "classified");

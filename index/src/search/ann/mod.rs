@@ -143,8 +143,9 @@ pub fn scan_up_to() -> u64 {
         .unwrap_or(SCAN_UP_TO)
 }
 
-/// Bytes of a generation's codes above which a rebuild also builds the HNSW graph:
-/// [`scan_up_to`], since below it every process scans the codes and a graph would only
+/// Bytes of a generation's codes above which a rebuild by a writer that builds graphs
+/// (`update::GraphBuild::Inline`, `Deferred`; never `CodesOnly`) also builds the HNSW
+/// graph: [`scan_up_to`], since below it every process scans the codes and a graph would only
 /// cost build time, memory and disk (at 100k files 93 MB, a quarter of the index, and
 /// most of the first index's peak memory). Unit tests build it always: they test the
 /// graph on a few hundred points, and ask for codes alone explicitly.

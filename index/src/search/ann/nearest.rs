@@ -33,7 +33,8 @@ pub enum Mode {
     /// A long-lived process: [`Mode::Scan`] up to `scan_up_to` bytes of codes
     /// ([`super::SCAN_UP_TO`]), where the exact scan is as fast as the graph at the
     /// breadth recall needs and maps a third of the memory the graph loads;
-    /// [`Mode::Graph`] above (where a rebuild builds the graph: [`super::graph_above`]).
+    /// [`Mode::Graph`] above, where the generation has a graph (a writer that builds
+    /// graphs builds one there: [`super::graph_above`]); codes alone are scanned.
     Resident {
         /// Bytes of codes scanned at most.
         scan_up_to: u64,
