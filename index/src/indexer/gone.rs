@@ -31,21 +31,25 @@ enum Store {
         by_hash: HashMap<Hash, Vec<FileRow>>,
         /// Rows without a hash (unreadable last time): never claimed, only deleted.
         unhashed: Vec<String>,
-        len: usize,
     },
     /// `gone(path, hash)`, hash NULL for the unhashed, and an index by (hash, path).
     Table(Connection),
+}
+
+impl Store {
+    fn memory() -> Store {
+        Store::Memory {
+            by_hash: HashMap::new(),
+            unhashed: Vec::new(),
+        }
+    }
 }
 
 impl Gone {
     /// No gone paths.
     #[cfg(test)]
     pub(super) fn empty() -> Gone {
-        Gone::from_store(Store::Memory {
-            by_hash: HashMap::new(),
-            unhashed: Vec::new(),
-            len: 0,
-        })
+        Gone::from_store(Store::memory())
     }
 
     fn from_store(store: Store) -> Gone {
@@ -62,30 +66,17 @@ impl Gone {
         in_memory: usize,
         dir: &Path,
     ) -> Result<Gone> {
-        let mut store = Store::Memory {
-            by_hash: HashMap::new(),
-            unhashed: Vec::new(),
-            len: 0,
-        };
-        for row in rows {
+        let mut store = Store::memory();
+        for (i, row) in rows.enumerate() {
             let row = row?;
-            if let Store::Memory { len, .. } = &store {
-                if *len >= in_memory {
-                    store = to_table(store, dir)?;
-                }
+            if i == in_memory {
+                store = to_table(store, dir)?;
             }
             match &mut store {
-                Store::Memory {
-                    by_hash,
-                    unhashed,
-                    len,
-                } => {
-                    *len += 1;
-                    match row.hash {
-                        Some(h) => by_hash.entry(h).or_default().push(row),
-                        None => unhashed.push(row.path),
-                    }
-                }
+                Store::Memory { by_hash, unhashed } => match row.hash {
+                    Some(h) => by_hash.entry(h).or_default().push(row),
+                    None => unhashed.push(row.path),
+                },
                 Store::Table(conn) => insert(conn, &row.path, row.hash.as_ref())?,
             }
         }
@@ -106,11 +97,7 @@ impl Gone {
     pub(super) fn claim(&self, hash: &Hash, reader: Option<&CatalogReader>) -> Option<FileRow> {
         let mut store = self.store.lock().unwrap_or_else(|p| p.into_inner());
         match &mut *store {
-            Store::Memory { by_hash, len, .. } => {
-                let row = by_hash.get_mut(hash).and_then(Vec::pop)?;
-                *len -= 1;
-                Some(row)
-            }
+            Store::Memory { by_hash, .. } => by_hash.get_mut(hash).and_then(Vec::pop),
             Store::Table(conn) => {
                 let Some(reader) = reader else {
                     if !self.unread.swap(true, Ordering::Relaxed) {
@@ -146,9 +133,7 @@ impl Gone {
         };
         let mut paths = Vec::with_capacity(chunk);
         match self.store.into_inner().unwrap_or_else(|p| p.into_inner()) {
-            Store::Memory {
-                by_hash, unhashed, ..
-            } => {
+            Store::Memory { by_hash, unhashed } => {
                 let rows = by_hash.into_values().flatten().map(|r| r.path);
                 for p in unhashed.into_iter().chain(rows) {
                     paths.push(p);
@@ -182,10 +167,7 @@ impl Gone {
 
 /// The rows held in memory moved to a new temporary table, its file in `dir`.
 fn to_table(store: Store, dir: &Path) -> Result<Store> {
-    let Store::Memory {
-        by_hash, unhashed, ..
-    } = store
-    else {
+    let Store::Memory { by_hash, unhashed } = store else {
         return Ok(store);
     };
     let io = |e| crate::error::Error::io(dir, e);

@@ -45,9 +45,9 @@ const WORK_IN_MEMORY: usize = if cfg!(test) { 3 } else { 65_536 };
 
 /// Rows of paths gone since the last run that a run holds in memory for renames to
 /// claim (a few hundred bytes each); beyond, they go to a temporary SQLite table of
-/// (path, hash) in the index directory (`gone`), so that a folder of a million files moved or deleted costs
-/// no more memory than a small one. A handful in unit tests, so that they run from
-/// the table.
+/// (path, hash) in the index directory (`gone`), so that a folder of a million files
+/// moved or deleted costs no more memory than a small one. A handful in unit tests, so
+/// that they run from the table.
 const GONE_IN_MEMORY: usize = if cfg!(test) { 3 } else { 65_536 };
 
 /// Catalog rows a full run reads at a time to compare with the crawl's listing (a

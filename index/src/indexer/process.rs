@@ -357,6 +357,7 @@ fn open_failed(w: &Work, err: std::io::Error) -> Outcome {
 
 #[cfg(test)]
 mod tests {
+    use super::super::gone::Gone;
     use super::*;
 
     fn row(path: &str, hash: Hash) -> FileRow {
@@ -372,7 +373,7 @@ mod tests {
             lake: &lake,
             index_dir: &lake,
             links: None,
-            gone: super::super::gone::Gone::empty(),
+            gone: Gone::empty(),
             budget: None,
             objects: None,
         };
@@ -423,7 +424,7 @@ mod tests {
                 lake: &lake,
                 index_dir: &lake,
                 links,
-                gone: super::super::gone::Gone::empty(),
+                gone: Gone::empty(),
                 budget: None,
                 objects: None,
             };
@@ -445,7 +446,7 @@ mod tests {
             lake: &lake,
             index_dir: &lake,
             links: Some(&anywhere),
-            gone: super::super::gone::Gone::empty(),
+            gone: Gone::empty(),
             budget: None,
             objects: None,
         };
@@ -464,8 +465,7 @@ mod tests {
             lake: &lake,
             index_dir: &lake,
             links: None,
-            gone: super::super::gone::Gone::collect([Ok(old.clone())].into_iter(), 1, &lake)
-                .unwrap(),
+            gone: Gone::collect([Ok(old.clone())].into_iter(), 1, &lake).unwrap(),
             budget: None,
             objects: None,
         };

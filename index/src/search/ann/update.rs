@@ -90,6 +90,13 @@ pub enum GraphBuild {
     },
 }
 
+impl GraphBuild {
+    /// Whether a rebuild made this way includes the graph (above [`super::graph_above`]).
+    fn builds_graphs(self) -> bool {
+        !matches!(self, GraphBuild::CodesOnly)
+    }
+}
+
 /// A refresh's outcome: done, or a graph for the caller to build ([`GraphBuild::Deferred`]).
 #[derive(Debug)]
 pub enum Refresh {
@@ -387,9 +394,10 @@ pub fn refresh_as(
         embedder: embedder.to_string(),
         generation,
         rows,
-        graph_above: match how {
-            GraphBuild::CodesOnly => u64::MAX,
-            GraphBuild::Inline | GraphBuild::Deferred { .. } => graph_above(),
+        graph_above: if how.builds_graphs() {
+            graph_above()
+        } else {
+            u64::MAX
         },
         sort_run: super::SORT_RUN,
     }))
@@ -431,9 +439,10 @@ pub fn give_up_lost(cat: &mut CatalogWriter, dir: &Path) -> Result<usize> {
 /// builds graphs; for one that writes codes alone, codes alone or a graph where one is
 /// wanted (a generation with a graph below the threshold is rebuilt without it).
 fn usable(dir: &Path, g: &GraphMeta, embedder: &str, how: GraphBuild) -> bool {
-    let shape = match how {
-        GraphBuild::CodesOnly => Shape::GraphIfWanted,
-        GraphBuild::Inline | GraphBuild::Deferred { .. } => Shape::GraphExactlyIfWanted,
+    let shape = if how.builds_graphs() {
+        Shape::GraphExactlyIfWanted
+    } else {
+        Shape::GraphIfWanted
     };
     g.embedder == embedder
         && graph::looks_complete(dir, g.generation, embedder)
