@@ -481,8 +481,8 @@ pub fn descriptions(files: &[FileContext]) -> String {
 
 /// The column names the question writes exactly as a file has them (as code or quoted:
 /// `WINDSPEED`, `'Fare'`), each with the files that have it, in file order. A small model
-/// given three weather files for "wind speeds (WINDSPEED)" planned on the first one listed,
-/// whose `wind_speed` was another station's (DABench question 449).
+/// given three weather files for "wind speeds (WINDSPEED)" plans on the first one listed,
+/// whose `wind_speed` may be another station's.
 pub fn exact_names<'f>(
     question: &str,
     files: &'f [FileContext],

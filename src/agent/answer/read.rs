@@ -263,8 +263,8 @@ pub(super) fn readable(output: &str) -> Cow<'_, str> {
 /// The entries of a line of comma-separated `key: value` pairs, each key prefixed by the
 /// line's own label when it has one (`Shapiro-Wilk test: Statistic: 0.98, p-value:
 /// 1.6e-10` is `Shapiro-Wilk test Statistic: 0.98` and `Shapiro-Wilk test p-value:
-/// 1.6e-10`); `None` for any other line. Read whole, the label took the pairs as its
-/// value and the p-value was never read (DABench q268, five rounds asking for it).
+/// 1.6e-10`); `None` for any other line. Read whole, the label would take the pairs as
+/// its value and the p-value would never be read.
 fn pair_entries(line: &str) -> Option<Vec<(String, String)>> {
     static PAIR: OnceLock<Regex> = OnceLock::new();
     let pair = PAIR.get_or_init(|| {
