@@ -269,8 +269,8 @@ fn retrieve_groups(
 /// Keep the retrieved groups (a hit with its companions) that have a column the question
 /// writes exactly ([`exact_names`]) when any does: a file that has none of the columns
 /// the question spells out is another table with similar words, and the small model
-/// reads it anyway (DABench q32: `importance.score` of the one file that has it, then
-/// of `diamonds.csv` too, concatenated, a KeyError). Companions stay with their hit. A
+/// reads it anyway (`importance.score` of the one file that has it, then of
+/// `diamonds.csv` too, concatenated: a KeyError). Companions stay with their hit. A
 /// step that needs a column no file kept has still goes back to retrieval.
 fn narrow_to_exact(question: &str, groups: &mut Vec<Vec<FileContext>>) {
     let names: Vec<String> = written_names(question, groups.iter().flatten())

@@ -39,7 +39,7 @@ mod tests {
 
     #[test]
     fn a_test_of_two_columns_of_one_table_leaves_out_rows_missing_either() {
-        // As the local model wrote it (DABench question 663).
+        // As the local model wrote it.
         assert_eq!(
             paired_columns(r#"r, p = stats.pearsonr(df["High"], df["Low"])"#).as_deref(),
             Some(r#"r, p = stats.pearsonr(*df[["High", "Low"]].dropna().T.values)"#)

@@ -81,7 +81,7 @@ fn tuple_key(last: &str) -> bool {
 }
 
 /// A statistics function called as a method (`df['x'].shapiro()`: "'Series' object has
-/// no attribute 'shapiro'", DABench question 449): the module that has it and how to call
+/// no attribute 'shapiro'"): the module that has it and how to call
 /// it. Only names of `repair`'s list, which have one usual home.
 fn function_as_method(last: &str) -> Option<String> {
     static RE: OnceLock<Regex> = OnceLock::new();
