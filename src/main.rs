@@ -1,9 +1,9 @@
 //! The `lakestar` binary: parse the command line and hand over to [`lakestar::cli`].
 
 /// mimalloc rather than glibc's allocator: a search allocates and frees thousands of
-/// small strings and rows, and with glibc that was 13 % of its CPU at 100k files
+/// small strings and rows, and glibc's allocator makes that a noticeable share of its CPU
 /// (BENCHMARKS.md, "mimalloc"). Built without transparent huge pages (`no_thp`): most
-/// runs of the binary are short, and zeroing huge pages cost them more than it saved.
+/// runs of the binary are short, and zeroing huge pages costs them more than it saves.
 #[global_allocator]
 static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

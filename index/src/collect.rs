@@ -298,9 +298,8 @@ fn collection_id(template: &str, format: &str, schema: &str) -> String {
         .to_string()
 }
 
-/// Grouping every file at once, in memory, as the catalog did before it regrouped a
-/// template folder at a time ([`Builder`], `catalog::regroup`): the reference the
-/// tests hold that to.
+/// Grouping every file at once, in memory: the reference the tests hold the grouping a
+/// template folder at a time ([`Builder`], `catalog::regroup`) to.
 #[cfg(test)]
 pub(crate) mod at_once {
     use super::*;

@@ -129,8 +129,8 @@ pub fn dot_f32(a: &[f32], b: &[f32]) -> f32 {
 // turns into SIMD: one running sum is a serial dependency it may not reorder, so it
 // would not vectorize. They are inlined into `pulp`'s dispatch, which compiles them
 // once more with AVX2 and FMA and picks that version at run time on CPUs that have
-// them (the portable x86-64 baseline has only SSE2: the build of the graph over codes
-// took twice the CPU of the f32 one before this).
+// them (the portable x86-64 baseline has only SSE2, with which the build of the graph
+// over codes takes twice the CPU of the f32 one).
 
 /// `Σ a·b` over f32 and any component type that converts to f32 (f32 itself, codes).
 #[inline(always)]

@@ -200,8 +200,8 @@ pub struct Sorter<T> {
 /// one run of the next level, so that a sort keeps at most `FAN_IN - 1` files open per
 /// level (about four levels at a billion items) and reads its last merge through as
 /// many buffers, however many items come; each item is written once more per level.
-/// Before, a sort held one open file per run until its end: past about 30M items of
-/// [`crate::search::ann::SORT_RUN`] a run, more than a process may open by default.
+/// (A sort that kept one file open per run until its end would, past about 30M items of
+/// [`crate::search::ann::SORT_RUN`] a run, hold more than a process may open by default.)
 const FAN_IN: usize = if cfg!(test) { 4 } else { 64 };
 
 impl<T: Record + Ord> Sorter<T> {

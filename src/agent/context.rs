@@ -269,8 +269,8 @@ fn retrieve_groups(
 /// Keep the retrieved groups (a hit with its companions) that have a column the question
 /// writes exactly ([`exact_names`]) when any does: a file that has none of the columns
 /// the question spells out is another table with similar words, and the small model
-/// reads it anyway (DABench q32: `importance.score` of the one file that has it, then
-/// of `diamonds.csv` too, concatenated, a KeyError). Companions stay with their hit. A
+/// reads it anyway (`importance.score` of the one file that has it, then of
+/// `diamonds.csv` too, concatenated: a KeyError). Companions stay with their hit. A
 /// step that needs a column no file kept has still goes back to retrieval.
 fn narrow_to_exact(question: &str, groups: &mut Vec<Vec<FileContext>>) {
     let names: Vec<String> = written_names(question, groups.iter().flatten())
@@ -481,8 +481,8 @@ pub fn descriptions(files: &[FileContext]) -> String {
 
 /// The column names the question writes exactly as a file has them (as code or quoted:
 /// `WINDSPEED`, `'Fare'`), each with the files that have it, in file order. A small model
-/// given three weather files for "wind speeds (WINDSPEED)" planned on the first one listed,
-/// whose `wind_speed` was another station's (DABench question 449).
+/// given three weather files for "wind speeds (WINDSPEED)" plans on the first one listed,
+/// whose `wind_speed` may be another station's.
 pub fn exact_names<'f>(
     question: &str,
     files: &'f [FileContext],

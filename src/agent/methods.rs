@@ -127,9 +127,8 @@ impl Methods {
     /// `text` with every method name it says blanked out (with a "test" or "tests" that
     /// follows it), for retrieval: a method's name describes the computation, not the
     /// data, and its words match files by accident ("Shapiro-Wilk test" ranked
-    /// `titanic_test.csv` and `my_test_01.csv` above `titanic.csv`). Measured on
-    /// DABench's 257 questions with their constraints (BENCHMARKS.md, Agent accuracy):
-    /// recall@1 0.720 → 0.739.
+    /// `titanic_test.csv` and `my_test_01.csv` above `titanic.csv`); blanking them
+    /// raises recall@1 on DABench's questions (BENCHMARKS.md, Agent accuracy).
     pub fn without_names(&self, text: &str) -> String {
         let words = words(text);
         let lower: Vec<String> = words
@@ -238,8 +237,8 @@ mod tests {
         let s = m.section(q);
         assert!(s.contains("stats.shapiro(df[\"col\"].dropna())"), "{s}");
         assert!(s.contains("r, p = stats.pearsonr("), "{s}");
-        // The strongest of several pairs without the matrix's diagonal (DABench q310
-        // took a column's r = 1 with itself).
+        // The strongest of several pairs without the matrix's diagonal (a column's r = 1
+        // with itself is no pair).
         assert!(
             s.contains("c.where(~np.eye(len(c), dtype=bool)).stack()"),
             "{s}"

@@ -436,7 +436,7 @@ mod tests {
 
     #[test]
     fn a_copied_load_line_is_assigned_and_pandas_imported() {
-        // As the local model wrote it (DABench question 177).
+        // As the local model wrote it.
         let script = "# Load the file\nload: pd.read_csv(\"/lake/test_x.csv\")\nprint(\"<Age>:\", df[\"Age\"].mean())\n";
         let r = repair(script);
         assert_eq!(
@@ -449,7 +449,7 @@ mod tests {
 
     #[test]
     fn a_copied_load_line_binds_every_name_the_script_reads_as_its_table() {
-        // As the local model wrote it (DABench question 0, no-verifier): the first script
+        // As the local model wrote it: the first script
         // read `titanic_test`, the debugger's `load`.
         let script = "import pandas as pd\nload: pd.read_csv(\"/lake/titanic_test.csv\", sep=\",\")\nmean_fare = titanic_test['Fare'].mean()\nprint(\"<Mean Fare>:\", round(mean_fare, 2), load.shape, np.pi)\n";
         let r = repair(script);
@@ -505,7 +505,7 @@ mod tests {
 
     #[test]
     fn bare_statistics_and_model_names_are_imported_from_their_module() {
-        // As the local model wrote it (DABench question 375): `shapiro`, `skew` and
+        // As the local model wrote it: `shapiro`, `skew` and
         // `kurtosis` called bare, `kurtosis` then rebound by the result.
         let r = repair(
             "import pandas as pd\ns, p = shapiro(x)\nsk = skew(x)\nkurtosis = kurtosis(x)\nm = LinearRegression().fit(a, b)\n",
@@ -534,7 +534,7 @@ mod tests {
             file("/lake/plain.csv", r#"pd.read_csv("/lake/plain.csv")"#),
         ]);
         assert_eq!(loads.len(), 2);
-        // As the local model wrote it (DABench question 419): then `.dt` failed.
+        // As the local model wrote it: then `.dt` failed.
         let r = repair_with(
             "import pandas as pd\ndf = pd.read_csv(\"/lake/prices.csv\")\nb = pd.read_csv('/lake/plain.csv')\nc = pd.read_csv(\"/lake/prices.csv\", usecols=[0])\nprint(df['Date'].dt.weekday)",
             &loads,
@@ -561,7 +561,7 @@ mod tests {
         ]
         .map(String::from)
         .to_vec();
-        // As the local model wrote it (DABench question 589).
+        // As the local model wrote it.
         let r = repair_with(
             "a = df[\"num. calls abandoned\"].sum() / df['num. calls answered'].sum()\nw = df['avg. wait time']\nprint(df['x'], df['y'])",
             &[],
@@ -606,7 +606,7 @@ mod tests {
         ]
         .map(String::from)
         .to_vec();
-        // As the local model wrote it (DABench question 271): read on its first line.
+        // As the local model wrote it: read on its first line.
         let q271 = "df[\"MEANGJZH\"] = df[\"MEANGJZH\"] + 1e-10\nv = df['MEANGJZH'].iloc[0]\n";
         let r = repair_with(q271, &[], &columns);
         assert_eq!(
@@ -628,7 +628,7 @@ mod tests {
 
     #[test]
     fn pandas_np_becomes_numpy() {
-        // As the local model wrote it (DABench question 271).
+        // As the local model wrote it.
         let r = repair("import pandas as pd\ndf['x'] = df['x'].apply(lambda x: pd.np.log10(x))");
         assert_eq!(
             r.code,

@@ -86,7 +86,7 @@ fn closing(e: ApiError) -> Response {
 /// without reading; a chunked body is cut at the limit. (axum's `DefaultBodyLimit` alone
 /// waits for the bytes of a declared body it will refuse, for as long as the client
 /// takes to send them.) Bodies are small, so holding one in memory costs at most the
-/// limit; the handlers then read it as before.
+/// limit; the handlers then read it as they would any body.
 pub async fn bounded_body(State(state): State<AppState>, req: Request, next: Next) -> Response {
     let declared = req
         .headers()

@@ -308,8 +308,8 @@ pub fn ask_without_a_model(mut cmd: Command, cwd: &Path, csv: &Path) -> String {
 /// Release a writer lock this test process holds and wait until another process can take
 /// it. The lock is an flock on an open file description, and a child that another test
 /// thread is forking at that moment shares it until its exec (or the jail's first
-/// `close_range`): on a loaded machine a writer started right after the drop was refused
-/// "locked by pid" of this process.
+/// `close_range`): on a loaded machine a writer started right after the drop can be
+/// refused "locked by pid" of this process.
 pub fn release_lock(held: lakestar::index::lock::WriterLock) {
     let dir = held.dir().to_path_buf();
     drop(held);

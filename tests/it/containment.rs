@@ -1,4 +1,4 @@
-//! Globs that a backtracking matcher took minutes (or hours) on answer at once on every
+//! Globs that a backtracking matcher takes minutes (or hours) on answer at once on every
 //! surface — `search --glob`, `GET /search?glob=`, the MCP `glob` — and a glob over the
 //! bound is refused by each, in the same words.
 
@@ -9,7 +9,7 @@ use serde_json::json;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-/// Generous: the work takes milliseconds; the old matcher's took minutes per path.
+/// Generous: the work takes milliseconds; a backtracking matcher's takes minutes per path.
 const AT_ONCE: Duration = Duration::from_secs(5);
 
 /// A lake with a deep path and a long file name (what the pathological globs backtrack

@@ -249,8 +249,8 @@ fn single_shot_is_graded_and_regraded_from_the_record() {
 
 /// The names of the methods a question says are no words for retrieval. On the real
 /// DABench tables, question 27 ("the outliers in the charges … using the Z-score
-/// method", constraints naming the IQR rule) retrieved `DES=+2006261.csv` first when its
-/// method names were searched too; without them, `insurance.csv`, whose `charges` it is.
+/// method", constraints naming the IQR rule) retrieves `DES=+2006261.csv` first when its
+/// method names are searched too; without them, `insurance.csv`, whose `charges` it is.
 #[test]
 fn the_methods_a_question_names_do_not_choose_its_file() {
     let tmp = tempfile::tempdir().unwrap();

@@ -1,4 +1,4 @@
-//! The escape suite: each attack of issue 15 runs as generated Python through the real
+//! The escape suite: each attack on the jail runs as generated Python through the real
 //! jail, and each is checked by its effect on the host (the listener got nothing, the
 //! test's processes live, no child remains, the quota stopped the writes). It runs as
 //! whoever runs the tests; when that is root, the last test runs it again as `nobody`,

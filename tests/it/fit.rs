@@ -1,4 +1,4 @@
-//! Prompts that fit the model (issue 14, parts 1 and 2): cut to the context window the
+//! Prompts that fit the model: cut to the context window the
 //! server states or refuses with, refused with the role and overflow named when even
 //! their minimum is too large, and built on a system prefix identical for every role, with
 //! the server's cached tokens reported. Driven through `lakestar ask` against the scripted

@@ -1,7 +1,7 @@
 //! The sandbox running real Python: timeouts kill everything a script started, limits
 //! stop runaway scripts, no secret reaches generated code, the network and the data are
-//! out of reach; `lakestar setup python` makes a usable venv. The attacks of issue 15
-//! are in `escape.rs`.
+//! out of reach; `lakestar setup python` makes a usable venv. The escape attacks are in
+//! `escape.rs`.
 
 use crate::common::{lakestar, test_python};
 use lakestar::agent::sandbox::{

@@ -598,8 +598,8 @@ fn common_words_as_columns_do_not_crowd_unrelated_questions() {
     index_json(&lake, &[]);
 
     for (q, file) in [
-        // Before the names bonus was sized, both wide files ranked above the rainfall
-        // file here, for "value", "period" and "type".
+        // Unless the names bonus is sized, both wide files rank above the rainfall file
+        // here, for "value", "period" and "type".
         (
             "List the rainfall value by station for the period and type of reading",
             "rainfall_by_station.csv",

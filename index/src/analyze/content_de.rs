@@ -1,7 +1,7 @@
 //! [`Content`] read by hand. serde's derive for an internally tagged enum buffers the
 //! whole object into an intermediate tree before it knows the variant, then reads the
-//! variant from that tree: every description a search ranks was decoded twice over
-//! (`ContentVisitor::visit_map`/`visit_seq` and their allocations in its profile). Every
+//! variant from that tree: every description a search ranks would be decoded twice over
+//! (`ContentVisitor::visit_map`/`visit_seq` and their allocations in a profile). Every
 //! description lakestar writes has its tag first (the derive's `Serialize` writes it so),
 //! and then the variant is read straight from the map; an object with `kind` elsewhere
 //! (written by hand) is gathered first, as the derive would, and read by the same match.

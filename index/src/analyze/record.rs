@@ -2,7 +2,7 @@
 //! stage reads ([`names`], [`categories`] and which of them are
 //! [`dominant_categories`]), stored beside the description in the catalog
 //! (`descriptions.record`) so that ranking ~400 candidates does not decompress and decode ~400
-//! whole descriptions (12–16 ms of a 34 ms search at 100k files: BENCHMARKS.md). Only
+//! whole descriptions (over a third of a search: BENCHMARKS.md). Only
 //! the hits' descriptions are read whole.
 //!
 //! The stored form is hand-rolled: a version byte, a flags byte, then two

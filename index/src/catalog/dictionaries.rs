@@ -2,17 +2,17 @@
 //!
 //! A description is a JSON document of a kilobyte or so whose keys and phrasing repeat
 //! across every file of its format; compressed alone, each blob pays for that shared
-//! text again. On the synthetic 100k lake a dictionary per format, trained on the first
-//! descriptions of that format, took the blobs from 540 to 190 bytes on average
-//! (BENCHMARKS.md, Indexing). A single dictionary for all formats, trained on the first
-//! descriptions in path order, did worse than none: they were all of one format.
+//! text again. A dictionary per format, trained on the first descriptions of that
+//! format, cuts the blobs to about a third (BENCHMARKS.md, Indexing). A single dictionary
+//! for all formats, trained on the first descriptions in path order, does worse than
+//! none: those are all of one format.
 //!
 //! The writer keeps the first [`TRAIN_AFTER`] descriptions of each format (each cut to
 //! [`SAMPLE_BYTES`]), trains a dictionary of at most [`DICT_BYTES`] from them, stores it
 //! in `dictionaries` in the transaction that writes the blob that completed the sample,
 //! and compresses that format's later descriptions with it. A zstd frame records the
-//! id of its dictionary, so a reader picks the dictionary by the blob itself; blobs
-//! written before (or without) one decode as before.
+//! id of its dictionary, so a reader picks the dictionary by the blob itself; a blob
+//! compressed without one decodes without one.
 
 use crate::error::{DecodeError, Error, Result};
 use rusqlite::{params, Connection, OptionalExtension};
@@ -29,23 +29,19 @@ CREATE TABLE IF NOT EXISTS dictionaries (
 );
 ";
 
-/// Descriptions of one format that train its dictionary. 200 did as well as 1,000 on
-/// the synthetic lake (190 against 191 bytes a blob): the formats' shared text shows
-/// in the first few hundred.
+/// Descriptions of one format that train its dictionary: the formats' shared text shows
+/// in the first few hundred, and more train no better a dictionary.
 pub const TRAIN_AFTER: usize = 256;
 /// Bytes of each description kept as a sample: the shared text is in the keys and
 /// phrasing at the top; a wide table's long column list adds memory, not much
 /// dictionary. Bounds the samples held to 1 MiB per format.
 pub const SAMPLE_BYTES: usize = 4 << 10;
-/// Largest dictionary trained: 16 KiB compressed the 100k lake's descriptions as well
-/// as 32 or 64 KiB did, and each reader keeps the ones it meets in memory.
+/// Largest dictionary trained: 16 KiB compresses descriptions as well as 32 or 64 KiB,
+/// and each reader keeps the ones it meets in memory.
 pub const DICT_BYTES: usize = 16 << 10;
-/// zstd level for description blobs, with or without a dictionary. Measured on 4,016
-/// descriptions of the nested 1M lake with their formats' dictionaries (one thread):
-/// level 3 775 KB at 200k blobs/s, 6 730 KB at 62k/s, **9 702 KB (−9.5 %) at 36k/s**,
-/// 12 698 KB at 30k/s, 19 671 KB at 2.8k/s. At 9 a million descriptions cost the
-/// writer about 25 s more CPU and the index 18 MB less (BENCHMARKS.md, "The graph's
-/// members in its generation"); past it the gain flattens and the time does not.
+/// zstd level for description blobs, with or without a dictionary: a tenth smaller than
+/// level 3 for a little more of the writer's CPU; past it the gain flattens and the time
+/// does not (BENCHMARKS.md, "The graph's members in its generation").
 const LEVEL: i32 = 9;
 
 /// The writer's compressors: the format's dictionary where it has one, plain zstd

@@ -44,8 +44,8 @@ impl FromSql for Digest {
     fn column_result(v: ValueRef<'_>) -> FromSqlResult<Self> {
         match v {
             ValueRef::Blob(b) => {
-                // Two digits a byte from a table: `format!` per byte was 3 % of a
-                // search's CPU (two digests for each of ~400 candidates).
+                // Two digits a byte from a table: `format!` per byte costs a search
+                // measurably (two digests for each of ~400 candidates).
                 const HEX: &[u8; 16] = b"0123456789abcdef";
                 let mut s = String::with_capacity(2 * b.len());
                 for &byte in b {

@@ -62,7 +62,7 @@ impl CatalogReader {
     /// The row of one file.
     pub fn file(&self, path: &str) -> Result<Option<FileRow>> {
         // Cached: a search reads hundreds of rows, and parsing the statement each time
-        // was a tenth of a search at 100k files.
+        // would be a tenth of a search.
         Ok(self
             .conn
             .prepare_cached(&format!("SELECT {FILE_COLUMNS} FROM files WHERE path = ?1"))?

@@ -259,7 +259,7 @@ pub struct FileError {
 pub struct CatalogReader {
     conn: Connection,
     dir: PathBuf,
-    /// Reused across descriptions (creating a zstd context per blob was measurable),
+    /// Reused across descriptions (a zstd context per blob costs measurably),
     /// with the dictionaries met so far.
     decompressors: std::cell::RefCell<dictionaries::Decompressors>,
 }
@@ -269,7 +269,7 @@ pub struct CatalogReader {
 /// through the [`CatalogReader`] it derefs to (in its own transactions' view).
 pub struct CatalogWriter {
     reader: CatalogReader,
-    /// Reused across batches (creating a zstd context per blob was measurable), with
+    /// Reused across batches (a zstd context per blob costs measurably), with
     /// the formats' dictionaries.
     compressors: Option<dictionaries::Compressors>,
     /// The log size above which a commit truncates it ([`schema::WAL_TRUNCATE_ABOVE`]).
@@ -345,8 +345,8 @@ impl CatalogReader {
         // statement for re-planning when a value it looked at while planning is bound
         // again, and the `clear_bindings` rusqlite calls on every cached statement's
         // return then throws the statement away: the companion lookups of every hit and
-        // the members of a collection were parsed anew on every call (2 % of a search's
-        // CPU at 100k files). The catalog's queries have one plan whatever the values.
+        // the members of a collection would be parsed anew on every call. The catalog's
+        // queries have one plan whatever the values.
         conn.set_db_config(
             rusqlite::config::DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG,
             true,
@@ -362,8 +362,8 @@ impl CatalogReader {
     /// Open the catalog at `dir` for one of the indexer's passes over much of it (the
     /// lookup links' threads): read as the writer's connection reads, through SQLite's
     /// default page cache, not mapped. A pass reads most of the file once, and mapped
-    /// pages count in the process's resident memory: the mapped readers of the 1M-file
-    /// first index's lookups held 1.5 GB of the catalog's pages.
+    /// pages count in the process's resident memory: mapped readers of a million-file
+    /// first index's lookups would hold gigabytes of the catalog's pages.
     pub fn open_for_pass(dir: &Path) -> Result<CatalogReader> {
         let r = CatalogReader::open(dir)?;
         r.conn.pragma_update(None, "mmap_size", 0)?;

@@ -2,8 +2,8 @@
 //! the row's description, as stored), and what a search's candidate stage reads in one
 //! query: a file's row, its collection and its record ([`CatalogReader::ranked_file`]).
 //!
-//! A column of `descriptions` since format 3 (a table of its own before, whose key
-//! repeated the description's: a tenth of the catalog). It is stored before the blob,
+//! A column of `descriptions` (a table of its own would repeat the description's key: a
+//! tenth of the catalog). It is stored before the blob,
 //! so that it lies in the row's first page even when the blob spills to overflow pages.
 //! The writer stores a record with every description it stores
 //! ([`CatalogWriter::apply`](super::CatalogWriter::apply)); a description without a

@@ -15,11 +15,11 @@ use std::time::Duration;
 /// 3: a smaller catalog (BENCHMARKS.md, "A smaller catalog"): templates interned
 /// (`templates`, `files.template` their id), schema digests and collection ids stored as
 /// the bytes they spell (`catalog::digest`), the ranking record a column of
-/// `descriptions`, which no longer repeats what the description holds, and `files`
+/// `descriptions`, which does not repeat what the description holds, and `files`
 /// indexed by (collection, time) rather than by collection.
 /// 4: the files of the vector graph's points live in its generation
-/// (`search::ann::members`), no longer in the table `vector_points` and its index by
-/// point; [`MetaKey::VectorGraph`] says a generation is swapped in.
+/// (`search::ann::members`), not in a table of the catalog; [`MetaKey::VectorGraph`]
+/// says a generation is swapped in.
 /// 5: `tables`, the tables that span many files (`dataset`; a reader of version 4 would
 /// show their members as files of their own).
 pub const FORMAT_VERSION: u32 = 5;
@@ -135,9 +135,8 @@ pub(super) const STATEMENT_CACHE: usize = 64;
 
 /// Bytes of the catalog a reader maps rather than reads (`mmap_size`; SQLite caps it at
 /// 2 GiB): a search seeks a few hundred rows in pages all over the file, and each page
-/// read through the page cache was a `pread` and a copy (a tenth of a search's CPU at
-/// 100k files). Readers only ([`super::CatalogReader::open`]); a writer's connection
-/// reads as before.
+/// read through the page cache costs a `pread` and a copy. Readers only
+/// ([`super::CatalogReader::open`]); a writer's connection reads through the page cache.
 pub(super) const READ_MAP_BYTES: i64 = 1 << 31;
 
 /// A reader's page cache, in KiB (`cache_size`; SQLite's default is 2 MB): the pages a
@@ -156,7 +155,7 @@ const BUSY: Duration = Duration::from_secs(5);
 /// reader holds a snapshot that includes log frames; a constant stream of overlapping
 /// readers (a poller, a busy server) never leaves one, so its automatic checkpoints copy
 /// the log into the database but never reset it, and the file grows with every commit
-/// (6 GB during a 1M-file first index under a 250 ms poll). Above this size a writer's
+/// (to gigabytes during a large first index under a poll). Above this size a writer's
 /// commit asks for a TRUNCATE checkpoint, which copies the log (new readers then read the
 /// database only), waits [`WAL_TRUNCATE_WAIT`] for the older readers to finish, and cuts
 /// the log to nothing.

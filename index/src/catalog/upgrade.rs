@@ -12,9 +12,9 @@
 //!   The pages given up are returned by the run's compaction (they are more than a
 //!   quarter of the file).
 //! - Version 3 → 4: the graph's members (`vector_points` and its index by point) go;
-//!   they now live in the generation (`search::ann::members`). The generation an older
+//!   they live in the generation (`search::ann::members`). The generation an older
 //!   catalog names has none, so the run's refresh of the vectors rebuilds it (searches
-//!   are exact meanwhile, reading its codes as before), and its swap hands the rows'
+//!   are exact meanwhile, reading its codes), and its swap hands the rows'
 //!   points over as any swap does.
 //! - Version 4 → 5: `tables` is created, empty; the catalog records no table rule
 //!   (`tables_version`), so the next run finds and describes every table.

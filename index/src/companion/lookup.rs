@@ -183,7 +183,7 @@ fn related_names(a: &str, b: &str) -> bool {
 
 /// A data column as [`coverage`] compares it, prepared once per column rather than
 /// once per (column, key) pair: a folder of N tables that may all be lookups compares
-/// N² pairs (a third of a 100k-file first index's CPU went to redoing this).
+/// N² pairs (redoing this per pair would be a third of a 100k-file first index's CPU).
 struct Sampled<'a> {
     col: &'a SampledColumn,
     /// [`name_key`] of its name.
@@ -249,8 +249,8 @@ fn coverage(s: &Sampled, key: &KeyColumn) -> Option<usize> {
 pub fn match_lookups<L: Borrow<LookupTable>>(lookups: &[L], data: &[DataFile]) -> Vec<LookupLink> {
     let mut links = Vec::new();
     // Column names as numbers, so that counting the names a (data, lookup) pair shares,
-    // asked of every pair, compares sorted numbers rather than hashing names (it was a
-    // quarter of a first index's linking).
+    // asked of every pair, compares sorted numbers rather than hashing names (hashing
+    // would be a quarter of a first index's linking).
     let mut ids: HashMap<String, u32> = HashMap::new();
     let lookups: Vec<(&LookupTable, Vec<u32>)> = lookups
         .iter()

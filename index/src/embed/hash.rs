@@ -72,10 +72,10 @@ pub struct HashEmbedder {
 }
 
 impl HashEmbedder {
-    /// The default number of buckets. 512 were measured against 256 on the three
-    /// retrieval sets (BENCHMARKS.md, "Hash dimensions"): hybrid search ranks alike
-    /// within a task either way, and 256 halve the vectors on disk and the time to scan
-    /// them. Indexes made with 512 keep them (their id records the dimension).
+    /// The default number of buckets. Hybrid search ranks alike within a task with 512
+    /// on the three retrieval sets (BENCHMARKS.md, "Hash dimensions"), and 256 halve the
+    /// vectors on disk and the time to scan them. Indexes made with 512 keep them (their
+    /// id records the dimension).
     pub const DEFAULT_DIM: usize = 256;
 
     /// The fewest buckets: fewer makes every text collide.

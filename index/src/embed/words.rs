@@ -50,8 +50,7 @@ pub struct WordsOptions {
     pub sif: f64,
     /// Subtract the mean vector of the vocabulary's most frequent words from every word
     /// vector, so that what all words share does not make all texts alike (on by
-    /// default: measured, it lifts the word vectors' own MRR on DABench from 0.36 to
-    /// 0.47).
+    /// default: it lifts the word vectors' own MRR on DABench; BENCHMARKS.md, Embedders).
     pub centre: bool,
     /// Embed words the vocabulary does not hold whole (each by the encoder, once, at the
     /// first text that has it); without, they count only in the hash part.
@@ -76,8 +75,8 @@ const BATCH: usize = 64;
 /// text is turned into a vector.
 const RECIPE: &str = "words-v1";
 
-/// The dimension of the hash part: the hash embedder's default before it became 256,
-/// kept so that indexes embedded with this recipe keep their id and vectors.
+/// The dimension of the hash part: 512, not the hash embedder's default, so that indexes
+/// embedded with this recipe keep their id and vectors.
 const HASH_DIM: usize = 512;
 
 /// Whole-word vectors of a BERT model, plus the hash embedder's. See the module
@@ -469,9 +468,9 @@ const SAMPLES: u64 = 64;
 const SAMPLE_BYTES: usize = 64 * 1024;
 
 /// The weights file's length and [`SAMPLES`] blocks spread over it, first and last
-/// included: what the model's digest covers of it. Reading all 90 MB of MiniLM to hash it
-/// cost each search about 100 ms; any retrained or other model differs in its header (the
-/// first block lists every tensor with its offsets) or in nearly every block.
+/// included: what the model's digest covers of it. Reading all 90 MB of MiniLM to hash
+/// it would cost each search about 100 ms; any retrained or other model differs in its
+/// header (the first block lists every tensor with its offsets) or in nearly every block.
 fn sample(path: &Path) -> std::io::Result<Vec<u8>> {
     use std::io::{Read, Seek, SeekFrom};
     let mut f = std::fs::File::open(path)?;

@@ -180,14 +180,11 @@ fn small_delimited(r: &FileRow) -> bool {
 /// folders it links next: the tables of the folders above them. A folder whose tables
 /// do not fit beside those kept is not kept, but read again, a batch of at most this
 /// many bytes at a time, for each folder it serves; so a thread holds about twice this
-/// at most, however many small keyed tables a folder has (before, a folder's were all
-/// held at once). Measured on the 100k bench lake, whose `exports/*` folders hold 2,000
-/// small keyed TSVs each (BENCHMARKS.md, "A rebuild that sorts on disk"): the first
-/// index's peak `RssAnon` during the lookups was 116–120 MB with every folder kept (at 32
-/// MiB, or before), 55 MB at 16 MiB and 34 MB at 4 MiB, in the same wall time (each such
-/// folder's tables are read twice, as they are leaves). Kept large enough for a
-/// `reference/` folder high in a lake, whose tables would otherwise be read again for
-/// every folder below it.
+/// at most, however many small keyed tables a folder has: a bench lake's folders of
+/// thousands of small keyed TSVs then cost a fraction of the memory in the same wall
+/// time (BENCHMARKS.md, "A rebuild that sorts on disk"). Large enough for a `reference/`
+/// folder high in a lake, whose tables would otherwise be read again for every folder
+/// below it.
 pub(super) const LOOKUP_BYTES: usize = 16 << 20;
 
 /// A folder's lookup tables, as a linking thread keeps them.

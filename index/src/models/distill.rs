@@ -158,7 +158,8 @@ fn token_vectors(
     progress: &dyn Progress,
 ) -> Result<Vec<f32>, ModelError> {
     // The frame the tokenizer puts around any text ([CLS] … [SEP] for BERT), reversed as
-    // Model2Vec does: it measured the reversed frame better, and so did we (BENCHMARKS.md).
+    // Model2Vec does: the reversed frame ranks better, in its measurements and ours
+    // (BENCHMARKS.md).
     let mut frame = bert.encode("")?;
     frame.reverse();
     let wrap = |id: u32| -> Vec<u32> {

@@ -553,7 +553,7 @@ impl Searcher {
 }
 
 /// `candidates` best first, ties by path. Their order is sorted rather than they: a
-/// candidate is a few hundred bytes, and moving them about was a share of a search.
+/// candidate is a few hundred bytes, and moving them about is a share of a search.
 fn by_score(candidates: Vec<Candidate>) -> Vec<Candidate> {
     let mut order: Vec<usize> = (0..candidates.len()).collect();
     order.sort_by(|&a, &b| {

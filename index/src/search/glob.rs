@@ -2,7 +2,7 @@
 //! patterns of a retrieval evaluation.
 //!
 //! A glob is compiled once with `globset`, into a regular expression matched in time
-//! linear in the path: a hand-written backtracking matcher took minutes on
+//! linear in the path: a hand-written backtracking matcher takes minutes on
 //! `**/**/**/…/*.csv` against a deep path, and a search runs the glob against every
 //! candidate. Its length is bounded too ([`MAX_GLOB_BYTES`]), so that compiling it is
 //! cheap whoever sends it.
@@ -104,7 +104,7 @@ mod tests {
 
     #[test]
     fn pathological_globs_match_in_linear_time() {
-        // The backtracking matcher took minutes on each of these.
+        // A backtracking matcher takes minutes on each of these.
         let deep = "d01/d02/d03/d04/d05/d06/d07/d08/d09/d10/d11/d12/notes.txt";
         let stars = format!("{}*.csv", "**/".repeat(12));
         let many_a = format!("{}b.csv", "*a".repeat(40));
@@ -114,7 +114,7 @@ mod tests {
             assert!(!glob_match(&stars, deep));
             assert!(!glob_match(&many_a, &long_a));
         }
-        // Generous: the work is microseconds; the old matcher's was minutes.
+        // Generous: the work is microseconds; a backtracking matcher's is minutes.
         assert!(
             start.elapsed() < Duration::from_secs(5),
             "{:?}",

@@ -5,7 +5,7 @@
 //!
 //! Two layouts of the same formats and contents: [`generate`], flat (`sales/{y}/{region}/`
 //! holds thousands of files at 100k), kept byte for byte because the 10k and 100k
-//! figures in BENCHMARKS.md were taken with it; and [`generate_scaled`], nested dated
+//! figures in BENCHMARKS.md come from it; and [`generate_scaled`], nested dated
 //! folders with at most [`SCALED_MAX_PER_FOLDER`] files each whatever the size, for runs
 //! of a million files and more.
 
@@ -248,8 +248,8 @@ mod tests {
     use super::*;
     use std::collections::{BTreeMap, HashMap, HashSet};
 
-    /// The flat layout's first files for seed 2025, the benches' seed: the 10k and 100k
-    /// figures were measured on them.
+    /// The flat layout's first files for seed 2025, the benches' seed: BENCHMARKS.md's
+    /// 10k and 100k figures come from them.
     #[test]
     fn flat_layout_is_unchanged() {
         let mut rng = fastrand::Rng::with_seed(2025);

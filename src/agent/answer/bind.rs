@@ -1,12 +1,12 @@
 //! Values the verifier reads off an output for requested quantities that the
 //! deterministic reader finds no label for. The 1.5B model labels what it prints loosely
-//! (`<mean>: 136.13…` for `@mean_loan`, DABench q111) and its verifier, asked to walk
+//! (`<mean>: 136.13…` for `@mean_loan`) and its verifier, asked to walk
 //! through each quantity, writes `@mean_loan[136.13]`: it has matched the value to the
 //! quantity. That match is taken only when it is grounded: the output prints the value
 //! (as written, or rounded to the decimals the verifier wrote) after the label of a line
 //! that shares a word with the quantity, and no other quantity's value is that number.
 //! A value the output does not print — a small verifier also writes values it made up
-//! (`@p_value[0.1728]`, q177) — binds nothing.
+//! (`@p_value[0.1728]`) — binds nothing.
 //!
 //! Written by hand for the same reason as the rest of this module: the rules read
 //! free-form output and are small.
@@ -48,8 +48,8 @@ pub fn bindings(
         .filter(|l| !is_dump_line(l))
         .filter_map(label_and_value)
         .collect();
-    // A number another quantity's value is read from is that quantity's: the verifier
-    // of DABench q62 gave one printed mean for both the mean with and without outliers.
+    // A number another quantity's value is read from is that quantity's: a verifier may
+    // give one printed mean for both the mean with and without outliers.
     let mut taken: Vec<f64> = quantities
         .iter()
         .filter(|q| !lacking.contains(&q.name))
@@ -269,7 +269,7 @@ Pclass 3 average: 13.675550101832993
         assert_eq!(b[0].value, "8.797424981276622e-22");
     }
 
-    /// DABench q62: the one printed mean, claimed for two quantities.
+    /// The one printed mean, claimed for two quantities.
     #[test]
     fn a_number_read_for_one_quantity_binds_no_other() {
         let q = qs("@mean_deaths_with_outliers[x], @mean_deaths_without_outliers[y]");

@@ -106,7 +106,7 @@ pub(super) fn plain_number(t: &str) -> Option<f64> {
 /// every number in a bracket was printed on a line whose words share one with its
 /// quantity (`mean of WINDSPEED` for `@mean_wind_pre`), as printed or rounded to the
 /// decimals the answer wrote (`5.98` for `5.9788…`). A number from an unrelated line
-/// (an IQR of 0.0 taken as an outlier count, DABench question 553) or one never printed
+/// (an IQR of 0.0 taken as an outlier count) or one never printed
 /// fails. Word values are not checked.
 pub fn filled_from_printed(answer: &str, output: &str, quantities: &[Quantity]) -> bool {
     let output = super::read::readable(output);

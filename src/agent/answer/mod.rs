@@ -274,7 +274,7 @@ impl Quantity {
             // A label without the words the requested quantities share — their common
             // subject, which a printout about that subject leaves out (`<mean>: 0.00`
             // and `<standard deviation>: 0.01` for `@importance_score_mean` and
-            // `@importance_score_std`, DABench q32) — labels the one its distinct words
+            // `@importance_score_std`) — labels the one its distinct words
             // name, if it names nothing else. A single quantity has no shared words.
             let shared = self.distinct.len() < self.words.len();
             return shared
@@ -353,7 +353,7 @@ pub fn requested(question: &str, guidelines: Option<&str>) -> Vec<Quantity> {
     let mut out: Vec<Quantity> = Vec::new();
     let texts = [question, guidelines.unwrap_or("")];
     // `with` tells `mean_with_outliers` from `mean_without_outliers`: kept when a
-    // sibling says `without` (DABench q62), generic otherwise.
+    // sibling says `without`, generic otherwise.
     let negated = texts
         .iter()
         .flat_map(|t| format_names(t))
@@ -445,8 +445,8 @@ pub const MAX_CONSTRAINTS: usize = 8;
 /// line when the question has one (as benchmark questions do), else the question's own
 /// sentences that are not questions ("Exclude outliers beyond 3 standard deviations."),
 /// leaving out a format's lead-in and template lines.
-/// A 1.5B verifier told to check "each constraint" checked none; a numbered list it can
-/// walk (DABench question 426: "choose the one that appears first" never applied).
+/// A 1.5B verifier told to check "each constraint" checks none; a numbered list it can
+/// walk ("choose the one that appears first" otherwise goes unapplied).
 pub fn constraints(question: &str) -> Vec<String> {
     let lower = question.to_lowercase();
     let text = match lower.find("constraints:") {
@@ -549,7 +549,7 @@ fn matches(w: &str, q: &str) -> bool {
         return true;
     }
     let (short, long) = if w.len() <= q.len() { (w, q) } else { (q, w) };
-    // A generic word stands for no longer one (`with` is not `without`, DABench q62).
+    // A generic word stands for no longer one (`with` is not `without`).
     if short.len() >= 4 && long.starts_with(short) && !GENERIC.contains(&short) {
         return true;
     }

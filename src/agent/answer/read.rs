@@ -188,7 +188,7 @@ fn labelled_value(
         // The header of a printed table (`Country  Year  …` over `0  Afghanistan …`)
         // labels columns, not a value.
         // Nor does a label over a printed Series (`<mean of ratio>: 0    6.8e+09` over
-        // `1    8.2e+09`, a column divided where its mean was asked, DABench q272).
+        // `1    8.2e+09`, a column divided where its mean was asked).
         if next.is_some_and(|n| is_table_row(n) || is_series_row(n)) {
             continue;
         }
@@ -236,7 +236,7 @@ fn labelled_value(
 /// `output` as the readers take it: numpy scalars unwrapped ([`unwrap_numpy`]), and a
 /// line that is a printed dict (`{'p_value': 0.0, 'significance': 'Yes'}`) written as one
 /// `key: value` line per entry, so that each value is read under its own key (read as one
-/// line, the first key labelled the rest of the dict: DABench q177).
+/// line, the first key labels the rest of the dict).
 pub(super) fn readable(output: &str) -> Cow<'_, str> {
     let output = unwrap_numpy(output);
     let split = |l: &str| dict_entries(l).or_else(|| pair_entries(l));
@@ -263,8 +263,8 @@ pub(super) fn readable(output: &str) -> Cow<'_, str> {
 /// The entries of a line of comma-separated `key: value` pairs, each key prefixed by the
 /// line's own label when it has one (`Shapiro-Wilk test: Statistic: 0.98, p-value:
 /// 1.6e-10` is `Shapiro-Wilk test Statistic: 0.98` and `Shapiro-Wilk test p-value:
-/// 1.6e-10`); `None` for any other line. Read whole, the label took the pairs as its
-/// value and the p-value was never read (DABench q268, five rounds asking for it).
+/// 1.6e-10`); `None` for any other line. Read whole, the label would take the pairs as
+/// its value and the p-value would never be read.
 fn pair_entries(line: &str) -> Option<Vec<(String, String)>> {
     static PAIR: OnceLock<Regex> = OnceLock::new();
     let pair = PAIR.get_or_init(|| {

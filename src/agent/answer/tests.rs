@@ -7,7 +7,7 @@ fn names(qs: &[Quantity]) -> Vec<&str> {
 
 #[test]
 fn a_value_is_read_after_the_first_separator_and_a_number_from_words_around_it() {
-    // As the local model's script printed it (DABench question 310).
+    // As the local model's script printed it.
     let q = requested(
         "x",
         Some("@strongest_correlation_pair[pair] @strongest_correlation_coefficient[coefficient]"),
@@ -27,7 +27,7 @@ fn a_value_is_read_after_the_first_separator_and_a_number_from_words_around_it()
 
 #[test]
 fn values_are_read_from_numpy_scalars_and_result_objects() {
-    // As the local model's script printed them (DABench question 375).
+    // As the local model's script printed them.
     let qs = requested(
         "",
         Some("@shapiro_w[test_statistic], @p_value[p_value], @skewness[skewness_value], @kurtosis[kurtosis_value]"),
@@ -58,7 +58,7 @@ fn the_final_answer_keeps_the_verified_numbers() {
         Some("@shapiro_w[w], @p_value[p], @skewness[s], @normality[Normal or Not Normal]"),
     );
     let verified = "shapiro_w: 0.9543095491220899\np_value: 0.0027291466836339875\nskewness: 0.1520317726967334\nnormality: Normal";
-    // As the local finalyzer printed it (DABench question 375): two numbers in one
+    // As the local finalyzer printed it: two numbers in one
     // bracket; and a skewness computed anew, differently.
     let (a, changed) = keep_verified(
         "@shapiro_w[0.9543 0.0027], @p_value[0.0027], @skewness[0.2001], @normality[Not Normal]",
@@ -82,7 +82,7 @@ fn the_final_answer_keeps_the_verified_numbers() {
 
 #[test]
 fn a_label_lacking_the_word_that_tells_two_quantities_apart_is_neither() {
-    // As the local model printed them (DABench question 419): the weekend mean was
+    // As the local model printed them: the weekend mean was
     // read from the weekday line, which lacks only `weekend`.
     let qs = requested(
         "",
@@ -100,7 +100,7 @@ fn a_label_lacking_the_word_that_tells_two_quantities_apart_is_neither() {
 
 #[test]
 fn a_label_naming_what_the_placeholder_says_it_is_of_comes_first() {
-    // As the local model printed them (DABench question 673): the mean of another
+    // As the local model printed them: the mean of another
     // column came first and was read for `@mean_value[mean_MedianHouseValue]`.
     let qs = requested(
         "",
@@ -134,7 +134,7 @@ fn a_label_naming_what_the_placeholder_says_it_is_of_comes_first() {
 
 #[test]
 fn stddev_is_labelled_by_standard_deviation() {
-    // As the local model's script printed it (DABench question 272).
+    // As the local model's script printed it.
     let q = requested("x", Some("@mean_ratio[m], @stddev_ratio[s]"));
     let out = "<mean ratio>: 10419870478751.084\n<standard deviation ratio>: 3593655649585.2207";
     assert_eq!(value_for(out, &q[1]).as_deref(), Some("3593655649585.2207"));
@@ -143,7 +143,7 @@ fn stddev_is_labelled_by_standard_deviation() {
 
 #[test]
 fn a_numeric_quantity_takes_no_sentence_with_a_number_in_it() {
-    // As the local model's script printed it (DABench question 268).
+    // As the local model's script printed it.
     let q = requested(
         "Are the MEANPOT values normally distributed?",
         Some("@normality_test_result[Normal or Not Normal] @p_value[The p-value, rounded to three decimal places]"),
@@ -163,7 +163,7 @@ fn a_numeric_quantity_takes_no_sentence_with_a_number_in_it() {
 
 #[test]
 fn a_step_mentions_a_quantity_by_name_label_or_meaning() {
-    // DABench question 271's format.
+    // A DABench question's format.
     let q = requested(
         "Preprocess the dataset.",
         Some("Return 4 values: @clean_entries[Number of entries after cleaning duplicates], @mean_USFLUX[Mean of the USFLUX column after filling missing values, rounded to two decimal places], @norm_TOTUSJZ[value]."),
@@ -389,13 +389,13 @@ fn a_filled_answer_may_only_use_numbers_printed_beside_its_quantity() {
     assert!(!filled_from_printed("@mean_wind_post[5.85]", out, &qs));
     assert!(!filled_from_printed("@mean_wind_pre[5.97]", out, &qs));
     // A printed number from a line that says nothing of the quantity is refused too
-    // (DABench question 553: the IQR's 0.0 given as the outlier count).
+    // (the IQR's 0.0 given as the outlier count).
     assert!(!filled_from_printed("@outliers_count[0]", out, &qs));
 }
 
 #[test]
 fn a_printed_dict_is_read_entry_by_entry() {
-    // As the local model's script printed it (DABench question 177).
+    // As the local model's script printed it.
     let qs = requested("", Some("@p_value[p_value] @significance[Yes or No]"));
     let out = "{'p_value': np.float64(0.0), 'significance': 'Yes'}\n";
     let get = |n: &str| value_for(out, qs.iter().find(|q| q.name == n).unwrap());
@@ -416,7 +416,7 @@ fn a_printed_dict_is_read_entry_by_entry() {
 
 #[test]
 fn a_line_of_labelled_pairs_is_read_pair_by_pair_and_a_choice_must_be_one_of_its_words() {
-    // As the local model's script printed it (DABench question 268).
+    // As the local model's script printed it.
     let qs = requested(
         "",
         Some("@normality_test_result[A string that should be either \"Normal\" or \"Not Normal\"] @p_value[The Shapiro-Wilk test p-value, rounded to three decimal places]"),
@@ -455,7 +455,7 @@ fn a_line_of_labelled_pairs_is_read_pair_by_pair_and_a_choice_must_be_one_of_its
 
 #[test]
 fn a_label_may_leave_out_the_subject_every_requested_quantity_shares() {
-    // DABench q32: the values printed under the statistic alone.
+    // The values printed under the statistic alone.
     let q = requested(
         "Calculate the mean and standard deviation of the \"importance.score\" column.",
         Some("@importance_score_mean[mean] @importance_score_std[std_dev] where \"mean\" and \"std_dev\" are non-negative numbers rounded to two decimal places."),
@@ -479,7 +479,7 @@ fn a_label_may_leave_out_the_subject_every_requested_quantity_shares() {
 
 #[test]
 fn a_label_over_a_printed_series_gives_no_value() {
-    // DABench q272: a column divided where the mean of the ratio was asked.
+    // A column divided where the mean of the ratio was asked.
     let q = requested("", Some("@mean_ratio[mean] @stddev_ratio[std]"));
     let out = "<mean of TOTUSJZ>: 10419870478751.084\n<mean of ratio>: 0       6.839618e+09\n1       8.154684e+09\n2       8.252056e+09\n            ...     \nName: TOTUSJZ, Length: 1153, dtype: float64\n<standard deviation of ratio>: 969133356.79\n";
     assert_eq!(value_for(out, &q[0]), None);
@@ -489,7 +489,7 @@ fn a_label_over_a_printed_series_gives_no_value() {
 
 #[test]
 fn with_and_without_label_different_quantities() {
-    // DABench q62: `with` is generic, but not beside a `without`.
+    // `with` is generic, but not beside a `without`.
     let q = requested(
         "",
         Some("@mean_deaths_with_outliers[a] @mean_deaths_without_outliers[b]"),

@@ -3,8 +3,8 @@
 //! The small models people run locally (Qwen2.5, Llama 3) tokenize with byte-level BPE
 //! after a pre-tokenizer that splits every digit into its own token (Qwen) or into
 //! groups of at most three (Llama 3, cl100k), and punctuation apart from letters. A flat
-//! "four bytes a token" undercounts numeric output by a factor of three (7,451
-//! characters of a printed column were 5,293 Qwen tokens). Written by hand because no
+//! "four bytes a token" undercounts numeric output by a factor of three (a printed
+//! column of 7,451 characters is 5,293 Qwen tokens). Written by hand because no
 //! crate estimates without shipping a vocabulary, and a vocabulary is per model.
 //!
 //! The rule, per run of characters of one class:

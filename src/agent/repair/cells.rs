@@ -27,7 +27,7 @@ mod tests {
 
     #[test]
     fn a_pair_of_names_after_corr_or_cov_reads_the_cell() {
-        // As the local model wrote it (DABench question 209).
+        // As the local model wrote it.
         assert_eq!(
             matrix_cells(r#"r = df[["neg", "pos"]].dropna().corr()["neg", "pos"]"#).as_deref(),
             Some(r#"r = df[["neg", "pos"]].dropna().corr().loc["neg", "pos"]"#)

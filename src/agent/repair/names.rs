@@ -42,13 +42,13 @@ fn loose_key(s: &str) -> String {
 /// that are no column of `columns` but spell exactly one of them otherwise (case,
 /// `_`/`.`/spaces): the column's own name is put in their place. A small model writes the
 /// name as it would name a variable, and its debugger, shown the KeyError, guesses another
-/// spelling (DABench q589: `num. calls abandoned ` tried as `num_calls_abandoned`).
+/// spelling (`num. calls abandoned ` tried as `num_calls_abandoned`).
 /// Names that differ only in spaces are [`padded_names`]'s, replaced wherever quoted: that
 /// match is exact but for whitespace; one by case and punctuation is trusted only where a
 /// column is read.
 ///
 /// A name one letter away from exactly one column ([`typo_of`]: `MEANGJZH` for `MEANJZH`,
-/// DABench q271, whose script then failed with a KeyError on every line that read it) is
+/// whose script then fails with a KeyError on every line that reads it) is
 /// that column too, where the script reads it before it could have made it: the first
 /// line that writes it reads it (`df["MEANGJZH"] = df["MEANGJZH"] + 1e-10`), not only
 /// assigns it (`df["Close2"] = …` makes a new column and is left alone).

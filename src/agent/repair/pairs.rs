@@ -7,8 +7,8 @@ use std::sync::OnceLock;
 /// `stats.pearsonr(df["a"], df["b"])` (or `spearmanr`, `kendalltau`) made
 /// `stats.pearsonr(*df[["a", "b"]].dropna().T.values)`: scipy returns `nan` for both the
 /// statistic and the p-value when either column has one missing value, so the script
-/// runs and prints `nan` (DABench q663: one missing `High` and `Low` of 2,000 rows, five
-/// rounds of `nan`). Dropping the rows where either is missing is what pandas' own
+/// runs and prints `nan` (one missing value in 2,000 rows is enough, every round).
+/// Dropping the rows where either is missing is what pandas' own
 /// `.corr()` does, and on columns without missing values the result is the same. Only
 /// two columns of the same table, each written as a plain string key.
 pub(super) fn paired_columns(code: &str) -> Option<String> {
@@ -39,7 +39,7 @@ mod tests {
 
     #[test]
     fn a_test_of_two_columns_of_one_table_leaves_out_rows_missing_either() {
-        // As the local model wrote it (DABench question 663).
+        // As the local model wrote it.
         assert_eq!(
             paired_columns(r#"r, p = stats.pearsonr(df["High"], df["Low"])"#).as_deref(),
             Some(r#"r, p = stats.pearsonr(*df[["High", "Low"]].dropna().T.values)"#)

@@ -193,8 +193,8 @@ impl Loop<'_> {
         let mut complete: Option<(Vec<String>, Ran)> = None;
 
         // The previous round's output, when its script ran: an output that comes back
-        // unchanged from a new step (the 1.5B coder re-printed the same means five rounds
-        // running, DABench q271) is not judged again, and its step gives way to one
+        // unchanged from a new step (a 1.5B coder re-prints the same means round after
+        // round) is not judged again, and its step gives way to one
         // asking for what is missing.
         let mut previous: Option<String> = None;
 
@@ -316,9 +316,8 @@ impl Loop<'_> {
     /// Round 0: the planner's first step (its names checked), coded and run. With
     /// `wanted` (the requested quantities, in a mode that checks them), a first step
     /// that computes none of them is replaced by one asking for them, as a later step
-    /// is ([`Self::next_step`]): the 1.5B planner opened a Shapiro–Wilk question with
-    /// "compute the mean of `MEANPOT`" (DABench q268), a round spent on a value nobody
-    /// asked for before the check sent it back.
+    /// is ([`Self::next_step`]): a 1.5B planner may open a Shapiro–Wilk question with
+    /// "compute the mean of `MEANPOT`", a round spent on a value nobody asked for.
     pub(in crate::agent) async fn first_step(
         &self,
         st: &mut State,

@@ -412,7 +412,7 @@ mod tests {
 
     #[test]
     fn a_piece_of_a_created_name_is_made_by_the_analysis() {
-        // DABench question 272: the feature to create, and the KeyError of its script.
+        // A question's feature to create, and the KeyError of its script.
         let created: Vec<String> = created_names(
             "Create a new feature named \"TOTUSJZ_TOTUSJH_RATIO\" by dividing TOTUSJZ by TOTUSJH.",
         )
@@ -427,7 +427,7 @@ mod tests {
 
     #[test]
     fn code_beside_a_marker_is_no_column_name() {
-        // As the local model wrote a step (DABench question 268).
+        // As the local model wrote a step.
         assert_eq!(
             marked_names("Compute the Shapiro-Wilk test of the `MEANPOT` column using the `scipy.stats.shapiro()` function."),
             ["MEANPOT"]

@@ -1,7 +1,7 @@
 //! One-line remedies for the errors small models make most with pandas and scipy, added
-//! to what the debugger is told. The local 1.5B model's debugger, shown only the
-//! traceback of `.dt` on a text column, returned the same script twice and gave up
-//! (DABench question 419); the fix is one well-known call it does not think of.
+//! to what the debugger is told. A small model's debugger, shown only the traceback of
+//! `.dt` on a text column, returns the same script until the run gives up; the fix is
+//! one well-known call it does not think of.
 //!
 //! Matched on the exception text only; each remedy names the general cure, never a file
 //! or column.
@@ -69,8 +69,8 @@ pub(super) fn remedy(stderr: &str) -> Option<Cow<'static, str>> {
 const TUPLE_KEY: &str = "Several names in one pair of brackets are one key, a tuple: select columns with a list, `df[['a', 'b']]`, and read one cell of a table such as `.corr()`'s with `.loc['a', 'b']`.";
 
 /// A KeyError on a tuple of names (`KeyError: ('neg', 'pos')`: `df.corr()['neg', 'pos']`,
-/// DABench question 209, whose debugger then returned the same script): the names were
-/// written in one pair of brackets.
+/// which a debugger tends to return unchanged): the names are written in one pair of
+/// brackets.
 fn tuple_key(last: &str) -> bool {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
@@ -81,7 +81,7 @@ fn tuple_key(last: &str) -> bool {
 }
 
 /// A statistics function called as a method (`df['x'].shapiro()`: "'Series' object has
-/// no attribute 'shapiro'", DABench question 449): the module that has it and how to call
+/// no attribute 'shapiro'"): the module that has it and how to call
 /// it. Only names of `repair`'s list, which have one usual home.
 fn function_as_method(last: &str) -> Option<String> {
     static RE: OnceLock<Regex> = OnceLock::new();

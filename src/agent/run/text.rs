@@ -94,7 +94,7 @@ pub(super) const MAX_DUE: usize = 4;
 
 /// The step asking for the quantities `due` (the first [`MAX_DUE`]), which the output
 /// lacks and the planner's own step did not compute. All of them in one step: asked one
-/// at a time, a four-value question (DABench question 453) used four of five rounds.
+/// at a time, a four-value question uses four of five rounds.
 pub(super) fn due_step(due: &[Quantity]) -> String {
     let due = &due[..due.len().min(MAX_DUE)];
     let named = |q: &Quantity| {

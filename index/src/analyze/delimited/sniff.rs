@@ -85,8 +85,8 @@ impl HeadRec {
 /// opening a field quotes it, `""` inside is one quote.
 ///
 /// Written by hand rather than with the `csv` crate because building a `csv` reader
-/// compiles a DFA, and sniffing would build one per candidate per file: that was a
-/// quarter of a whole index run's time.
+/// compiles a DFA, and sniffing would build one per candidate per file: a quarter of a
+/// whole index run's time.
 pub(super) fn records(head: &[u8], d: u8, quoting: bool, max: usize) -> Vec<HeadRec> {
     let complete = match memchr::memrchr(b'\n', head) {
         Some(i) => &head[..=i],

@@ -320,8 +320,8 @@ fn is_compressed_tar_name(path: &Path, ext: &str) -> bool {
 /// Text files have no NUL bytes (UTF-16 text, which has, is recognised before this),
 /// and few other control bytes: random bytes have a tenth of them (C0 but tab, line
 /// feed, carriage return, form feed and escape, and DEL), so a small binary file without
-/// a NUL is still told apart — one that happened to start with `{` was taken for broken
-/// JSON — while a text file's odd vertical tab or end-of-file mark is not.
+/// a NUL is still told apart — rather than taken for broken JSON when it starts with
+/// `{` — while a text file's odd vertical tab or end-of-file mark is not.
 fn looks_binary(head: &[u8]) -> bool {
     if memchr::memchr(0, head).is_some() {
         return true;

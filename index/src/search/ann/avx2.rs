@@ -5,10 +5,10 @@
 //! Hand-written with `core::arch`: it rests on `vpmaddubsw` (32 unsigned bytes times 32
 //! signed ones, neighbours added, in one instruction — what the nibbles' offset-binary
 //! layout is for), which LLVM does not find in the portable loop (3× the time, measured
-//! on a million points); pulp's safe wrappers, called from the closures this needs, were
+//! on a million points); pulp's safe wrappers, called from the closures this needs, are
 //! not inlined (18× slower); and no maintained crate offers a 4-bit × 8-bit integer dot
 //! product. The caller detects AVX2 and keeps a portable loop that gives the same bits.
-//! (The same treatment of the 8-bit scan, `vpsignb` + `vpmaddubsw`, gained nothing
+//! (The same treatment of the 8-bit scan, `vpsignb` + `vpmaddubsw`, gains nothing
 //! measurable in a search at 100k files and is not here.)
 
 use super::nibbles::NibbleQuery;

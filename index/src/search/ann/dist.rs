@@ -23,7 +23,7 @@ pub fn normalized(v: &[f32]) -> Vec<f32> {
 /// bytes, little-endian f32) followed by its codes ([`point`]): hnsw_rs hands a distance
 /// two slices and nothing else, and with the scale at hand a distance is one pass of
 /// integer products, where the cosine of two bare codes needs their norms too (three
-/// passes; the graph's build took twice the CPU of the f32 one that way).
+/// passes, for a graph build of twice the CPU of the f32 one).
 ///
 /// hnsw_rs asserts that distances are ≥ 0 and panics on NaN. This one is clamped to
 /// `[0, 2]` and maps zero codes, short slices and slices of different lengths to 1
@@ -245,7 +245,7 @@ impl MappedCodes {
 
     /// The points that can be among the `n` nearest to the unit vector `q`: every point
     /// scored against `q` quantized like a code, in integer arithmetic (a third of the
-    /// instructions of [`scores`](Self::scores), which was a third of a `lakestar
+    /// instructions of [`scores`](Self::scores), which would be a third of a `lakestar
     /// search` at 100k files), for [`Scan::top`] to score in f32 only those the
     /// quantization cannot have moved out of reach. With a 4-bit copy
     /// ([`add_nibbles`](Self::add_nibbles)) every point is scored from it instead, at

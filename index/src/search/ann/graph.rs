@@ -80,8 +80,8 @@ impl Graph {
     /// A graph over `points`, laid out as a generation's codes file holds them (`4 +
     /// dim` values a point: the scale's bytes, then the codes; point id = position), so
     /// that a rebuild inserts straight from the mapped file: hnsw_rs copies each point
-    /// it is given, and a copy of them all made first (twice, before) doubled the
-    /// vectors a build held. Given up (`None`) once `cancel` is set: the points go in by
+    /// it is given, and a copy of them all made first would double the vectors a build
+    /// holds. Given up (`None`) once `cancel` is set: the points go in by
     /// [`BUILD_CHUNK`], and the flag is read between chunks, so that a writer stopping
     /// mid-build (a `watch` told to stop at a million files) waits seconds, not the build.
     pub fn build_from_points(

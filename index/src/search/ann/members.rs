@@ -1,8 +1,8 @@
 //! The files a generation's points stand for (`members.bin`), written with the
 //! generation and never changed after, like its codes: a search resolves the points it
 //! found to their paths here, and a refresh finds which changed paths the generation
-//! held. Before, the catalog kept this map as a table and an index by point, which
-//! stored every path twice more (130 MB of a 1.3 GB index at 1M files); here the paths
+//! held. A table and an index by point in the catalog would store every path twice
+//! more (a tenth of the index); here the paths
 //! are front-coded in sorted order by tantivy's sstable, and the rest is three arrays
 //! of u32, about 20 bytes a file.
 //!

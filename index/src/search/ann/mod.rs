@@ -49,63 +49,45 @@ pub use nearest::{Mode, VectorIndex};
 pub use update::{after_sync, check, refresh};
 
 /// Live vectors below which no generation is kept and search is exact over the
-/// catalog's vectors. Since a one-off search scans the generation's mapped codes (and a
-/// server does too, up to [`SCAN_UP_TO`]), this no longer weighs the graph against exact
-/// scoring but reading every vector from the catalog against mapping the codes: a
-/// `lakestar search` took 46 ms of CPU exact at 10k files against 23 ms with a
-/// generation (whose build took under a second), and the same 15–16 ms either way at
-/// 1k (BENCHMARKS.md, Search). It was 20,000 when searches loaded the graph.
+/// catalog's vectors: below it, reading every vector from the catalog costs no more than
+/// mapping a generation's codes, and above it the generation's cheap build soon pays
+/// (BENCHMARKS.md, Search).
 /// `LAKESTAR_EXACT_BELOW` overrides it (tests force the graph with 0).
 pub const EXACT_BELOW: u64 = 1_000;
 /// Tombstones (or delta vectors) beyond this fraction of the files the graph stands for
 /// trigger a rebuild.
 pub const REBUILD_FRACTION: f64 = 0.2;
-/// Links per point (HNSW's M; twice as many on the bottom layer). 16 builds up to a
-/// fifth cheaper but finds fewer of the retriever's candidates at [`EF_SEARCH`]: 0.949 against
-/// 0.969 on 81k `minilm-static` vectors, 0.874 against 0.917 on 87k `hash` vectors
-/// (BENCHMARKS.md, Search).
+/// Links per point (HNSW's M; twice as many on the bottom layer): 16 builds cheaper but
+/// finds fewer of the retriever's candidates at [`EF_SEARCH`] (BENCHMARKS.md, Search).
 pub const M: usize = 32;
 /// Candidates per insertion while building. The build's CPU is about proportional to
-/// it: on 81k `minilm-static` vectors 42 s at 100 against 80 s at 200, and the recall
-/// it loses [`EF_SEARCH`] wins back (0.969 of the retriever's 200 candidates at
-/// 100/400 against 0.943 at 200 searching 200 wide, about the former breadth). 50
-/// loses too much (0.81 at 400).
+/// it; the recall 100 loses against 200, the wide [`EF_SEARCH`] wins back, and 50 loses
+/// too much (BENCHMARKS.md, Search).
 pub const EF_CONSTRUCTION: usize = 100;
 /// Candidates examined per search (at least the number of results asked for; the
 /// retriever asks for 200, so this is its search breadth), all rescored against the
-/// query. On the varied set at 100k (BENCHMARKS.md, Search), recall@10 against exact
-/// search over codes is 0.970 for `hash` (86k points, 4.7 ms p50) and 0.991 for
-/// `minilm-static` (79k, 3.0 ms); 800 gives 0.952 and 0.974 in half the time, 400 0.914
-/// and 0.942. Questions' neighbours there lie within thousandths of each other, which
-/// the graph's walk over codes tells apart only by looking wider. A one-off search
-/// scans the codes exactly and never uses it.
+/// query. Questions' neighbours lie within thousandths of each other, which the graph's
+/// walk over codes tells apart only by looking this wide (BENCHMARKS.md, Search). A
+/// one-off search scans the codes exactly and never uses it.
 pub const EF_SEARCH: usize = 1600;
 
 /// A scan over a generation's 4-bit codes ([`nibbles`]) rescores from the 8-bit codes
-/// this many points per result asked, and at least [`NIBBLE_POOL_MIN`]: measured
-/// (BENCHMARKS.md, "A 4-bit first pass"), a pool of 1,000 for the retriever's 200 kept
-/// 0.9996 of the exact 200 on the varied set (86k points), 0.9957 at 100k synthetic files
-/// and 0.9885 at a million (0.9964 at 2,000), and every one of the exact 10 from 400.
+/// this many points per result asked, and at least [`NIBBLE_POOL_MIN`]: enough to keep
+/// nearly every one of the exact results (BENCHMARKS.md, "A 4-bit first pass").
 pub const NIBBLE_POOL_PER_RESULT: usize = 5;
 /// The smallest pool of a 4-bit scan (see [`NIBBLE_POOL_PER_RESULT`]).
 pub const NIBBLE_POOL_MIN: usize = 1_000;
 /// Bytes of a generation's codes above which it also gets their 4-bit copy, which
-/// adds half the codes' bytes to the index. Measured (BENCHMARKS.md, "A 4-bit first
-/// pass", "The 4-bit scan's own kernel", "The graph's members in its generation"): a
-/// `lakestar search` process at a million files (202 MB of codes) 61–68 → 54–57 ms with
-/// it; at 100k (21 MB of codes) an in-process query 0.8–1 ms faster, about 1 ms less CPU
-/// of 11–12. At 100k the copy was kept out while it took the index past 0.5× of the
-/// lake (0.46 → 0.50×); since the members left the catalog it takes it from 0.43× to
-/// 0.48×. Below 16 MiB (about 64k files at 256 dimensions) the scan is a fraction of a
-/// millisecond of the query.
+/// adds half the codes' bytes to the index: below 16 MiB (about 64k files at 256
+/// dimensions) the 8-bit scan is a fraction of a millisecond of the query, and the copy
+/// not worth its bytes (BENCHMARKS.md, "A 4-bit first pass").
 pub const NIBBLES_ABOVE: u64 = 16 << 20;
 
 /// Items a rebuild's external sorts ([`crate::spool::Sorter`]) and spools hold in
 /// memory before they go to disk: the sorts that find a generation's distinct vectors
-/// (20 bytes an item) and group its members by point (8), which held about 37 bytes a
-/// file in maps and arrays at once (30 MB at a million files, and growing with the
-/// lake). At this size a sort of a million files writes 16 runs and merges them in one
-/// pass, reading each through a 64 KiB buffer; a lake below it never touches the disk.
+/// (20 bytes an item) and group its members by point (8). At this size a sort of a
+/// million files writes 16 runs and merges them in one pass, reading each through a
+/// 64 KiB buffer; a lake below it never touches the disk.
 pub const SORT_RUN: usize = 1 << 16;
 
 /// The threshold in force: [`NIBBLES_ABOVE`] or `LAKESTAR_NIBBLES_ABOVE`; 0 in unit
@@ -122,17 +104,12 @@ pub fn nibbles_above() -> u64 {
 
 /// Bytes of a generation's codes up to which a long-lived process scans them rather than
 /// loading the graph ([`nearest::Mode::Resident`]), and so up to which no graph is built
-/// ([`graph_above`]). Measured, whole hybrid queries on two cores (BENCHMARKS.md,
-/// "No graph up to 256 MiB of codes"): at a million files (202 MB of codes, 256
-/// dimensions) the scan's p50 was 32.0 ms against 33.1 ms with the graph loaded at
-/// [`EF_SEARCH`], after a 15 s load; at 100k (41 MB) 5.9 against 8.6 ms. The walk at the
-/// breadth recall needs reads its points all over memory, so it gains on the scan far
-/// more slowly than the bytes grow; below this a graph only costs build time (most of a
-/// million-file first index's CPU), memory (3.7 GB at its peak there) and disk (758 MB,
-/// more than the codes). The graph does save CPU per query (45 against 58 ms at a
-/// million), which a saturated server would notice first. 256 MiB is about a million
-/// points at 256 dimensions, 690k at 384. `LAKESTAR_SCAN_UP_TO` overrides it (tests
-/// force the graph with 0).
+/// ([`graph_above`]). The walk at the breadth recall needs reads its points all over
+/// memory, so it gains on the scan far more slowly than the bytes grow; below this a
+/// graph only costs build time, memory and disk (BENCHMARKS.md, "No graph up to 256 MiB
+/// of codes"), though it saves CPU per query, which a saturated server notices first.
+/// 256 MiB is about a million points at 256 dimensions, 690k at 384.
+/// `LAKESTAR_SCAN_UP_TO` overrides it (tests force the graph with 0).
 pub const SCAN_UP_TO: u64 = 256 << 20;
 
 /// The threshold in force: [`SCAN_UP_TO`] or `LAKESTAR_SCAN_UP_TO`.
@@ -146,8 +123,7 @@ pub fn scan_up_to() -> u64 {
 /// Bytes of a generation's codes above which a rebuild by a writer that builds graphs
 /// (`update::GraphBuild::Inline`, `Deferred`; never `CodesOnly`) also builds the HNSW
 /// graph: [`scan_up_to`], since below it every process scans the codes and a graph would only
-/// cost build time, memory and disk (at 100k files 93 MB, a quarter of the index, and
-/// most of the first index's peak memory). Unit tests build it always: they test the
+/// cost build time, memory and disk. Unit tests build it always: they test the
 /// graph on a few hundred points, and ask for codes alone explicitly.
 pub fn graph_above() -> u64 {
     if cfg!(test) {

@@ -1,9 +1,8 @@
 //! A 4-bit copy of a generation's codes (`nibbles.bin`), for a first pass that reads half
 //! the bytes of the 8-bit scan: the scan of the codes is memory-bound (BENCHMARKS.md, "A
 //! 4-bit first pass"), so halving its bytes halves it. Its best points, a pool several
-//! times the results asked, are rescored from the 8-bit codes; measured on the varied
-//! set, a pool of five times the 200 the retriever asks keeps 0.9996 of the exact 200
-//! and all of the exact 10.
+//! times the results asked, are rescored from the 8-bit codes, which keeps nearly all of
+//! the exact results.
 //!
 //! Point `i` is `4 + ⌈dim / 2⌉` bytes at `i · (4 + ⌈dim / 2⌉)`: the reciprocal of its
 //! 4-bit code's norm (f32, little-endian), then the code two values a byte, dimension

@@ -9,9 +9,9 @@
 //! written in whole, aligned [`WRITE_CHUNK`]s ([`ChunkWriter`]), which leaves them
 //! cached in 2 MiB folios, and mapped with `MADV_HUGEPAGE` ([`map`]), which makes the
 //! readahead that brings them back from disk (after a reboot, or once evicted) use 2 MiB
-//! folios too. Measured (BENCHMARKS.md, "The generation's files in huge pages"): 103 MB
-//! of 4-bit codes read cold by a new process in 140 faults instead of 1,660, 10,000
-//! random points of the 8-bit codes in 2.1 ms instead of 9.4. Elsewhere (other kernels,
+//! folios too: a new process reads the codes cold in a tenth of the faults, and random
+//! points in a fraction of the time (BENCHMARKS.md, "The generation's files in huge
+//! pages"). Elsewhere (other kernels,
 //! other file systems) both are harmless no-ops.
 //!
 //! Hand-written: `std::io::BufWriter` flushes whatever it holds when a write does not

@@ -1,9 +1,9 @@
 //! The points of a 4-bit scan worth rescoring, kept while the scan runs: each task keeps
 //! the scores at or above a floor that rises as it sees better ones, so that a scan of a
 //! million points keeps a few thousand instead of writing every score to a buffer and
-//! selecting over it afterwards (the buffer's 3 MB of fresh pages and the two passes of
-//! the selection were 2 ms of a `lakestar search` at a million files, on the critical
-//! path; BENCHMARKS.md, "The pool kept while the codes are scanned").
+//! selecting over it afterwards (the buffer's fresh pages and the selection's two passes
+//! would be milliseconds on a `lakestar search`'s critical path at a million files;
+//! BENCHMARKS.md, "The pool kept while the codes are scanned").
 //!
 //! Invariant: a [`Kept`] holds every point it was shown whose score is at least its
 //! floor (by `f32::total_cmp`), and its floor is never above the `rank`-th best score

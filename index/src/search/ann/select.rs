@@ -3,12 +3,13 @@
 //! runs instead, [`super::pool`]; this serves the 8-bit scan, whose margin reaches below
 //! the rank's last.)
 //!
-//! A copy of a million scores and a selection over it took a tenth of a `lakestar
+//! A copy of a million scores and a selection over it would take a tenth of a `lakestar
 //! search` process's CPU at a million files, on the vector side's one thread
-//! (BENCHMARKS.md, "… a scan's pool without sorting it"). A sample of the scores gives a threshold that is very likely below the
-//! `rank`-th best; one pass keeps the scores above it, and the selection runs over
-//! those few. The threshold is checked, not trusted: when fewer than `rank` scores pass
-//! it, the whole selection runs as before. The answer is the same either way.
+//! (BENCHMARKS.md, "… a scan's pool without sorting it"). A sample of the scores gives a
+//! threshold that is very likely below the `rank`-th best; one pass keeps the scores
+//! above it, and the selection runs over those few. The threshold is checked, not
+//! trusted: when fewer than `rank` scores pass it, the selection runs over them all. The
+//! answer is the same either way.
 
 use std::cmp::Ordering;
 
@@ -75,7 +76,7 @@ fn sampled_threshold(scores: &[f32], rank: usize) -> Option<f32> {
 pub(super) mod tests {
     use super::*;
 
-    /// What `within` must give: the full selection, as before the sample.
+    /// What `within` must give: the full selection, without the sample.
     fn full(scores: &[f32], rank: usize, margin: f32) -> Vec<usize> {
         ids_at_least(scores, nth_best(&mut scores.to_vec(), rank) - margin)
     }

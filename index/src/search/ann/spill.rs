@@ -1,6 +1,6 @@
 //! The rows a rebuild reads from one catalog snapshot, spilled to a file beside the
 //! generation they become (`vectors/gen-N.rows`) instead of held in memory: at a
-//! million files they were 1.4 GB of the first index's peak. The build reads them twice
+//! million files they would be 1.4 GB of the first index's peak. The build reads them twice
 //! in path order, to find the distinct codes and then to write the codes and members;
 //! the swap reads them again, with each row's point, to hand the catalog's rows over.
 //! The file goes with the generations that are not kept (`remove_other_generations`),

@@ -119,8 +119,8 @@ impl Searcher {
         let mut summaries: HashMap<String, Vec<Companion>> = HashMap::new();
         // A summary table goes with the collection's hit when it would be among the
         // hits anyway: brought next to what it summarizes, it takes no other file's
-        // place (attached to every collection hit, it cost the dev set more questions
-        // than it won: BENCHMARKS.md).
+        // place (attached to every collection hit, it costs the dev set more questions
+        // than it wins: BENCHMARKS.md).
         // So summary tables are looked for among the planned hits only, read here
         // before their slots are taken: no other file is read for them. Their
         // descriptions are the first ones this search decodes (ranking read records).

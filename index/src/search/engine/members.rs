@@ -74,8 +74,8 @@ pub(super) struct Table {
 /// The summary tables of collection `c` (see [`crate::companion::summary`]) among
 /// `tables`: tables in its folder or the folder above, outside it, with a column listing
 /// its members. Only hits are looked at: a summary goes with its collection's hit when it
-/// is among the hits anyway (BENCHMARKS.md), so reading other files of the folder (it
-/// was a quarter of a `lakestar search` at 100k files) found nothing that could be used.
+/// is among the hits anyway (BENCHMARKS.md), so reading other files of the folder (a
+/// quarter of a `lakestar search`) would find nothing that can be used.
 pub(super) fn summaries(c: &Collection, tables: &[Table]) -> Vec<Companion> {
     use crate::catalog::folder_of;
     let folder = folder_of(&c.template);

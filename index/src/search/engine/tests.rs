@@ -189,7 +189,7 @@ fn the_retrievers_side_by_side_give_the_evidence_they_give_one_after_the_other()
     };
     let mut both = 0;
     for query in QUESTIONS {
-        // One retriever after the other, every file read once, as searches were.
+        // One retriever after the other, every file read once: the sequential reference.
         let mut found: HashMap<String, Evidence> = HashMap::new();
         let cfg = &s.ranking;
         for (rank, hit) in s

@@ -130,7 +130,7 @@ pub mod strength {
     pub const FORM: f64 = 0.5;
     /// The file's own name, extension included (`Credit.csv`). No more than a word:
     /// instructions name their output files too ("save it to result.csv"), and on the
-    /// DA-Code tasks a stronger weight ranked those above the inputs (BENCHMARKS.md).
+    /// DA-Code tasks a stronger weight ranks those above the inputs (BENCHMARKS.md).
     pub const FILE: f64 = 1.0;
     /// A category of one of the file's columns ("Americas", "diesel").
     pub const CATEGORY: f64 = 1.0;
@@ -509,7 +509,7 @@ pub fn written_exactly<'n>(query: &str, names: impl IntoIterator<Item = &'n str>
 /// Close Price columns`; not `Price` of `the Close Price column`). A name of lowercase
 /// words only is not written so: "the age column" is as likely the `Age` of the file
 /// meant as another file's `age` (DABench's development set: with this rule 31
-/// questions name a column of their own table so and none one it lacks; without, 2 did).
+/// questions name a column of their own table so and none one it lacks; without, 2 do).
 fn before_column(query: &str, name: &str) -> bool {
     if name.chars().all(|c| c.is_lowercase() || c == ' ') {
         return false;

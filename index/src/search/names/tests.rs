@@ -204,7 +204,7 @@ fn names_written_exactly_are_code_or_quoted_as_they_are() {
     );
     // A plain word, or a capital that only begins a sentence, is not written as code.
     assert!(written_exactly("Age of the passengers. Fare paid", ["Age", "Fare"]).is_empty());
-    // Right before "column": as written, whole, case included (DABench question 352).
+    // Right before "column": as written, whole, case included.
     let q = "Identify any outliers in the Fare column, then in Close Price columns.";
     assert_eq!(
         written_exactly(q, ["fare", "Far", "Fare", "Close Price", "Price"]),

@@ -24,8 +24,8 @@ pub const W_VECTOR: f64 = 0.2;
 /// above DA-Code loses recall@20 (BENCHMARKS.md, "Meaning in the default").
 pub const W_VECTOR_WORDS: f64 = 0.3;
 /// Weight of the vector ranking when a BERT sentence encoder made the vectors: its
-/// vectors are the best of all embedders alone, and DABench MRR rises from 0.800 at 0.2
-/// to 0.821 at 1.0 while DA-Code holds (0.700 → 0.703).
+/// vectors are the best of all embedders alone, and DABench MRR rises with the weight up
+/// to 1.0 while DA-Code holds.
 pub const W_VECTOR_BERT: f64 = 1.0;
 
 /// The default vector weight for vectors of the embedder with id `embedder_id`.
@@ -56,7 +56,7 @@ pub const QUOTED: f64 = 2.0;
 /// hump or digit) that the question merely uses as a word counts this share of a word's
 /// strength (a word is already below a quoted name, code, or a name spelled by several
 /// words: `strength` in `names`). Whole by default: both development sets reward
-/// plain-word evidence, and any share below 1 cost them (BENCHMARKS.md, "Name evidence
+/// plain-word evidence, and any share below 1 costs them (BENCHMARKS.md, "Name evidence
 /// sized"); the words that crowd are the [`GENERIC`] ones.
 pub const PLAIN: f64 = 1.0;
 /// The share of a word's strength for a plain name that is a word of the data

@@ -2,7 +2,7 @@
 //! search and say nothing about how sure a hit is; the label reads what a hit holds of
 //! the question (its words in the description; a name, a category, the days asked, its
 //! own part of a collection) and how far it trails the best hit. Its thresholds and the precision each
-//! label had on the generated dev set are in BENCHMARKS.md.
+//! label has on the generated dev set are in BENCHMARKS.md.
 
 use super::evidence::Evidence;
 use serde::Serialize;
