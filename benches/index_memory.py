@@ -3,7 +3,7 @@
 peaks of VmRSS, RssAnon (the process's own memory: heap, stacks) and RssFile (mapped
 files, the page cache it touches) with the second each came, and RssAnon every 10 s.
 A fresh INDEX directory is made (it must not exist). The hash embedder, as the index
-bench uses. BENCHMARKS.md, "Memory of the first index".
+bench uses. BENCHMARKS.md, "Indexing".
 
 usage: benches/index_memory.py BIN LAKE INDEX [ARG ...]
 (ARGs are passed on to `lakestar index`, e.g. --graph; the environment is inherited,

@@ -1,6 +1,6 @@
 #!/bin/bash
 # CPU (user + sys) and wall time of `lakestar search`, process start included: ten
-# questions asked twice against one index. BENCHMARKS.md, "Summary tables among the hits".
+# questions asked twice against one index. BENCHMARKS.md, "Search latency".
 # usage: benches/search_cpu.sh BIN INDEX
 set -euo pipefail
 BIN=$1; IDX=$2

@@ -2,7 +2,7 @@
 """Wall time of `lakestar search` processes (start, open, query, exit), binaries compared
 fairly: each of the index bench's questions is asked of every binary in turn, the order reversed each round, so
 that a noisy machine's drift falls on all of them alike. p50 and max of rounds × 10.
-BENCHMARKS.md, "The 4-bit scan's own kernel".
+BENCHMARKS.md, "Search latency".
 
 usage: benches/search_processes.py INDEX BIN [BIN ...] [--rounds N]
 """

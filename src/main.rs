@@ -2,7 +2,7 @@
 
 /// mimalloc rather than glibc's allocator: a search allocates and frees thousands of
 /// small strings and rows, and glibc's allocator makes that a noticeable share of its CPU
-/// (BENCHMARKS.md, "mimalloc"). Built without transparent huge pages (`no_thp`): most
+/// (BENCHMARKS.md, "Search latency"). Built without transparent huge pages (`no_thp`): most
 /// runs of the binary are short, and zeroing huge pages costs them more than it saves.
 #[global_allocator]
 static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;

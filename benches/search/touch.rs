@@ -3,7 +3,7 @@
 //! reads every point), `--touch FILE N` reads N points of 260 bytes spread over it (as
 //! a pool is rescored from the 8-bit codes); prints the wall time and this process's
 //! page faults. Run it as its own process each time: the second touch in a process is
-//! warm. BENCHMARKS.md, "The generation's files in huge pages".
+//! warm. BENCHMARKS.md, "Vector search settings".
 
 use rayon::prelude::*;
 use std::time::Instant;

@@ -1,5 +1,5 @@
-//! The crate's modules depend on each other without cycles (ARCHITECTURE.md, "Module
-//! dependencies"): read from the source, as `crate::module` paths outside test code.
+//! The crate's modules depend on each other without cycles (ARCHITECTURE.md, "Crates and
+//! module dependencies"): read from the source, as `crate::module` paths outside test code.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;

@@ -41,7 +41,7 @@ pub const SAMPLE_BYTES: usize = 4 << 10;
 pub const DICT_BYTES: usize = 16 << 10;
 /// zstd level for description blobs, with or without a dictionary: a tenth smaller than
 /// level 3 for a little more of the writer's CPU; past it the gain flattens and the time
-/// does not (BENCHMARKS.md, "The graph's members in its generation").
+/// does not (BENCHMARKS.md, "Indexing").
 const LEVEL: i32 = 9;
 
 /// The writer's compressors: the format's dictionary where it has one, plain zstd

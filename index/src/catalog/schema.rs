@@ -12,7 +12,7 @@ use std::time::Duration;
 /// 2: an `embeddings` row may hold a point of the vector graph's current generation in
 /// place of its vector (`catalog::held`), which a reader of version 1 would take for a
 /// vector of no dimension, and a writer of version 1 would then lose.
-/// 3: a smaller catalog (BENCHMARKS.md, "A smaller catalog"): templates interned
+/// 3: a smaller catalog (BENCHMARKS.md, "Indexing"): templates interned
 /// (`templates`, `files.template` their id), schema digests and collection ids stored as
 /// the bytes they spell (`catalog::digest`), the ranking record a column of
 /// `descriptions`, which does not repeat what the description holds, and `files`

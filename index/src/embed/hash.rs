@@ -73,7 +73,7 @@ pub struct HashEmbedder {
 
 impl HashEmbedder {
     /// The default number of buckets. Hybrid search ranks alike within a task with 512
-    /// on the three retrieval sets (BENCHMARKS.md, "Hash dimensions"), and 256 halve the
+    /// on the three retrieval sets (BENCHMARKS.md, "Embedders"), and 256 halve the
     /// vectors on disk and the time to scan them. Indexes made with 512 keep them (their
     /// id records the dimension).
     pub const DEFAULT_DIM: usize = 256;

@@ -182,7 +182,7 @@ fn small_delimited(r: &FileRow) -> bool {
 /// many bytes at a time, for each folder it serves; so a thread holds about twice this
 /// at most, however many small keyed tables a folder has: a bench lake's folders of
 /// thousands of small keyed TSVs then cost a fraction of the memory in the same wall
-/// time (BENCHMARKS.md, "A rebuild that sorts on disk"). Large enough for a `reference/`
+/// time (BENCHMARKS.md, "Indexing"). Large enough for a `reference/`
 /// folder high in a lake, whose tables would otherwise be read again for every folder
 /// below it.
 pub(super) const LOOKUP_BYTES: usize = 16 << 20;

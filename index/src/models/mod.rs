@@ -40,7 +40,7 @@ pub const HF_ENDPOINT: &str = "https://huggingface.co";
 /// Installed models a new index uses when `--embedder` is not given, first found first;
 /// a BERT model serves through its word vectors (`minilm-words`, see
 /// [`default_for`](crate::search::embedder::default_for)). Measured (BENCHMARKS.md,
-/// "Meaning in the default"): `minilm-words` ranks as well as `minilm` itself and a
+/// "Embedders"): `minilm-words` ranks as well as `minilm` itself and a
 /// little above `hash` on both development sets, and indexes at `hash` speed once its
 /// words are cached; the distilled minilm-static ranks below `hash` on DA-Code, so it
 /// is not preferred over the built-in embedder.

@@ -299,7 +299,7 @@ pub fn new_index_default(models_dir: Option<&std::path::Path>) -> (EmbedderSpec,
     match models_dir.and_then(models::preferred) {
         // A BERT serves through its word vectors: as good as the encoder on both
         // development sets, at the hash embedder's indexing speed once its words are
-        // cached (BENCHMARKS.md, "Meaning in the default").
+        // cached (BENCHMARKS.md, "Embedders").
         Some(m) if m.manifest.kind == models::ModelKind::Bert => (
             EmbedderSpec::Words(m.path),
             DefaultChoice::Installed(format!("{}-words", m.manifest.name)),

@@ -234,7 +234,7 @@ impl TextIndex {
     /// parser nests a union over the fields in the union over the words, and tantivy
     /// scores nested unions in full; a flat union of term queries is scored by
     /// block-max WAND, which skips the blocks of postings that cannot reach the top
-    /// `k` (BENCHMARKS.md, "A flat full-text query"). A word the field's analyzer
+    /// `k` (BENCHMARKS.md, "Search latency"). A word the field's analyzer
     /// cuts into several tokens is a phrase there (`gdp_pc_ppp` → "gdp pc ppp"), as the
     /// parser makes it; one it drops (a stop word) is not searched there.
     fn flat_query(&self, query: &str) -> Result<BooleanQuery, TantivyError> {

@@ -14,7 +14,7 @@ pub struct Limits {
     /// Address space (RLIMIT_AS), bytes. Virtual, not resident, memory: numpy, pandas,
     /// pyarrow (mimalloc), scikit-learn and matplotlib imported take 0.76 GB; reading
     /// Parquet, fitting a random forest and plotting take 2.6 GB with 2 threads and
-    /// 3.8 GB with 64 (measured, see ARCHITECTURE.md "Sandbox"); 8 GiB leaves room and
+    /// 3.8 GB with 64 (measured); 8 GiB leaves room and
     /// still stops a 10 GB allocation.
     pub address_space: u64,
     /// CPU time (RLIMIT_CPU), seconds, summed over the threads of each process.

@@ -119,7 +119,7 @@ pub(super) fn nibble_scores(q: &NibbleQuery, points: &[u8], out: &mut [f32]) {
 /// the signed query bytes and adds each four products into a 32-bit lane in one
 /// instruction, where the AVX2 kernel takes four (`vpmaddubsw` twice, `vpaddw`,
 /// `vpmaddwd`) and an add: measured on a million points, a tenth less time (BENCHMARKS.md,
-/// "The pool kept while the codes are scanned"). Exact 32-bit sums, so the same bits.
+/// "Vector search settings"). Exact 32-bit sums, so the same bits.
 #[target_feature(enable = "avx2,avxvnni")]
 pub(super) fn nibble_scores_vnni(q: &NibbleQuery, points: &[u8], out: &mut [f32]) {
     nibble_kernel!(q, points, out, |acc, lo, hi, e, o| {

@@ -73,14 +73,14 @@ pub const EF_SEARCH: usize = 1600;
 
 /// A scan over a generation's 4-bit codes ([`nibbles`]) rescores from the 8-bit codes
 /// this many points per result asked, and at least [`NIBBLE_POOL_MIN`]: enough to keep
-/// nearly every one of the exact results (BENCHMARKS.md, "A 4-bit first pass").
+/// nearly every one of the exact results (BENCHMARKS.md, "Vector search settings").
 pub const NIBBLE_POOL_PER_RESULT: usize = 5;
 /// The smallest pool of a 4-bit scan (see [`NIBBLE_POOL_PER_RESULT`]).
 pub const NIBBLE_POOL_MIN: usize = 1_000;
 /// Bytes of a generation's codes above which it also gets their 4-bit copy, which
 /// adds half the codes' bytes to the index: below 16 MiB (about 64k files at 256
 /// dimensions) the 8-bit scan is a fraction of a millisecond of the query, and the copy
-/// not worth its bytes (BENCHMARKS.md, "A 4-bit first pass").
+/// not worth its bytes (BENCHMARKS.md, "Vector search settings").
 pub const NIBBLES_ABOVE: u64 = 16 << 20;
 
 /// Items a rebuild's external sorts ([`crate::spool::Sorter`]) and spools hold in
@@ -106,8 +106,8 @@ pub fn nibbles_above() -> u64 {
 /// loading the graph ([`nearest::Mode::Resident`]), and so up to which no graph is built
 /// ([`graph_above`]). The walk at the breadth recall needs reads its points all over
 /// memory, so it gains on the scan far more slowly than the bytes grow; below this a
-/// graph only costs build time, memory and disk (BENCHMARKS.md, "No graph up to 256 MiB
-/// of codes"), though it saves CPU per query, which a saturated server notices first.
+/// graph only costs build time, memory and disk (BENCHMARKS.md, "Vector search
+/// settings"), though it saves CPU per query, which a saturated server notices first.
 /// 256 MiB is about a million points at 256 dimensions, 690k at 384.
 /// `LAKESTAR_SCAN_UP_TO` overrides it (tests force the graph with 0).
 pub const SCAN_UP_TO: u64 = 256 << 20;

@@ -1,6 +1,6 @@
 //! A 4-bit copy of a generation's codes (`nibbles.bin`), for a first pass that reads half
-//! the bytes of the 8-bit scan: the scan of the codes is memory-bound (BENCHMARKS.md, "A
-//! 4-bit first pass"), so halving its bytes halves it. Its best points, a pool several
+//! the bytes of the 8-bit scan: the scan of the codes is memory-bound (BENCHMARKS.md, "Vector
+//! search settings"), so halving its bytes halves it. Its best points, a pool several
 //! times the results asked, are rescored from the 8-bit codes, which keeps nearly all of
 //! the exact results.
 //!

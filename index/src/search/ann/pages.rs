@@ -10,8 +10,8 @@
 //! cached in 2 MiB folios, and mapped with `MADV_HUGEPAGE` ([`map`]), which makes the
 //! readahead that brings them back from disk (after a reboot, or once evicted) use 2 MiB
 //! folios too: a new process reads the codes cold in a tenth of the faults, and random
-//! points in a fraction of the time (BENCHMARKS.md, "The generation's files in huge
-//! pages"). Elsewhere (other kernels,
+//! points in a fraction of the time (BENCHMARKS.md, "Vector search
+//! settings"). Elsewhere (other kernels,
 //! other file systems) both are harmless no-ops.
 //!
 //! Hand-written: `std::io::BufWriter` flushes whatever it holds when a write does not

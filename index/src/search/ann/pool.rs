@@ -3,7 +3,7 @@
 //! million points keeps a few thousand instead of writing every score to a buffer and
 //! selecting over it afterwards (the buffer's fresh pages and the selection's two passes
 //! would be milliseconds on a `lakestar search`'s critical path at a million files;
-//! BENCHMARKS.md, "The pool kept while the codes are scanned").
+//! BENCHMARKS.md, "Vector search settings").
 //!
 //! Invariant: a [`Kept`] holds every point it was shown whose score is at least its
 //! floor (by `f32::total_cmp`), and its floor is never above the `rank`-th best score

@@ -5,7 +5,7 @@
 //!
 //! A copy of a million scores and a selection over it would take a tenth of a `lakestar
 //! search` process's CPU at a million files, on the vector side's one thread
-//! (BENCHMARKS.md, "… a scan's pool without sorting it"). A sample of the scores gives a
+//! (BENCHMARKS.md, "Vector search settings"). A sample of the scores gives a
 //! threshold that is very likely below the `rank`-th best; one pass keeps the scores
 //! above it, and the selection runs over those few. The threshold is checked, not
 //! trusted: when fewer than `rank` scores pass it, the selection runs over them all. The

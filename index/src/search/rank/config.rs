@@ -21,7 +21,7 @@ pub const W_TEXT: f64 = 1.0;
 pub const W_VECTOR: f64 = 0.2;
 /// Weight of the vector ranking when the words embedder made the vectors: at 0.3 it
 /// gains DABench questions at rank 1 over 0.2 and loses none of DA-Code; at 0.4 and
-/// above DA-Code loses recall@20 (BENCHMARKS.md, "Meaning in the default").
+/// above DA-Code loses recall@20 (BENCHMARKS.md, "Embedders").
 pub const W_VECTOR_WORDS: f64 = 0.3;
 /// Weight of the vector ranking when a BERT sentence encoder made the vectors: its
 /// vectors are the best of all embedders alone, and DABench MRR rises with the weight up
@@ -46,7 +46,7 @@ pub const W_TIME: f64 = 0.5 / (RRF_K + 1.0);
 /// days make, on a log scale over four decades (a file of the asked day: all of it;
 /// a year's file for one day: a third; a 30-year table: none); the rest is given for
 /// any overlap. Off by default: at 0.5 and 1 the generated dev set gains a question at
-/// rank 1 and DA-Code loses one (BENCHMARKS.md, "Evidence picks members").
+/// rank 1 and DA-Code loses one (BENCHMARKS.md, "Ranking defaults").
 pub const TIME_SPECIFIC: f64 = 0.0;
 /// Bonus per unit of inverse document frequency of a column (or key) the question names.
 pub const W_COLUMN: f64 = 0.5 / (RRF_K + 1.0);
@@ -56,8 +56,8 @@ pub const QUOTED: f64 = 2.0;
 /// hump or digit) that the question merely uses as a word counts this share of a word's
 /// strength (a word is already below a quoted name, code, or a name spelled by several
 /// words: `strength` in `names`). Whole by default: both development sets reward
-/// plain-word evidence, and any share below 1 costs them (BENCHMARKS.md, "Name evidence
-/// sized"); the words that crowd are the [`GENERIC`] ones.
+/// plain-word evidence, and any share below 1 costs them (BENCHMARKS.md, "Ranking
+/// defaults"); the words that crowd are the [`GENERIC`] ones.
 pub const PLAIN: f64 = 1.0;
 /// The share of a word's strength for a plain name that is a word of the data
 /// vocabulary itself (`value`, `type`, `period`, `file`), merely said: questions say them

@@ -2,7 +2,7 @@
 //! before the fork (async-signal-safe: no allocation, no lock), as POSIX requires after
 //! forking a multi-threaded process.
 //!
-//! Three processes (see ARCHITECTURE.md, "Sandbox"):
+//! Three processes (see docs/threat-model.md, "Generated code"):
 //! - **outer**, our direct child, in the host's PID namespace: enters new user, mount,
 //!   PID, network, IPC and UTS namespaces, waits for the parent to write its uid/gid
 //!   maps, forks **init**, then holds the jail's mount namespace until the parent has

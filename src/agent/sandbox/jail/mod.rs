@@ -1,6 +1,6 @@
 //! The jail generated code runs in: an unprivileged uid in new user, mount, PID,
 //! network, IPC and UTS namespaces, on a minimal root, with one size-limited tmpfs for
-//! everything it writes. See ARCHITECTURE.md, "Threat model".
+//! everything it writes. See docs/threat-model.md.
 //!
 //! Written by hand on `libc` rather than by running bubblewrap: bubblewrap is not on
 //! every machine (nor on this project's CI), it cannot copy the working directory back
