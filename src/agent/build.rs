@@ -1,7 +1,7 @@
 //! Building an [`Agent`] from the LLM configuration found for an index and the
 //! settings of the caller: what `ask`, `bench`, the LLM analyzer and the servers share.
 
-use super::llm::{Cassette, LlmClient, LlmConfig};
+use super::llm::{Cassette, LlmClient, LlmConfig, Origin};
 use super::prompts::Prompts;
 use super::sandbox::{default_venv_dir, Limits, Policy, Python, Sandbox};
 use super::{Agent, AgentError};
@@ -21,6 +21,8 @@ pub struct AgentSetup {
     pub prompts: Option<PathBuf>,
     /// Wall-clock limit of one script.
     pub timeout: Duration,
+    /// Time limit of one try of an LLM call, over the configured one.
+    pub llm_timeout: Option<Duration>,
     /// Record or replay the LLM calls.
     pub cassette: Cassette,
     /// The jail, or the explicit unsafe opt-out [default: from
@@ -34,6 +36,7 @@ impl Default for AgentSetup {
             python: None,
             prompts: None,
             timeout: Limits::default().timeout,
+            llm_timeout: None,
             cassette: Cassette::Off,
             policy: Policy::from_env(),
         }
@@ -45,7 +48,11 @@ impl Agent {
     /// configured model (and no cassette to replay) this is
     /// [`AgentError::NotConfigured`].
     pub fn build(index_dir: Option<&Path>, setup: &AgentSetup) -> Result<Agent, AgentError> {
-        let config = LlmConfig::load(index_dir)?;
+        let mut config = LlmConfig::load(index_dir)?;
+        if let Some(t) = setup.llm_timeout {
+            config.timeout = t;
+            config.timeout_origin = Origin::Flag;
+        }
         let replaying = matches!(setup.cassette, Cassette::Replay(_));
         if !replaying && !config.is_configured() {
             return Err(AgentError::NotConfigured(NOT_CONFIGURED.into()));

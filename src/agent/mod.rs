@@ -208,6 +208,73 @@ pub enum Progress {
         /// The decision.
         route: parse::Route,
     },
+    /// A try of an LLM call failed and is made again.
+    Retry {
+        /// The round.
+        round: usize,
+        /// The retry, its role and why.
+        retry: llm::Retry,
+    },
+    /// An LLM call answered.
+    Answered {
+        /// The round.
+        round: usize,
+        /// The role.
+        role: Role,
+        /// Prompt tokens.
+        prompt_tokens: u64,
+        /// Completion tokens.
+        completion_tokens: u64,
+        /// The wait, retries included.
+        latency: std::time::Duration,
+    },
+}
+
+impl std::fmt::Display for Progress {
+    /// One line for people: "round 1 · coder: waiting for the model".
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Progress::Call { round, role } => {
+                write!(f, "round {round} · {role}: waiting for the model")
+            }
+            Progress::Retry { round, retry: r } => write!(
+                f,
+                "round {round} · {}: retry {} of {} after {}",
+                r.role, r.retry, r.max_retries, r.reason
+            ),
+            Progress::Answered {
+                round,
+                role,
+                prompt_tokens,
+                completion_tokens,
+                latency,
+            } => write!(
+                f,
+                "round {round} · {role}: answered in {}, {prompt_tokens} prompt + {completion_tokens} reply tokens",
+                llm::secs(*latency)
+            ),
+            Progress::Plan { round, steps } => write!(f, "round {round} · plan has {steps} step(s)"),
+            Progress::Exec { round, purpose } => write!(f, "round {round} · running {purpose}"),
+            Progress::Executed { round, ok } => {
+                write!(f, "round {round} · {}", if *ok { "ran" } else { "failed" })
+            }
+            Progress::Missing { round, quantities } => {
+                write!(f, "round {round} · output lacks {}", quantities.join(", "))
+            }
+            Progress::Verdict { round, verdict } => write!(
+                f,
+                "round {round} · verdict: {}",
+                match verdict {
+                    parse::Verdict::Sufficient => "sufficient",
+                    parse::Verdict::Insufficient => "insufficient",
+                }
+            ),
+            Progress::Route { round, route } => match route {
+                parse::Route::AddStep => write!(f, "round {round} · route: add step"),
+                parse::Route::Step(n) => write!(f, "round {round} · route: back to step {n}"),
+            },
+        }
+    }
 }
 
 /// `summary.json`.
@@ -225,11 +292,12 @@ pub struct Summary {
     /// Column or key names the question or a step named that no file has (also said
     /// in the answer).
     pub unknown_names: Vec<String>,
-    /// Verifier rounds run.
+    /// Verifier rounds run (of a run stopped on an error: the last round its trace
+    /// reached).
     pub rounds: usize,
     /// Each round's verdict.
     pub verdicts: Vec<parse::Verdict>,
-    /// The final plan.
+    /// The final plan (of a run stopped on an error: the latest plan of its trace).
     pub plan: Vec<String>,
     /// The data files, absolute paths (with those retrieval added during the run).
     pub files: Vec<String>,
@@ -283,6 +351,8 @@ impl Agent {
             guidelines: options.guidelines.clone(),
             max_rounds: options.max_rounds,
             mode: options.mode,
+            llm_timeout_ms: self.llm.config().timeout.as_millis() as u64,
+            llm_timeout_from: self.llm.config().timeout_origin,
         })?;
         if let Some(message) = staging::note(files) {
             record.event(&Event::Note { message })?;
@@ -372,6 +442,16 @@ impl Agent {
                 )?;
             }
             Err(e) => {
+                // What the run got to, as its trace records it.
+                let traced = record.traced();
+                summary.rounds = traced.rounds;
+                summary.verdicts = traced.verdicts;
+                summary.files = traced.files;
+                record.write(
+                    "plan.md",
+                    record::plan_markdown(question, &traced.plan).as_bytes(),
+                )?;
+                summary.plan = traced.plan;
                 summary.error = Some(e.to_string());
                 stopped = Some(e);
             }

@@ -1,7 +1,9 @@
 //! The run record: one directory per run holding `trace.jsonl` (every LLM call,
 //! execution, verdict and route, appended and flushed as they happen, so a killed run
 //! keeps what it did and a reader can follow a live one), `plan.md`, `final.py`,
-//! `answer.txt`, `run.ipynb` and `summary.json`.
+//! `answer.txt`, `run.ipynb` and `summary.json`. The record keeps what its trace says
+//! of the run so far ([`Traced`]), so that a run that stops on an error is summed up
+//! from the same state its trace shows.
 
 use super::AgentError;
 use serde::Serialize;
@@ -28,6 +30,10 @@ pub enum Event {
         max_rounds: usize,
         /// The loop: `ds-star` or an ablation.
         mode: super::ablation::Mode,
+        /// The time limit of one try of an LLM call, in milliseconds.
+        llm_timeout_ms: u64,
+        /// Where that limit comes from: `flag`, `env`, `file` or `default`.
+        llm_timeout_from: super::llm::Origin,
     },
     /// Something the reader of the record should know (sandbox limits, fallbacks).
     Note {
@@ -71,6 +77,35 @@ pub enum Event {
         attempts: u32,
         /// Answered from a cassette.
         replayed: bool,
+    },
+    /// A try of an LLM call failed (timeout, 429, 5xx, lost connection) and is made
+    /// again after a wait.
+    Retry {
+        /// The round.
+        round: usize,
+        /// The role of the call.
+        role: String,
+        /// The retry about to be made, from 1.
+        retry: u32,
+        /// Retries allowed.
+        max_retries: u32,
+        /// What failed, in a few words ("a 120 s timeout", "HTTP 503").
+        reason: String,
+        /// The failure in full.
+        error: String,
+        /// Milliseconds waited before the retry.
+        wait_ms: u64,
+    },
+    /// An LLM call failed for good: the run stops with this error.
+    LlmFailed {
+        /// The round.
+        round: usize,
+        /// The role of the call.
+        role: String,
+        /// The prompt file used.
+        prompt_name: String,
+        /// The error.
+        error: String,
     },
     /// One execution of a script.
     Exec {
@@ -162,10 +197,56 @@ pub enum Event {
     },
 }
 
+impl Event {
+    /// The round the event belongs to, for the events of the loop's rounds.
+    fn round(&self) -> Option<usize> {
+        match self {
+            Event::Llm { round, .. }
+            | Event::Retry { round, .. }
+            | Event::LlmFailed { round, .. }
+            | Event::Exec { round, .. }
+            | Event::Verdict { round, .. }
+            | Event::Files { round, .. }
+            | Event::Route { round, .. }
+            | Event::Plan { round, .. } => Some(*round),
+            Event::Start { .. } | Event::Note { .. } | Event::Finish { .. } => None,
+        }
+    }
+}
+
+/// What the trace written so far says of the run.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Traced {
+    /// The highest round of its events.
+    pub rounds: usize,
+    /// The latest plan.
+    pub plan: Vec<String>,
+    /// The verdicts, in order.
+    pub verdicts: Vec<super::parse::Verdict>,
+    /// The data files: those of the start and those retrieval added.
+    pub files: Vec<String>,
+}
+
+impl Traced {
+    fn add(&mut self, event: &Event) {
+        if let Some(round) = event.round() {
+            self.rounds = self.rounds.max(round);
+        }
+        match event {
+            Event::Start { files, .. } => self.files = files.clone(),
+            Event::Files { added, .. } => self.files.extend(added.iter().cloned()),
+            Event::Plan { steps, .. } => self.plan = steps.clone(),
+            Event::Verdict { verdict, .. } => self.verdicts.push(*verdict),
+            _ => {}
+        }
+    }
+}
+
 /// An open run directory.
 pub struct RunRecord {
     dir: PathBuf,
     trace: Mutex<std::fs::File>,
+    traced: Mutex<Traced>,
     started: Instant,
 }
 
@@ -185,6 +266,7 @@ impl RunRecord {
         Ok(RunRecord {
             dir: dir.to_path_buf(),
             trace: Mutex::new(trace),
+            traced: Mutex::default(),
             started: Instant::now(),
         })
     }
@@ -215,7 +297,20 @@ impl RunRecord {
             .map_err(|e| AgentError::RunDir {
                 path: self.dir.join("trace.jsonl"),
                 source: e,
-            })
+            })?;
+        self.traced
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .add(event);
+        Ok(())
+    }
+
+    /// What the trace written so far says of the run.
+    pub fn traced(&self) -> Traced {
+        self.traced
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
     }
 
     /// Milliseconds since the run started.
@@ -267,6 +362,40 @@ mod tests {
         assert_eq!(lines[1]["steps"][0], "a");
         assert!(lines[1]["t_ms"].is_u64());
         assert!(RunRecord::create(&run).is_err());
+    }
+
+    #[test]
+    fn the_traced_state_follows_the_events_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let rec = RunRecord::create(&dir.path().join("r")).unwrap();
+        let plan = |round, steps: &[&str]| Event::Plan {
+            round,
+            steps: steps.iter().map(|s| s.to_string()).collect(),
+        };
+        rec.event(&plan(0, &["load"])).unwrap();
+        rec.event(&Event::Verdict {
+            round: 1,
+            verdict: super::super::parse::Verdict::Insufficient,
+            reply: String::new(),
+            fallback: false,
+            verifier: None,
+            missing: Vec::new(),
+            unapplied: Vec::new(),
+            bound: Vec::new(),
+        })
+        .unwrap();
+        rec.event(&plan(1, &["load", "sum"])).unwrap();
+        rec.event(&Event::LlmFailed {
+            round: 2,
+            role: "verifier".into(),
+            prompt_name: "verifier.md".into(),
+            error: "gave up".into(),
+        })
+        .unwrap();
+        let t = rec.traced();
+        assert_eq!(t.rounds, 2);
+        assert_eq!(t.plan, ["load", "sum"]);
+        assert_eq!(t.verdicts.len(), 1);
     }
 
     #[test]

@@ -1,16 +1,20 @@
 //! `lakestar ask`: answer a question with the DS-STAR loop over retrieved (or pinned)
-//! files, printing live progress and then the answer and the run directory.
+//! files, printing the run directory, live progress on stderr, and then the answer on
+//! stdout.
 
-use super::output::print_json;
+use super::output::{print_json, waited};
 use super::{IndexDirArg, UsageError};
 use crate::agent::build::AgentSetup;
-use crate::agent::llm::Cassette;
-use crate::agent::{parse, Agent, AgentError, Progress, Status, Summary};
+use crate::agent::llm::{parse_timeout, Cassette};
+use crate::agent::{Agent, AgentError, Progress, Status, Summary};
 use crate::service::ask::{self as service, AskRequest, Limits, Selection};
 use anyhow::{Context, Result};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 use lakestar_index::locate;
+use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::sync::{mpsc, Arc, Mutex};
+use std::time::{Duration, Instant};
 
 /// Options shared by `ask` and `bench dabstep`: how the agent runs.
 #[derive(Debug, Clone, clap::Args)]
@@ -27,9 +31,14 @@ pub(crate) struct AgentArgs {
     /// Debugger attempts per failing script.
     #[arg(long, value_name = "N", default_value_t = service::DEFAULT_DEBUG_ATTEMPTS)]
     pub debug_attempts: usize,
-    /// Wall-clock limit of one script, in seconds.
+    /// Wall-clock limit of one generated script, in seconds (an LLM call's limit is
+    /// --llm-timeout).
     #[arg(long, value_name = "SECS", default_value_t = 120)]
     pub timeout: u64,
+    /// Time limit of one try of an LLM call, as 300s or 5m [default:
+    /// LAKESTAR_LLM_TIMEOUT, else timeout_secs in lakestar.toml, else 120s].
+    #[arg(long, value_name = "DURATION", value_parser = parse_timeout)]
+    pub llm_timeout: Option<Duration>,
     /// Python interpreter for generated code, a path or a name on PATH [default: the
     /// venv of `lakestar setup python`, else python3].
     #[arg(long, value_name = "PATH")]
@@ -112,6 +121,7 @@ impl AgentArgs {
                 python: self.python.clone(),
                 prompts: self.prompts.clone(),
                 timeout: Duration::from_secs(self.timeout),
+                llm_timeout: self.llm_timeout,
                 cassette,
                 ..AgentSetup::default()
             },
@@ -123,29 +133,116 @@ impl AgentArgs {
     }
 }
 
-/// Live progress on stderr, one line per event.
-pub(crate) fn print_progress(p: Progress) {
-    match p {
-        Progress::Call { round, role } => eprintln!("round {round} · {role}"),
-        Progress::Plan { round, steps } => eprintln!("round {round} · plan has {steps} step(s)"),
-        Progress::Exec { round, purpose } => eprintln!("round {round} · running {purpose}"),
-        Progress::Executed { round, ok } => {
-            eprintln!("round {round} · {}", if ok { "ran" } else { "failed" })
-        }
-        Progress::Missing { round, quantities } => {
-            eprintln!("round {round} · output lacks {}", quantities.join(", "))
-        }
-        Progress::Verdict { round, verdict } => eprintln!(
-            "round {round} · verdict: {}",
-            match verdict {
-                parse::Verdict::Sufficient => "sufficient",
-                parse::Verdict::Insufficient => "insufficient",
+/// How often a wait for the model is said again when stderr is not a terminal.
+const WAIT_LINE_EVERY: Duration = Duration::from_secs(30);
+
+/// Live progress on stderr, one line per event. While an LLM call is waited for, a
+/// terminal shows the wait ticking; elsewhere (a log, a pipe) a line says it when the
+/// call starts and every [`WAIT_LINE_EVERY`] after.
+pub(crate) struct Printer {
+    terminal: bool,
+    every: Duration,
+    out: Sink,
+    waiting: Mutex<Option<Waiting>>,
+}
+
+/// Where the lines go (stderr, but for tests).
+type Sink = Arc<Mutex<dyn Write + Send>>;
+
+fn say(out: &Sink, line: &str) {
+    let mut out = out.lock().unwrap_or_else(|e| e.into_inner());
+    let _ = writeln!(out, "{line}");
+}
+
+/// An LLM call being waited for.
+enum Waiting {
+    Bar(ProgressBar),
+    /// The thread saying the wait; it ends when `stop` is dropped.
+    Lines {
+        stop: mpsc::Sender<()>,
+        thread: std::thread::JoinHandle<()>,
+    },
+}
+
+impl Waiting {
+    fn end(self) {
+        match self {
+            Waiting::Bar(bar) => bar.finish_and_clear(),
+            Waiting::Lines { stop, thread } => {
+                drop(stop);
+                let _ = thread.join();
             }
-        ),
-        Progress::Route { round, route } => match route {
-            parse::Route::AddStep => eprintln!("round {round} · route: add step"),
-            parse::Route::Step(n) => eprintln!("round {round} · route: back to step {n}"),
-        },
+        }
+    }
+}
+
+impl Printer {
+    pub(crate) fn new() -> Printer {
+        Printer {
+            terminal: std::io::stderr().is_terminal(),
+            every: WAIT_LINE_EVERY,
+            out: Arc::new(Mutex::new(std::io::stderr())),
+            waiting: Mutex::default(),
+        }
+    }
+
+    /// Show one event: a retry above the wait it belongs to; any other event ends the
+    /// wait shown, and a call starts a new one.
+    pub(crate) fn show(&self, p: Progress) {
+        let mut waiting = self.waiting.lock().unwrap_or_else(|e| e.into_inner());
+        if let Progress::Retry { .. } = p {
+            match waiting.as_ref() {
+                Some(Waiting::Bar(bar)) => bar.println(p.to_string()),
+                _ => say(&self.out, &p.to_string()),
+            }
+            return;
+        }
+        if let Some(w) = waiting.take() {
+            w.end();
+        }
+        if let Progress::Call { .. } = p {
+            *waiting = Some(self.wait(p.to_string()));
+        } else {
+            say(&self.out, &p.to_string());
+        }
+    }
+
+    fn wait(&self, label: String) -> Waiting {
+        if self.terminal {
+            let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
+            bar.set_style(
+                ProgressStyle::with_template("{spinner} {msg}, {waited}")
+                    .expect("a valid template")
+                    .with_key(
+                        "waited",
+                        |s: &ProgressState, w: &mut dyn std::fmt::Write| {
+                            let _ = w.write_str(&waited(s.elapsed()));
+                        },
+                    ),
+            );
+            bar.set_message(label);
+            bar.enable_steady_tick(Duration::from_millis(200));
+            return Waiting::Bar(bar);
+        }
+        say(&self.out, &label);
+        let (stop, rx) = mpsc::channel::<()>();
+        let (start, every, out) = (Instant::now(), self.every, self.out.clone());
+        let thread = std::thread::spawn(move || {
+            while let Err(mpsc::RecvTimeoutError::Timeout) = rx.recv_timeout(every) {
+                say(&out, &format!("{label}, {}", waited(start.elapsed())));
+            }
+        });
+        Waiting::Lines { stop, thread }
+    }
+}
+
+impl Drop for Printer {
+    /// A run that stops during a call leaves no wait shown.
+    fn drop(&mut self) {
+        let waiting = self.waiting.get_mut().unwrap_or_else(|e| e.into_inner());
+        if let Some(w) = waiting.take() {
+            w.end();
+        }
     }
 }
 
@@ -210,17 +307,17 @@ pub(crate) fn run(a: AskArgs) -> Result<()> {
             .collect::<Vec<_>>()
             .join(", ")
     );
-    let (summary, stopped) = until_interrupted(
+    eprintln!("run directory: {}", run_dir.display());
+    let printer = Printer::new();
+    let ran = until_interrupted(
         &runtime()?,
         &run_dir,
-        request.run(
-            &agent,
-            &files,
-            index_dir.as_deref(),
-            &run_dir,
-            &print_progress,
-        ),
-    )??;
+        request.run(&agent, &files, index_dir.as_deref(), &run_dir, &|p| {
+            printer.show(p)
+        }),
+    );
+    drop(printer);
+    let (summary, stopped) = ran??;
     report(&summary, stopped, a.json)
 }
 
@@ -258,5 +355,63 @@ fn report(s: &Summary, stopped: Option<AgentError>, json: bool) -> Result<()> {
             s.run_dir.display()
         )),
         _ => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::agent::llm::{Retry, Role};
+
+    #[test]
+    fn a_wait_off_a_terminal_is_said_at_its_start_at_each_interval_and_at_its_end() {
+        let buf = Arc::new(Mutex::new(Vec::<u8>::new()));
+        let printer = Printer {
+            terminal: false,
+            every: Duration::from_millis(100),
+            out: buf.clone(),
+            waiting: Mutex::default(),
+        };
+        let (round, role) = (1, Role::Coder);
+        printer.show(Progress::Call { round, role });
+        std::thread::sleep(Duration::from_millis(350));
+        printer.show(Progress::Retry {
+            round,
+            retry: Retry {
+                role,
+                retry: 1,
+                max_retries: 5,
+                reason: "a 120 s timeout".into(),
+                error: "no answer within 120 s (timed out)".into(),
+                wait: Duration::from_secs(1),
+            },
+        });
+        printer.show(Progress::Answered {
+            round,
+            role,
+            prompt_tokens: 1200,
+            completion_tokens: 30,
+            latency: Duration::from_millis(2500),
+        });
+        std::thread::sleep(Duration::from_millis(250));
+        drop(printer);
+        let text = String::from_utf8(buf.lock().unwrap().clone()).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        let waits = lines
+            .iter()
+            .filter(|l| **l == "round 1 · coder: waiting for the model, 0 s")
+            .count();
+        assert!((2..=4).contains(&waits), "{text}");
+        assert_eq!(lines[0], "round 1 · coder: waiting for the model", "{text}");
+        assert_eq!(
+            lines[lines.len() - 2..],
+            [
+                "round 1 · coder: retry 1 of 5 after a 120 s timeout",
+                "round 1 · coder: answered in 2.5 s, 1200 prompt + 30 reply tokens"
+            ],
+            "{text}"
+        );
+        // Nothing is said of a wait after the call ended.
+        assert_eq!(lines.len(), waits + 3, "{text}");
     }
 }

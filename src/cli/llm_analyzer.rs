@@ -99,6 +99,7 @@ impl LlmAnalyzerArgs {
             max_rounds: 0,
             debug_attempts: self.debug_attempts,
             timeout: self.timeout,
+            llm_timeout: None,
             python: self.python.clone(),
             prompts: self.prompts.clone(),
             record: self.record.clone(),

@@ -33,6 +33,16 @@ pub(crate) fn rate(per_sec: f64, unit: &str) -> String {
     }
 }
 
+/// A wait for people: "54 s", "1 min 54 s", "2 h 5 min".
+pub(crate) fn waited(d: std::time::Duration) -> String {
+    let s = d.as_secs();
+    match (s / 3600, s / 60 % 60, s % 60) {
+        (0, 0, s) => format!("{s} s"),
+        (0, m, s) => format!("{m} min {s} s"),
+        (h, m, _) => format!("{h} h {m} min"),
+    }
+}
+
 /// A progress-bar template key `{rate}` for `unit`s per second, rounded as [`rate`]
 /// (indicatif's own `{per_sec}` prints four decimals).
 pub(crate) fn rate_key(
@@ -55,5 +65,9 @@ mod tests {
         assert_eq!(rate(76.7968, "files"), "77 files/s");
         assert_eq!(rate(2.46, "files"), "2.5 files/s");
         assert_eq!(rate(0.0, "files"), "— files/s");
+        let w = |s| waited(std::time::Duration::from_secs(s));
+        assert_eq!(w(54), "54 s");
+        assert_eq!(w(114), "1 min 54 s");
+        assert_eq!(w(7530), "2 h 5 min");
     }
 }

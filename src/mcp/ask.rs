@@ -3,8 +3,7 @@
 
 use super::tools::{in_range, AskParams};
 use super::{blocking, tool_error, LakeServer, ToolResult};
-use crate::agent::llm::Role;
-use crate::agent::{parse, Agent, AgentError, Progress, Status};
+use crate::agent::{Agent, AgentError, Progress, Status};
 use crate::service::ask::{self as service, AskRequest, Limits, Selection};
 use rmcp::model::ProgressNotificationParam;
 use rmcp::service::RequestContext;
@@ -18,33 +17,6 @@ fn not_configured(index_dir: &Path) -> String {
         "no LLM is configured, so ask cannot run: set LAKESTAR_MODEL (and OPENAI_BASE_URL, OPENAI_API_KEY as your server needs) in the `env` of lakestar's entry in the MCP client's configuration, or `model` under [llm] in lakestar.toml (in the index directory {} or ~/.config/lakestar/), then restart the server. search_files and describe_file work without an LLM.",
         index_dir.display()
     )
-}
-
-/// One line of progress, as a client shows it.
-fn progress_line(p: &Progress) -> String {
-    let role = |r: &Role| r.as_str().to_string();
-    match p {
-        Progress::Call { round, role: r } => format!("round {round}: {}", role(r)),
-        Progress::Plan { round, steps } => format!("round {round}: plan has {steps} step(s)"),
-        Progress::Exec { round, purpose } => format!("round {round}: running {purpose}"),
-        Progress::Executed { round, ok } => {
-            format!("round {round}: {}", if *ok { "ran" } else { "failed" })
-        }
-        Progress::Missing { round, quantities } => {
-            format!("round {round}: output lacks {}", quantities.join(", "))
-        }
-        Progress::Verdict { round, verdict } => format!(
-            "round {round}: verdict {}",
-            match verdict {
-                parse::Verdict::Sufficient => "sufficient",
-                parse::Verdict::Insufficient => "insufficient",
-            }
-        ),
-        Progress::Route { round, route } => match route {
-            parse::Route::AddStep => format!("round {round}: route add step"),
-            parse::Route::Step(n) => format!("round {round}: route back to step {n}"),
-        },
-    }
 }
 
 /// Run the agent for `p`; `Err` is the tool error to return.
@@ -126,7 +98,7 @@ pub(super) async fn ask(
         }
     });
     let progress = move |p: Progress| {
-        let _ = tx.send(progress_line(&p));
+        let _ = tx.send(p.to_string());
     };
     let run = request.run(&agent, &files, Some(server.lake.dir()), &run_dir, &progress);
     // A cancelled request drops the run, and dropping it kills its running script.

@@ -275,7 +275,7 @@ pub fn spec() -> Value {
                 }
             }},
             "/runs/{id}/events": {"get": {
-                "summary": "The run's trace as server-sent events: every line of trace.jsonl so far, then new ones, ending after `finish`. The event name is the line's kind (start, llm, exec, verdict, route, plan, note, finish); the data is the JSON line.",
+                "summary": "The run's trace as server-sent events: every line of trace.jsonl so far, then new ones, ending after `finish`. The event name is the line's kind (start, llm, retry, llm_failed, exec, verdict, files, route, plan, note, finish); the data is the JSON line.",
                 "parameters": [run_id_param()],
                 "responses": {
                     "200": {"description": "An event stream.", "content": {"text/event-stream": {"schema": {"type": "string"}}}},

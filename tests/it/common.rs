@@ -28,6 +28,7 @@ pub fn lakestar() -> Command {
         .env_remove("OPENAI_BASE_URL")
         .env_remove("LAKESTAR_MODEL")
         .env_remove("LAKESTAR_CONTEXT_TOKENS")
+        .env_remove("LAKESTAR_LLM_TIMEOUT")
         .env_remove("LAKESTAR_VENV")
         .env("XDG_CONFIG_HOME", &nowhere)
         .env(

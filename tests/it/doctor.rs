@@ -174,6 +174,37 @@ fn doctor_says_what_to_do_without_an_index_or_a_reachable_llm() {
 }
 
 #[test]
+fn doctor_shows_the_llm_timeout_in_effect_and_where_it_comes_from() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("xdg/lakestar/lakestar.toml");
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    std::fs::write(&file, "[llm]\ntimeout_secs = 3\n").unwrap();
+    let xdg = tmp.path().join("xdg");
+    let xdg = xdg.to_str().unwrap();
+    // A --python that does not exist: the sandbox is not tried, the doctor is quick.
+    let args = ["--python", "/nonexistent/python3"];
+    let detail = |env: &[(&str, &str)]| {
+        let (_, checks) = doctor(tmp.path(), &args, env);
+        check(&checks, "llm")["detail"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    let d = detail(&[("XDG_CONFIG_HOME", xdg), ("LAKESTAR_LLM_TIMEOUT", "5m")]);
+    assert!(
+        d.contains("timeout 300 s per try (from LAKESTAR_LLM_TIMEOUT)"),
+        "{d}"
+    );
+    let d = detail(&[("XDG_CONFIG_HOME", xdg)]);
+    assert!(
+        d.contains(&format!("timeout 3 s per try (from {})", file.display())),
+        "{d}"
+    );
+    let d = detail(&[]);
+    assert!(d.contains("timeout 120 s per try (the default)"), "{d}");
+}
+
+#[test]
 fn doctor_compares_the_index_embedder_with_the_installed_models_and_loads_it() {
     use lakestar::index::models::{tiny, MODELS_ENV};
     let tmp = tempfile::tempdir().unwrap();

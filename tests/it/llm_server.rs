@@ -28,6 +28,8 @@ pub enum Reply {
     Text(String),
     /// An error status, with an optional `Retry-After` in seconds.
     Status { code: u16, retry_after: Option<u64> },
+    /// A 200 with this text, sent only after the wait: a slow model.
+    Late(std::time::Duration, String),
 }
 
 /// One request the server received.
@@ -343,6 +345,9 @@ async fn chat(
             cached,
         )
     };
+    if let Some(Reply::Late(wait, _)) = &reply {
+        tokio::time::sleep(*wait).await;
+    }
     match reply {
         None => (
             StatusCode::BAD_REQUEST,
@@ -361,7 +366,7 @@ async fn chat(
             }
             r
         }
-        Some(Reply::Text(text)) => {
+        Some(Reply::Text(text) | Reply::Late(_, text)) => {
             // Token counts the way a real server reports them: roughly 4 characters each.
             let prompt_tokens = recorded.prompt().len() / 4 + 1;
             let completion_tokens = text.len() / 4 + 1;

@@ -13,6 +13,7 @@ mod agent;
 mod agent_loop;
 mod agent_small_model;
 mod ask_interrupt;
+mod ask_progress;
 mod ask_surfaces;
 mod crash;
 mod dabench;

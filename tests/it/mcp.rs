@@ -457,7 +457,7 @@ fn ask_runs_the_agent_with_a_configured_llm_and_reports_progress() {
     }
     assert!(progress
         .iter()
-        .any(|p| p["params"]["message"] == "round 1: verdict sufficient"));
+        .any(|p| p["params"]["message"] == "round 1 · verdict: sufficient"));
     s.close();
 }
 

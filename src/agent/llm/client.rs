@@ -14,7 +14,7 @@ use super::wire::{
     backoff, error_chain, error_message, parse_completion, parse_retry_after, request_body,
     retryable, scrub, status_hint, Completion,
 };
-use super::{CallOptions, Cassette, ChatReply, LlmConfig, Message, Role, Totals};
+use super::{secs, CallOptions, Cassette, ChatReply, LlmConfig, Message, Retry, Role, Totals};
 use std::collections::BTreeMap;
 
 /// The header that tells proxies and logs which role a request plays.
@@ -50,6 +50,8 @@ enum Failure {
     CompletionLimit,
     Retryable {
         status: Option<u16>,
+        /// In a few words, for the retry's report.
+        reason: String,
         last: String,
         hint: &'static str,
         retry_after: Option<Duration>,
@@ -211,10 +213,22 @@ impl LlmClient {
         messages: &[Message],
         options: &CallOptions,
     ) -> Result<ChatReply, LlmError> {
+        self.chat_watched(role, messages, options, &|_| {}).await
+    }
+
+    /// [`LlmClient::chat_with`], telling `on_retry` of each failed try before it is made
+    /// again, so that a caller waiting on a slow or failing server can say why.
+    pub async fn chat_watched(
+        &self,
+        role: Role,
+        messages: &[Message],
+        options: &CallOptions,
+        on_retry: &(dyn Fn(&Retry) + Send + Sync),
+    ) -> Result<ChatReply, LlmError> {
         let temperature = options.temperature.or(self.inner.config.temperature);
         let result = match &self.inner.tape {
             Tape::Replay(player) => self.replay(player, role, messages),
-            _ => self.call(role, messages, temperature).await,
+            _ => self.call(role, messages, temperature, on_retry).await,
         };
         let result = match result {
             Ok(mut reply) => {
@@ -274,6 +288,7 @@ impl LlmClient {
         role: Role,
         messages: &[Message],
         temperature: Option<f32>,
+        on_retry: &(dyn Fn(&Retry) + Send + Sync),
     ) -> Result<ChatReply, (LlmError, u32)> {
         let config = &self.inner.config;
         let model = config
@@ -304,6 +319,7 @@ impl LlmClient {
                 }
                 Err(Failure::Retryable {
                     status,
+                    reason,
                     last,
                     hint,
                     retry_after,
@@ -321,6 +337,14 @@ impl LlmClient {
                     }
                     let wait = backoff(config.backoff_base, attempts - 1, retry_after);
                     tracing::debug!(%role, attempts, ?wait, error = %last, "retrying LLM request");
+                    on_retry(&Retry {
+                        role,
+                        retry: attempts,
+                        max_retries: config.max_retries,
+                        reason,
+                        error: last,
+                        wait,
+                    });
                     tokio::time::sleep(wait).await;
                 }
             }
@@ -398,6 +422,7 @@ impl LlmClient {
         if retryable(status) {
             Err(Failure::Retryable {
                 status: Some(status),
+                reason: format!("HTTP {status}"),
                 last: format!("HTTP {status}: {message}"),
                 hint: status_hint(status),
                 retry_after,
@@ -450,24 +475,29 @@ impl LlmClient {
         }
         // Failed connections are retried too: local servers (Ollama, vLLM) refuse
         // connections for a while when they restart or load a model.
-        let (last, hint) = if e.is_timeout() {
+        let timeout = secs(inner.config.timeout);
+        let (reason, last, hint) = if e.is_timeout() {
             (
-                format!("no answer within {:?} (timed out)", inner.config.timeout),
-                "raise timeout_secs in lakestar.toml if the model is slow to answer",
+                format!("a {timeout} timeout"),
+                format!("no answer within {timeout} (timed out)"),
+                "raise the time limit of one try (--llm-timeout, LAKESTAR_LLM_TIMEOUT, or timeout_secs in lakestar.toml) if the model is slow to answer",
             )
         } else if e.is_connect() {
             (
+                "a failed connection".to_string(),
                 format!("cannot connect: {}", error_chain(e)),
                 "check that the server runs at the base URL (base_url in lakestar.toml or OPENAI_BASE_URL)",
             )
         } else {
             (
+                "a broken connection".to_string(),
                 format!("the connection failed: {}", error_chain(e)),
                 "check the network and the server's logs",
             )
         };
         Failure::Retryable {
             status: None,
+            reason,
             last: scrub(last, inner.config.api_key.as_deref()),
             hint,
             retry_after: None,

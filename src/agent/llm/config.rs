@@ -10,7 +10,7 @@
 //! api_key = "..."                         # sent as `Authorization: Bearer`; none if unset
 //! model = "gpt-4o-mini"                   # the model of every role without its own
 //! temperature = 0.2                       # omitted from requests when unset
-//! timeout_secs = 120                      # per try
+//! timeout_secs = 120                      # per try (LAKESTAR_LLM_TIMEOUT, --llm-timeout)
 //! max_retries = 5                         # on 429, 408, 5xx, timeouts, failed connections
 //! backoff_secs = 1                        # first wait; doubles per retry, at most 60 s
 //! context_tokens = 8192                   # the model's context window (see below)
@@ -28,8 +28,11 @@
 //! says to `chmod 600` it ([`secrets`](super::secrets)).
 //!
 //! Then the environment overrides the file: `OPENAI_API_KEY`, `OPENAI_BASE_URL`,
-//! `LAKESTAR_MODEL` (the default model; `[llm.models]` still wins for its roles) and
-//! `LAKESTAR_CONTEXT_TOKENS` (the context window of every model).
+//! `LAKESTAR_MODEL` (the default model; `[llm.models]` still wins for its roles),
+//! `LAKESTAR_CONTEXT_TOKENS` (the context window of every model) and
+//! `LAKESTAR_LLM_TIMEOUT` (the time limit of one try, a duration such as `300s` or `5m`).
+//! A caller's own setting (`--llm-timeout`) overrides the environment; [`Origin`] says
+//! where the timeout in effect comes from.
 //!
 //! A model's context window is, in order: learned from a server's "exceeds the context"
 //! answer, `[llm.context_tokens_by_model]`, `context_tokens`, what the server says
@@ -59,6 +62,24 @@ pub const DEFAULT_CONTEXT_TOKENS: usize = 8192;
 /// enough that a rambling small model cannot use up its window.
 pub const DEFAULT_MAX_OUTPUT_TOKENS: usize = 1024;
 
+/// The environment variable of the time limit of one try.
+pub const TIMEOUT_VAR: &str = "LAKESTAR_LLM_TIMEOUT";
+
+/// Where a setting's value comes from, weakest first.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Origin {
+    /// Nothing set it.
+    #[default]
+    Default,
+    /// `lakestar.toml` ([`LlmConfig::file`]).
+    File,
+    /// The environment.
+    Env,
+    /// The command line, or the caller's own setting.
+    Flag,
+}
+
 /// OpenAI's API, the default base URL.
 const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
 
@@ -77,6 +98,8 @@ pub struct LlmConfig {
     pub temperature: Option<f32>,
     /// Time limit of one try, from connecting to the end of the answer.
     pub timeout: Duration,
+    /// Where `timeout` comes from.
+    pub timeout_origin: Origin,
     /// Retries after the first try on 429, 408, 5xx, timeouts and failed connections.
     pub max_retries: u32,
     /// Wait before the first retry; doubled per retry, capped at 60 s, with jitter.
@@ -103,6 +126,7 @@ impl Default for LlmConfig {
             role_models: HashMap::new(),
             temperature: None,
             timeout: Duration::from_secs(120),
+            timeout_origin: Origin::Default,
             max_retries: 5,
             backoff_base: Duration::from_secs(1),
             prices: HashMap::new(),
@@ -124,6 +148,7 @@ impl fmt::Debug for LlmConfig {
             .field("role_models", &self.role_models)
             .field("temperature", &self.temperature)
             .field("timeout", &self.timeout)
+            .field("timeout_origin", &self.timeout_origin)
             .field("max_retries", &self.max_retries)
             .field("backoff_base", &self.backoff_base)
             .field("prices", &self.prices)
@@ -165,7 +190,8 @@ struct FileLlm {
 impl LlmConfig {
     /// Settings from `lakestar.toml` (in `index_dir` if given and present, else in the
     /// XDG config dir), then the process environment (`OPENAI_API_KEY`,
-    /// `OPENAI_BASE_URL`, `LAKESTAR_MODEL`), which wins. Unknown keys and bad values are
+    /// `OPENAI_BASE_URL`, `LAKESTAR_MODEL`, `LAKESTAR_CONTEXT_TOKENS`,
+    /// `LAKESTAR_LLM_TIMEOUT`), which wins. Unknown keys and bad values are
     /// user errors naming the file (or variable) and the key.
     pub fn load(index_dir: Option<&Path>) -> Result<Self, LlmError> {
         Self::load_with_env(index_dir, |k| std::env::var(k).ok())
@@ -219,6 +245,13 @@ impl LlmConfig {
                         })?,
                 );
         }
+        if let Some(t) = var(TIMEOUT_VAR) {
+            config.timeout = parse_timeout(&t).map_err(|detail| LlmUserError::Env {
+                var: TIMEOUT_VAR,
+                detail,
+            })?;
+            config.timeout_origin = Origin::Env;
+        }
         if config.context_for_config_check() <= config.max_output_tokens {
             return Err(LlmUserError::Config {
                 file: config.file.clone().unwrap_or_else(|| PathBuf::from(CONFIG_FILE)),
@@ -265,6 +298,7 @@ impl LlmConfig {
         }
         if let Some(s) = llm.timeout_secs {
             c.timeout = positive_secs(s).map_err(|d| bad(format!("llm.timeout_secs {d}")))?;
+            c.timeout_origin = Origin::File;
         }
         if let Some(s) = llm.backoff_secs {
             c.backoff_base = positive_secs(s).map_err(|d| bad(format!("llm.backoff_secs {d}")))?;
@@ -328,6 +362,17 @@ impl LlmConfig {
             .unwrap_or(DEFAULT_CONTEXT_TOKENS)
     }
 
+    /// Where the timeout in effect comes from, in words: "from LAKESTAR_LLM_TIMEOUT",
+    /// "from /path/lakestar.toml", "the default".
+    pub fn timeout_source(&self) -> String {
+        match (self.timeout_origin, &self.file) {
+            (Origin::Flag, _) => "from --llm-timeout".into(),
+            (Origin::Env, _) => format!("from {TIMEOUT_VAR}"),
+            (Origin::File, Some(f)) => format!("from {}", f.display()),
+            _ => "the default".into(),
+        }
+    }
+
     /// True when every role has a model (the agent refuses to start otherwise).
     pub fn is_configured(&self) -> bool {
         Role::ALL.iter().all(|&r| self.model_for(r).is_some())
@@ -386,6 +431,15 @@ fn check_model(model: String) -> Result<String, String> {
     }
 }
 
+/// A time limit given as a duration (`300s`, `5m`, `1m 30s`): the value of
+/// `LAKESTAR_LLM_TIMEOUT` and `--llm-timeout`.
+pub fn parse_timeout(s: &str) -> Result<Duration, String> {
+    humantime::parse_duration(s.trim())
+        .ok()
+        .filter(|d| !d.is_zero())
+        .ok_or_else(|| format!("{s:?} is not a positive duration; write it as 300s, 5m or 1m30s"))
+}
+
 fn positive_secs(s: f64) -> Result<Duration, String> {
     Duration::try_from_secs_f64(s)
         .ok()
@@ -432,6 +486,8 @@ mod tests {
         assert_eq!(c.api_key.as_deref(), Some("k"));
         assert_eq!(c.temperature, Some(0.2));
         assert_eq!(c.timeout, Duration::from_millis(1500));
+        assert_eq!(c.timeout_origin, Origin::File);
+        assert_eq!(c.timeout_source(), "from /x/lakestar.toml");
         assert_eq!(c.backoff_base, Duration::from_millis(10));
         assert_eq!(c.max_retries, 2);
         assert_eq!(c.model_for(Role::Coder), Some("qwen2.5-coder:14b"));
@@ -448,6 +504,7 @@ mod tests {
         let c = parse("").unwrap();
         assert_eq!(c.base_url, DEFAULT_BASE_URL);
         assert_eq!(c.timeout, Duration::from_secs(120));
+        assert_eq!(c.timeout_source(), "the default");
         assert_eq!(c.max_retries, 5);
         assert!(!c.is_configured());
         assert_eq!(c.model_for(Role::Coder), None);
@@ -518,6 +575,37 @@ mod tests {
         assert!(err.contains("LAKESTAR_CONTEXT_TOKENS"), "{err}");
         let err = ctx("1024").unwrap_err().to_string();
         assert!(err.contains("max_output_tokens"), "{err}");
+    }
+
+    #[test]
+    fn the_timeout_variable_overrides_the_file_and_bad_values_are_named() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join(CONFIG_FILE), "[llm]\ntimeout_secs = 30\n").unwrap();
+        let with = |v: Option<&str>| {
+            let v = v.map(str::to_string);
+            LlmConfig::load_with_env(Some(dir.path()), move |k| {
+                (k == TIMEOUT_VAR).then(|| v.clone()).flatten()
+            })
+        };
+        let c = with(None).unwrap();
+        assert_eq!(
+            (c.timeout, c.timeout_origin),
+            (Duration::from_secs(30), Origin::File)
+        );
+        let c = with(Some("5m")).unwrap();
+        assert_eq!(
+            (c.timeout, c.timeout_origin),
+            (Duration::from_secs(300), Origin::Env)
+        );
+        assert_eq!(c.timeout_source(), "from LAKESTAR_LLM_TIMEOUT");
+        for bad in ["300", "0s", "soon"] {
+            let err = with(Some(bad)).unwrap_err().to_string();
+            assert!(
+                err.contains(TIMEOUT_VAR) && err.contains("300s"),
+                "{bad}: {err}"
+            );
+        }
+        assert_eq!(parse_timeout("1m 30s"), Ok(Duration::from_secs(90)));
     }
 
     #[test]

@@ -33,7 +33,10 @@ mod wire;
 
 pub use cassette::Cassette;
 pub use client::LlmClient;
-pub use config::{LlmConfig, CONFIG_FILE, DEFAULT_CONTEXT_TOKENS, DEFAULT_MAX_OUTPUT_TOKENS};
+pub use config::{
+    parse_timeout, LlmConfig, Origin, CONFIG_FILE, DEFAULT_CONTEXT_TOKENS,
+    DEFAULT_MAX_OUTPUT_TOKENS, TIMEOUT_VAR,
+};
 pub use error::{LlmError, LlmInternalError, LlmUserError};
 pub use price::Price;
 pub(crate) use wire::error_chain;
@@ -150,6 +153,33 @@ impl Message {
 pub struct CallOptions {
     /// Sampling temperature for this call; `None`: the configured one.
     pub temperature: Option<f32>,
+}
+
+/// A try that failed and is made again, reported while the call goes on.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Retry {
+    /// The role of the call.
+    pub role: Role,
+    /// The retry about to be made, from 1.
+    pub retry: u32,
+    /// Retries allowed (`max_retries`).
+    pub max_retries: u32,
+    /// What failed, in a few words: "a 120 s timeout", "HTTP 503", "a failed connection".
+    pub reason: String,
+    /// The failure in full, as an error after the last retry would say it.
+    pub error: String,
+    /// The wait before the retry.
+    pub wait: Duration,
+}
+
+/// A duration in seconds for people: "120 s", "1.5 s".
+pub fn secs(d: Duration) -> String {
+    let s = d.as_secs_f64();
+    if s.fract() == 0.0 {
+        format!("{s:.0} s")
+    } else {
+        format!("{} s", (s * 10.0).round() / 10.0)
+    }
 }
 
 /// Tokens of one call or of many, as servers report them in `usage`.
@@ -275,6 +305,13 @@ mod tests {
         }
         let err = "Coder".parse::<Role>().unwrap_err();
         assert!(err.contains("coder") && err.contains("finalyzer"), "{err}");
+    }
+
+    #[test]
+    fn seconds_read_as_words() {
+        assert_eq!(secs(Duration::from_secs(120)), "120 s");
+        assert_eq!(secs(Duration::from_millis(1500)), "1.5 s");
+        assert_eq!(secs(Duration::from_millis(250)), "0.3 s");
     }
 
     #[test]

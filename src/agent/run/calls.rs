@@ -3,7 +3,7 @@
 
 use super::Loop;
 use crate::agent::budget::{self, Room};
-use crate::agent::llm::{CallOptions, Message, Role};
+use crate::agent::llm::{CallOptions, Message, Retry, Role};
 use crate::agent::parse;
 use crate::agent::prompts::Template;
 use crate::agent::record::Event;
@@ -14,7 +14,9 @@ impl Loop<'_> {
     /// One LLM call through a template, recorded: the run's shared prefix as the system
     /// message (for the roles that have one), the template with `values` as the user
     /// message, both fitted into the model's context. A refusal that states the window
-    /// is learned from and the call, fitted again, made once more.
+    /// is learned from and the call, fitted again, made once more. Retries and a final
+    /// failure are traced as they happen, so every surface that follows the trace sees
+    /// why a call takes long.
     pub(in crate::agent) async fn ask(
         &self,
         round: usize,
@@ -36,10 +38,33 @@ impl Loop<'_> {
         call: &CallOptions,
     ) -> Result<String, AgentError> {
         (self.progress)(Progress::Call { round, role });
+        let on_retry = |r: &Retry| {
+            let traced = self.record.event(&Event::Retry {
+                round,
+                role: role.as_str().to_string(),
+                retry: r.retry,
+                max_retries: r.max_retries,
+                reason: r.reason.clone(),
+                error: r.error.clone(),
+                wait_ms: r.wait.as_millis() as u64,
+            });
+            // A trace that cannot be written fails the next event the loop writes.
+            if let Err(e) = traced {
+                tracing::warn!("{e}");
+            }
+            (self.progress)(Progress::Retry {
+                round,
+                retry: r.clone(),
+            });
+        };
         let mut refused = false;
         let (messages, context, reply) = loop {
             let (messages, context) = self.messages(role, template, values).await?;
-            match self.llm.chat_with(role, &messages, call).await {
+            match self
+                .llm
+                .chat_watched(role, &messages, call, &on_retry)
+                .await
+            {
                 Ok(reply) => break (messages, context, reply),
                 Err(e) => match e.context_exceeded() {
                     Some(Some(n)) if !refused => {
@@ -48,10 +73,25 @@ impl Loop<'_> {
                             "the server refused the {role} prompt as larger than its {n}-token context: fitted to that and asked again"
                         ))?;
                     }
-                    _ => return Err(e.into()),
+                    _ => {
+                        self.record.event(&Event::LlmFailed {
+                            round,
+                            role: role.as_str().to_string(),
+                            prompt_name: template.file_name().to_string(),
+                            error: e.to_string(),
+                        })?;
+                        return Err(e.into());
+                    }
                 },
             }
         };
+        (self.progress)(Progress::Answered {
+            round,
+            role,
+            prompt_tokens: reply.usage.prompt_tokens,
+            completion_tokens: reply.usage.completion_tokens,
+            latency: reply.latency,
+        });
         let (user, system) = match messages.as_slice() {
             [system, user] => (user.content.clone(), Some(system.content.clone())),
             _ => (

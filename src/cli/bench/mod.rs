@@ -12,7 +12,7 @@ mod dabstep;
 mod devset;
 
 use crate::agent::{AgentError, Summary};
-use crate::cli::ask::{print_progress, until_interrupted, AgentArgs};
+use crate::cli::ask::{until_interrupted, AgentArgs, Printer};
 use crate::service::ask::AskRequest;
 use anyhow::{Context, Result};
 use lakestar_index::{index, locate, IndexOptions};
@@ -101,9 +101,14 @@ fn run_one(
         &std::env::current_dir()?,
         agent.prompts.methods(),
     )?;
-    Ok(until_interrupted(
+    let printer = Printer::new();
+    let ran = until_interrupted(
         rt,
         run_dir,
-        request.run(&agent, &files, Some(index_dir), run_dir, &print_progress),
-    )??)
+        request.run(&agent, &files, Some(index_dir), run_dir, &|p| {
+            printer.show(p)
+        }),
+    );
+    drop(printer);
+    Ok(ran??)
 }

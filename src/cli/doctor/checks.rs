@@ -2,7 +2,7 @@
 
 use super::Check;
 use crate::agent::build::NOT_CONFIGURED;
-use crate::agent::llm::{Cassette, LlmClient, LlmConfig, Message, Role};
+use crate::agent::llm::{secs, Cassette, LlmClient, LlmConfig, Message, Role};
 use crate::agent::sandbox::{
     default_venv_dir, Isolation, Limits, Policy, Python, PythonOrigin, Sandbox, DEFAULT_MODULES,
 };
@@ -158,10 +158,16 @@ pub(super) async fn llm(dir: Option<&Path>) -> Check {
         Err(e) => return Check::fail("llm", e.to_string(), "fix the setting the message names"),
     };
     let at = format!("{} ({})", config.base_url, url_source(&config));
+    // The limit `ask` would wait per try; `--llm-timeout` overrides it per command.
+    let timeout = format!(
+        "; timeout {} per try ({})",
+        secs(config.timeout),
+        config.timeout_source()
+    );
     if !config.is_configured() {
         return Check::warn(
             "llm",
-            format!("endpoint {at}, no model: `ask` cannot run"),
+            format!("endpoint {at}, no model: `ask` cannot run{timeout}"),
             NOT_CONFIGURED,
         );
     }
@@ -199,7 +205,7 @@ pub(super) async fn llm(dir: Option<&Path>) -> Check {
                 };
                 return Check::fail(
                     "llm",
-                    format!("model {model} at {at} did not answer: {e}"),
+                    format!("model {model} at {at} did not answer: {e}{timeout}"),
                     fix,
                 );
             }
@@ -208,7 +214,7 @@ pub(super) async fn llm(dir: Option<&Path>) -> Check {
     Check::ok(
         "llm",
         format!(
-            "model {} at {at} answered in {} ms{}",
+            "model {} at {at} answered in {} ms{}{timeout}",
             seen.join(", "),
             slowest.as_millis(),
             if config.api_key.is_some() {

@@ -60,7 +60,7 @@ function follow(box, id, done) {
     await outcome(answer, id);
     done();
   };
-  for (const kind of ["start", "note", "plan", "llm", "exec", "verdict", "files", "route", "finish", "line"]) {
+  for (const kind of ["start", "note", "plan", "llm", "retry", "llm_failed", "exec", "verdict", "files", "route", "finish", "line"]) {
     es.addEventListener(kind, (ev) => {
       let data;
       try { data = JSON.parse(ev.data); } catch (_) { data = { text: ev.data }; }
@@ -121,6 +121,12 @@ function event(kind, d) {
         `${d.model} · ${ui.num(d.prompt_tokens)} → ${ui.num(d.completion_tokens)} tokens · ${ui.num(d.latency_ms)} ms`));
       li.append(ui.el("details", {}, ui.el("summary", {}, "reply"), ui.el("pre", {}, d.reply)));
       break;
+    case "retry":
+      li.append(ui.el("div", { class: "muted" }, `retry ${d.retry} of ${d.max_retries} after ${d.reason}`));
+      break;
+    case "llm_failed":
+      li.append(ui.el("div", { class: "muted" }, d.error));
+      break;
     case "exec": {
       const ok = d.exit_code === 0;
       head.append(ui.badge(ok ? "exit 0" : d.timed_out ? "timed out" : `exit ${d.exit_code ?? "signal " + d.signal}`, ok ? "ok" : "bad"),
@@ -156,6 +162,8 @@ function event(kind, d) {
 function title(kind, d) {
   switch (kind) {
     case "llm": return `${d.role || "LLM"}`;
+    case "retry": return `${d.role || "LLM"} retried`;
+    case "llm_failed": return `${d.role || "LLM"} failed`;
     case "exec": return `run ${d.purpose || "script"}`;
     case "files": return "files added";
     default: return kind;
