@@ -5,6 +5,7 @@ mod ask;
 mod bench;
 mod collections;
 mod describe;
+mod docs;
 mod doctor;
 mod generate;
 mod head;
@@ -85,6 +86,9 @@ enum Command {
     /// Run a Python script in the agent's sandbox (debugging).
     #[command(hide = true)]
     SandboxRun(sandbox::SandboxRunArgs),
+    /// Print a reference page of docs/ as Markdown, generated from the binary itself.
+    #[command(hide = true)]
+    Docs(docs::DocsArgs),
 }
 
 /// When to colour the output.
@@ -193,6 +197,7 @@ pub fn main() -> i32 {
         Command::Completions(a) => generate::completions(a),
         Command::Man(a) => generate::man(a),
         Command::SandboxRun(a) => sandbox::run(a),
+        Command::Docs(a) => docs::run(a),
     };
     match result {
         Ok(()) => 0,

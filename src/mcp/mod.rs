@@ -96,6 +96,12 @@ impl LakeServer {
     }
 }
 
+/// The tools a client lists, with their descriptions and argument schemas (for the
+/// reference page `lakestar docs mcp` prints).
+pub fn tools() -> Vec<rmcp::model::Tool> {
+    LakeServer::tool_router().list_all()
+}
+
 #[tool_handler(router = self.tool_router)]
 impl ServerHandler for LakeServer {
     fn get_info(&self) -> ServerConfig {

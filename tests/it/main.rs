@@ -40,6 +40,7 @@ mod messy;
 mod models;
 mod object_store;
 mod object_store_surfaces;
+mod reference_docs;
 mod sandbox;
 mod search;
 mod serve;
