@@ -19,7 +19,8 @@ pub(crate) struct DescribeArgs {
     /// Print the structured description as JSON.
     #[arg(long)]
     json: bool,
-    /// Budget of the text rendering, in bytes.
+    /// Budget of the text rendering, in bytes (0: no budget). A cut rendering ends
+    /// with a line saying what was left out and the budget that shows it all.
     #[arg(long, value_name = "BYTES", default_value_t = 2048)]
     max_bytes: usize,
     /// Show the description written by `index --llm-analyzer` (the output of its
@@ -90,8 +91,11 @@ fn lookup_table(arg: &Path, explicit: Option<&Path>, cwd: &Path) -> Result<Optio
     Ok(None)
 }
 
-pub(crate) fn run(a: DescribeArgs) -> Result<()> {
+pub(crate) fn run(mut a: DescribeArgs) -> Result<()> {
     let cwd = std::env::current_dir()?;
+    if a.max_bytes == 0 {
+        a.max_bytes = usize::MAX;
+    }
     let opts = RenderOptions {
         max_bytes: a.max_bytes,
     };

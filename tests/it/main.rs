@@ -41,6 +41,7 @@ mod object_store;
 mod object_store_surfaces;
 mod sandbox;
 mod search;
+mod search_ux;
 mod serve;
 mod shared_lakes;
 mod table_loads;

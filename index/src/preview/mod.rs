@@ -60,8 +60,8 @@ pub enum PreviewError {
         /// What the file is, in words.
         what: String,
     },
-    /// The file has tables, none by the name asked for.
-    #[error("no table named {name:?}; the tables are: {}", quoted(tables))]
+    /// The file has tables, none by the name or number asked for.
+    #[error("{}", unknown(name, tables))]
     UnknownTable {
         /// The name asked for.
         name: String,
@@ -78,14 +78,41 @@ pub enum PreviewError {
     },
 }
 
-fn quoted(names: &[String]) -> String {
-    let shown: Vec<String> = names.iter().take(50).map(|n| format!("{n:?}")).collect();
+/// Why `name` picks none of `tables`, and the tables to pick from, numbered.
+fn unknown(name: &str, tables: &[String]) -> String {
+    let asked = match table_number(name) {
+        Some(n) => format!("no table {n}"),
+        None => format!("no table named {name:?}"),
+    };
+    let has = match tables.len() {
+        1 => "1 table".to_string(),
+        n => format!("{n} tables"),
+    };
+    format!(
+        "{asked}: the file has {has}, {}; pass a name or a number",
+        numbered(tables)
+    )
+}
+
+/// The tables as a person picks them: `1 "Sales", 2 "Targets"`.
+fn numbered(names: &[String]) -> String {
+    let shown: Vec<String> = names
+        .iter()
+        .take(50)
+        .enumerate()
+        .map(|(i, n)| format!("{} {n:?}", i + 1))
+        .collect();
     let more = names.len().saturating_sub(50);
     if more > 0 {
         format!("{} and {more} more", shown.join(", "))
     } else {
         shown.join(", ")
     }
+}
+
+/// `name` read as a table's number (1-based), when it is one.
+pub fn table_number(name: &str) -> Option<usize> {
+    name.trim().parse::<usize>().ok().filter(|&n| n > 0)
 }
 
 /// One table as an analyzer kept it: its name, columns and first rows.
@@ -240,6 +267,13 @@ fn pick(
                     (Some((i, _)), None) => Some(i),
                     _ => None,
                 }
+            })
+            // A number is the table's place, 1-based, as `head` lists them; a table
+            // named like a number is found by its name first.
+            .or_else(|| {
+                table_number(name)
+                    .filter(|&n| n <= tables.len())
+                    .map(|n| n - 1)
             })
             .ok_or_else(|| PreviewError::UnknownTable {
                 name: name.to_string(),
