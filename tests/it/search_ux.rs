@@ -122,10 +122,30 @@ fn a_table_is_picked_by_its_number_as_by_its_name() {
         ),
         "{text}"
     );
-    let out = run(tmp.path(), &["head", book, "--table", "4"]);
-    assert_eq!(out.status.code(), Some(2));
+    let listed = r#"error: no table 4: the file has 3 tables, 1 "Report", 2 "data", 3 "criteria"; pass a name or a number"#;
+    for cmd in ["head", "describe"] {
+        let out = run(tmp.path(), &[cmd, book, "--table", "4"]);
+        assert_eq!(out.status.code(), Some(2), "{cmd}");
+        assert_eq!(String::from_utf8_lossy(&out.stderr).trim(), listed, "{cmd}");
+    }
+
+    // describe shows that table alone, picked alike by name and by number.
+    let described = run_ok(tmp.path(), &["describe", book, "--table", "2"]);
     assert_eq!(
-        String::from_utf8_lossy(&out.stderr).trim(),
-        r#"error: no table 4: the file has 3 tables, 1 "Report", 2 "data", 3 "criteria"; pass a name or a number"#
+        described,
+        run_ok(tmp.path(), &["describe", book, "--table", "data"])
     );
+    assert!(
+        described.contains(r#"sheet "data""#)
+            && !described.contains(r#"sheet "Report""#)
+            && described.contains("sheet 2 of the file's 3, alone"),
+        "{described}"
+    );
+    let csv = shared_lakes().join("dabstep/context/acquirer_countries.csv");
+    let out = run(
+        tmp.path(),
+        &["describe", csv.to_str().unwrap(), "--table", "1"],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not a file of several tables"));
 }

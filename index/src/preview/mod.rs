@@ -110,8 +110,36 @@ fn numbered(names: &[String]) -> String {
     }
 }
 
+/// The place among `tables` of the table `name` picks: its name, else its name in
+/// another case when only one table has it, else its number (1-based, as `head` lists
+/// them; a table named like a number is found by its name first).
+pub fn table_at(tables: &[String], name: &str) -> Result<usize, PreviewError> {
+    tables
+        .iter()
+        .position(|t| t == name)
+        .or_else(|| {
+            let mut like = tables
+                .iter()
+                .enumerate()
+                .filter(|(_, t)| t.eq_ignore_ascii_case(name));
+            match (like.next(), like.next()) {
+                (Some((i, _)), None) => Some(i),
+                _ => None,
+            }
+        })
+        .or_else(|| {
+            table_number(name)
+                .filter(|&n| n <= tables.len())
+                .map(|n| n - 1)
+        })
+        .ok_or_else(|| PreviewError::UnknownTable {
+            name: name.to_string(),
+            tables: tables.to_vec(),
+        })
+}
+
 /// `name` read as a table's number (1-based), when it is one.
-pub fn table_number(name: &str) -> Option<usize> {
+fn table_number(name: &str) -> Option<usize> {
     name.trim().parse::<usize>().ok().filter(|&n| n > 0)
 }
 
@@ -254,31 +282,7 @@ fn pick(
         });
     }
     let at = match table {
-        Some(name) => tables
-            .iter()
-            .position(|t| t == name)
-            .or_else(|| {
-                // A case-insensitive match when it names one table only.
-                let mut like = tables
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, t)| t.eq_ignore_ascii_case(name));
-                match (like.next(), like.next()) {
-                    (Some((i, _)), None) => Some(i),
-                    _ => None,
-                }
-            })
-            // A number is the table's place, 1-based, as `head` lists them; a table
-            // named like a number is found by its name first.
-            .or_else(|| {
-                table_number(name)
-                    .filter(|&n| n <= tables.len())
-                    .map(|n| n - 1)
-            })
-            .ok_or_else(|| PreviewError::UnknownTable {
-                name: name.to_string(),
-                tables: tables.clone(),
-            })?,
+        Some(name) => table_at(&tables, name)?,
         // The first table with rows: a cover sheet or an empty table says nothing.
         None => found.iter().position(|t| !t.rows.is_empty()).unwrap_or(0),
     };
