@@ -2,7 +2,7 @@
 
 use super::output::print_json;
 use super::{IndexDirArg, UsageError};
-use crate::service::describe::{described, described_table, Described, LlmShown};
+use crate::service::describe::{described, described_table, one_table, Described, LlmShown};
 use anyhow::{Context, Result};
 use lakestar_index::analyze::RenderOptions;
 use lakestar_index::catalog::FileRow;
@@ -19,9 +19,14 @@ pub(crate) struct DescribeArgs {
     /// Print the structured description as JSON.
     #[arg(long)]
     json: bool,
-    /// Budget of the text rendering, in bytes.
+    /// Budget of the text rendering, in bytes (0: no budget). A cut rendering ends
+    /// with a line saying what was left out and the budget that shows it all.
     #[arg(long, value_name = "BYTES", default_value_t = 2048)]
     max_bytes: usize,
+    /// Only this table of a file of several (a workbook, a database, a page): by name or
+    /// by number (1-based, as `head` lists them).
+    #[arg(long, value_name = "NAME|N")]
+    table: Option<String>,
     /// Show the description written by `index --llm-analyzer` (the output of its
     /// describer script) instead of the native one; with --json, add it as `llm`.
     #[arg(long)]
@@ -90,8 +95,11 @@ fn lookup_table(arg: &Path, explicit: Option<&Path>, cwd: &Path) -> Result<Optio
     Ok(None)
 }
 
-pub(crate) fn run(a: DescribeArgs) -> Result<()> {
+pub(crate) fn run(mut a: DescribeArgs) -> Result<()> {
     let cwd = std::env::current_dir()?;
+    if a.max_bytes == 0 {
+        a.max_bytes = usize::MAX;
+    }
     let opts = RenderOptions {
         max_bytes: a.max_bytes,
     };
@@ -168,6 +176,22 @@ pub(crate) fn run(a: DescribeArgs) -> Result<()> {
             }
         }
     };
+    let mut out = out;
+    if let Some(name) = &a.table {
+        let one = match &out.description {
+            Some(d) => one_table(d, name).map_err(crate::service::ServiceError::Preview)?,
+            None => None,
+        };
+        let Some(one) = one else {
+            return Err(UsageError(format!(
+                "{} is not a file of several tables; --table picks one of a workbook's sheets, a database's tables or a page's tables",
+                out.path
+            ))
+            .into());
+        };
+        out.text = render(&out.path, &one, opts);
+        out.description = Some(one);
+    }
     if a.json {
         return print_json(&out);
     }

@@ -19,8 +19,9 @@ pub(crate) struct HeadArgs {
     /// Rows to show, 1 to 1000.
     #[arg(short = 'n', long = "rows", value_name = "N", default_value_t = DEFAULT_ROWS)]
     n: usize,
-    /// The table or sheet, by name [default: the first with rows].
-    #[arg(long, value_name = "NAME")]
+    /// The table or sheet, by name or by number (1-based, as listed) [default: the
+    /// first with rows].
+    #[arg(long, value_name = "NAME|N")]
     table: Option<String>,
     #[command(flatten)]
     index: IndexDirArg,
@@ -66,7 +67,7 @@ fn text(r: &Rows) -> String {
     if r.tables.len() > 1 {
         let at = r.tables.iter().position(|t| *t == r.table).unwrap_or(0);
         s.push_str(&format!(
-            " · {} {:?} ({} of {}; --table NAME picks another: {})",
+            " · {} {:?} ({} of {}; --table NAME or --table N picks another: {})",
             if r.format == "excel" {
                 "sheet"
             } else {
@@ -78,7 +79,8 @@ fn text(r: &Rows) -> String {
             r.tables
                 .iter()
                 .take(10)
-                .map(|t| format!("{t:?}"))
+                .enumerate()
+                .map(|(i, t)| format!("{} {t:?}", i + 1))
                 .collect::<Vec<_>>()
                 .join(", ")
                 + if r.tables.len() > 10 { ", …" } else { "" }

@@ -72,8 +72,8 @@ pub struct HeadParams {
     #[serde(default)]
     #[schemars(range(min = 1, max = 1000))]
     pub n: Option<i64>,
-    /// The table or sheet, by name (default: the first with rows); the answer's
-    /// `tables` lists them.
+    /// The table or sheet, by name or by number ("2": 1-based, in the order the
+    /// answer's `tables` lists them) (default: the first with rows).
     #[serde(default)]
     pub table: Option<String>,
 }

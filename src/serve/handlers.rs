@@ -160,7 +160,7 @@ pub async fn file(
 pub struct RowsParams {
     /// Rows wanted (1..=`service::rows::MAX_ROWS`).
     n: Option<usize>,
-    /// The table or sheet (default: the first with rows).
+    /// The table or sheet, by name or 1-based number (default: the first with rows).
     table: Option<String>,
 }
 

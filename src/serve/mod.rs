@@ -3,7 +3,8 @@
 //!
 //! - [`errors`]: the one JSON error shape.
 //! - [`handlers`]: `/health`, `/status`, `/search`, `/files/{path}`, `/files/{path}/rows`.
-//! - [`runs`]: `POST /ask`, `/runs/{id}`, `/runs/{id}/events`, and the registry of runs.
+//! - [`runs`]: `GET /ask` (whether an LLM is configured), `POST /ask`, `/runs/{id}`,
+//!   `/runs/{id}/events`, and the registry of runs.
 //! - [`openapi`]: the OpenAPI document of [`ROUTES`].
 //! - [`limits`]: the header, body and search time limits, and the body size limit.
 //! - [`ui`]: the web UI at `/`: pages and assets embedded in the binary, the token cookie.
@@ -48,6 +49,7 @@ pub const ROUTES: &[(&str, &str)] = &[
     ("get", "/search"),
     ("get", "/files/{path}"),
     ("get", "/files/{path}/rows"),
+    ("get", "/ask"),
     ("post", "/ask"),
     ("get", "/runs/{id}"),
     ("get", "/runs/{id}/events"),
@@ -105,7 +107,7 @@ pub fn router(state: AppState) -> Router {
         .route("/overview", get(handlers::overview))
         .route("/search", get(handlers::search))
         .route("/files/{*path}", get(handlers::file))
-        .route("/ask", post(runs::ask))
+        .route("/ask", post(runs::ask).get(runs::readiness))
         .route("/runs/{id}", get(runs::run))
         .route("/runs/{id}/events", get(runs::events))
         .route("/openapi.json", get(openapi::document))

@@ -226,7 +226,7 @@ pub fn spec() -> Value {
                      "description": "Lake-relative path of the file (may hold /), followed by /rows.",
                      "schema": {"type": "string"}},
                     query("n", false, "Rows wanted.", json!({"type": "integer", "minimum": 1, "maximum": MAX_ROWS, "default": DEFAULT_ROWS})),
-                    query("table", false, "The table or sheet, by name (default: the first with rows); `tables` in the answer lists them.", json!({"type": "string"}))
+                    query("table", false, "The table or sheet, by name or by number (`2`: 1-based, in the order `tables` in the answer lists them) (default: the first with rows).", json!({"type": "string"}))
                 ],
                 "responses": {
                     "200": ok_json("The rows.", json!({"$ref": "#/components/schemas/Rows"})),
@@ -236,7 +236,16 @@ pub fn spec() -> Value {
                     "404": error_response("Not in the index.")
                 }
             }},
-            "/ask": {"post": {
+            "/ask": {"get": {
+                "summary": "Whether this server can answer questions: an LLM is configured (or a cassette replays); when not, `why` says how to configure one.",
+                "responses": {
+                    "200": ok_json("Readiness.", json!({"type": "object", "required": ["ready"], "properties": {
+                        "ready": {"type": "boolean"},
+                        "model": {"type": "string", "description": "The configured model (the planner's, when roles differ)."},
+                        "why": {"type": "string", "description": "Why it cannot, and how to configure an LLM."}}})),
+                    "401": unauthorized
+                }
+            }, "post": {
                 "summary": "Start an agent run answering a question; follow it at /runs/{id} and /runs/{id}/events.",
                 "requestBody": {"required": true, "content": {"application/json": {"schema": {
                     "type": "object", "required": ["question"], "additionalProperties": false,

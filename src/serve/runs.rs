@@ -1,5 +1,6 @@
 //! Agent runs over HTTP: `POST /ask` starts one in a tokio task and answers at once with
 //! its id; `GET /runs/{id}` says how it stands; `GET /runs/{id}/events` streams its trace.
+//! `GET /ask` says whether an LLM is configured at all.
 //!
 //! The run directory (`INDEX/runs/ID`, the same place `lakestar ask` writes) is the
 //! truth: its `summary.json` says how a run ended and its `trace.jsonl` is what the event
@@ -207,6 +208,50 @@ fn prepare(
         agent.prompts.methods(),
     )?;
     Ok((agent, files, selection, r))
+}
+
+/// The answer of `GET /ask`: whether `POST /ask` can run an agent.
+#[derive(Debug, Serialize)]
+pub struct Readiness {
+    /// An LLM is configured, or a cassette replays one.
+    pub ready: bool,
+    /// The configured model (the planner's, when roles differ).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// Why not, and how to configure one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub why: Option<String>,
+}
+
+/// `GET /ask`: whether this server can answer questions, read the way `POST /ask` reads
+/// the configuration (again on every call: an edited `lakestar.toml` counts at once), so
+/// that a page can say so before a question is typed.
+pub async fn readiness(State(s): State<AppState>) -> Result<Json<Readiness>, ApiError> {
+    use crate::agent::llm::{Cassette, LlmConfig, Role};
+    let dir = s.lake.dir().to_path_buf();
+    let replaying = matches!(s.agent.cassette, Cassette::Replay(_));
+    let config = tokio::task::spawn_blocking(move || LlmConfig::load(Some(&dir)))
+        .await
+        .map_err(|e| ApiError::internal(e.to_string()))?;
+    Ok(Json(match config {
+        Ok(c) if c.is_configured() || replaying => Readiness {
+            ready: true,
+            model: c.model_for(Role::Planner).map(String::from),
+            why: None,
+        },
+        Ok(_) => Readiness {
+            ready: false,
+            model: None,
+            why: Some(
+                super::errors::without_replay_hint(crate::agent::build::NOT_CONFIGURED).into(),
+            ),
+        },
+        Err(e) => Readiness {
+            ready: false,
+            model: None,
+            why: Some(e.to_string()),
+        },
+    }))
 }
 
 /// `POST /ask`: start a run; 202 with its id, or an error before anything started (no

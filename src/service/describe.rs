@@ -148,6 +148,30 @@ pub fn llm_shown(cat: &CatalogReader, row: &FileRow) -> lakestar_index::Result<O
         }))
 }
 
+/// `d` with only the table `name` picks, by name or 1-based number as `head` picks it,
+/// and a note saying which of how many; `Ok(None)` when `d` is not of several tables.
+pub fn one_table(
+    d: &Description,
+    name: &str,
+) -> Result<Option<Description>, lakestar_index::preview::PreviewError> {
+    let lakestar_index::analyze::Content::Tables(set) = &d.content else {
+        return Ok(None);
+    };
+    let names: Vec<String> = set.tables.iter().map(|t| t.name.clone()).collect();
+    let at = lakestar_index::preview::table_at(&names, name)?;
+    let mut one = d.clone();
+    if let lakestar_index::analyze::Content::Tables(set) = &mut one.content {
+        set.tables = vec![set.tables.swap_remove(at)];
+    }
+    one.notes.push(format!(
+        "{} {} of the file's {}, alone (without --table: all)",
+        set.tables[at].kind,
+        at + 1,
+        names.len()
+    ));
+    Ok(Some(one))
+}
+
 /// The description of the catalog row `row` of the lake at `lake`, its text rendering
 /// cut to `max_bytes`; with `llm`, the LLM analyzer's too.
 pub fn described(

@@ -151,7 +151,7 @@ fn head_shows_the_first_rows_of_every_tabular_format_as_described() {
 
     // Mistakes say what to do, with exit code 2.
     let e = refused(&lake, &["head", "report.xlsx", "--table", "Budget"]);
-    assert!(e.contains("\"Sales\", \"Targets\""), "{e}");
+    assert!(e.contains("1 \"Sales\", 2 \"Targets\""), "{e}");
     let e = refused(&lake, &["head", "notes.md"]);
     assert!(e.contains("not a table") && e.contains("describe"), "{e}");
     for n in ["0", "1001"] {
@@ -239,7 +239,7 @@ fn the_mcp_head_tool_answers_as_the_cli() {
         (json!({"path": "notes.md"}), "not a table"),
         (
             json!({"path": "shop.sqlite", "table": "x"}),
-            "\"customers\", \"orders\"",
+            "1 \"customers\", 2 \"orders\"",
         ),
     ] {
         let e = s.err("head", args.clone());

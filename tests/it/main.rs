@@ -43,6 +43,7 @@ mod object_store_surfaces;
 mod reference_docs;
 mod sandbox;
 mod search;
+mod search_ux;
 mod serve;
 mod shared_lakes;
 mod table_loads;

@@ -35,6 +35,7 @@ mod structured;
 mod terms;
 mod text;
 pub mod time;
+mod title;
 
 use serde::{Deserialize, Serialize};
 

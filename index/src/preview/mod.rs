@@ -60,8 +60,8 @@ pub enum PreviewError {
         /// What the file is, in words.
         what: String,
     },
-    /// The file has tables, none by the name asked for.
-    #[error("no table named {name:?}; the tables are: {}", quoted(tables))]
+    /// The file has tables, none by the name or number asked for.
+    #[error("{}", unknown(name, tables))]
     UnknownTable {
         /// The name asked for.
         name: String,
@@ -78,14 +78,69 @@ pub enum PreviewError {
     },
 }
 
-fn quoted(names: &[String]) -> String {
-    let shown: Vec<String> = names.iter().take(50).map(|n| format!("{n:?}")).collect();
+/// Why `name` picks none of `tables`, and the tables to pick from, numbered.
+fn unknown(name: &str, tables: &[String]) -> String {
+    let asked = match table_number(name) {
+        Some(n) => format!("no table {n}"),
+        None => format!("no table named {name:?}"),
+    };
+    let has = match tables.len() {
+        1 => "1 table".to_string(),
+        n => format!("{n} tables"),
+    };
+    format!(
+        "{asked}: the file has {has}, {}; pass a name or a number",
+        numbered(tables)
+    )
+}
+
+/// The tables as a person picks them: `1 "Sales", 2 "Targets"`.
+fn numbered(names: &[String]) -> String {
+    let shown: Vec<String> = names
+        .iter()
+        .take(50)
+        .enumerate()
+        .map(|(i, n)| format!("{} {n:?}", i + 1))
+        .collect();
     let more = names.len().saturating_sub(50);
     if more > 0 {
         format!("{} and {more} more", shown.join(", "))
     } else {
         shown.join(", ")
     }
+}
+
+/// The place among `tables` of the table `name` picks: its name, else its name in
+/// another case when only one table has it, else its number (1-based, as `head` lists
+/// them; a table named like a number is found by its name first).
+pub fn table_at(tables: &[String], name: &str) -> Result<usize, PreviewError> {
+    tables
+        .iter()
+        .position(|t| t == name)
+        .or_else(|| {
+            let mut like = tables
+                .iter()
+                .enumerate()
+                .filter(|(_, t)| t.eq_ignore_ascii_case(name));
+            match (like.next(), like.next()) {
+                (Some((i, _)), None) => Some(i),
+                _ => None,
+            }
+        })
+        .or_else(|| {
+            table_number(name)
+                .filter(|&n| n <= tables.len())
+                .map(|n| n - 1)
+        })
+        .ok_or_else(|| PreviewError::UnknownTable {
+            name: name.to_string(),
+            tables: tables.to_vec(),
+        })
+}
+
+/// `name` read as a table's number (1-based), when it is one.
+fn table_number(name: &str) -> Option<usize> {
+    name.trim().parse::<usize>().ok().filter(|&n| n > 0)
 }
 
 /// One table as an analyzer kept it: its name, columns and first rows.
@@ -227,24 +282,7 @@ fn pick(
         });
     }
     let at = match table {
-        Some(name) => tables
-            .iter()
-            .position(|t| t == name)
-            .or_else(|| {
-                // A case-insensitive match when it names one table only.
-                let mut like = tables
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, t)| t.eq_ignore_ascii_case(name));
-                match (like.next(), like.next()) {
-                    (Some((i, _)), None) => Some(i),
-                    _ => None,
-                }
-            })
-            .ok_or_else(|| PreviewError::UnknownTable {
-                name: name.to_string(),
-                tables: tables.clone(),
-            })?,
+        Some(name) => table_at(&tables, name)?,
         // The first table with rows: a cover sheet or an empty table says nothing.
         None => found.iter().position(|t| !t.rows.is_empty()).unwrap_or(0),
     };

@@ -134,6 +134,14 @@ fn workbook_sheets_are_tables_and_the_second_can_be_asked_for() {
     assert_eq!(codes.columns, ["code", "label"]);
     assert_eq!(cells(&codes.rows[1]), ["101", "label 1"]);
     assert!(codes.more);
+    // By number, 1-based as listed; past the last, the tables are named with theirs.
+    let second = head(&p, Some("2"), 2).unwrap();
+    assert_eq!((second.table, second.rows), (codes.table, codes.rows));
+    let e = head(&p, Some("3"), 2).unwrap_err().to_string();
+    assert_eq!(
+        e,
+        "no table 3: the file has 2 tables, 1 \"Summary\", 2 \"Codes\"; pass a name or a number"
+    );
 }
 
 #[test]
@@ -142,7 +150,7 @@ fn wrong_requests_say_what_to_do() {
     let p = file(&d, "a.csv", b"x,y\n1,2\n");
     let e = head(&p, Some("nope"), 5).unwrap_err().to_string();
     assert!(
-        e.contains("no table named \"nope\"") && e.contains("\"a\""),
+        e.contains("no table named \"nope\"") && e.contains("1 \"a\""),
         "{e}"
     );
     for n in [0, MAX_ROWS + 1] {

@@ -113,6 +113,7 @@ fn a_token_guards_every_route_but_health() {
         "/search?q=penguin",
         "/files/volcanoes.csv",
         "/openapi.json",
+        "/ask",
         "/runs/20260101-120000-0a1b",
         "/runs/20260101-120000-0a1b/events",
     ] {

@@ -32,6 +32,14 @@ fn rows_of_a_table_over_http() {
     assert_eq!(st, 200, "{v}");
     assert_eq!((&v["table"], &v["n"]), (&json!("Targets"), &json!(20)));
     assert_eq!(v["rows"][0], json!(["emea", "5000"]));
+    // By its number, 1-based in the order of `tables`: the same answer.
+    let i = v["tables"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .position(|t| t == "Targets");
+    let (st, by_number) = http.get(&format!("/files/report.xlsx/rows?table={}", i.unwrap() + 1));
+    assert_eq!((st, &by_number), (200, &v));
     let (_, v) = http.get("/files/shop.sqlite/rows?table=customers&n=1");
     assert_eq!(v["rows"], json!([["0", "c0", "NL"]]), "{v}");
 

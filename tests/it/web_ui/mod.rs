@@ -144,17 +144,7 @@ fn the_token_guards_the_pages_and_lake_content_shows_as_text() {
     .unwrap();
     two_sheets(&lake.join("book.xlsx"));
     // A collection: one schema, dated names.
-    std::fs::create_dir(lake.join("daily")).unwrap();
-    for day in 1..=6 {
-        std::fs::write(
-            lake.join(format!("daily/2024-01-0{day}.csv")),
-            format!(
-                "station,temperature_c\nnorth,{day}.5\nsouth,{}.0\n",
-                day + 10
-            ),
-        )
-        .unwrap();
-    }
+    daily_readings(&lake.join("daily"), 6);
     let idx = index_into(tmp.path(), &lake);
     let server = Server::start(&idx, &["--token", "s3cret"]);
     let http = Http::new(&server);
@@ -384,4 +374,186 @@ fn the_ask_page_follows_a_run_live_and_shows_the_answer() {
     b.goto(&b.url());
     assert_eq!(b.text("#answer-text"), "15");
     assert!(llm.left().is_empty(), "unused replies: {:?}", llm.left());
+}
+
+/// `days` files of one schema in `dir`, named by their day in January 2024: a
+/// collection.
+fn daily_readings(dir: &Path, days: u32) {
+    std::fs::create_dir_all(dir).unwrap();
+    for day in 1..=days {
+        std::fs::write(
+            dir.join(format!("2024-01-0{day}.csv")),
+            format!(
+                "station,temperature_c\nnorth,{day}.5\nsouth,{}.0\n",
+                day + 10
+            ),
+        )
+        .unwrap();
+    }
+}
+
+/// A lake for the search page's presentation: a collection deep in folders, a report
+/// with a title, a table whose numbers carry their notation.
+fn presentation_lake(lake: &Path) {
+    daily_readings(&lake.join("readings/by_station/station_north/daily"), 8);
+    std::fs::write(
+        lake.join("guide.md"),
+        "# Field Guide to the Station Readings\n\nHow the stations measure temperature.\n\n\
+         ## Sensors\n\nEach station reads every hour.\n\n## Files\n\nOne file a day.\n",
+    )
+    .unwrap();
+    std::fs::write(
+        lake.join("budget.csv"),
+        "agency,revenue,growth\nParks,\"$3,100M\",12.5%\nRoads,$950M,3%\nPorts,$12M,100%\n",
+    )
+    .unwrap();
+}
+
+#[test]
+fn hits_show_titles_members_compactly_bars_that_differ_and_ask_needs_an_llm() {
+    let tmp = tempfile::tempdir().unwrap();
+    let lake = tmp.path().join("lake");
+    presentation_lake(&lake);
+    let idx = index_into(tmp.path(), &lake);
+    let server = Server::start(&idx, &[]);
+    let http = Http::new(&server);
+    let b = Browser::start();
+
+    // The collection's other members: their folder once, their names, all on opening.
+    b.goto(&format!(
+        "{}/ui/search?q=station+temperature+readings",
+        server.base
+    ));
+    b.wait("#result-count");
+    let api = http
+        .get("/search?q=station%20temperature%20readings&k=20")
+        .1["hits"]
+        .clone();
+    let api = api.as_array().unwrap().clone();
+    let folded = api
+        .iter()
+        .position(|h| h["collection"]["matched"].as_u64().unwrap_or(0) > 0)
+        .expect("a folded collection hit");
+    let c = &api[folded]["collection"];
+    let li = format!("ol.hits > li:nth-child({})", folded + 1);
+    let summary = b.text(&format!("{li} details.members > summary"));
+    let dir = "readings/by_station/station_north/daily/";
+    assert_eq!(summary.matches(dir).count(), 1, "{summary}");
+    assert!(
+        summary.starts_with(&format!(
+            "{} other members match in {dir}: 2024-01-0",
+            c["matched"]
+        )),
+        "{summary}"
+    );
+    // Closed, the list is not shown.
+    assert_eq!(b.texts(&format!("{li} ul.member-list a")).concat(), "");
+    b.rt.block_on(b.wait(&format!("{li} details.members > summary")).click())
+        .unwrap();
+    let open = b.text(&format!("{li} details.members > summary"));
+    assert_eq!(
+        open,
+        format!("{} other members match in {dir}", c["matched"])
+    );
+    let names = b.texts(&format!("{li} ul.member-list a"));
+    let matching: Vec<String> = c["matching"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p.as_str().unwrap().strip_prefix(dir).unwrap().to_string())
+        .collect();
+    assert_eq!(names, matching);
+    let first = b.all(&format!("{li} ul.member-list a")).remove(0);
+    assert_eq!(
+        b.attr(&first, "href").unwrap(),
+        format!(
+            "/ui/file?path={}",
+            urlencode(&format!("{dir}{}", matching[0]))
+        )
+    );
+
+    // The bars span the scores shown: the best full, the last empty, one between as
+    // its score falls; the tooltip says so.
+    assert!(api.len() >= 3, "{api:?}");
+    let widths: Vec<f64> = b
+        .all("ol.hits > li .relevance .fill")
+        .iter()
+        .map(|e| {
+            let w = b.attr(e, "style").unwrap();
+            w.trim_start_matches("width: ")
+                .trim_end_matches("%;")
+                .parse()
+                .unwrap()
+        })
+        .collect();
+    let scores: Vec<f64> = api.iter().map(|h| h["score"].as_f64().unwrap()).collect();
+    let (top, low) = (scores[0], scores[scores.len() - 1]);
+    assert!(top > low, "{scores:?}");
+    for (w, s) in widths.iter().zip(&scores) {
+        let expected = (100.0 * (s - low) / (top - low)).round().max(2.0);
+        assert_eq!(*w, expected, "{widths:?} for {scores:?}");
+    }
+    let tip = b.attr(&b.wait("ol.hits > li .relevance"), "title").unwrap();
+    assert!(
+        tip.contains("between the last hit's score") && tip.contains("% of the best hit's"),
+        "{tip}"
+    );
+    assert!(b.text("#result-count").contains("each bar spans"));
+
+    // A document's own title, in the API's hit and on the page.
+    let guide = http
+        .get("/search?q=field%20guide%20station%20readings&k=5")
+        .1["hits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|h| h["path"] == "guide.md")
+        .cloned()
+        .expect("guide.md is a hit");
+    assert_eq!(guide["title"], "Field Guide to the Station Readings");
+    b.goto(&format!(
+        "{}/ui/search?q=field+guide+station+readings",
+        server.base
+    ));
+    b.wait("#result-count");
+    let shown = b.text(r#"ol.hits > li[data-path="guide.md"] .summary"#);
+    assert!(
+        shown.starts_with("“Field Guide to the Station Readings” — Markdown"),
+        "{shown}"
+    );
+
+    // Ranges as the column writes its numbers.
+    b.goto(&format!("{}/ui/file?path=budget.csv", server.base));
+    b.wait("table.columns tbody tr");
+    let rows = b.texts("table.columns tbody tr");
+    let range = |col: &str| {
+        rows.iter()
+            .find(|r| r.starts_with(col))
+            .unwrap_or_else(|| panic!("{col} in {rows:?}"))
+            .clone()
+    };
+    assert!(range("revenue").contains("$12M … $3,100M"), "{rows:?}");
+    assert!(range("growth").contains("3% … 100%"), "{rows:?}");
+
+    // Without an LLM the Ask page says so, and how to configure one, before any typing.
+    let (st, ready) = http.get("/ask");
+    assert_eq!(st, 200);
+    assert_eq!(ready["ready"], false);
+    let why = ready["why"].as_str().unwrap();
+    assert!(
+        why.contains("LAKESTAR_MODEL") && !why.contains("--replay"),
+        "{why}"
+    );
+    b.goto(&format!("{}/ui/ask", server.base));
+    let note = b.text("#no-llm");
+    assert!(
+        note.starts_with("Asking is unavailable: no LLM is configured")
+            && note.contains("LAKESTAR_MODEL")
+            && note.contains("lakestar.toml"),
+        "{note}"
+    );
+    assert_eq!(
+        b.js("return ['question', 'guidelines', 'files', 'ask-button'].map((id) => document.getElementById(id).disabled)"),
+        json!([true, true, true, true])
+    );
 }

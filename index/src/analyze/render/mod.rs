@@ -38,7 +38,8 @@ pub fn render(path: &str, desc: &Description, opts: RenderOptions) -> String {
         examples: 3,
     };
     // Least useful first: extra examples, then list items (columns, key paths,
-    // headings) down to three, then the last example; past that, the text is cut.
+    // headings) down to three, then the last example; past that, whole lines are cut.
+    let full = caps;
     loop {
         let s = render_with(path, Some(path), desc, caps);
         if s.len() <= opts.max_bytes {
@@ -51,13 +52,93 @@ pub fn render(path: &str, desc: &Description, opts: RenderOptions) -> String {
         } else if caps.examples > 0 {
             caps.examples = 0;
         } else {
-            return cut_bytes(s, opts.max_bytes, CUT_MARK);
+            let whole = render_with(path, Some(path), desc, full).len();
+            let columns: Vec<String> = desc
+                .content
+                .profiled_columns()
+                .map(|(_, c)| tabular::display_name(&c.name))
+                .collect();
+            return cut_lines(&s, opts.max_bytes, &columns, whole);
         }
     }
 }
 
-/// Ends a rendering cut to its budget.
+/// Ends a rendering cut inside a line: a budget too small for a line and the note.
 const CUT_MARK: &str = " …\n";
+
+/// Labels of the lines a cut leaves out, at most: the note must stay short.
+const LEFT_OUT_LABELS: usize = 4;
+
+/// `s` cut at a line end to fit in `max` bytes with a last line saying what was left out
+/// (the profiles of `columns`, labelled lines) and the budget that shows everything
+/// (`whole` bytes). A budget that does not hold the first line and that note cuts the
+/// text at `max` bytes instead.
+fn cut_lines(s: &str, max: usize, columns: &[String], whole: usize) -> String {
+    let lines: Vec<&str> = s.split_inclusive('\n').collect();
+    let mut kept = s.len();
+    for k in (1..lines.len()).rev() {
+        kept -= lines[k].len();
+        let note = left_out(&lines[k..], columns, whole);
+        if kept + note.len() <= max {
+            return format!("{}{note}", &s[..kept]);
+        }
+    }
+    cut_bytes(s.to_string(), max, CUT_MARK)
+}
+
+/// The last line of a cut rendering: how many lines were left out, what they are (the
+/// profiles of `columns`, labelled lines: `time coverage`, `note`), and the budget that
+/// shows them all (named as the CLI's flag; HTTP and MCP call it `max_bytes`).
+fn left_out(lines: &[&str], columns: &[String], whole: usize) -> String {
+    let mut labels: Vec<String> = Vec::new();
+    let mut profiles = 0;
+    for l in lines {
+        // A column's line: its name, padded by at least two spaces.
+        let t = l.trim_start();
+        let profile = columns.iter().any(|c| {
+            t.strip_prefix(c.as_str())
+                .is_some_and(|r| r.starts_with("  "))
+        });
+        if profile {
+            profiles += 1;
+        } else if let Some(label) = line_label(l) {
+            if !labels.iter().any(|x| x == label) {
+                labels.push(label.to_string());
+            }
+        }
+    }
+    if profiles > 0 {
+        let noun = if profiles == 1 {
+            "column's profile"
+        } else {
+            "columns' profiles"
+        };
+        labels.insert(0, format!("{profiles} {noun}"));
+    }
+    let more = labels.len().saturating_sub(LEFT_OUT_LABELS);
+    labels.truncate(LEFT_OUT_LABELS);
+    let what = match (labels.is_empty(), more) {
+        (true, _) => String::new(),
+        (false, 0) => format!(" ({})", labels.join(", ")),
+        (false, _) => format!(" ({}, …)", labels.join(", ")),
+    };
+    format!(
+        "  … {}{what} left out; --max-bytes {whole} shows all\n",
+        counted(lines.len() as u64, "more line")
+    )
+}
+
+/// The label a rendered line starts with (`time coverage` of `  time coverage: 2023 …`),
+/// when it has one: a few lowercase words and a colon (a column's line pads its name
+/// with two spaces, which a label never holds).
+fn line_label(line: &str) -> Option<&str> {
+    let (label, _) = line.trim_start().split_once(':')?;
+    let plain = label.len() <= 24
+        && !label.contains("  ")
+        && label.starts_with(|c: char| c.is_ascii_lowercase())
+        && label.chars().all(|c| c.is_ascii_lowercase() || c == ' ');
+    plain.then_some(label)
+}
 
 /// Decimal units, as file browsers show sizes.
 pub fn human_size(n: u64) -> String {

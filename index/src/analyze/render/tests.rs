@@ -185,3 +185,38 @@ fn a_name_with_spaces_no_reader_sees_is_shown_quoted() {
     assert!(text.contains("\n  \"avg.  wait\" "), "{text}");
     assert!(text.contains("\n  timestamp "), "{text}");
 }
+
+#[test]
+fn a_cut_keeps_whole_lines_and_says_what_it_left_out() {
+    let text = "m.md — Markdown, 2.0 KB, 40 lines, 300 words\n  outline:\n    # Guide\n    ## Fees and the rules that set them\n  time coverage: 2023-01-01 … 2024-11-01 (from text)\n  note: figures from the first part\n";
+    let cut = cut_lines(text, 150, &[], 4096);
+    assert!(cut.len() <= 150, "{cut}");
+    assert_eq!(
+        cut,
+        "m.md — Markdown, 2.0 KB, 40 lines, 300 words\n  outline:\n    # Guide\n  … 3 more lines (time coverage, note) left out; --max-bytes 4096 shows all\n"
+    );
+    // Every line but the note is a whole line of the text.
+    for l in cut.lines().filter(|l| !l.contains("left out")) {
+        assert!(text.lines().any(|t| t == l), "{l:?} is cut");
+    }
+    // A column's line is not taken for a label; one left-out line is "1 more line".
+    assert_eq!(line_label("    note  text  e.g. \"a: b\""), None);
+    assert_eq!(line_label("  load: pd.read_csv(path)"), Some("load"));
+    let long = "a\nbb\n  load: pd.read_csv(path, sep=\";\", encoding=\"latin-1\", skiprows=3)\n";
+    assert!(long.len() > 70);
+    let one = cut_lines(long, 70, &[], 40);
+    assert_eq!(
+        one,
+        "a\nbb\n  … 1 more line (load) left out; --max-bytes 40 shows all\n"
+    );
+    // Column lines are counted as the columns' profiles.
+    let table = "t.csv — CSV, 1 KB\n  id      integer  unique\n  amount  float    mean 3\n  name    text     e.g. \"a\"\n  note: from a sample\n";
+    let names = ["id", "amount", "name"].map(String::from);
+    assert_eq!(
+        cut_lines(table, 130, &names, 900),
+        "t.csv — CSV, 1 KB\n  id      integer  unique\n  … 3 more lines (2 columns' profiles, note) left out; --max-bytes 900 shows all\n"
+    );
+    // A budget below the first line and the note: cut inside, within the budget.
+    let tiny = cut_lines(text, 20, &[], 4096);
+    assert!(tiny.len() <= 20 && tiny.ends_with(" …\n"), "{tiny:?}");
+}

@@ -24,8 +24,13 @@ pub struct Hit {
     pub share: f64,
     /// Format name.
     pub format: String,
-    /// The first line of the file's description.
+    /// The first line of the file's description, with the file's own title after the
+    /// path when it has one (`manual.md — “Merchant Guide” — Markdown, …`).
     pub summary: String,
+    /// The file's own title: a document's top heading, a page's `<title>`, a sheet's
+    /// title row, the title line above a table (see `Description::title`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
     /// Why it ranks: matched fields, vector similarity, names, time overlap (each
     /// rendered as its text in JSON).
     pub reasons: Vec<Reason>,
@@ -181,6 +186,7 @@ impl Searcher {
                 hits.push(Hit {
                     words: asked.words(&format!("{folder}\n{summary}")),
                     summary,
+                    title: None,
                     format: t.kind.as_str().to_string(),
                     reasons: c.evidence.reasons(&self.ranking),
                     relevance: relevance::relevance(&c.evidence, share(c.score, top), covered),
@@ -237,11 +243,17 @@ impl Searcher {
                 .as_ref()
                 .map(|d| crate::render(&c.path, d, crate::RenderOptions { max_bytes: 2048 }))
                 .unwrap_or_else(|| c.path.clone());
-            let summary = text.lines().next().unwrap_or_default().to_string();
+            let title = c.desc.as_ref().and_then(|d| d.title());
+            let summary = titled(
+                text.lines().next().unwrap_or_default(),
+                &c.path,
+                title.as_deref(),
+            );
             let covered = covered(&mut asked, &text);
             hits.push(Hit {
                 words: asked.words(&format!("{}\n{summary}", c.path)),
                 summary,
+                title,
                 format: c.row.format.as_str().to_string(),
                 reasons: c.evidence.reasons(&self.ranking),
                 relevance: relevance::relevance(&c.evidence, share(c.score, top), covered),
@@ -268,6 +280,18 @@ impl Searcher {
     }
 }
 
+/// The first line of a description (`path — format, shape`) with `title` after the
+/// path: what the file is about, before what it is.
+fn titled(first: &str, path: &str, title: Option<&str>) -> String {
+    match (
+        title,
+        first.strip_prefix(path).and_then(|r| r.strip_prefix(" — ")),
+    ) {
+        (Some(t), Some(rest)) => format!("{path} — “{t}” — {rest}"),
+        _ => first.to_string(),
+    }
+}
+
 /// The share of the question's words `text` holds.
 fn covered(asked: &mut crate::search::QueryWords, text: &str) -> f64 {
     let (held, of) = asked.coverage(text);
@@ -284,5 +308,22 @@ fn share(score: f64, top: f64) -> f64 {
         (score / top).clamp(0.0, 1.0)
     } else {
         0.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::titled;
+
+    #[test]
+    fn a_title_goes_after_the_path_and_none_leaves_the_line_as_it_is() {
+        let line = "manual.md — Markdown, 22.1 KB, 338 lines";
+        assert_eq!(
+            titled(line, "manual.md", Some("Merchant Guide")),
+            "manual.md — “Merchant Guide” — Markdown, 22.1 KB, 338 lines"
+        );
+        assert_eq!(titled(line, "manual.md", None), line);
+        // A line that does not start with the path is left alone.
+        assert_eq!(titled(line, "other.md", Some("T")), line);
     }
 }

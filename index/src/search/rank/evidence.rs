@@ -54,6 +54,13 @@ impl Serialize for Reason {
     }
 }
 
+/// Cosine similarity at or below which a description's nearness is no reason: unrelated
+/// text scores this much with the built-in hash vectors (0.05–0.15, see
+/// [`ALONE_SIMILARITY`](super::config::ALONE_SIMILARITY)), and a nearest neighbour always
+/// exists, so `similar description (0.04)` or `(-0.03)` says nothing of the file. The
+/// vector's rank still counts in the score; only the reason is left out.
+pub const SIMILAR_NOISE: f32 = 0.15;
+
 /// A name of a file that the question names.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Named {
@@ -155,7 +162,7 @@ impl Evidence {
             }
         }
         if let Some((rank, sim)) = self.vector {
-            if rank < cfg.similar_reasons {
+            if rank < cfg.similar_reasons && sim > SIMILAR_NOISE {
                 out.push(Reason::Similar(sim));
             }
         }
@@ -510,5 +517,15 @@ mod tests {
         );
         let json = serde_json::to_string(&Reason::Similar(0.25)).unwrap();
         assert_eq!(json, r#""similar description (0.25)""#);
+        // A neighbour no nearer than unrelated text gives no reason; the rest stay.
+        for sim in [-0.03, 0.0, SIMILAR_NOISE] {
+            let e = Evidence {
+                vector: Some((0, sim)),
+                ..e.clone()
+            };
+            let r = e.reasons(&RankingConfig::default());
+            assert!(!r.iter().any(|r| matches!(r, Reason::Similar(_))), "{r:?}");
+            assert_eq!(r.len(), 3);
+        }
     }
 }

@@ -42,6 +42,22 @@ ui.start(async () => {
 
   const id = ui.params().get("run");
   if (id) follow(run, id, () => {});
+
+  // Without an LLM no run can start: say so, and how to configure one, before a
+  // question is typed (runs already recorded are still shown).
+  let ready;
+  try {
+    ready = await ui.api("/ask");
+  } catch (_) {
+    return; // An older server without GET /ask: POST /ask says it instead.
+  }
+  if (!ready.ready) {
+    for (const c of [question, guidelines, files, button]) c.disabled = true;
+    form.classList.add("disabled");
+    form.before(ui.el("p", { class: "note-box", id: "no-llm" },
+      "Asking is unavailable: ", ready.why || "no LLM is configured",
+      ". A lakestar.toml counts at once (reload this page); environment variables once `lakestar serve` restarts with them."));
+  }
 });
 
 // Show run `id` in `box`: its events as they come, then its outcome.

@@ -78,9 +78,32 @@ function columnTable(columns) {
     [["Column", ""], ["Type", ""], ["Nulls", "num"], ["Distinct", "num"], ["Range", "nowrap"], ["Examples", ""]],
     columns.map((c) => [
       ui.el("code", {}, c.name), c.type || "", ui.num(c.nulls), ui.num(c.distinct),
-      c.min !== undefined && c.min !== null ? `${c.min} … ${c.max}` : "",
+      c.min !== undefined && c.min !== null ? `${written(c.min, c.notation)} … ${written(c.max, c.notation)}` : "",
       (c.examples || []).slice(0, 3).join(", "),
     ]), "columns");
+}
+
+// A figure of a column as the column writes its numbers: `12` of a column written
+// `$3,100M` is `$12M`. The profile keeps figures in the written unit without the
+// notation (`notation` lists it: `thousands ","`, `decimal ","`, `percent`,
+// `currency "$"`, `scale "M"`); with several scales the figures are in units, unscaled.
+function written(v, notation) {
+  const n = notation || [];
+  const s = String(v);
+  if (!n.length || !/^-?\d+(\.\d+)?$/.test(s)) return s;
+  const arg = (kind) => {
+    const found = n.find((x) => x.startsWith(kind + ' "'));
+    return found ? found.slice(kind.length + 2, -1) : null;
+  };
+  let [int, frac] = s.replace("-", "").split(".");
+  const group = arg("thousands");
+  if (group !== null) int = int.replace(/\B(?=(\d{3})+(?!\d))/g, group);
+  let out = int + (frac === undefined ? "" : (arg("decimal") || ".") + frac);
+  if (n.filter((x) => x.startsWith("scale ")).length === 1) out += arg("scale");
+  if (n.includes("percent")) out += "%";
+  const currency = arg("currency");
+  if (currency) out = /^[A-Z]{3}$/.test(currency) ? `${out} ${currency}` : currency + out;
+  return (s.startsWith("-") ? "-" : "") + out;
 }
 
 async function showRows(box, path, tableName) {
