@@ -247,9 +247,10 @@ pub(super) fn default_embedder(index_dir: &std::path::Path) -> Result<EmbedderSp
             "new index: embedder {name} (installed model, {}); pass --embedder hash for the built-in one",
             spec.to_spec_string()
         ),
-        DefaultChoice::Builtin => eprintln!(
+        DefaultChoice::Builtin if cfg!(feature = "neural") => eprintln!(
             "new index: embedder hash (built in); `lakestar model install minilm` installs a neural one"
         ),
+        DefaultChoice::Builtin => eprintln!("new index: embedder hash (built in)"),
     }
     Ok(spec)
 }

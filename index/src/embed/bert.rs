@@ -16,7 +16,7 @@ use candle_nn::VarBuilder;
 use candle_transformers::models::bert::{BertModel, Config};
 use tokenizers::{Tokenizer, TruncationDirection, TruncationParams, TruncationStrategy};
 
-use super::{l2_normalize, EmbedError, Embedder};
+use super::{l2_normalize, EmbedError, Embedder, MANIFEST};
 
 /// Window used when the model directory does not say (sentence-transformers' MiniLM value).
 pub const DEFAULT_MAX_TOKENS: usize = 256;
@@ -24,8 +24,6 @@ pub const DEFAULT_MAX_TOKENS: usize = 256;
 /// enough that padding to the longest text of a batch wastes little (texts are sorted by
 /// length first).
 const BATCH: usize = 16;
-/// Name of the file in which `lakestar model install` records what a model is.
-pub const MANIFEST: &str = "lakestar-model.json";
 
 /// A BERT sentence encoder loaded in memory. See the module documentation.
 pub struct BertEmbedder {

@@ -19,20 +19,31 @@
 //! An index records the [`Embedder::id`] it was built with; a different id means its
 //! vectors are not comparable and must be recomputed.
 
+// The local neural embedders run with candle and tokenizers: the `neural` feature.
+#[cfg(feature = "neural")]
 mod bert;
 mod hash;
 mod http;
+#[cfg(feature = "neural")]
 mod model2vec;
+#[cfg(feature = "neural")]
 mod word_cache;
+#[cfg(feature = "neural")]
 mod words;
 
 use std::path::PathBuf;
 
-pub use bert::{BertEmbedder, DEFAULT_MAX_TOKENS, MANIFEST};
+#[cfg(feature = "neural")]
+pub use bert::{BertEmbedder, DEFAULT_MAX_TOKENS};
 pub use hash::HashEmbedder;
 pub use http::{HttpOptions, OllamaEmbedder, OpenAiEmbedder, RetryPolicy};
+#[cfg(feature = "neural")]
 pub use model2vec::Model2VecEmbedder;
+#[cfg(feature = "neural")]
 pub use words::{WordsEmbedder, WordsOptions, DEFAULT_HASH_SHARE, DEFAULT_SIF};
+
+/// Name of the file in which `lakestar model install` records what a model is.
+pub const MANIFEST: &str = "lakestar-model.json";
 
 /// Turns texts into unit-length vectors. Implementations are chosen per index and their
 /// `id()` is recorded in it, so that a change of embedder forces re-embedding.

@@ -9,12 +9,18 @@
 //! hidden directory beside its final place and rename it into place, so a crash never
 //! leaves half a model under a model's name.
 
+// Installing and distilling run the model: the `neural` feature. Without it, installed
+// models are still listed and found.
+#[cfg(feature = "neural")]
 pub mod distill;
+#[cfg(feature = "neural")]
 mod fetch;
+#[cfg(feature = "neural")]
 mod install;
+#[cfg(any(feature = "neural", feature = "synth"))]
 mod pca;
 // A random test model, not for library users: behind the `synth` feature.
-#[cfg(any(test, feature = "synth"))]
+#[cfg(all(feature = "neural", any(test, feature = "synth")))]
 pub mod tiny;
 
 use std::path::{Path, PathBuf};
@@ -23,6 +29,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::embed::{EmbedError, MANIFEST};
 
+#[cfg(feature = "neural")]
 pub use install::install;
 /// Principal components, for the search bench's measurements of rotated first passes.
 #[cfg(feature = "synth")]
@@ -301,6 +308,7 @@ fn dir_size(dir: &Path) -> u64 {
 }
 
 /// A hidden directory beside `models/name` to build a model in.
+#[cfg(feature = "neural")]
 pub(crate) fn staging(models: &Path, name: &str) -> Result<tempfile::TempDir, ModelError> {
     std::fs::create_dir_all(models).map_err(io_err(models))?;
     tempfile::Builder::new()
@@ -311,6 +319,7 @@ pub(crate) fn staging(models: &Path, name: &str) -> Result<tempfile::TempDir, Mo
 
 /// Moves a finished model from `staging` to `models/name`, replacing an older one: the
 /// old directory is first renamed aside, so that the name always points at a whole model.
+#[cfg(feature = "neural")]
 pub(crate) fn publish(
     staging: tempfile::TempDir,
     models: &Path,
@@ -335,6 +344,7 @@ pub(crate) fn publish(
 }
 
 /// Writes `manifest` into `dir`.
+#[cfg(feature = "neural")]
 pub(crate) fn write_manifest(dir: &Path, manifest: &Manifest) -> Result<(), ModelError> {
     let path = dir.join(MANIFEST);
     let json = serde_json::to_vec_pretty(manifest).map_err(|e| ModelError::Io {
@@ -370,6 +380,7 @@ mod tests {
         assert!(err.contains("lakestar model install minilm"), "{err}");
     }
 
+    #[cfg(feature = "neural")]
     #[test]
     fn publish_replaces_a_model_whole() {
         let tmp = tempfile::tempdir().unwrap();

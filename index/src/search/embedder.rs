@@ -1,10 +1,9 @@
 //! Which embedder an index uses, as configuration: built into the index options and
 //! the CLI, turned into an [`Embedder`] when needed.
 
-use crate::embed::{
-    BertEmbedder, Embedder, HashEmbedder, Model2VecEmbedder, OllamaEmbedder, OpenAiEmbedder,
-    WordsEmbedder, WordsOptions,
-};
+#[cfg(feature = "neural")]
+use crate::embed::{BertEmbedder, Model2VecEmbedder, WordsEmbedder, WordsOptions};
+use crate::embed::{Embedder, HashEmbedder, OllamaEmbedder, OpenAiEmbedder};
 use crate::error::{Result, UserError};
 use crate::models;
 use std::path::PathBuf;
@@ -183,13 +182,24 @@ impl EmbedderSpec {
             EmbedderSpec::Hash { dim } => {
                 Box::new(HashEmbedder::new(*dim).map_err(|e| bad(e.to_string()))?)
             }
+            #[cfg(feature = "neural")]
             EmbedderSpec::Model2Vec(dir) => {
                 Box::new(Model2VecEmbedder::load(dir).map_err(unusable)?)
             }
+            #[cfg(feature = "neural")]
             EmbedderSpec::Bert(dir) => Box::new(BertEmbedder::load(dir).map_err(unusable)?),
+            #[cfg(feature = "neural")]
             EmbedderSpec::Words(dir) => {
                 let opts = words_options().map_err(bad)?;
                 Box::new(WordsEmbedder::load_with(dir, &opts).map_err(unusable)?)
+            }
+            #[cfg(not(feature = "neural"))]
+            EmbedderSpec::Model2Vec(_) | EmbedderSpec::Bert(_) | EmbedderSpec::Words(_) => {
+                return Err(bad(format!(
+                    "{}: this lakestar is built without the local neural embedders (cargo feature `neural`, on by default); use hash, openai:MODEL or ollama:MODEL, or install lakestar with its default features",
+                    self.to_spec_string()
+                ))
+                .into())
             }
             // HTTP embedders learn their dimension from a first request: the id recorded
             // in the index must carry it.
@@ -224,6 +234,7 @@ pub const WORDS_OOV_ENV: &str = "LAKESTAR_WORDS_OOV";
 
 /// The words embedder's options: the defaults, overridden by the `LAKESTAR_WORDS_*`
 /// variables.
+#[cfg(feature = "neural")]
 fn words_options() -> std::result::Result<WordsOptions, String> {
     let mut o = WordsOptions::default();
     let var = |k: &str| std::env::var(k).ok().map(|v| v.trim().to_string());
@@ -296,6 +307,8 @@ pub fn default_for(
 /// [`DEFAULT_ORDER`](crate::models::DEFAULT_ORDER) in `models_dir` (a BERT model through
 /// its word vectors), else [`EmbedderSpec::Hash`].
 pub fn new_index_default(models_dir: Option<&std::path::Path>) -> (EmbedderSpec, DefaultChoice) {
+    // A build without the neural embedders could not run an installed model.
+    let models_dir = models_dir.filter(|_| cfg!(feature = "neural"));
     match models_dir.and_then(models::preferred) {
         // A BERT serves through its word vectors: as good as the encoder on both
         // development sets, at the hash embedder's indexing speed once its words are
@@ -315,7 +328,32 @@ pub fn new_index_default(models_dir: Option<&std::path::Path>) -> (EmbedderSpec,
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[cfg(feature = "neural")]
     use crate::models::{install, tiny};
+
+    #[cfg(not(feature = "neural"))]
+    #[test]
+    fn without_the_neural_feature_local_models_say_what_to_use_instead() {
+        for spec in ["bert:/m/y", "model2vec:/m/x", "words:/m/z"] {
+            let err = EmbedderSpec::parse(spec).unwrap().build().err().unwrap();
+            let msg = err.to_string();
+            assert!(
+                msg.contains(spec) && msg.contains("feature `neural`"),
+                "{msg}"
+            );
+        }
+        // An installed model is not the default of a build that cannot run it.
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("minilm");
+        std::fs::create_dir(&dir).unwrap();
+        let manifest = r#"{"name":"minilm","model":"m","kind":"bert","dim":8,"source":"s"}"#;
+        std::fs::write(dir.join(crate::embed::MANIFEST), manifest).unwrap();
+        assert!(models::preferred(tmp.path()).is_some());
+        assert_eq!(
+            new_index_default(Some(tmp.path())),
+            (EmbedderSpec::default(), DefaultChoice::Builtin)
+        );
+    }
 
     #[test]
     fn specs_round_trip_and_unknown_names_say_what_exists() {
@@ -380,6 +418,7 @@ mod tests {
         assert_eq!(s.len(), 1);
     }
 
+    #[cfg(feature = "neural")]
     #[test]
     fn new_indexes_take_the_preferred_installed_model_existing_ones_keep_theirs() {
         let tmp = tempfile::tempdir().unwrap();

@@ -82,7 +82,10 @@ pub(super) fn embedder(dir: Option<&Path>) -> Check {
     let (fresh, why) = new_index_default(models.as_deref());
     let fresh_name = match &why {
         DefaultChoice::Installed(name) => format!("{name} (installed)"),
-        _ => "hash (built in; `lakestar model install minilm` for meaning)".into(),
+        _ if cfg!(feature = "neural") => {
+            "hash (built in; `lakestar model install minilm` for meaning)".into()
+        }
+        _ => "hash (built in)".into(),
     };
     let catalog = dir.and_then(|d| CatalogReader::open(d).ok());
     let recorded = catalog
