@@ -191,8 +191,8 @@ pub fn repair_with(code: &str, loads: &[(String, String)], columns: &[String]) -
     let (loose_code, loose_fixes) = loose_names(&code, columns);
     code = loose_code;
     fixes.extend(loose_fixes);
-    // `'load:/lake/a.json'`: the description's `load:` label taken into the path (DABStep
-    // task 1464); no path starts so, and the file exists without it.
+    // `'load:/lake/a.json'`: the description's `load:` label taken into the path, as small
+    // models copy it; no path starts so, and the file exists without it.
     static LABELLED: OnceLock<Regex> = OnceLock::new();
     let labelled = LABELLED
         .get_or_init(|| Regex::new(r#"(r?["'])load:\s*(/[^"'\n]*)(["'])"#).expect("static regex"));
@@ -607,8 +607,9 @@ mod tests {
         .map(String::from)
         .to_vec();
         // As the local model wrote it: read on its first line.
-        let q271 = "df[\"MEANGJZH\"] = df[\"MEANGJZH\"] + 1e-10\nv = df['MEANGJZH'].iloc[0]\n";
-        let r = repair_with(q271, &[], &columns);
+        let read_first =
+            "df[\"MEANGJZH\"] = df[\"MEANGJZH\"] + 1e-10\nv = df['MEANGJZH'].iloc[0]\n";
+        let r = repair_with(read_first, &[], &columns);
         assert_eq!(
             r.code,
             "df[\"MEANJZH\"] = df[\"MEANJZH\"] + 1e-10\nv = df['MEANJZH'].iloc[0]\n"

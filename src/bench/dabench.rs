@@ -4,7 +4,7 @@
 //! `(name, value)` is right when the answer has that name with an equal value: numbers
 //! after rounding the answer to the gold's decimals, anything else compared without case
 //! or whitespace. A name given twice counts by its last value, in the answer and in the
-//! gold alike, as the benchmark's dictionaries do (question 734's labels repeat names). Three scores, as the benchmark reports them:
+//! gold alike, as the benchmark's dictionaries do (a question's labels may repeat a name). Three scores, as the benchmark reports them:
 //! ABQ (questions with every sub-answer right), PASQ (the mean over questions of the share
 //! of their sub-answers right) and UASQ (all sub-answers pooled), each in percent.
 
@@ -148,7 +148,7 @@ fn decimals(gold: &str) -> Option<usize> {
 pub fn equal(given: &str, gold: &str) -> bool {
     if let (Ok(a), Ok(g)) = (given.trim().parse::<f64>(), gold.trim().parse::<f64>()) {
         if !a.is_finite() || !g.is_finite() {
-            // A gold `nan` (question 554) is matched by a `nan` answer.
+            // A gold `nan` is matched by a `nan` answer.
             return a == g || (a.is_nan() && g.is_nan());
         }
         return match decimals(gold) {

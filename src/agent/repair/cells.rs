@@ -5,8 +5,8 @@ use std::sync::OnceLock;
 
 /// `.corr()["a", "b"]` (or `.cov()`'s) made `.corr().loc["a", "b"]`: two names in one
 /// pair of brackets are one key, a tuple, which the matrix's single-level columns never
-/// have, so the script fails with `KeyError: ('a', 'b')` whatever the data (DABench
-/// question 209, whose debugger handed the script back unchanged). The matrix is the
+/// have, so the script fails with `KeyError: ('a', 'b')` whatever the data, and a
+/// debugger tends to hand the script back unchanged. The matrix is the
 /// call's result only when the brackets follow its closing parenthesis directly; its
 /// arguments may not hold parentheses (`.corr(method="spearman")` is fine).
 pub(super) fn matrix_cells(code: &str) -> Option<String> {

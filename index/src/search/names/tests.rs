@@ -211,7 +211,7 @@ fn names_written_exactly_are_code_or_quoted_as_they_are() {
         vec!["Fare", "Close Price"]
     );
     assert!(written_exactly("the Fares column; Fare, column", ["Fare"]).is_empty());
-    // Lowercase words are words (DABench 133's "the age column" meant Titanic's `Age`).
+    // Lowercase words are words ("the age column" means a column `Age`).
     assert!(written_exactly(
         "handle the age column and the wind speed column",
         ["age", "wind speed"]
