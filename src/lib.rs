@@ -1,8 +1,8 @@
 //! lakestar: make big, messy data lakes answerable.
 //!
 //! The indexer (crawl, catalog, analyze) lives in the `lakestar-index` crate of this
-//! workspace; this crate holds what sits on top of it: the command line, and later the
-//! agent, the service layer the servers answer from, and the servers.
+//! workspace; this crate holds what sits on top of it: the agent, the service layer every
+//! surface answers from, the HTTP and MCP servers, benchmark grading and the command line.
 
 pub mod agent;
 pub mod bench;

@@ -98,18 +98,22 @@ fn update_rewrites_the_generated_part_and_keeps_the_rest() {
 
 // ---- links ---------------------------------------------------------------------------
 
-/// The text outside fenced code blocks and code spans, line by line.
-fn prose(text: &str) -> Vec<String> {
+/// The lines outside fenced code blocks.
+fn unfenced(text: &str) -> impl Iterator<Item = &str> {
     let mut fenced = false;
-    let mut lines = Vec::new();
-    for line in text.lines() {
+    text.lines().filter(move |line| {
         if line.trim_start().starts_with("```") {
             fenced = !fenced;
-            continue;
+            return false;
         }
-        if fenced {
-            continue;
-        }
+        !fenced
+    })
+}
+
+/// The text outside fenced code blocks and code spans, line by line.
+fn prose(text: &str) -> Vec<String> {
+    let mut lines = Vec::new();
+    for line in unfenced(text) {
         // Drop code spans: every other piece between backticks.
         let kept: String = line
             .split('`')
@@ -154,15 +158,7 @@ fn link_targets(text: &str) -> Vec<String> {
 /// punctuation dropped, `-1`, `-2` for repeats), and any `id="…"` of its HTML.
 fn anchors(text: &str) -> Vec<String> {
     let mut seen: Vec<String> = Vec::new();
-    let mut fenced = false;
-    for line in text.lines() {
-        if line.trim_start().starts_with("```") {
-            fenced = !fenced;
-            continue;
-        }
-        if fenced {
-            continue;
-        }
+    for line in unfenced(text) {
         for attr in ["id=\"", "name=\""] {
             if let Some(at) = line.find(attr) {
                 let v = &line[at + attr.len()..];
