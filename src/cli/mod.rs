@@ -41,6 +41,18 @@ pub struct Cli {
     /// Colour: auto (on a terminal, unless NO_COLOR is set), always, never.
     #[arg(long, global = true, value_name = "WHEN", default_value = "auto")]
     color: ColorWhen,
+    /// Reading rules in force when files are described: default, none, NAME,… (only
+    /// these) or -NAME,… (all but these). Each rule (summary-rows, missing-markers,
+    /// time-forms, …) is counted in every description; see docs/indexing.md.
+    #[arg(
+        long,
+        global = true,
+        value_name = "RULES",
+        env = "LAKESTAR_READING_RULES",
+        default_value = "default",
+        value_parser = parse_reading_rules
+    )]
+    reading_rules: lakestar_index::analyze::rules::ReadingRules,
     #[command(subcommand)]
     command: Command,
 }
@@ -158,10 +170,16 @@ fn init_logging(verbose: u8, ansi: bool) {
         .try_init();
 }
 
+fn parse_reading_rules(spec: &str) -> Result<lakestar_index::analyze::rules::ReadingRules, String> {
+    lakestar_index::analyze::rules::ReadingRules::parse(spec).map_err(|e| e.to_string())
+}
+
 /// Run the command line; returns the process exit code.
 pub fn main() -> i32 {
     let cli = Cli::parse();
     init_logging(cli.verbose, cli.color.apply());
+    // Before any description is made: the analyzer keys carry the set in force.
+    lakestar_index::analyze::rules::install(cli.reading_rules);
     if cli.unsafe_no_isolation {
         // Read by `Policy::from_env` wherever an agent is built (ask, bench, serve,
         // mcp, sandbox-run): one switch for every surface. Set before any thread starts.

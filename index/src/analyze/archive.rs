@@ -99,6 +99,7 @@ pub(crate) fn describe_member(name: &str, bytes: Vec<u8>, depth: u32, keep: Keep
         time_coverage: None,
         notes: Vec::new(),
         error: None,
+        rules: Default::default(),
     };
     if depth >= MAX_DEPTH {
         d.notes.push(format!(

@@ -534,6 +534,7 @@ mod tests {
                 time_coverage: None,
                 notes: Vec::new(),
                 error: None,
+                rules: Default::default(),
             },
             Default::default(),
         );

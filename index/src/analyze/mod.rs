@@ -28,10 +28,12 @@ mod profile;
 pub(crate) mod pycall;
 pub mod record;
 mod render;
+pub mod rules;
 mod sheet;
 mod source;
 mod sqlite;
 mod structured;
+pub(crate) mod summary;
 mod terms;
 mod text;
 pub mod time;
@@ -77,6 +79,10 @@ pub struct Description {
     /// Why the analysis failed, when it did; `content` is then a degraded description.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// How often each reading rule fired ([`rules::ReadingRule`] by name): rows kept as
+    /// notes, cells read as missing, tables split off, …
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub rules: std::collections::BTreeMap<String, u64>,
 }
 
 impl Description {
@@ -207,9 +213,15 @@ pub(crate) fn collapse(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-/// The analyzer key (`name@version`) stored with each description.
+/// The analyzer key (`name@version`) stored with each description; the reading rules
+/// switched off, when some are, follow it (`delimited@8~-summary-rows`).
 pub fn analyzer_key(a: &dyn Analyzer) -> String {
-    format!("{}@{}", a.name(), a.version())
+    format!(
+        "{}@{}{}",
+        a.name(),
+        a.version(),
+        rules::in_force().key_suffix()
+    )
 }
 
 /// The analyzer responsible for `format`. One line per format, on purpose.
@@ -260,6 +272,7 @@ pub fn describe_as(src: &Source, format: Format) -> Description {
 /// Describe `src` with `analyzer`, inside the one panic boundary every analysis goes
 /// through (the indexer's workers and archive members alike).
 fn describe_with(analyzer: &dyn Analyzer, src: &Source, format: Format) -> Description {
+    let src = &src.clone().with_fresh_applied();
     let (content, error) = match guard::run(analyzer.name(), || analyzer.analyze(src, format)) {
         Ok(c) => (c, None),
         Err(e) => (
@@ -278,6 +291,7 @@ fn describe_with(analyzer: &dyn Analyzer, src: &Source, format: Format) -> Descr
         content,
         notes: Vec::new(),
         error,
+        rules: src.applied().counts(),
     }
 }
 
@@ -379,6 +393,7 @@ mod tests {
                 time_coverage: None,
                 notes: Vec::new(),
                 error: None,
+                rules: [("summary-rows".to_string(), 2)].into(),
             };
             let json = serde_json::to_string(&d).unwrap();
             let back: Description =

@@ -26,6 +26,8 @@ pub struct Source {
     head: Arc<[u8]>,
     budget: Option<u64>,
     keep: Keep,
+    /// The reading rules that fired while this source was described.
+    applied: Arc<super::rules::Applied>,
 }
 
 /// Bytes the default profile reads of one file at most (`index --full` lifts it).
@@ -56,6 +58,7 @@ impl Source {
             head,
             budget: Some(DEFAULT_BUDGET),
             keep: Keep::default(),
+            applied: Arc::default(),
         }
     }
 
@@ -74,6 +77,7 @@ impl Source {
             head: head.into(),
             budget: Some(DEFAULT_BUDGET),
             keep: Keep::default(),
+            applied: Arc::default(),
         })
     }
 
@@ -117,6 +121,7 @@ impl Source {
             head: head.to_vec().into(),
             budget: Some(DEFAULT_BUDGET),
             keep: Keep::default(),
+            applied: Arc::default(),
         })
     }
 
@@ -145,6 +150,17 @@ impl Source {
     /// The same source with other first rows kept per table (see [`Keep`]).
     pub fn with_keep(mut self, keep: Keep) -> Self {
         self.keep = keep;
+        self
+    }
+
+    /// Where analyzers count the reading rules they apply ([`super::rules`]).
+    pub fn applied(&self) -> &super::rules::Applied {
+        &self.applied
+    }
+
+    /// The same source with a fresh count of applied rules.
+    pub(crate) fn with_fresh_applied(mut self) -> Self {
+        self.applied = Arc::default();
         self
     }
 

@@ -228,6 +228,7 @@ mod tests {
                 time_coverage: None,
                 notes: vec![],
                 error: None,
+                rules: Default::default(),
             }),
         }
     }

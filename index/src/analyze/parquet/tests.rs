@@ -277,6 +277,7 @@ fn a_sample_of_the_first_rows_is_flagged_and_the_footer_is_exact() {
             time_coverage: None,
             notes: Vec::new(),
             error: None,
+            rules: Default::default(),
         },
         Default::default(),
     );

@@ -217,6 +217,10 @@ fn render_with(path: &str, load_path: Option<&str>, d: &Description, caps: Caps)
     for n in &d.notes {
         let _ = writeln!(s, "  note: {n}");
     }
+    if !d.rules.is_empty() {
+        let fired: Vec<String> = d.rules.iter().map(|(r, n)| format!("{r} ×{n}")).collect();
+        let _ = writeln!(s, "  reading rules: {}", fired.join(", "));
+    }
     if let Some(e) = &d.error {
         let _ = writeln!(s, "  error: {e}");
     }
