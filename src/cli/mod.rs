@@ -41,9 +41,8 @@ pub struct Cli {
     /// Colour: auto (on a terminal, unless NO_COLOR is set), always, never.
     #[arg(long, global = true, value_name = "WHEN", default_value = "auto")]
     color: ColorWhen,
-    /// Reading rules in force when files are described: default, none, NAME,… (only
-    /// these) or -NAME,… (all but these). Each rule (summary-rows, missing-markers,
-    /// time-forms, …) is counted in every description; see docs/indexing.md.
+    /// Reading rules in force: default, none, NAME,… (only these) or -NAME,… (all but
+    /// these); see docs/indexing.md.
     #[arg(
         long,
         global = true,

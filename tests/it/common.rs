@@ -30,6 +30,7 @@ pub fn lakestar() -> Command {
         .env_remove("LAKESTAR_CONTEXT_TOKENS")
         .env_remove("LAKESTAR_LLM_TIMEOUT")
         .env_remove("LAKESTAR_VENV")
+        .env_remove("LAKESTAR_READING_RULES")
         .env("XDG_CONFIG_HOME", &nowhere)
         .env(
             "LAKESTAR_MODELS",

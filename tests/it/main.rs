@@ -37,6 +37,7 @@ mod llm_server;
 mod load_lines;
 mod mcp;
 mod messy;
+mod messytables;
 mod models;
 mod object_store;
 mod object_store_surfaces;
