@@ -132,23 +132,23 @@ pub(crate) fn figures_check(
     stated > 0
 }
 
-/// A key/value line below a table: a text label and one value (`Total rain,44.8`,
-/// `Note: provisional values,3`), the rest of the row empty. `width`: the table's field
-/// count; the line must leave most of it empty.
-pub(crate) fn key_value(cells: &[&str], width: usize) -> bool {
-    let filled: Vec<usize> = (0..cells.len())
-        .filter(|&i| !cells[i].trim().is_empty())
-        .collect();
-    match filled.as_slice() {
-        [k, v] => {
-            *k == 0
-                && *v <= 2
-                && width > *v + 1
-                && cells[0].trim().chars().any(char::is_alphabetic)
-                && number(cells[0]).is_none()
-        }
+/// A label and one value at a row's left (`Total rain,44.8`, `1.,Values up to 1992 …`),
+/// the rest of the row empty, in a table of `width` fields: the shape of a key/value
+/// line.
+pub(crate) fn label_value(cells: &[&str], width: usize) -> bool {
+    let mut filled = (0..cells.len()).filter(|&i| !cells[i].trim().is_empty());
+    match (filled.next(), filled.next(), filled.next()) {
+        (Some(0), Some(v), None) => v <= 2 && width > v + 1,
         _ => false,
     }
+}
+
+/// A key/value line below a table: a label in words and one value (`Total rain,44.8`,
+/// `Note: provisional values,3`), the rest of the row empty.
+pub(crate) fn key_value(cells: &[&str], width: usize) -> bool {
+    label_value(cells, width)
+        && cells[0].trim().chars().any(char::is_alphabetic)
+        && number(cells[0]).is_none()
 }
 
 /// Words that name a column of things rather than being one of them: a one-column list

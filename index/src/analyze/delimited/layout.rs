@@ -7,7 +7,7 @@ use crate::analyze::regions;
 use crate::analyze::rules::{self, ReadingRule};
 
 /// Grouping rows (`,,Site A,,Site B,`) merged into the header at most.
-const MAX_GROUP_ROWS: usize = 2;
+const MAX_GROUP_ROWS: usize = 3;
 /// Leading body rows left out of the type signature, at most: they may still be header
 /// rows (a grouping row, a second header line).
 const SIGNATURE_SKIP: usize = 3;
@@ -97,10 +97,18 @@ impl Signature {
 
 impl Signature {
     /// A row that heads columns like these: header-like, and a name (text, or a year
-    /// over numbers that are not years) in every typed column — not a data row with
-    /// gaps or missing-value markers.
+    /// over numbers that are not years) in every typed column, of which there are two
+    /// or more — not a data row with gaps, missing-value markers or a word in one
+    /// column.
     pub(super) fn heads(&self, r: &HeadRec) -> bool {
-        self.typed()
+        // One word in the one typed column (`Unknown` among dates) is a value written
+        // in words; a header names two typed columns or more.
+        let typed = self
+            .cols
+            .iter()
+            .filter(|c| matches!(c, Some(c) if *c != Cls::Text))
+            .count();
+        typed >= 2
             && self.headerish(r)
             && self.first_typed().is_some_and(|i| i < r.fields.len())
             && self.cols.iter().enumerate().all(|(i, c)| match c {
@@ -112,6 +120,15 @@ impl Signature {
                 }),
                 _ => true,
             })
+    }
+
+    /// Whether some column holds data beyond text and years (a year is a title's too).
+    pub(super) fn holds_data(&self) -> bool {
+        self.cols.iter().enumerate().any(|(i, c)| match c {
+            Some(Cls::Text) | None => false,
+            Some(Cls::Num) => !self.years[i],
+            Some(_) => true,
+        })
     }
 
     /// The first column of a type other than text.
@@ -203,13 +220,27 @@ pub(super) fn find(rows: &[HeadRec]) -> Option<Found> {
     }
     // The block ends at an empty row, or at a blank line where the width changes (a
     // table of another width below).
-    let mut end = (first + 1..rows.len())
-        .find(|&i| {
-            rows[i].filled() == 0
-                || (rows[i].line > rows[i - 1].line + 1
-                    && rows[i].fields.len() != rows[first].fields.len())
-        })
-        .unwrap_or(rows.len());
+    let block_end = |first: usize| {
+        (first + 1..rows.len())
+            .find(|&i| {
+                rows[i].filled() == 0
+                    || (rows[i].line > rows[i - 1].line + 1
+                        && rows[i].fields.len() != rows[first].fields.len())
+            })
+            .unwrap_or(rows.len())
+    };
+    let mut end = block_end(first);
+    // A line or two of text cut off by an empty row from a table below is its title
+    // block (`,,Key figures,,2011` over `,,in euro per inhabitant`), not a table.
+    while end - first <= 2 && !Signature::of(&rows[first..end]).holds_data() {
+        let Some(next) = (end..rows.len())
+            .find(|&i| !rows[i].comment && rows[i].filled() >= 2 && rows[i].fields.len() == width)
+        else {
+            break;
+        };
+        first = next;
+        end = block_end(first);
+    }
     if rules::on(ReadingRule::StackedTables) {
         end = first + stacked_header(&rows[first..end]).unwrap_or(end - first);
     }
@@ -322,14 +353,19 @@ fn grouping_rows(rows: &[HeadRec], h: usize) -> usize {
         let least = if n > 0 { 1 } else { 2 };
         let over_data = g.fields.first().is_some_and(|f| f.trim().is_empty())
             && g.filled() >= least
-            && g.filled() < below.filled();
+            && (g.filled() < below.filled() || n > 0);
+        // Names where the row below has none (`,,Groningen,Friesland` over
+        // `NR.,Cluster,,`): the two rows name the columns together.
+        // A lone label at the left is a title, not names.
+        let complements =
+            g.filled() >= 2 && (0..g.fields.len()).all(|i| empty(g, i) || empty(below, i));
         let spans = (1..g.fields.len())
             .any(|i| !empty(g, i - 1) && empty(g, i) && !empty(below, i) && !empty(below, i - 1));
         let stands = (0..g.fields.len()).any(|i| !empty(g, i) && empty(below, i));
         let is_group = !g.comment
             && g.line + 1 == below.line
             && g.fields.len() == below.fields.len()
-            && (over_data || (spans && stands))
+            && (over_data || (spans && stands) || complements)
             && g.filled() < below.fields.len()
             && labels_ok;
         if !is_group {
@@ -360,7 +396,11 @@ fn merge_group(group: &[String], names: &[String]) -> Vec<String> {
             }
             match (label, n.trim()) {
                 ("", _) => n.clone(),
-                (l, "") => l.to_string(),
+                // A span ends at a column without a name below.
+                (_, "") => {
+                    label = "";
+                    n.clone()
+                }
                 (l, n) => format!("{l} / {n}"),
             }
         })

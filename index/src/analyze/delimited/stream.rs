@@ -384,6 +384,16 @@ impl Current {
         })
     }
 
+    /// A key/value line under this table: a label and a value at the left, the label
+    /// in words or the pair unlike the table's rows (`1.,Values up to 1992 …` under
+    /// text and numbers). Short rows of the table's own kind (`7,8` under numbers) are
+    /// ragged rows.
+    fn key_value(&self, h: &Held) -> bool {
+        let c = cells(&h.rec);
+        regions::key_value(&c, self.out.width)
+            || (regions::label_value(&c, self.out.width) && !self.sig.data_like(&h.row()))
+    }
+
     fn finish(mut self) -> TableOut {
         self.out.columns = self
             .builders
@@ -697,21 +707,20 @@ impl<'a> Splitter<'a> {
         if !rules::on(ReadingRule::KeyValueBlocks) || cur.out.ragged > 0 {
             return false;
         }
-        let width = cur.out.width;
-        let kv = |h: &Held| regions::key_value(&cells(&h.rec), width);
-        self.pending.iter().any(kv) && self.pending.iter().all(|h| h.note_like() || kv(h))
+        self.pending.iter().any(|h| cur.key_value(h))
+            && self
+                .pending
+                .iter()
+                .all(|h| h.note_like() || cur.key_value(h))
     }
 
     /// End of input inside a break: a key/value block is notes; else rows up to the last
     /// one that is not a note are the table's, and the notes after it are its footer.
     fn end_at_eof(&mut self) {
         if self.key_value_block() {
-            let width = self.current.as_ref().map_or(0, |c| c.out.width);
-            let kv = self
-                .pending
-                .iter()
-                .filter(|h| regions::key_value(&cells(&h.rec), width))
-                .count();
+            let kv = self.current.as_ref().map_or(0, |cur| {
+                self.pending.iter().filter(|h| cur.key_value(h)).count()
+            });
             self.applied.add(ReadingRule::KeyValueBlocks, kv as u64);
             let (a, b) = (
                 self.pending[0].line,

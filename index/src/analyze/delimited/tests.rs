@@ -563,6 +563,13 @@ fn a_key_value_block_below_a_table_is_notes() {
         t.notes
     );
     assert_eq!(t.footer[0], "Total rain, 44.8");
+    // Numbered footnotes below a heading: label and text, unlike the table's rows.
+    let t = table("Region,2019,2020,2021\nNorth,1,2,3\nSouth,4,5,6\nEast,7,8,9\n\nFootnotes\n1.,Values before 2020 are provisional.\n2.,Counts as of 31 December.\n");
+    assert_eq!((t.rows, t.ragged_rows), (3, 0));
+    assert_eq!(
+        t.notes,
+        ["lines 6–8 kept as notes: a key/value block below the table"]
+    );
     // Negative control: short rows of the table's own kind are ragged rows, not notes.
     let t = table("a,b,c\n1,2,3\n4,5,6\n7,8\n9,10\n");
     assert_eq!((t.rows, t.ragged_rows), (4, 2));
@@ -645,6 +652,9 @@ fn a_header_under_typed_columns_starts_a_stacked_table() {
     assert_eq!(t.rows, 7);
     let t = table("Site,Count,Mean\nA,3,1.5\nB,many,lots\nC,5,3.5\nD,6,4.5\nE,7,5.5\n");
     assert_eq!(t.rows, 5);
+    // A word in the one typed column (`Unknown` among dates) is a value, not a header.
+    let t = table("Id,A,B,Date\nx1,A,B,2020-01-01\nx2,A,C,2020-01-02\nx3,B,C,2020-01-03\nx4,D,E,Unknown\nx5,A,C,2020-01-05\nx6,B,C,2020-01-06\n");
+    assert_eq!(t.rows, 6);
 }
 
 #[test]
@@ -687,6 +697,21 @@ fn a_label_over_an_empty_cell_heads_a_two_row_header() {
     let t = table(",Population,,,\n,2020,,2021,\nRegion,Estimate,MOE,Estimate,MOE\nNorth,10,1,11,2\nSouth,20,2,21,3\n");
     assert_eq!(names(&t.columns)[4], "Population / 2021 / MOE");
     assert_eq!(t.rows, 2);
+    // Four header rows naming the columns together, under a title block cut off by an
+    // empty row: the title block is no table.
+    let tables = tables_of(",,Key figures,,2011\n,,in euro per inhabitant,,\n,,,,\n,,province,province,\n,,Groningen,Drenthe,\nNR.,Cluster,,,\n1,Taxes,208,173,\n2,Fees,7,55,\n3,Reserves,23,49,\n");
+    assert_eq!(tables.len(), 1, "{tables:?}");
+    assert_eq!(
+        names(&tables[0].columns),
+        [
+            "NR.",
+            "Cluster",
+            "province / Groningen",
+            "province / Drenthe",
+            "Unnamed: 4"
+        ]
+    );
+    assert_eq!(tables[0].rows, 3);
     // Negative control: a title over a full header is no header row.
     let t = table("Sales report,,\nregion,amount,units\nemea,10,2\napac,12,3\n");
     assert_eq!(names(&t.columns), ["region", "amount", "units"]);
