@@ -12,10 +12,7 @@ use super::summary::summary_label;
 pub(crate) fn summary_row<'a>(cells: &[&'a str]) -> Option<(&'static str, &'a str)> {
     let at = cells.iter().take(2).position(|c| !c.trim().is_empty())?;
     let label = cells[at].trim();
-    // Cheap test first: every word of the vocabulary starts with one of these letters,
-    // and this runs on every row of a table.
-    let first = label.bytes().next()?.to_ascii_lowercase();
-    if label.len() > 48 || !b"tsgoamcn".contains(&first) {
+    if !may_be_summary_label(label.as_bytes()) {
         return None;
     }
     let kind = summary_label(label)?;
@@ -23,6 +20,54 @@ pub(crate) fn summary_row<'a>(cells: &[&'a str]) -> Option<(&'static str, &'a st
         .iter()
         .any(|c| !c.trim().is_empty())
         .then_some((kind, label))
+}
+
+/// First words of the summary vocabulary ([`summary_label`]), for a test that runs on
+/// every row without allocating.
+const SUMMARY_FIRST_WORDS: &[&[u8]] = &[
+    b"total",
+    b"totals",
+    b"grand",
+    b"subtotal",
+    b"sub",
+    b"sub-total",
+    b"sum",
+    b"overall",
+    b"all",
+    b"mean",
+    b"average",
+    b"avg",
+    b"median",
+    b"min",
+    b"minimum",
+    b"max",
+    b"maximum",
+    b"std",
+    b"std.",
+    b"stdev",
+    b"standard",
+    b"count",
+    b"n",
+];
+
+/// Whether a cell may hold a summary label: its first word is one the vocabulary starts
+/// with. Cheap (no allocation); [`summary_row`] decides.
+pub(crate) fn may_be_summary_label(cell: &[u8]) -> bool {
+    let t = cell.trim_ascii();
+    if t.is_empty() || t.len() > 48 {
+        return false;
+    }
+    let word = t
+        .split(|b| b.is_ascii_whitespace() || b",([:*".contains(b))
+        .next()
+        .unwrap_or(t);
+    let word = word
+        .strip_suffix(b".")
+        .filter(|w| !w.is_empty())
+        .unwrap_or(word);
+    SUMMARY_FIRST_WORDS
+        .iter()
+        .any(|w| w.eq_ignore_ascii_case(word))
 }
 
 /// Whether a summary label says the row sums up whatever its figures: `Total`, `Mean`,
@@ -336,6 +381,14 @@ mod tests {
         assert_eq!(summary_row(&["", "Mean", "3.5"]), Some(("mean", "Mean")));
         assert_eq!(summary_row(&["Total", ""]), None);
         assert_eq!(summary_row(&["North", "12"]), None);
+        assert_eq!(summary_row(&["TOTAL:", "12"]), Some(("total", "TOTAL:")));
+        assert_eq!(
+            summary_row(&["Std. dev.", "1.2"]),
+            Some(("standard deviation", "Std. dev."))
+        );
+        assert!(may_be_summary_label(b"Grand Total"));
+        assert!(!may_be_summary_label(b"Totally Spies"));
+        assert!(!may_be_summary_label(b"Oslo"));
         assert!(strong_summary("total", "Grand total"));
         assert!(!strong_summary("total", "All"));
         assert!(!strong_summary("maximum", "Max"));

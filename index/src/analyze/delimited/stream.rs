@@ -183,7 +183,13 @@ impl Current {
     /// Whether a record may sum the table up: a summary label, or figures under no label
     /// at all. Cheap for ordinary rows: a letter test before any text is looked at.
     fn may_summarise(&self, rec: &csv::ByteRecord) -> bool {
-        if !self.summaries || self.out.width < 2 || rec.is_empty() {
+        // Once such labels are categories here, only figures make a summary, and past
+        // [`FIGURE_ROWS`] there are none to check against: nothing is held.
+        if !self.summaries
+            || self.out.width < 2
+            || rec.is_empty()
+            || (self.labelled_data > 0 && self.out.rows > FIGURE_ROWS)
+        {
             return false;
         }
         let first = rec[0].trim_ascii();
@@ -193,7 +199,7 @@ impl Current {
             first
         };
         match label.first() {
-            Some(b) if b"tsgoamcnTSGOAMCN".contains(b) => {
+            Some(_) if regions::may_be_summary_label(label) => {
                 regions::summary_row(&cells(rec)).is_some()
             }
             _ if first.is_empty() => {
