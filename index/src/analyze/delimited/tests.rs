@@ -573,9 +573,10 @@ fn a_key_value_block_below_a_table_is_notes() {
     // Negative control: short rows of the table's own kind are ragged rows, not notes.
     let t = table("a,b,c\n1,2,3\n4,5,6\n7,8\n9,10\n");
     assert_eq!((t.rows, t.ragged_rows), (4, 2));
-    // Without the rule the block is read as rows, as written.
+    // The rule is counted: three key/value lines.
     let src = Source::from_bytes("t.csv", text.as_bytes().to_vec());
-    assert!(src.applied().counts().is_empty());
+    DelimitedAnalyzer.analyze(&src, Format::Csv).unwrap();
+    assert_eq!(src.applied().counts().get("key-value-blocks"), Some(&3));
 }
 
 #[test]
@@ -589,6 +590,9 @@ fn a_summary_row_at_the_end_is_a_note() {
         t.notes,
         ["line 6 (Total) kept as a note: a summary row, not data"]
     );
+    let src = Source::from_bytes("t.csv", text.as_bytes().to_vec());
+    DelimitedAnalyzer.analyze(&src, Format::Csv).unwrap();
+    assert_eq!(src.applied().counts().get("summary-rows"), Some(&1));
     // Several summary rows; the mean checked by its figures.
     let t = table("Region,Sales,Staff\nNorth,120,3\nSouth,340,5\nEast,281,4\nWest,350,6\nTotal,1091,18\nAverage,272.75,4.5\n");
     assert_eq!(t.rows, 4);
