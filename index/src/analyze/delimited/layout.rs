@@ -218,14 +218,28 @@ pub(super) fn find(rows: &[HeadRec]) -> Option<Found> {
             first -= 1;
         }
     }
-    // The block ends at an empty row, or at a blank line where the width changes (a
-    // table of another width below).
+    // The block ends at an empty row, or where a table of another width starts below:
+    // after a blank line, or at a row of names over a row of its width that is not.
+    let names = |r: &HeadRec| {
+        r.filled() >= 2
+            && r.fields.iter().all(|f| match class(f) {
+                None | Some(Cls::Text) => true,
+                Some(Cls::Num) => year_like(f),
+                _ => false,
+            })
+    };
     let block_end = |first: usize| {
         (first + 1..rows.len())
             .find(|&i| {
+                let other = rows[i].fields.len() != rows[first].fields.len();
                 rows[i].filled() == 0
-                    || (rows[i].line > rows[i - 1].line + 1
-                        && rows[i].fields.len() != rows[first].fields.len())
+                    || (other && rows[i].line > rows[i - 1].line + 1)
+                    || (other
+                        && i >= first + 2
+                        && names(&rows[i])
+                        && rows
+                            .get(i + 1)
+                            .is_some_and(|n| n.fields.len() == rows[i].fields.len() && !names(n)))
             })
             .unwrap_or(rows.len())
     };

@@ -647,6 +647,10 @@ fn a_header_under_typed_columns_starts_a_stacked_table() {
     assert_eq!(tables.len(), 2);
     assert_eq!((tables[0].rows, tables[1].rows), (2, 2));
     assert_eq!(names(&tables[1].columns), ["x", "y"]);
+    // Another width, no blank line.
+    let tables = tables_of("a,b,c\n1,2,3\n4,5,6\nx,y\nfoo,7\nbar,8\n");
+    assert_eq!(tables.len(), 2, "{tables:?}");
+    assert_eq!((tables[0].rows, tables[1].rows), (2, 2));
     // Negative control: a row with missing-value markers is data.
     let t = table("Site,Count,Mean\nA,3,1.5\nB,NA,NA\nC,5,3.5\nD,6,4.5\n");
     assert_eq!(t.rows, 4);
