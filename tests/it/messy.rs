@@ -254,6 +254,11 @@ fn report_csvs_title_blank_line_grouped_header_footer_two_tables() {
 }
 
 #[test]
+fn regions_key_values_summaries_stacked_tables_headerless_lists_header_depth() {
+    check_family(Some("regions"), false);
+}
+
+#[test]
 fn dialect_by_consistency_tabs_in_csv_and_european_numbers() {
     check_family(Some("dialect"), false);
 }

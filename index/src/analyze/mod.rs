@@ -27,6 +27,7 @@ pub(crate) mod parquet;
 mod profile;
 pub(crate) mod pycall;
 pub mod record;
+pub(crate) mod regions;
 mod render;
 pub mod rules;
 mod sheet;

@@ -3,9 +3,11 @@
 //! columns become type-consistent, not by taking row 1.
 
 use super::sniff::{class, year_like, Cls, HeadRec, PURITY};
+use crate::analyze::regions;
+use crate::analyze::rules::{self, ReadingRule};
 
 /// Grouping rows (`,,Site A,,Site B,`) merged into the header at most.
-const MAX_GROUP_ROWS: usize = 2;
+const MAX_GROUP_ROWS: usize = 3;
 /// Leading body rows left out of the type signature, at most: they may still be header
 /// rows (a grouping row, a second header line).
 const SIGNATURE_SKIP: usize = 3;
@@ -93,6 +95,64 @@ impl Signature {
     }
 }
 
+impl Signature {
+    /// A row that heads columns like these: header-like, and a name (text, or a year
+    /// over numbers that are not years) in every typed column, of which there are two
+    /// or more — not a data row with gaps, missing-value markers or a word in one
+    /// column.
+    pub(super) fn heads(&self, r: &HeadRec) -> bool {
+        // One word in the one typed column (`Unknown` among dates) is a value written
+        // in words; a header names two typed columns or more.
+        let typed = self
+            .cols
+            .iter()
+            .filter(|c| matches!(c, Some(c) if *c != Cls::Text))
+            .count();
+        typed >= 2
+            && self.headerish(r)
+            && self.first_typed().is_some_and(|i| i < r.fields.len())
+            && self.cols.iter().enumerate().all(|(i, c)| match c {
+                // A narrower header names the columns it has.
+                Some(c) if *c != Cls::Text => r.fields.get(i).is_none_or(|f| match class(f) {
+                    Some(Cls::Text) => true,
+                    Some(Cls::Num) => year_like(f) && !self.years[i],
+                    _ => false,
+                }),
+                _ => true,
+            })
+    }
+
+    /// Whether some column holds data beyond text and years (a year is a title's too).
+    pub(super) fn holds_data(&self) -> bool {
+        self.cols.iter().enumerate().any(|(i, c)| match c {
+            Some(Cls::Text) | None => false,
+            Some(Cls::Num) => !self.years[i],
+            Some(_) => true,
+        })
+    }
+
+    /// The first column of a type other than text.
+    pub(super) fn first_typed(&self) -> Option<usize> {
+        self.cols
+            .iter()
+            .position(|c| matches!(c, Some(c) if *c != Cls::Text))
+    }
+
+    /// Whether the first column holds text.
+    pub(super) fn text_first(&self) -> bool {
+        matches!(self.cols.first(), Some(Some(Cls::Text)))
+    }
+}
+
+/// Rows a table has at least before a row of names under it starts a table of its own.
+pub(super) const STACKED_MIN_ROWS: usize = 3;
+
+/// No two cells alike.
+pub(super) fn distinct(cells: &[String]) -> bool {
+    let mut seen = std::collections::HashSet::new();
+    cells.iter().all(|c| seen.insert(c.trim()))
+}
+
 /// Where a table starts among the records.
 #[derive(Debug, Clone)]
 pub(super) struct Found {
@@ -107,6 +167,9 @@ pub(super) struct Found {
     pub groups: usize,
     /// The body's column types, to tell where the table ends.
     pub signature: Signature,
+    /// A one-column list read without a header: its first value is of the same kind as
+    /// the rest ([`ReadingRule::HeaderlessList`]).
+    pub headerless_list: bool,
 }
 
 /// The first table among `rows`, if any row holds data.
@@ -121,7 +184,18 @@ pub(super) fn find(rows: &[HeadRec]) -> Option<Found> {
         let sig = Signature::of(&rows[first + 1..]);
         let header = (sig.headerish(&rows[first]) || rows.len() == first + 1)
             && class(&rows[first].fields[0]) == Some(Cls::Text);
-        return Some(found(rows, first, header.then_some(first), 0, sig));
+        let rest: Vec<&str> = rows[first + 1..]
+            .iter()
+            .filter(|r| !r.comment)
+            .filter_map(|r| r.fields.first().map(String::as_str))
+            .collect();
+        let list = header
+            && !sig.typed()
+            && rules::on(ReadingRule::HeaderlessList)
+            && regions::headerless_list(&rows[first].fields[0], &rest);
+        let mut f = found(rows, first, (header && !list).then_some(first), 0, sig);
+        f.headerless_list = list;
+        return Some(f);
     }
     let mut freq: Vec<(usize, usize)> = Vec::new();
     for &i in &wide {
@@ -144,9 +218,46 @@ pub(super) fn find(rows: &[HeadRec]) -> Option<Found> {
             first -= 1;
         }
     }
-    let end = (first + 1..rows.len())
-        .find(|&i| rows[i].filled() == 0)
-        .unwrap_or(rows.len());
+    // The block ends at an empty row, or where a table of another width starts below:
+    // after a blank line, or at a row of names over a row of its width that is not.
+    let names = |r: &HeadRec| {
+        r.filled() >= 2
+            && r.fields.iter().all(|f| match class(f) {
+                None | Some(Cls::Text) => true,
+                Some(Cls::Num) => year_like(f),
+                _ => false,
+            })
+    };
+    let block_end = |first: usize| {
+        (first + 1..rows.len())
+            .find(|&i| {
+                let other = rows[i].fields.len() != rows[first].fields.len();
+                rows[i].filled() == 0
+                    || (other && rows[i].line > rows[i - 1].line + 1)
+                    || (other
+                        && i >= first + 2
+                        && names(&rows[i])
+                        && rows
+                            .get(i + 1)
+                            .is_some_and(|n| n.fields.len() == rows[i].fields.len() && !names(n)))
+            })
+            .unwrap_or(rows.len())
+    };
+    let mut end = block_end(first);
+    // A line or two of text cut off by an empty row from a table below is its title
+    // block (`,,Key figures,,2011` over `,,in euro per inhabitant`), not a table.
+    while end - first <= 2 && !Signature::of(&rows[first..end]).holds_data() {
+        let Some(next) = (end..rows.len())
+            .find(|&i| !rows[i].comment && rows[i].filled() >= 2 && rows[i].fields.len() == width)
+        else {
+            break;
+        };
+        first = next;
+        end = block_end(first);
+    }
+    if rules::on(ReadingRule::StackedTables) {
+        end = first + stacked_header(&rows[first..end]).unwrap_or(end - first);
+    }
     let block = &rows[first..end];
     let skip = (block.len() / 2).min(SIGNATURE_SKIP);
     let sig = Signature::of(&block[skip..]);
@@ -167,10 +278,42 @@ pub(super) fn find(rows: &[HeadRec]) -> Option<Found> {
         (!repeats || block[0].comment).then_some(0)
     };
     let groups = match header {
-        Some(h) => grouping_rows(rows, first + h),
-        None => 0,
+        Some(h) if rules::on(ReadingRule::HeaderDepth) => grouping_rows(rows, first + h),
+        _ => 0,
     };
     Some(found(rows, first, header.map(|h| first + h), groups, sig))
+}
+
+/// Where a second table stacked in `block` starts, right below the first with no line
+/// between: a row of distinct names (text or years) in every cell that heads the typed
+/// columns of the rows above it, with a row of data under it. The first table has a
+/// header and [`STACKED_MIN_ROWS`] rows at least: one odd row under a header is more
+/// likely a row written in words than a table.
+fn stacked_header(block: &[HeadRec]) -> Option<usize> {
+    let names_only = |r: &HeadRec| {
+        !r.comment
+            && r.filled() >= 2
+            && r.filled() == r.fields.len()
+            && distinct(&r.fields)
+            && r.fields.iter().all(|f| match class(f) {
+                None | Some(Cls::Text) => true,
+                Some(Cls::Num) => year_like(f),
+                _ => false,
+            })
+    };
+    (STACKED_MIN_ROWS + 1..block.len().saturating_sub(1)).find(|&k| {
+        let (h, next) = (&block[k], &block[k + 1]);
+        names_only(h) && !names_only(next) && {
+            let sig = Signature::of(&block[1..k]);
+            // Under a header of another width the data is the new table's own.
+            let data = if h.fields.len() == block[1].fields.len() {
+                sig.data_like(next)
+            } else {
+                next.fields.len() == h.fields.len()
+            };
+            sig.heads(h) && data
+        }
+    })
 }
 
 fn found(
@@ -187,6 +330,7 @@ fn found(
             names: None,
             groups: 0,
             signature: sig,
+            headerless_list: false,
         };
     };
     let mut names: Vec<String> = rows[h].fields.clone();
@@ -199,12 +343,16 @@ fn found(
         names: Some(names),
         groups,
         signature: sig,
+        headerless_list: false,
     }
 }
 
-/// Grouping rows directly above the header at `h`: on the line just above, as wide,
-/// the first cell empty (labels sit over the data columns), two labels or more, all text
-/// or years, fewer names than the row below.
+/// Grouping rows directly above the header at `h`: on the line just above, as wide, all
+/// text or years, and laid out over it: the first cell empty with two labels or more
+/// (one over another grouping row), fewer than the row below (labels sit over the data
+/// columns), or a label whose
+/// span runs on over names below (`2020` over `Estimate,MOE`) beside a label standing
+/// over an empty cell (`Region` over nothing: the name is the upper one).
 fn grouping_rows(rows: &[HeadRec], h: usize) -> usize {
     let mut n = 0;
     while n < MAX_GROUP_ROWS && h > n {
@@ -214,12 +362,25 @@ fn grouping_rows(rows: &[HeadRec], h: usize) -> usize {
             Some(Cls::Num) => year_like(f),
             _ => false,
         });
+        let empty = |r: &HeadRec, i: usize| r.fields.get(i).is_none_or(|f| f.trim().is_empty());
+        // One label over data columns is enough when a grouping row is below it.
+        let least = if n > 0 { 1 } else { 2 };
+        let over_data = g.fields.first().is_some_and(|f| f.trim().is_empty())
+            && g.filled() >= least
+            && (g.filled() < below.filled() || n > 0);
+        // Names where the row below has none (`,,Groningen,Friesland` over
+        // `NR.,Cluster,,`): the two rows name the columns together.
+        // A lone label at the left is a title, not names.
+        let complements =
+            g.filled() >= 2 && (0..g.fields.len()).all(|i| empty(g, i) || empty(below, i));
+        let spans = (1..g.fields.len())
+            .any(|i| !empty(g, i - 1) && empty(g, i) && !empty(below, i) && !empty(below, i - 1));
+        let stands = (0..g.fields.len()).any(|i| !empty(g, i) && empty(below, i));
         let is_group = !g.comment
             && g.line + 1 == below.line
             && g.fields.len() == below.fields.len()
-            && g.fields.first().is_some_and(|f| f.trim().is_empty())
-            && g.filled() >= 2
-            && g.filled() < below.filled()
+            && (over_data || (spans && stands) || complements)
+            && g.filled() < below.fields.len()
             && labels_ok;
         if !is_group {
             break;
@@ -230,7 +391,9 @@ fn grouping_rows(rows: &[HeadRec], h: usize) -> usize {
 }
 
 /// Names under a grouping row: each label forward-filled up to the next one and put in
-/// front of the names below it (`Site A / Count`).
+/// front of the names below it (`Site A / Count`). A label over an empty name is that
+/// column's name alone and spans nothing (`Region` over nothing, then `2020` over
+/// `Estimate`).
 fn merge_group(group: &[String], names: &[String]) -> Vec<String> {
     let mut label = "";
     names
@@ -239,10 +402,19 @@ fn merge_group(group: &[String], names: &[String]) -> Vec<String> {
         .map(|(i, n)| {
             if let Some(g) = group.get(i).map(|g| g.trim()).filter(|g| !g.is_empty()) {
                 label = g;
+                if n.trim().is_empty() {
+                    let own = g.to_string();
+                    label = "";
+                    return own;
+                }
             }
             match (label, n.trim()) {
                 ("", _) => n.clone(),
-                (l, "") => l.to_string(),
+                // A span ends at a column without a name below.
+                (_, "") => {
+                    label = "";
+                    n.clone()
+                }
                 (l, n) => format!("{l} / {n}"),
             }
         })

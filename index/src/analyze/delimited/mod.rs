@@ -79,7 +79,10 @@ impl Analyzer for DelimitedAnalyzer {
     fn version(&self) -> u32 {
         // 6: a lone line of prose is text, not a header without rows (detect).
         // 7: the load line parses date columns (`parse_dates`, `date_format`).
-        7
+        // 8: regions: summary rows and key/value blocks below a table are notes, a
+        // header under typed columns starts a stacked table, headerless lists, header
+        // rows with a label over an empty cell.
+        8
     }
     fn analyze(&self, src: &Source, format: Format) -> Result<Content, AnalyzeError> {
         let enc = encoding::sniff(src.head());
@@ -110,6 +113,7 @@ impl Analyzer for DelimitedAnalyzer {
             dialect,
             split_until,
             src.keep(),
+            src.applied(),
         )?;
         let read = match &sample {
             Some(s) => Some(s.bytes.len() as u64),
@@ -236,6 +240,7 @@ fn split(
     dialect: Dialect,
     split_until: u64,
     keep: crate::analyze::Keep,
+    applied: &crate::analyze::rules::Applied,
 ) -> Result<(Vec<TableOut>, Vec<String>), AnalyzeError> {
     let (reader, lines) = lines::Counting::new(reader);
     let mut rdr = csv::ReaderBuilder::new()
@@ -244,7 +249,7 @@ fn split(
         .has_headers(false)
         .flexible(true)
         .from_reader(reader);
-    let mut splitter = Splitter::new(split_until, keep);
+    let mut splitter = Splitter::new(split_until, keep, applied);
     let mut record = csv::ByteRecord::new();
     loop {
         match rdr.read_byte_record(&mut record) {
@@ -390,6 +395,7 @@ impl File {
                 ));
             }
         }
+        notes.extend(t.decisions.iter().cloned());
         notes
     }
 

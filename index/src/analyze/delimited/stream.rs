@@ -8,6 +8,8 @@ use super::layout::{self, Signature};
 use super::sniff::{class, Cls, HeadRec, SNIFF_LINES};
 use crate::analyze::model::Keep;
 use crate::analyze::profile::{ColumnBuilder, ColumnProfile};
+use crate::analyze::regions::{self, Figures};
+use crate::analyze::rules::{self, Applied, ReadingRule};
 use std::collections::VecDeque;
 
 /// Records held to find where a table starts.
@@ -18,6 +20,9 @@ const LOOKAHEAD: usize = 20;
 const NOTES: usize = 3;
 /// Characters kept of a note line.
 const NOTE_CHARS: usize = 100;
+/// Rows of a table whose figures (sums, means) are kept to check a summary row against:
+/// past them a summary row is told by its label alone, and no cell is parsed twice.
+const FIGURE_ROWS: u64 = 10_000;
 
 /// One record as read, with where it is.
 pub(super) struct Held {
@@ -50,8 +55,11 @@ impl Held {
     }
 
     fn row(&self) -> HeadRec {
-        let fields: Vec<String> = self
-            .rec
+        Held::row_of(&self.rec, self.line)
+    }
+
+    fn row_of(rec: &csv::ByteRecord, line: u64) -> HeadRec {
+        let fields: Vec<String> = rec
             .iter()
             .map(|f| String::from_utf8_lossy(f).into_owned())
             .collect();
@@ -59,7 +67,7 @@ impl Held {
         HeadRec {
             comment: first.starts_with('#') || first.starts_with('%') || first.starts_with("//"),
             fields,
-            line: self.line,
+            line,
         }
     }
 
@@ -129,6 +137,9 @@ pub(super) struct TableOut {
     pub lone: u64,
     /// Physical lines at the end of the file to drop (a footer past a sample).
     pub skip_footer: u64,
+    /// Reading decisions about where the table is, for its notes ("line 9 (Total) kept
+    /// as a note: a summary row").
+    pub decisions: Vec<String>,
 }
 
 struct Current {
@@ -136,6 +147,32 @@ struct Current {
     sig: Signature,
     builders: Vec<ColumnBuilder>,
     keep: Keep,
+    /// Rows that may sum the table up (a summary label, or figures without a label),
+    /// held out of the profiles until a data row follows (then they are data) or the
+    /// table ends (then [`Current::settle`] decides).
+    held: Vec<Held>,
+    /// Summary-labelled rows met amid the data: here such labels are categories, and a
+    /// last one is a summary only when its figures check.
+    labelled_data: u64,
+    /// Figures of each column over the profiled rows (the first [`FIGURE_ROWS`]).
+    figures: Vec<Figures>,
+    /// Summary rows are looked for ([`ReadingRule::SummaryRows`] is on).
+    summaries: bool,
+    /// The first column holds text labels: an empty one may stand for a summary row.
+    text_labels: bool,
+    /// Line where the last record taken (profiled or held) ends, to see blank lines.
+    prev_end: u64,
+    /// The first column of a non-text type: a letter there in a row as wide as the
+    /// table may be a new header.
+    typed_col: Option<usize>,
+}
+
+/// The cells of a record as text (invalid UTF-8 as empty: only labels and numbers are
+/// read from them).
+fn cells(rec: &csv::ByteRecord) -> Vec<&str> {
+    rec.iter()
+        .map(|f| std::str::from_utf8(f).unwrap_or(""))
+        .collect()
 }
 
 impl Current {
@@ -143,7 +180,74 @@ impl Current {
         self.push_record(&h.rec, h.line, h.end_line, h.byte);
     }
 
+    /// Whether a record may sum the table up: a summary label, or figures under no label
+    /// at all. Cheap for ordinary rows: a letter test before any text is looked at.
+    fn may_summarise(&self, rec: &csv::ByteRecord) -> bool {
+        // Once such labels are categories here, only figures make a summary, and past
+        // [`FIGURE_ROWS`] there are none to check against: nothing is held.
+        if !self.summaries
+            || self.out.width < 2
+            || rec.is_empty()
+            || (self.labelled_data > 0 && self.out.rows > FIGURE_ROWS)
+        {
+            return false;
+        }
+        let first = rec[0].trim_ascii();
+        let label = if first.is_empty() && rec.len() > 1 {
+            rec[1].trim_ascii()
+        } else {
+            first
+        };
+        match label.first() {
+            Some(_) if regions::may_be_summary_label(label) => {
+                regions::summary_row(&cells(rec)).is_some()
+            }
+            _ if first.is_empty() => {
+                // No label: a row of numbers only, under a column of labels.
+                self.text_labels
+                    && self.out.rows >= 3
+                    && filled(rec) > 0
+                    && rec.iter().all(|f| {
+                        f.trim_ascii().is_empty()
+                            || std::str::from_utf8(f)
+                                .ok()
+                                .and_then(regions::number)
+                                .is_some()
+                    })
+            }
+            _ => false,
+        }
+    }
+
     fn push_record(&mut self, rec: &csv::ByteRecord, line: u64, end_line: u64, byte: u64) {
+        self.prev_end = end_line;
+        if self.may_summarise(rec) {
+            self.held.push(Held {
+                rec: rec.clone(),
+                line,
+                end_line,
+                byte,
+            });
+            return;
+        }
+        if !self.held.is_empty() {
+            self.release();
+        }
+        self.profile(rec, line, end_line, byte);
+    }
+
+    /// The held rows are data after all (a data row follows them).
+    fn release(&mut self) {
+        let held = std::mem::take(&mut self.held);
+        for h in &held {
+            if regions::summary_row(&cells(&h.rec)).is_some() {
+                self.labelled_data += 1;
+            }
+            self.profile(&h.rec, h.line, h.end_line, h.byte);
+        }
+    }
+
+    fn profile(&mut self, rec: &csv::ByteRecord, line: u64, end_line: u64, byte: u64) {
         let t = &mut self.out;
         if t.rows == 0 {
             t.body_line = line;
@@ -184,19 +288,116 @@ impl Current {
         if keep {
             t.samples.push(sample);
         }
+        if self.summaries && t.rows <= FIGURE_ROWS {
+            if self.figures.len() < n {
+                self.figures.resize(n, Figures::default());
+            }
+            for (i, f) in rec.iter().enumerate() {
+                if let Some(v) = std::str::from_utf8(f).ok().and_then(regions::number) {
+                    self.figures[i].add(v);
+                }
+            }
+        }
+    }
+
+    /// The table ends: which held rows sum it up (kept as notes, stated in the
+    /// decisions) and which are data. A row sums up when its figures state the columns'
+    /// sums (or means, …), or when a plain summary word (`Total`, `Mean`) labels it and no
+    /// such label names a category amid the data. Rows past `split_until` (a sample's
+    /// later pieces, not the table's end) are data.
+    fn settle(&mut self, split_until: u64, applied: &Applied) -> bool {
+        let held = std::mem::take(&mut self.held);
+        if held.is_empty() {
+            return false;
+        }
+        let figures_known = self.out.rows <= FIGURE_ROWS;
+        let mut sums = Vec::with_capacity(held.len());
+        for h in &held {
+            let c = cells(&h.rec);
+            let label = regions::summary_row(&c);
+            let by_figures = figures_known
+                && regions::figures_check(&c, &self.figures, self.out.rows, label.map(|l| l.0));
+            let by_label = label.is_some_and(|(kind, l)| {
+                self.labelled_data == 0 && regions::strong_summary(kind, l)
+            });
+            sums.push(h.byte < split_until && self.out.rows >= 2 && (by_figures || by_label));
+        }
+        let from = sums.iter().rposition(|s| !s).map_or(0, |i| i + 1);
+        let (data, notes) = held.split_at(from);
+        for h in data {
+            self.profile(&h.rec, h.line, h.end_line, h.byte);
+        }
+        if notes.is_empty() {
+            return false;
+        }
+        applied.add(ReadingRule::SummaryRows, notes.len() as u64);
+        let labels: Vec<String> = notes
+            .iter()
+            .map(|h| {
+                let c = cells(&h.rec);
+                regions::summary_row(&c)
+                    .map_or_else(|| "figures".to_string(), |(_, l)| l.to_string())
+            })
+            .collect();
+        let (a, b) = (notes[0].line, notes[notes.len() - 1].end_line);
+        self.out.decisions.push(if notes.len() == 1 {
+            format!(
+                "line {a} ({}) kept as a note: a summary row, not data",
+                labels[0]
+            )
+        } else {
+            format!(
+                "lines {a}–{b} ({}) kept as notes: summary rows, not data",
+                labels.join(", ")
+            )
+        });
+        for h in notes {
+            if self.out.footer.len() < NOTES {
+                self.out.footer.push(h.text());
+            }
+        }
+        true
     }
 
     /// A record that may end the table: blank, a lone cell at the left (a title, a
-    /// note) unless the table has such rows itself, another width. A table's first row
+    /// note) unless the table has such rows itself, another width, a key/value line
+    /// after a blank line, a header-like row under typed columns. A table's first row
     /// never ends it.
-    fn breaks(&self, rec: &csv::ByteRecord) -> bool {
+    fn breaks(&self, rec: &csv::ByteRecord, line: u64) -> bool {
         if self.out.rows == 0 {
             return false;
         }
         let filled = filled(rec);
-        filled == 0
+        if filled == 0
             || (filled == 1 && !self.out.sparse && self.out.width >= 2 && lone_at_left(rec))
             || rec.len() != self.out.width
+        {
+            return true;
+        }
+        if line > self.prev_end + 1
+            && rules::on(ReadingRule::KeyValueBlocks)
+            && regions::key_value(&cells(rec), self.out.width)
+        {
+            return true;
+        }
+        // Text where the table has numbers or dates: maybe the header of a table below.
+        self.typed_col.is_some_and(|i| {
+            rec.get(i)
+                .and_then(|f| f.trim_ascii().first())
+                .is_some_and(u8::is_ascii_alphabetic)
+                && rules::on(ReadingRule::StackedTables)
+                && self.sig.heads(&Held::row_of(rec, line))
+        })
+    }
+
+    /// A key/value line under this table: a label and a value at the left, the label
+    /// in words or the pair unlike the table's rows (`1.,Values up to 1992 …` under
+    /// text and numbers). Short rows of the table's own kind (`7,8` under numbers) are
+    /// ragged rows.
+    fn key_value(&self, h: &Held) -> bool {
+        let c = cells(&h.rec);
+        regions::key_value(&c, self.out.width)
+            || (regions::label_value(&c, self.out.width) && !self.sig.data_like(&h.row()))
     }
 
     fn finish(mut self) -> TableOut {
@@ -211,7 +412,7 @@ impl Current {
 
 /// Cuts records into tables. Feed every record with [`Splitter::push`], then call
 /// [`Splitter::finish`].
-pub(super) struct Splitter {
+pub(super) struct Splitter<'a> {
     /// Records at or past this byte offset are never taken for a break (the pieces of a
     /// sample, whose line numbers are unknown).
     split_until: u64,
@@ -223,10 +424,14 @@ pub(super) struct Splitter {
     done: Vec<TableOut>,
     /// First rows kept of each table.
     keep: Keep,
+    /// The next table starts right below another one, with its own header.
+    stacked: bool,
+    /// Counts of the reading rules applied.
+    applied: &'a Applied,
 }
 
-impl Splitter {
-    pub(super) fn new(split_until: u64, keep: Keep) -> Splitter {
+impl<'a> Splitter<'a> {
+    pub(super) fn new(split_until: u64, keep: Keep, applied: &'a Applied) -> Splitter<'a> {
         Splitter {
             split_until,
             queue: VecDeque::new(),
@@ -235,6 +440,8 @@ impl Splitter {
             notes: Vec::new(),
             done: Vec::new(),
             keep,
+            stacked: false,
+            applied,
         }
     }
 
@@ -243,7 +450,7 @@ impl Splitter {
     pub(super) fn push(&mut self, rec: &csv::ByteRecord, line: u64, end_line: u64, byte: u64) {
         if self.queue.is_empty() && self.pending.is_empty() {
             if let Some(cur) = &mut self.current {
-                if byte >= self.split_until || !cur.breaks(rec) {
+                if byte >= self.split_until || !cur.breaks(rec, line) {
                     cur.push_record(rec, line, end_line, byte);
                     return;
                 }
@@ -261,9 +468,7 @@ impl Splitter {
     /// The tables, in file order, and lines that belong to none.
     pub(super) fn finish(mut self) -> (Vec<TableOut>, Vec<String>) {
         self.run(true);
-        if let Some(cur) = self.current.take() {
-            self.done.push(cur.finish());
-        }
+        self.close(Vec::new(), false);
         (self.done, self.notes)
     }
 
@@ -279,10 +484,12 @@ impl Splitter {
                     }
                     Some(cur) => {
                         if self.pending.is_empty() {
-                            if h.byte >= self.split_until || !cur.breaks(&h.rec) {
+                            if h.byte >= self.split_until || !cur.breaks(&h.rec, h.line) {
                                 cur.push(&h);
                             } else {
+                                // The break itself may be the next table's header.
                                 self.pending.push(h);
+                                self.look_past_break();
                             }
                         } else {
                             self.pending.push(h);
@@ -343,6 +550,26 @@ impl Splitter {
                 .collect(),
         };
         let start_line = head.first().or(self.pending.first()).map_or(0, |h| h.line);
+        let mut decisions = Vec::new();
+        if std::mem::take(&mut self.stacked) {
+            self.applied.add(ReadingRule::StackedTables, 1);
+            decisions.push(format!(
+                "a table of its own from line {start_line}: it has its own header below the table above"
+            ));
+        }
+        if f.groups > 0 {
+            self.applied.add(ReadingRule::HeaderDepth, f.groups as u64);
+        }
+        if f.headerless_list {
+            self.applied.add(ReadingRule::HeaderlessList, 1);
+            decisions.push(
+                "no header row: the first value is of the same kind as the rest (a headerless list)"
+                    .into(),
+            );
+        }
+        let text_labels = f.signature.text_first();
+        let typed_col = f.signature.first_typed();
+        let prev_end = head.last().map_or(start_line, |h| h.end_line);
         self.current = Some(Current {
             out: TableOut {
                 title,
@@ -366,67 +593,163 @@ impl Splitter {
                 sparse: false,
                 lone: 0,
                 skip_footer: 0,
+                decisions,
             },
             sig: f.signature,
             builders,
             keep: self.keep,
+            held: Vec::new(),
+            labelled_data: 0,
+            figures: Vec::new(),
+            summaries: rules::on(ReadingRule::SummaryRows),
+            text_labels,
+            prev_end,
+            typed_col,
         });
         for h in self.pending.drain(..).rev() {
             self.queue.push_front(h);
         }
     }
 
+    /// Whether the held record at `i` comes after a blank line.
+    fn gap_before(&self, cur: &Current, i: usize) -> bool {
+        let prev = if i == 0 {
+            cur.prev_end
+        } else {
+            self.pending[i - 1].end_line
+        };
+        self.pending[i].line > prev + 1
+    }
+
     /// After a break: the records since continue the table (a data row came), or a new
     /// table starts (a header row came), or, past [`LOOKAHEAD`], they are rows.
     fn look_past_break(&mut self) {
-        let Some(cur) = &mut self.current else { return };
+        let Some(cur) = &self.current else { return };
         let Some(last) = self.pending.last() else {
             return;
         };
+        let n = self.pending.len();
         let row = last.row();
-        // A header row after a blank row or a title starts a new table; without them,
+        // A header row after a blank line or a title starts a new table; without them,
         // only one of another width under typed columns does (in an all-text table
         // every row reads like a header).
-        let separated = self.pending[..self.pending.len() - 1]
-            .iter()
-            .any(|h| h.note_like());
+        let separated = (0..n - 1).any(|i| self.pending[i].note_like() || self.gap_before(cur, i))
+            || self.gap_before(cur, n - 1);
+        // A label line (`Source:`) is no header.
+        let labels = row.fields.iter().any(|f| f.trim_end().ends_with(':'));
         let new_header = cur.sig.headerish(&row)
+            && !labels
             && (separated || (cur.sig.typed() && last.rec.len() != cur.out.width))
             && last.byte < self.split_until;
-        if !new_header && !cur.breaks(&last.rec) {
+        // A header naming typed columns, then a row of data under it, even as wide as
+        // the table and with no line between: a table stacked below this one.
+        let stacked = n >= 2
+            && rules::on(ReadingRule::StackedTables)
+            && last.byte < self.split_until
+            && cur.out.rows >= layout::STACKED_MIN_ROWS as u64
+            && {
+                let h = self.pending[n - 2].row();
+                cur.sig.heads(&h) && h.filled() == h.fields.len() && layout::distinct(&h.fields)
+            }
+            && self.pending[n - 2].rec.len() == last.rec.len()
+            && !cur.sig.heads(&row)
+            && row.filled() >= 2;
+        let stacked_at = if stacked { Some(n - 2) } else { None };
+        let header_at = if new_header { Some(n - 1) } else { stacked_at };
+        if let Some(hdr) = header_at {
+            self.split_at(hdr);
+            return;
+        }
+        let Some(cur) = &mut self.current else { return };
+        if !cur.breaks(&last.rec, last.line) {
             for h in self.pending.drain(..) {
                 cur.push(&h);
             }
-        } else if new_header {
-            // Lines before the first blank row are this table's footer; the rest go to
-            // the next table.
-            let blank = self.pending.iter().position(|h| h.filled() == 0);
-            let hdr = self.pending.len() - 1;
-            let cut = match blank {
-                Some(b) if b < hdr => b,
-                _ => 0,
-            };
-            let footer: Vec<String> = self.pending[..cut]
-                .iter()
-                .filter(|h| h.filled() > 0)
-                .take(NOTES)
-                .map(Held::text)
-                .collect();
-            let rest: Vec<Held> = self.pending.drain(..).skip(cut).collect();
-            self.close(footer, true);
-            for h in rest.into_iter().rev() {
-                self.queue.push_front(h);
-            }
         } else if self.pending.len() > LOOKAHEAD {
+            if self.key_value_block() {
+                // A long run of label/value lines: a table of its own.
+                let rest = std::mem::take(&mut self.pending);
+                self.close(Vec::new(), true);
+                for h in rest.into_iter().rev() {
+                    self.queue.push_front(h);
+                }
+                return;
+            }
+            let Some(cur) = &mut self.current else { return };
             for h in self.pending.drain(..) {
                 cur.push(&h);
             }
         }
     }
 
-    /// End of input inside a break: rows up to the last one that is not a note are the
-    /// table's; the notes after it are its footer.
+    /// A new table's header is held at `hdr`: lines before the first blank row are this
+    /// table's footer; the rest go to the next table.
+    fn split_at(&mut self, hdr: usize) {
+        let blank = self.pending.iter().position(|h| h.filled() == 0);
+        let cut = match blank {
+            Some(b) if b < hdr => b,
+            _ => 0,
+        };
+        let footer: Vec<String> = self.pending[..cut]
+            .iter()
+            .filter(|h| h.filled() > 0)
+            .take(NOTES)
+            .map(Held::text)
+            .collect();
+        let rest: Vec<Held> = self.pending.drain(..).skip(cut).collect();
+        self.close(footer, true);
+        self.stacked = rules::on(ReadingRule::StackedTables);
+        for h in rest.into_iter().rev() {
+            self.queue.push_front(h);
+        }
+    }
+
+    /// The held records are a key/value block below the table (label/value lines and
+    /// notes, at least one label/value line), and the table itself is not ragged.
+    fn key_value_block(&self) -> bool {
+        let Some(cur) = &self.current else {
+            return false;
+        };
+        if !rules::on(ReadingRule::KeyValueBlocks) || cur.out.ragged > 0 {
+            return false;
+        }
+        self.pending.iter().any(|h| cur.key_value(h))
+            && self
+                .pending
+                .iter()
+                .all(|h| h.note_like() || cur.key_value(h))
+    }
+
+    /// End of input inside a break: a key/value block is notes; else rows up to the last
+    /// one that is not a note are the table's, and the notes after it are its footer.
     fn end_at_eof(&mut self) {
+        if self.key_value_block() {
+            let kv = self.current.as_ref().map_or(0, |cur| {
+                self.pending.iter().filter(|h| cur.key_value(h)).count()
+            });
+            self.applied.add(ReadingRule::KeyValueBlocks, kv as u64);
+            let (a, b) = (
+                self.pending[0].line,
+                self.pending.last().map_or(0, |h| h.end_line),
+            );
+            let footer = self
+                .pending
+                .iter()
+                .filter(|h| h.filled() > 0)
+                .take(NOTES)
+                .map(Held::text)
+                .collect();
+            self.pending.clear();
+            if let Some(cur) = &mut self.current {
+                cur.out.decisions.push(if a == b {
+                    format!("line {a} kept as a note: a key/value line below the table")
+                } else {
+                    format!("lines {a}–{b} kept as notes: a key/value block below the table")
+                });
+            }
+            self.close(footer, true);
+            return;
+        }
         let Some(cur) = &mut self.current else { return };
         let keep = self
             .pending
@@ -449,10 +772,13 @@ impl Splitter {
     }
 
     fn close(&mut self, footer: Vec<String>, followed: bool) {
-        if let Some(cur) = self.current.take() {
+        if let Some(mut cur) = self.current.take() {
+            let summed = cur.settle(self.split_until, self.applied);
             let mut t = cur.finish();
-            t.followed = followed;
-            t.footer = footer;
+            t.followed = followed || summed;
+            // Summary rows come first in the footer: they sit right below the data.
+            t.footer.extend(footer);
+            t.footer.truncate(NOTES);
             self.done.push(t);
         }
     }

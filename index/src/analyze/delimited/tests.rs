@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::analyze::fixtures::two_tables_csv;
+use crate::analyze::model::NamedTable;
 use crate::analyze::ColumnType;
 
 fn table(text: &str) -> Table {
@@ -524,4 +525,202 @@ fn random_delimited_text_never_panics() {
             Err(_) => {}
         }
     }
+}
+
+fn tables_of(text: &str) -> Vec<NamedTable> {
+    match content("r.csv", text) {
+        Content::Tables(set) => set.tables,
+        Content::Table(t) => vec![NamedTable {
+            name: "table 1".into(),
+            kind: "table".into(),
+            rows: t.rows,
+            rows_exact: t.rows_exact,
+            sampled: false,
+            header_row: None,
+            range: None,
+            sample_rows: Vec::new(),
+            notes: t.notes,
+            load: t.load,
+            columns: t.columns,
+        }],
+        c => panic!("not a table: {c:?}"),
+    }
+}
+
+#[test]
+fn a_key_value_block_below_a_table_is_notes() {
+    let text = "Station,Year,Rain_mm\nA,2001,10.5\nB,2002,12.1\nC,2003,9.8\nD,2004,12.4\n\nTotal rain,44.8\nMean,11.2\nNote: provisional 2004 values,3\n";
+    let t = table(text);
+    assert_eq!((t.rows, t.ragged_rows), (4, 0));
+    assert_eq!(t.columns[1].max.as_deref(), Some("2004"));
+    assert_eq!(t.columns[1].min.as_deref(), Some("2001"));
+    assert_eq!(t.load.as_deref(), Some("pd.read_csv(path, nrows=4)"));
+    assert!(
+        t.notes
+            .iter()
+            .any(|n| n == "lines 7–9 kept as notes: a key/value block below the table"),
+        "{:?}",
+        t.notes
+    );
+    assert_eq!(t.footer[0], "Total rain, 44.8");
+    // Numbered footnotes below a heading: label and text, unlike the table's rows.
+    let t = table("Region,2019,2020,2021\nNorth,1,2,3\nSouth,4,5,6\nEast,7,8,9\n\nFootnotes\n1.,Values before 2020 are provisional.\n2.,Counts as of 31 December.\n");
+    assert_eq!((t.rows, t.ragged_rows), (3, 0));
+    assert_eq!(
+        t.notes,
+        ["lines 6–8 kept as notes: a key/value block below the table"]
+    );
+    // Negative control: short rows of the table's own kind are ragged rows, not notes.
+    let t = table("a,b,c\n1,2,3\n4,5,6\n7,8\n9,10\n");
+    assert_eq!((t.rows, t.ragged_rows), (4, 2));
+    // The rule is counted: three key/value lines.
+    let src = Source::from_bytes("t.csv", text.as_bytes().to_vec());
+    DelimitedAnalyzer.analyze(&src, Format::Csv).unwrap();
+    assert_eq!(src.applied().counts().get("key-value-blocks"), Some(&3));
+}
+
+#[test]
+fn a_summary_row_at_the_end_is_a_note() {
+    let text = "Region,Sales\nNorth,120\nSouth,340\nEast,281\nWest,350\nTotal,1091\n";
+    let t = table(text);
+    assert_eq!(t.rows, 4);
+    assert_eq!(t.columns[1].max.as_deref(), Some("350"));
+    assert_eq!(t.load.as_deref(), Some("pd.read_csv(path, nrows=4)"));
+    assert_eq!(
+        t.notes,
+        ["line 6 (Total) kept as a note: a summary row, not data"]
+    );
+    let src = Source::from_bytes("t.csv", text.as_bytes().to_vec());
+    DelimitedAnalyzer.analyze(&src, Format::Csv).unwrap();
+    assert_eq!(src.applied().counts().get("summary-rows"), Some(&1));
+    // Several summary rows; the mean checked by its figures.
+    let t = table("Region,Sales,Staff\nNorth,120,3\nSouth,340,5\nEast,281,4\nWest,350,6\nTotal,1091,18\nAverage,272.75,4.5\n");
+    assert_eq!(t.rows, 4);
+    assert!(
+        t.notes[0].starts_with("lines 6–7 (Total, Average)"),
+        "{:?}",
+        t.notes
+    );
+    // An unlabelled row of sums.
+    let t =
+        table("Region,Sales,Staff\nNorth,120,3\nSouth,340,5\nEast,281,4\nWest,350,6\n,1091,18\n");
+    assert_eq!(t.rows, 4);
+    assert!(t.notes[0].contains("(figures)"), "{:?}", t.notes);
+}
+
+#[test]
+fn a_summary_word_that_is_a_category_is_data() {
+    // `Total` in the middle of the data is a category.
+    let t = table("Kind,Count\nTotal,5\nPartial,3\nNone,2\nSome,4\n");
+    assert_eq!(t.rows, 4);
+    assert!(t.notes.is_empty(), "{:?}", t.notes);
+    // `All` as an answer option whose figures do not sum the rest.
+    let t = table("Answer,Count\nNone,5\nSome,10\nMost,4\nAll,3\n");
+    assert_eq!(t.rows, 4);
+    // A table whose labels are statistics: the last one is one of them.
+    let t = table("Statistic,Value\nMedian,12\nMean,14\nTotal,7\n");
+    assert_eq!(t.rows, 3);
+    // A second `Total` when one was a category: only figures that check make it a summary.
+    let t = table("Kind,Count\nTotal,5\nPartial,3\nNone,2\nTotal,9\n");
+    assert_eq!(t.rows, 4);
+    let t = table("Kind,Count\nTotal,5\nPartial,3\nNone,2\nTotal,10\n");
+    assert_eq!(t.rows, 3);
+}
+
+#[test]
+fn a_header_under_typed_columns_starts_a_stacked_table() {
+    // No title, no blank line, the same width.
+    let text = "Site,Count,Mean\nA,3,1.5\nB,4,2.5\nC,5,3.5\nRegion,Total,Share\nNorth,10,0.25\nSouth,30,0.75\n";
+    let tables = tables_of(text);
+    assert_eq!(tables.len(), 2, "{tables:?}");
+    assert_eq!(names(&tables[0].columns), ["Site", "Count", "Mean"]);
+    assert_eq!(tables[0].rows, 3);
+    assert_eq!(names(&tables[1].columns), ["Region", "Total", "Share"]);
+    assert_eq!(tables[1].rows, 2);
+    assert_eq!(
+        tables[1].load.as_deref(),
+        Some("pd.read_csv(path, skiprows=4)")
+    );
+    assert!(tables[1].notes[0].starts_with("a table of its own from line 5"));
+    // With a blank line and another width.
+    let tables = tables_of("a,b,c\n1,2,3\n4,5,6\n\nx,y\nfoo,7\nbar,8\n");
+    assert_eq!(tables.len(), 2);
+    assert_eq!((tables[0].rows, tables[1].rows), (2, 2));
+    assert_eq!(names(&tables[1].columns), ["x", "y"]);
+    // Another width, no blank line.
+    let tables = tables_of("a,b,c\n1,2,3\n4,5,6\nx,y\nfoo,7\nbar,8\n");
+    assert_eq!(tables.len(), 2, "{tables:?}");
+    assert_eq!((tables[0].rows, tables[1].rows), (2, 2));
+    // Negative control: a row with missing-value markers is data.
+    let t = table("Site,Count,Mean\nA,3,1.5\nB,NA,NA\nC,5,3.5\nD,6,4.5\n");
+    assert_eq!(t.rows, 4);
+    // Negative controls: words in the numeric columns amid the data are data — repeated
+    // (not names), or under a header with too few rows to be a table of its own.
+    let t = table("Site,Count,Mean\nA,3,1.5\nB,4,2.5\nC,6,1.5\nD,unknown,unknown\nE,5,3.5\nF,6,4.5\nG,7,5.5\n");
+    assert_eq!(t.rows, 7);
+    let t = table("Site,Count,Mean\nA,3,1.5\nB,many,lots\nC,5,3.5\nD,6,4.5\nE,7,5.5\n");
+    assert_eq!(t.rows, 5);
+    // A word in the one typed column (`Unknown` among dates) is a value, not a header.
+    let t = table("Id,A,B,Date\nx1,A,B,2020-01-01\nx2,A,C,2020-01-02\nx3,B,C,2020-01-03\nx4,D,E,Unknown\nx5,A,C,2020-01-05\nx6,B,C,2020-01-06\n");
+    assert_eq!(t.rows, 6);
+}
+
+#[test]
+fn a_headerless_list_has_no_header() {
+    let t = table("Alice Smith\nBob Jones\nCarol White\nDan Brown\nEve Black\n");
+    assert!(!t.header);
+    assert_eq!(t.rows, 5);
+    assert_eq!(
+        t.load.as_deref(),
+        Some(r#"pd.read_csv(path, header=None, names=["column_1"])"#)
+    );
+    assert!(t.notes[0].contains("headerless list"), "{:?}", t.notes);
+    // Negative controls: a header word over names, a lower-case name over Title Case.
+    for text in [
+        "Name\nAlice Smith\nBob Jones\nCarol White\n",
+        "country\nFrance\nGermany\nSpain\n",
+        "Country\nFrance\nGermany\nSpain\n",
+    ] {
+        let t = table(text);
+        assert!(t.header, "{text}");
+        assert_eq!(t.rows, 3);
+    }
+}
+
+#[test]
+fn a_label_over_an_empty_cell_heads_a_two_row_header() {
+    let t = table("Region,2020,,2021,\n,Estimate,MOE,Estimate,MOE\nNorth,10,1,11,2\nSouth,20,2,21,3\nEast,30,3,31,4\n");
+    assert_eq!(
+        names(&t.columns),
+        [
+            "Region",
+            "2020 / Estimate",
+            "2020 / MOE",
+            "2021 / Estimate",
+            "2021 / MOE"
+        ]
+    );
+    assert_eq!(t.rows, 3);
+    // Three header rows: a label over years over measures.
+    let t = table(",Population,,,\n,2020,,2021,\nRegion,Estimate,MOE,Estimate,MOE\nNorth,10,1,11,2\nSouth,20,2,21,3\n");
+    assert_eq!(names(&t.columns)[4], "Population / 2021 / MOE");
+    assert_eq!(t.rows, 2);
+    // Four header rows naming the columns together, under a title block cut off by an
+    // empty row: the title block is no table.
+    let tables = tables_of(",,Key figures,,2011\n,,in euro per inhabitant,,\n,,,,\n,,province,province,\n,,Groningen,Drenthe,\nNR.,Cluster,,,\n1,Taxes,208,173,\n2,Fees,7,55,\n3,Reserves,23,49,\n");
+    assert_eq!(tables.len(), 1, "{tables:?}");
+    assert_eq!(
+        names(&tables[0].columns),
+        [
+            "NR.",
+            "Cluster",
+            "province / Groningen",
+            "province / Drenthe",
+            "Unnamed: 4"
+        ]
+    );
+    assert_eq!(tables[0].rows, 3);
+    // Negative control: a title over a full header is no header row.
+    let t = table("Sales report,,\nregion,amount,units\nemea,10,2\napac,12,3\n");
+    assert_eq!(names(&t.columns), ["region", "amount", "units"]);
 }

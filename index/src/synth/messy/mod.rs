@@ -195,7 +195,8 @@ pub struct Expected {
     /// Path relative to the corpus directory, `/`-separated.
     pub path: String,
     /// The layout family (`report`, `dialect`, `notation`, `fixed-width`, `companion`,
-    /// `time`, `text`, `honest`), for per-family tests and the benchmark's table.
+    /// `time`, `text`, `honest`, `regions`), for per-family tests and the benchmark's
+    /// table.
     pub layout: &'static str,
     /// Detected format (`Format::as_str`), when a person would insist on one.
     pub format: Option<&'static str>,

@@ -3,6 +3,7 @@
 
 mod large;
 mod numbers;
+mod regions;
 mod reports;
 mod science;
 
@@ -91,6 +92,15 @@ pub(super) fn text_files() -> Vec<File> {
         science::bulletin(),
         science::comment_text(),
         large::large_csv(),
+        regions::table_over_key_values(),
+        regions::summary_rows(),
+        regions::summary_words_as_categories(),
+        regions::stacked_same_width(),
+        regions::stacked_other_width(),
+        regions::words_amid_numbers(),
+        regions::headerless_list(),
+        regions::list_with_header(),
+        regions::two_row_header(),
     ];
     v.extend(science::dat_with_format_doc());
     v.extend(science::csv_with_variable_description());
