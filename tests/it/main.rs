@@ -46,6 +46,7 @@ mod search;
 mod search_ux;
 mod serve;
 mod shared_lakes;
+mod sheet_regions;
 mod table_loads;
 mod vectors;
 mod watch;

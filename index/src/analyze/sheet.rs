@@ -13,7 +13,7 @@ mod regions;
 use super::collapse;
 use super::model::{Keep, NamedTable, TableBuilder};
 use super::profile::{value_type, ColumnType};
-use super::rules::{Applied, ReadingRule};
+use super::rules::{on, Applied, ReadingRule};
 use crate::text_util::{cut_bytes, cut_chars};
 use regions::Region;
 
@@ -27,6 +27,8 @@ const MAX_KEPT_BYTES: usize = 64 * 1024 * 1024;
 const MAX_CELL_BYTES: usize = 1024;
 /// Columns profiled per sheet.
 const MAX_COLS: u32 = 1024;
+/// Rows above a table listed one by one in its notes.
+const MAX_TITLE_NOTES: usize = 4;
 /// Characters of a title or skipped row shown in a note.
 const NOTE_CHARS: usize = 80;
 
@@ -319,7 +321,15 @@ impl Grid {
                 a1(self.kept[end].row, last_col)
             ));
         }
-        for &i in &reg.titles {
+        // The rows right above the header say most; a long preamble is summed up.
+        let skipped = reg.titles.len().saturating_sub(MAX_TITLE_NOTES);
+        if skipped > 0 {
+            t.notes.push(format!(
+                "{skipped} rows of text above the table from row {}",
+                self.kept[reg.titles[0]].row + 1
+            ));
+        }
+        for &i in &reg.titles[skipped..] {
             let r = &self.kept[i];
             let text = cut_chars(&row_text(r, reg.band), NOTE_CHARS);
             let what = if regions::within(r, reg.band).len() == 1 {
@@ -510,6 +520,7 @@ fn layout(rows: &[&[GridCell]]) -> Layout {
             .max()
             .unwrap_or(0)
     };
+    let widest = rows.iter().map(|r| r.len()).max().unwrap_or(0);
     for i in 0..rows.len().min(SCAN_ROWS) {
         let Some(r) = rows.get(i) else { break };
         let n = r.len();
@@ -521,7 +532,10 @@ fn layout(rows: &[&[GridCell]]) -> Layout {
         if width == 0 {
             break;
         }
-        let wide_enough = n * 3 >= width * 2 && (n >= 2 || width == 1);
+        // A lone cell heads only a one-column table: over a wider table it is a title
+        // (lines of prose above a table are one-cell rows too).
+        let lone_ok = width == 1 && (widest == 1 || !on(ReadingRule::HeaderDepth));
+        let wide_enough = n * 3 >= width * 2 && (n >= 2 || lone_ok);
         if wide_enough && text * 3 >= n * 2 {
             return Layout {
                 header: Some(i),
@@ -683,5 +697,81 @@ mod tests {
             "{:?}",
             t.notes
         );
+    }
+
+    #[test]
+    fn prose_above_and_marked_footnotes_below_are_not_the_table() {
+        let mut rows: Vec<(u32, Vec<TestCell>)> = Vec::new();
+        for r in 0..8u32 {
+            // Paragraphs of one-cell lines with blank lines between them.
+            if r % 3 != 2 {
+                rows.push((
+                    r,
+                    vec![(1, "A line of introductory prose about the data", true)],
+                ));
+            }
+        }
+        rows.push((
+            9,
+            vec![(1, "item", true), (2, "count", true), (3, "share", true)],
+        ));
+        for (i, item) in ["pens", "ink", "paper", "clips"].iter().enumerate() {
+            let r = 10 + i as u32;
+            rows.push((
+                r,
+                vec![(1, item, true), (2, "12", false), (3, "0.25", false)],
+            ));
+        }
+        rows.push((15, vec![(1, "Notes:", true)]));
+        rows.push((
+            16,
+            vec![
+                (0, "1", false),
+                (1, "Counts are taken at the end of each month.", true),
+            ],
+        ));
+        let refs: Vec<(u32, &[TestCell])> = rows.iter().map(|(r, c)| (*r, &c[..])).collect();
+        let t = one(grid(&refs), "p", true, None);
+        assert_eq!(t.header_row, Some(10));
+        assert_eq!(t.rows, 4);
+        let names: Vec<&str> = t.columns.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(names, ["item", "count", "share"]);
+        assert_eq!(t.columns[1].kind, ColumnType::Integer);
+        assert_eq!(
+            t.load.as_deref(),
+            Some(r#"pd.read_excel(path, sheet_name="p", header=9, usecols="B:D", nrows=4)"#)
+        );
+        let notes = t.notes.join("\n");
+        assert!(
+            notes.contains("rows of text above the table from row 1"),
+            "{notes}"
+        );
+        assert!(
+            notes.contains("note row 17 below the table: 1 | Counts"),
+            "{notes}"
+        );
+    }
+
+    #[test]
+    fn a_short_code_that_is_a_summary_word_ends_the_data_as_data() {
+        let g = grid(&[
+            (0, &[(0, "code", true), (1, "value", true)]),
+            (1, &[(0, "a", true), (1, "1", false)]),
+            (2, &[(0, "m", true), (1, "2", false)]),
+            (3, &[(0, "n", true), (1, "3", false)]),
+        ]);
+        let t = one(g, "c", true, None);
+        assert_eq!(t.rows, 3);
+        assert!(t.notes.is_empty(), "{:?}", t.notes);
+        // The same word under longer labels sums them up.
+        let g = grid(&[
+            (0, &[(0, "region", true), (1, "value", true)]),
+            (1, &[(0, "North", true), (1, "1", false)]),
+            (2, &[(0, "South", true), (1, "2", false)]),
+            (3, &[(0, "n", true), (1, "2", false)]),
+        ]);
+        let t = one(g, "c", true, None);
+        assert_eq!(t.rows, 2);
+        assert_eq!(t.notes, ["row 4 (n) kept as notes, not data"]);
     }
 }

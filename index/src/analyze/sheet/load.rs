@@ -93,10 +93,16 @@ pub(super) fn call(p: &Placement<'_>) -> Option<String> {
 
 /// Whether pandas, reading `header` as the header row, names the columns exactly
 /// `names`: every cell a string as written (not cut, not reflowed), none missing, none
-/// repeated (pandas would rename `a` to `a.1`).
+/// repeated in the row (pandas would rename `a` to `a.1`).
 fn pandas_names_match(header: &GridRow, names: &[String], first: u32, last: u32) -> bool {
     let width = (last - first + 1) as usize;
+    // pandas renames a name seen earlier in the whole header row, left of `usecols` too.
+    let outside_repeats = header
+        .cells
+        .iter()
+        .any(|c| c.col < first && names.iter().any(|n| *n == c.text));
     names.len() == width
+        && !outside_repeats
         && distinct(names)
         && (first..=last).zip(names).all(|(col, name)| {
             header.cells.iter().any(|c| {

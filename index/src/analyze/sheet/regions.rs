@@ -10,7 +10,8 @@
 //! - A header is one to three rows: a row of text, the text rows directly below it over
 //!   columns of numbers, and the rows directly above it that are not a lone title in the
 //!   first column.
-//! - One-cell text rows at a table's end are notes; rows labelled `Total`, `Mean`, … at
+//! - One-cell text rows at a table's end are notes when a blank row parts them from the
+//!   data or they read as notes (`Source: …`, `* …`, a sentence); rows labelled `Total`, `Mean`, … at
 //!   the end of the data are summaries. Both are kept out of the data.
 
 use super::{GridCell, GridRow};
@@ -320,14 +321,6 @@ fn start_of_next(view: &[View], data_start: usize, k: usize) -> usize {
 /// Notes and summary rows at the end of a region's data.
 fn tail(r: &mut Region, view: &[View], band: (u32, u32)) {
     let at = |i: usize| at(view, i);
-    let width = r
-        .header
-        .iter()
-        .chain(&r.data)
-        .filter_map(|&i| at(i))
-        .map(|v| v.cells.len())
-        .max()
-        .unwrap_or(0);
     if on(ReadingRule::KeyValueBlocks) {
         while r.data.len() > 1 {
             let Some(&last) = r.data.last() else { break };
@@ -338,8 +331,14 @@ fn tail(r: &mut Region, view: &[View], band: (u32, u32)) {
                 .and_then(|&i| at(i))
                 .map(|p| p.row);
             let gap = prev_row.is_some_and(|p| v.row > p + 1);
-            let lone = v.cells.len() == 1 && is_text(&v.cells[0]);
-            if !(lone && (width >= 3 || gap || note_like(&v.cells[0].text))) {
+            // One text cell, maybe after a short footnote marker (`1`, `*`, `a)`).
+            let lone = match v.cells {
+                [c] => is_text(c),
+                [m, c] => m.text.chars().count() <= 3 && is_text(c),
+                _ => false,
+            };
+            let text = v.cells.last().map(|c| c.text.as_str()).unwrap_or("");
+            if !(lone && (gap || note_like(text))) {
                 break;
             }
             r.notes.insert(0, last);
@@ -354,11 +353,29 @@ fn tail(r: &mut Region, view: &[View], band: (u32, u32)) {
             .filter_map(|v| v.cells.first().map(|c| c.col))
             .min()
             .unwrap_or(band.0);
+        // Labels of the data rows as long as a short summary word (`n`, `All`) are codes
+        // among which such a word is one more code.
+        let longest_label = r
+            .data
+            .iter()
+            .filter_map(|&i| at(i))
+            .filter_map(|v| v.cells.first().filter(|c| c.col == first_col))
+            .filter(|c| summary_label(&c.text).is_none())
+            .map(|c| c.text.trim().chars().count())
+            .max()
+            .unwrap_or(0);
         while r.data.len() > 1 {
             let Some(&last) = r.data.last() else { break };
-            let labelled = at(last)
-                .and_then(|v| v.cells.first())
-                .is_some_and(|c| c.col == first_col && summary_label(&c.text).is_some());
+            // A summary is a label and figures.
+            let labelled = at(last).is_some_and(|v| {
+                v.cells.iter().any(|c| !is_text(c))
+                    && v.cells.first().is_some_and(|c| {
+                        let len = c.text.trim().chars().count();
+                        c.col == first_col
+                            && summary_label(&c.text).is_some()
+                            && (len > 3 || longest_label > 3)
+                    })
+            });
             if !labelled {
                 break;
             }
