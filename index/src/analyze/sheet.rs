@@ -314,7 +314,7 @@ impl Grid {
             .into_iter()
             .flatten()
             .max();
-        if let (Some(&top), Some(&end)) = (top, end.or(top.into())) {
+        if let (Some(&top), Some(&end)) = (top, end.or(top)) {
             t.range = Some(format!(
                 "{}:{}",
                 a1(self.kept[top].row, first_col),
@@ -409,7 +409,7 @@ impl Grid {
                 for (k, h) in header.iter().enumerate() {
                     let upper = k + 1 < header.len();
                     let text = header_text(h, header, c, c0, upper, merged);
-                    let text = text.map(|t| collapse(t)).unwrap_or_default();
+                    let text = text.map(collapse).unwrap_or_default();
                     if !text.is_empty() && parts.last() != Some(&text) {
                         parts.push(text);
                     }

@@ -100,7 +100,7 @@ fn pandas_names_match(header: &GridRow, names: &[String], first: u32, last: u32)
     let outside_repeats = header
         .cells
         .iter()
-        .any(|c| c.col < first && names.iter().any(|n| *n == c.text));
+        .any(|c| c.col < first && names.contains(&c.text));
     names.len() == width
         && !outside_repeats
         && distinct(names)
