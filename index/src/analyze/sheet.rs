@@ -774,4 +774,82 @@ mod tests {
         assert_eq!(t.rows, 2);
         assert_eq!(t.notes, ["row 4 (n) kept as notes, not data"]);
     }
+
+    #[test]
+    fn a_group_row_over_year_names_without_merges_carries_to_the_next_cell() {
+        // The upper row is wide enough to pass for the header alone; the text row below
+        // it stands over numbers, so it belongs to the header too.
+        let g = grid(&[
+            (0, &[(0, "Population and income", true)]),
+            (
+                2,
+                &[
+                    (0, "Area", true),
+                    (1, "Population", true),
+                    (3, "Income", true),
+                    (4, "Other", true),
+                ],
+            ),
+            (
+                3,
+                &[
+                    (1, "2020", true),
+                    (2, "2021", true),
+                    (3, "2020", true),
+                    (4, "2021", true),
+                ],
+            ),
+            (
+                4,
+                &[
+                    (0, "North", true),
+                    (1, "10", false),
+                    (2, "11", false),
+                    (3, "5.5", false),
+                    (4, "1", false),
+                ],
+            ),
+            (
+                5,
+                &[
+                    (0, "South", true),
+                    (1, "20", false),
+                    (2, "21", false),
+                    (3, "6.5", false),
+                    (4, "2", false),
+                ],
+            ),
+        ]);
+        let t = one(g, "g", true, None);
+        let names: Vec<&str> = t.columns.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "Area",
+                "Population / 2020",
+                "Population / 2021",
+                "Income / 2020",
+                "Other / 2021"
+            ]
+        );
+        assert_eq!((t.header_row, t.rows), (Some(4), 2));
+        assert!(t
+            .load
+            .as_deref()
+            .unwrap()
+            .contains("header=None, skiprows=4, names=["));
+    }
+
+    #[test]
+    fn numbers_stored_as_strings_under_a_header_are_data() {
+        let g = grid(&[
+            (0, &[(0, "site", true), (1, "count", true)]),
+            (1, &[(0, "A", true), (1, "10", true)]),
+            (2, &[(0, "B", true), (1, "20", true)]),
+            (3, &[(0, "C", true), (1, "30", true)]),
+        ]);
+        let t = one(g, "s", true, None);
+        assert_eq!((t.header_row, t.rows), (Some(1), 3));
+        assert_eq!(t.columns[1].name, "count");
+    }
 }

@@ -244,7 +244,7 @@ fn depth(view: &[View], h: usize, first_col: u32) -> (usize, usize) {
     while bottom + 2 < view.len()
         && bottom - h + 1 < MAX_HEADER_ROWS
         && view[bottom + 1].row == view[bottom].row + 1
-        && view[bottom + 1].cells.iter().all(is_text)
+        && view[bottom + 1].cells.iter().all(|c| c.is_text)
         && over_numbers(&view[bottom + 1], &view[bottom + 2..])
     {
         bottom += 1;
@@ -260,21 +260,24 @@ fn depth(view: &[View], h: usize, first_col: u32) -> (usize, usize) {
     (top, bottom)
 }
 
-/// Whether a row of text cells stands over columns that hold numbers or dates in the
-/// rows below it (so it names them rather than being one of them).
+/// Whether a row of strings stands over columns that hold numbers or dates in the rows
+/// below it (so it names them rather than being one of them): one of its cells is text
+/// over such values, or a number written as a string (`2021`) over numbers stored as
+/// numbers.
 fn over_numbers(row: &View, below: &[View]) -> bool {
     row.cells.iter().any(|c| {
-        let (mut text, mut other) = (0, 0);
+        let (mut text, mut other, mut stored_as_strings) = (0, 0, 0);
         for v in below.iter().take(5) {
             if let Some(x) = v.cells.iter().find(|x| x.col == c.col) {
                 if is_text(x) {
                     text += 1;
                 } else {
                     other += 1;
+                    stored_as_strings += usize::from(x.is_text);
                 }
             }
         }
-        other > 0 && text == 0
+        other > 0 && text == 0 && (is_text(c) || stored_as_strings == 0)
     })
 }
 
