@@ -42,7 +42,7 @@ json.dump(out, open(sys.argv[2], "w"))
 "#;
 
 /// One described table and what loading it must give.
-struct Job {
+pub(crate) struct Job {
     /// `file` or `file [table name]`, for messages.
     label: String,
     path: PathBuf,
@@ -56,7 +56,7 @@ struct Job {
 
 /// Index `lake` into `work/idx` and collect a job per table of every tabular file of
 /// `rels` (relative to `lake`).
-fn jobs(work: &Path, lake: &Path, rels: &[String]) -> Vec<Job> {
+pub(crate) fn jobs(work: &Path, lake: &Path, rels: &[String]) -> Vec<Job> {
     let idx = index_into(work, lake);
     let mut jobs = Vec::new();
     for rel in rels {
@@ -94,7 +94,7 @@ fn jobs(work: &Path, lake: &Path, rels: &[String]) -> Vec<Job> {
 
 /// Run every job's load line with pandas; panic listing every table without one, every
 /// Python error and every difference from the description.
-fn check_loads(work: &Path, jobs: &[Job]) -> Vec<Value> {
+pub(crate) fn check_loads(work: &Path, jobs: &[Job]) -> Vec<Value> {
     assert!(!jobs.is_empty(), "no tabular file described");
     let mut bad: Vec<String> = jobs
         .iter()

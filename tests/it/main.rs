@@ -47,6 +47,7 @@ mod search;
 mod search_ux;
 mod serve;
 mod shared_lakes;
+mod sheet_regions;
 mod table_loads;
 mod vectors;
 mod watch;

@@ -7,7 +7,8 @@
 //! styles, the ods content) are checked against a size cap by decompressing them into a
 //! sink, since a zip's stated sizes may lie.
 
-use super::sheet::{a1, Grid};
+use super::rules::Applied;
+use super::sheet::{a1, Grid, Merged};
 use super::{AnalyzeError, Analyzer, Content, Format, Keep, NamedTable, Source, TableSet};
 use calamine::{
     Data, DataRef, Dimensions, ExcelDateTime, Ods, Range, Reader, SheetType, SheetVisible, Xls,
@@ -34,7 +35,7 @@ impl Analyzer for ExcelAnalyzer {
         "spreadsheet"
     }
     fn version(&self) -> u32 {
-        3
+        4
     }
     fn analyze(&self, src: &Source, _format: Format) -> Result<Content, AnalyzeError> {
         let owned;
@@ -52,7 +53,7 @@ impl Analyzer for ExcelAnalyzer {
         };
         // calamine indexes record buffers of the binary formats directly: a panic on a
         // malformed file is caught by the boundary around every analyzer (`guard`).
-        describe_workbook(bytes, src.keep())
+        describe_workbook(bytes, src.keep(), src.applied())
     }
 }
 
@@ -75,7 +76,7 @@ enum Book<'a> {
     Ods(Ods<Cursor<&'a [u8]>>),
 }
 
-fn describe_workbook(bytes: &[u8], keep: Keep) -> Result<Content, AnalyzeError> {
+fn describe_workbook(bytes: &[u8], keep: Keep, applied: &Applied) -> Result<Content, AnalyzeError> {
     let mut book = open(bytes)?;
     let sheets = match &book {
         Book::Xlsx(w) => w.sheets_metadata().to_vec(),
@@ -86,25 +87,34 @@ fn describe_workbook(bytes: &[u8], keep: Keep) -> Result<Content, AnalyzeError> 
     let mut set = TableSet::default();
     let mut failures = Vec::new();
     for sheet in sheets.iter().take(MAX_SHEETS) {
-        let mut t = if sheet.typ == SheetType::ChartSheet {
-            let mut t = Grid::new().finish(&sheet.name, true, None);
+        let mut tables = if sheet.typ == SheetType::ChartSheet {
+            let mut t = empty(&sheet.name, true);
             t.notes = vec!["chart sheet: no cells".into()];
-            t
+            vec![t]
         } else {
-            match read_sheet(&mut book, &sheet.name, keep) {
+            match read_sheet(&mut book, &sheet.name, keep, applied) {
                 Ok(t) => t,
                 Err(e) => {
                     failures.push(e.clone());
-                    let mut t = Grid::new().finish(&sheet.name, false, None);
+                    let mut t = empty(&sheet.name, false);
                     t.notes = vec![format!("could not be read: {e}")];
-                    t
+                    vec![t]
                 }
             }
         };
-        if sheet.visible != SheetVisible::Visible {
-            t.notes.insert(0, "hidden sheet".into());
+        for t in &mut tables {
+            if sheet.visible != SheetVisible::Visible {
+                t.notes.insert(0, "hidden sheet".into());
+            }
+            // Tables found in a sheet are named by their titles, which may repeat.
+            let base = t.name.clone();
+            let mut n = 2;
+            while set.tables.iter().any(|x| x.name == t.name) {
+                t.name = format!("{base} ({n})");
+                n += 1;
+            }
         }
-        set.tables.push(t);
+        set.tables.extend(tables);
     }
     if !sheets.is_empty() && failures.len() == sheets.len().min(MAX_SHEETS) {
         return Err(malformed("no sheet could be read", &failures[0]));
@@ -119,6 +129,12 @@ fn describe_workbook(bytes: &[u8], keep: Keep) -> Result<Content, AnalyzeError> 
         set.notes.push("workbook has no sheets".into());
     }
     Ok(Content::Tables(set))
+}
+
+/// The table of a sheet with no cells.
+fn empty(name: &str, complete: bool) -> NamedTable {
+    let mut t = Grid::new().finish(name, complete, None, &[], &Applied::default());
+    t.swap_remove(0)
 }
 
 /// Open the workbook after checking what calamine will load whole.
@@ -177,7 +193,12 @@ fn open(bytes: &[u8]) -> Result<Book<'_>, AnalyzeError> {
 }
 
 /// Read one sheet into its table.
-fn read_sheet(book: &mut Book<'_>, name: &str, keep: Keep) -> Result<NamedTable, String> {
+fn read_sheet(
+    book: &mut Book<'_>,
+    name: &str,
+    keep: Keep,
+    applied: &Applied,
+) -> Result<Vec<NamedTable>, String> {
     let mut grid = Grid::new().keeping(keep);
     let mut stop = None;
     let mut declared = None;
@@ -204,40 +225,49 @@ fn read_sheet(book: &mut Book<'_>, name: &str, keep: Keep) -> Result<NamedTable,
     let declared_last = declared
         .filter(|d: &Dimensions| d.end.0 > 0)
         .map(|d| d.end.0);
-    let mut t = grid.finish(name, stop.is_none(), declared_last);
     if let Some(s) = stop {
-        t.notes
-            .push(format!("{s}; figures cover the cells read before"));
-        if let (Some(d), None) = (declared, &t.range) {
-            t.range = Some(format!(
-                "{}:{}",
-                a1(d.start.0, d.start.1),
-                a1(d.end.0, d.end.1)
-            ));
+        let mut t = grid.finish(name, false, declared_last, &[], applied);
+        for t in &mut t {
+            t.notes
+                .push(format!("{s}; figures cover the cells read before"));
+            if let (Some(d), None) = (declared, &t.range) {
+                t.range = Some(format!(
+                    "{}:{}",
+                    a1(d.start.0, d.start.1),
+                    a1(d.end.0, d.end.1)
+                ));
+            }
         }
         // Merged regions sit after the cells: not worth a second pass over a cut sheet.
         return Ok(t);
     }
-    let merged = match book {
+    let merged: Vec<Merged> = match book {
         Book::Xlsx(w) => w.merge_cells_by_sheet_name(name).ok(),
         Book::Xls(w) => w.merge_cells_by_sheet_name(name).ok(),
         Book::Xlsb(_) | Book::Ods(_) => None,
-    };
-    if let Some(m) = merged.filter(|m| !m.is_empty()) {
-        let listed: Vec<String> = m
+    }
+    .unwrap_or_default()
+    .iter()
+    .map(|d| (d.start, d.end))
+    .collect();
+    let mut tables = grid.finish(name, true, declared_last, &merged, applied);
+    if !merged.is_empty() {
+        let listed: Vec<String> = merged
             .iter()
             .take(MERGED_LISTED)
-            .map(|d| format!("{}:{}", a1(d.start.0, d.start.1), a1(d.end.0, d.end.1)))
+            .map(|(s, e)| format!("{}:{}", a1(s.0, s.1), a1(e.0, e.1)))
             .collect();
-        let more = if m.len() > MERGED_LISTED {
-            format!(" (+{} more)", m.len() - MERGED_LISTED)
+        let more = if merged.len() > MERGED_LISTED {
+            format!(" (+{} more)", merged.len() - MERGED_LISTED)
         } else {
             String::new()
         };
-        t.notes
-            .push(format!("merged cells: {}{more}", listed.join(", ")));
+        for t in &mut tables {
+            t.notes
+                .push(format!("merged cells: {}{more}", listed.join(", ")));
+        }
     }
-    Ok(t)
+    Ok(tables)
 }
 
 /// Feed streamed cells to `grid`; why reading stopped early, if it did.

@@ -209,7 +209,7 @@ fn describe_detects_xlsx_by_content_and_extension() {
     for name in ["q.xlsx", "q.xlsm", "export.dat"] {
         let d = describe(&Source::from_bytes(name, bytes.clone()));
         assert_eq!(d.format, Format::Excel, "{name}");
-        assert_eq!(d.analyzer, "spreadsheet@3");
+        assert_eq!(d.analyzer, "spreadsheet@4");
         assert!(d.error.is_none(), "{name}: {:?}", d.error);
         assert_eq!(tables(d.content).tables.len(), 3);
     }
@@ -276,4 +276,260 @@ fn cell_text_conversions() {
     assert_eq!(d(45000.5, false), "2023-03-15T12:00:00");
     assert_eq!(d(0.75, false), "18:00:00");
     assert_eq!(d(1.5, true), "36:00:00");
+}
+
+/// Write `cells` (row, column, value) to `ws`: a value that parses as a number is written
+/// as one, anything else as a string.
+fn put(ws: &mut rust_xlsxwriter::Worksheet, cells: &[(u32, u16, &str)]) {
+    for &(r, c, v) in cells {
+        match v.parse::<f64>() {
+            Ok(n) => ws.write_number(r, c, n).unwrap(),
+            Err(_) => ws.write_string(r, c, v).unwrap(),
+        };
+    }
+}
+
+/// Rows of `cells` for a block: `first` row, `col` column, one row per line.
+fn block(first: u32, col: u16, lines: &[&[&'static str]]) -> Vec<(u32, u16, &'static str)> {
+    let mut out = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        for (j, v) in line.iter().enumerate() {
+            if !v.is_empty() {
+                out.push((first + i as u32, col + j as u16, *v));
+            }
+        }
+    }
+    out
+}
+
+fn names_of(t: &NamedTable) -> Vec<&str> {
+    t.columns.iter().map(|c| c.name.as_str()).collect()
+}
+
+fn sheet_tables(bytes: Vec<u8>) -> Vec<NamedTable> {
+    let src = Source::from_bytes("b.xlsx", bytes);
+    tables(ExcelAnalyzer.analyze(&src, Format::Excel).unwrap()).tables
+}
+
+#[test]
+fn title_rows_two_row_merged_header_and_notes_below() {
+    let mut wb = Workbook::new();
+    let ws = wb.add_worksheet().set_name("Spending").unwrap();
+    let plain = XFormat::new();
+    put(
+        ws,
+        &[
+            (0, 0, "Table 3. Spending by department"),
+            (1, 0, "Thousands of pounds"),
+        ],
+    );
+    ws.merge_range(3, 0, 4, 0, "Department", &plain).unwrap();
+    ws.merge_range(3, 1, 3, 2, "", &plain).unwrap();
+    ws.write_number(3, 1, 2021).unwrap();
+    ws.merge_range(3, 3, 3, 4, "", &plain).unwrap();
+    ws.write_number(3, 3, 2022).unwrap();
+    put(
+        ws,
+        &block(4, 1, &[&["Estimate", "Outturn", "Estimate", "Outturn"]]),
+    );
+    put(
+        ws,
+        &block(
+            5,
+            0,
+            &[
+                &["Health", "120", "118.5", "130", "131"],
+                &["Education", "95", "97", "99", "101.2"],
+                &["Defence", "40", "41", "42", "40"],
+                &["Transport", "22", "21", "25", "24"],
+                &["Justice", "9", "9.5", "10", "11"],
+            ],
+        ),
+    );
+    put(
+        ws,
+        &[
+            (11, 0, "Source: departmental accounts"),
+            (12, 0, "Figures are rounded to the nearest thousand."),
+        ],
+    );
+    let t = &sheet_tables(wb.save_to_buffer().unwrap())[0];
+    assert_eq!(
+        names_of(t),
+        [
+            "Department",
+            "2021 / Estimate",
+            "2021 / Outturn",
+            "2022 / Estimate",
+            "2022 / Outturn"
+        ]
+    );
+    assert_eq!((t.header_row, t.rows, t.rows_exact), (Some(5), 5, true));
+    assert_eq!(t.columns[2].kind, ColumnType::Float);
+    assert_eq!(
+        t.load.as_deref(),
+        Some(
+            r#"pd.read_excel(path, sheet_name="Spending", header=None, skiprows=5, names=["Department", "2021 / Estimate", "2021 / Outturn", "2022 / Estimate", "2022 / Outturn"], usecols="A:E", nrows=5)"#
+        )
+    );
+    let notes = t.notes.join("\n");
+    for want in [
+        "title row 1: Table 3. Spending by department",
+        "header rows 4–5 read as one name per column (`2021 / Estimate`)",
+        "note row 12 below the table: Source: departmental accounts",
+        "note row 13 below the table: Figures are rounded",
+    ] {
+        assert!(notes.contains(want), "{want:?} not in {notes}");
+    }
+}
+
+#[test]
+fn blocks_side_by_side_are_separate_tables() {
+    let mut wb = Workbook::new();
+    let ws = wb.add_worksheet().set_name("Regions").unwrap();
+    put(
+        ws,
+        &[(0, 0, "Table 1: Population"), (0, 4, "Table 2: Area")],
+    );
+    put(
+        ws,
+        &block(
+            2,
+            0,
+            &[
+                &["Region", "Year", "Population"],
+                &["North", "2020", "1200"],
+                &["North", "2021", "1250"],
+                &["South", "2020", "900"],
+                &["South", "2021", "950"],
+                &["East", "2020", "400"],
+                &["East", "2021", "410"],
+            ],
+        ),
+    );
+    put(
+        ws,
+        &block(
+            2,
+            4,
+            &[
+                &["Region", "Area km2"],
+                &["North", "520.5"],
+                &["South", "310"],
+                &["East", "150.25"],
+            ],
+        ),
+    );
+    let ts = sheet_tables(wb.save_to_buffer().unwrap());
+    let got: Vec<(&str, Option<&str>, u64)> = ts
+        .iter()
+        .map(|t| (t.name.as_str(), t.range.as_deref(), t.rows))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("Table 1: Population", Some("A1:C9"), 6),
+            ("Table 2: Area", Some("E1:F6"), 3)
+        ]
+    );
+    assert_eq!(names_of(&ts[1]), ["Region", "Area km2"]);
+    assert_eq!(ts[1].columns[1].kind, ColumnType::Float);
+    assert_eq!(
+        ts[1].load.as_deref(),
+        // pandas would read the second `Region` of the header row as `Region.1`.
+        Some(
+            r#"pd.read_excel(path, sheet_name="Regions", header=None, skiprows=3, names=["Region", "Area km2"], usecols="E:F", nrows=3)"#
+        )
+    );
+    assert_eq!(
+        ts[0].load.as_deref(),
+        Some(r#"pd.read_excel(path, sheet_name="Regions", header=2, usecols="A:C")"#)
+    );
+    assert!(ts[1].notes[0].starts_with("table 2 of 2 in sheet \"Regions\" (side by side)"));
+}
+
+#[test]
+fn stacked_tables_each_with_a_header_and_a_total_only_at_the_end() {
+    let mut wb = Workbook::new();
+    let ws = wb.add_worksheet().set_name("Stacked").unwrap();
+    put(
+        ws,
+        &block(
+            0,
+            0,
+            &[
+                &["Table 1: Sales"],
+                &["Month", "Units", "Revenue"],
+                &["Jan", "10", "100.5"],
+                &["Feb", "12", "120"],
+                &["Mar", "9", "90"],
+                &["Apr", "14", "140"],
+                &["Total", "45", "450.5"],
+                &[],
+                &["Table 2: Staff"],
+                &["Team", "Staff", "Vacancies"],
+                &["North", "5", "1"],
+                // A category named `Total` among the data is data.
+                &["Total", "3", "0"],
+                &["South", "7", "2"],
+                &["East", "4", "0"],
+            ],
+        ),
+    );
+    let ts = sheet_tables(wb.save_to_buffer().unwrap());
+    let got: Vec<(&str, Option<u64>, u64)> = ts
+        .iter()
+        .map(|t| (t.name.as_str(), t.header_row, t.rows))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("Table 1: Sales", Some(2), 4),
+            ("Table 2: Staff", Some(10), 4)
+        ]
+    );
+    assert_eq!(names_of(&ts[1]), ["Team", "Staff", "Vacancies"]);
+    assert_eq!(ts[0].columns[1].kind, ColumnType::Integer);
+    assert_eq!(
+        ts[0].load.as_deref(),
+        Some(r#"pd.read_excel(path, sheet_name="Stacked", header=1, usecols="A:C", nrows=4)"#)
+    );
+    assert!(
+        ts[0]
+            .notes
+            .iter()
+            .any(|n| n == "row 7 (Total) kept as notes, not data"),
+        "{:?}",
+        ts[0].notes
+    );
+    assert!(!ts[1].notes.iter().any(|n| n.contains("kept as notes")));
+    assert_eq!(ts[1].range.as_deref(), Some("A9:C14"));
+}
+
+#[test]
+fn an_empty_column_inside_a_table_and_text_rows_of_text_columns_stay_one_table() {
+    let mut wb = Workbook::new();
+    let ws = wb.add_worksheet().set_name("People").unwrap();
+    // Column C is empty throughout; column E has a header and no values.
+    put(
+        ws,
+        &block(
+            0,
+            0,
+            &[
+                &["person", "town", "", "age", "comment"],
+                // Text in text columns right under the header: data, not a second header.
+                &["Name", "Town"],
+                &["Smith", "Leeds", "", "41"],
+                &["Jones", "York", "", "37"],
+                &["Brown", "Hull", "", "52"],
+            ],
+        ),
+    );
+    let ts = sheet_tables(wb.save_to_buffer().unwrap());
+    assert_eq!(ts.len(), 1, "{ts:?}");
+    let t = &ts[0];
+    assert_eq!(names_of(t), ["person", "town", "C", "age", "comment"]);
+    assert_eq!((t.header_row, t.rows), (Some(1), 4));
+    assert_eq!(t.range.as_deref(), Some("A1:E5"));
 }
