@@ -15,6 +15,9 @@ type Field = (Span, char);
 
 /// A listing must place at least this many fields: one line is too easily prose.
 const MIN_FIELDS: usize = 2;
+/// Lines of ranges or widths without a format code must place at least this many:
+/// `exceed 3` and `current 9` in two sentences are no layout.
+const MIN_RANGED_FIELDS: usize = 3;
 /// Widest field believed, in characters.
 const MAX_FIELD_WIDTH: u64 = 1000;
 
@@ -22,13 +25,13 @@ const MAX_FIELD_WIDTH: u64 = 1000;
 /// 6), `ES12.4` → (`E`, 12); `None` for anything else.
 pub(super) fn code_width(tok: &str) -> Option<(char, usize)> {
     let t = tok.trim_matches(|c| c == '(' || c == ')' || c == ',');
-    let upper = t.to_ascii_uppercase();
-    let rest = upper
+    let rest = t
         .strip_prefix("ES")
-        .or_else(|| upper.strip_prefix("EN"))
+        .or_else(|| t.strip_prefix("EN"))
         .map(|r| ('E', r))
         .or_else(|| {
-            let mut cs = upper.chars();
+            // Capital letters only: `g10` in `2003, g10 Code GmbH` is no format code.
+            let mut cs = t.chars();
             let k = cs.next()?;
             "AIFEDGLZ".contains(k).then_some((k, cs.as_str()))
         })?;
@@ -326,9 +329,13 @@ fn spans_by(lines: &[Ranged], roles: &[Role]) -> Option<Vec<(usize, usize)>> {
 /// A listing of ranged lines: the lines of the most common shape (count of numbers,
 /// side), read by the first scheme that makes a layout; the fields in column order.
 pub(super) fn ranged_listing(text: &str) -> Option<Listing> {
-    let lines: Vec<Ranged> = text.lines().filter_map(ranged).collect();
+    let lines: Vec<(usize, Ranged)> = text
+        .lines()
+        .enumerate()
+        .filter_map(|(i, l)| Some((i, ranged(l)?)))
+        .collect();
     let mut shapes: Vec<((usize, bool, bool), usize)> = Vec::new();
-    for l in &lines {
+    for (_, l) in &lines {
         let k = (l.nums.len(), l.lead, l.range);
         match shapes.iter_mut().find(|(s, _)| *s == k) {
             Some((_, n)) => *n += 1,
@@ -339,10 +346,24 @@ pub(super) fn ranged_listing(text: &str) -> Option<Listing> {
     if count < MIN_FIELDS {
         return None;
     }
-    let chosen: Vec<Ranged> = lines
-        .into_iter()
-        .filter(|l| (l.nums.len(), l.lead, l.range) == (n, lead, range))
-        .collect();
+    // The fields of a layout are listed together: the longest run of such lines at
+    // most two lines apart (numbers scattered through prose are no listing).
+    let mut runs: Vec<Vec<Ranged>> = Vec::new();
+    let mut last = usize::MAX;
+    for (at, l) in lines {
+        if (l.nums.len(), l.lead, l.range) != (n, lead, range) {
+            continue;
+        }
+        match runs.last_mut() {
+            Some(run) if at <= last + 3 => run.push(l),
+            _ => runs.push(vec![l]),
+        }
+        last = at;
+    }
+    let chosen = runs.into_iter().max_by_key(Vec::len)?;
+    if chosen.len() < MIN_RANGED_FIELDS {
+        return None;
+    }
     let spans = schemes(n, range)
         .iter()
         .find_map(|roles| spans_by(&chosen, roles))?;

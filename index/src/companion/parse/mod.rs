@@ -118,7 +118,13 @@ pub fn listing(text: &str) -> Option<Listing> {
     } else if let Some(l) = found.as_mut() {
         l.spans = None;
     }
-    let l = found?;
+    let mut l = found?;
+    if l.spans.as_deref().is_some_and(|s| !plausible(s)) {
+        if !l.count_ok {
+            return None;
+        }
+        l.spans = None;
+    }
     let mut seen = std::collections::HashSet::new();
     l.columns
         .iter()
@@ -134,6 +140,19 @@ fn names_only(columns: Vec<DocColumn>) -> Listing {
         spans: None,
         count_ok: true,
     }
+}
+
+/// Characters a record's first field may start after: a layout starts at the line's
+/// start, give or take a few blanks.
+const MAX_FIRST_START: usize = 8;
+
+/// Whether spans look like a record's layout: the first field near the line's start,
+/// the fields covering at least half of the record.
+fn plausible(spans: &[Span]) -> bool {
+    let first = spans.iter().map(|s| s.0).min().unwrap_or(0);
+    let total = spans.iter().map(|s| s.1).max().unwrap_or(0);
+    let covered: usize = spans.iter().map(|s| s.1 - s.0).sum();
+    first <= MAX_FIRST_START && covered * 2 >= total
 }
 
 /// Whether spans, in any order, leave no character to two fields.
@@ -457,8 +476,17 @@ fn format_text(text: &str) -> Option<Listing> {
     {
         return None;
     }
-    // Positions: stated on every line, or laid end to end from the format codes.
-    let spans: Option<Vec<(usize, usize)>> = if chosen.iter().all(|l| l.span.is_some()) {
+    // Positions: stated on every line, or laid end to end from the format codes; not
+    // when a "name" reads as a sentence or code (`License: …`, `THEN = Y2 M2`).
+    let names_like = chosen.iter().all(|l| {
+        !l.column
+            .name
+            .contains([':', ';', '=', '<', '>', '{', '}', ','])
+            && l.column.name.split_whitespace().count() <= 4
+    });
+    let spans: Option<Vec<Span>> = if !names_like {
+        None
+    } else if chosen.iter().all(|l| l.span.is_some()) {
         chosen.iter().map(|l| l.span).collect()
     } else if chosen.iter().all(|l| l.code.is_some()) {
         let mut at = 0;

@@ -294,4 +294,13 @@ fn numbered_notes_and_inconsistent_positions_place_nothing() {
     assert_eq!(placed("(I4,/,F6.1)\nyear temp\n"), None);
     // A statement whose names are not given: nothing.
     assert_eq!(listing("(I4,I2,F6.1)\n\nSee the manual.\n"), None);
+    // Years of a copyright notice are no character ranges (the first field would
+    // start far into the line).
+    let text = "Copyright:\n           2004-2006 Wolfgang Hoschek\n           2006-2008 Varun Kumar\n           2012-2016 Emmanuel Bourg\n";
+    assert_eq!(placed(text), None);
+    // `g10` is no format code; names that read as sentences take no positions.
+    let text = "Copyright: 2003, g10 Code GmbH\nCopyright: 2004, 2005, g10 Code GmbH\n";
+    assert_eq!(placed(text), None);
+    // Widths in two sentences are no layout.
+    assert_eq!(placed("exceed 3 times\ncurrent 9 of them\n"), None);
 }
