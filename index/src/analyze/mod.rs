@@ -14,7 +14,7 @@ mod delimited;
 mod detect;
 mod encoding;
 mod excel;
-mod fixed;
+pub(crate) mod fixed;
 #[cfg(test)]
 pub(crate) mod fixtures;
 mod guard;

@@ -65,8 +65,35 @@ pub(super) fn missing_table(e: &rusqlite::Error) -> bool {
         if msg.contains("no such table: companions") || msg.contains("no such table: lookups"))
 }
 
-fn columns_from(json: &str) -> Result<Vec<companion::DocColumn>> {
-    serde_json::from_str(json).map_err(|e| Error::corrupt("companion columns", e))
+/// What a link keeps in its `columns` cell: the documented columns, with how the
+/// field list fits the data when the link was made by content.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Kept {
+    columns: Vec<companion::DocColumn>,
+    fit: companion::Fit,
+}
+
+/// A `columns` cell read: a list of columns, or an object with a fit too.
+fn columns_from(json: &str) -> Result<(Vec<companion::DocColumn>, Option<companion::Fit>)> {
+    let bad = |e| Error::corrupt("companion columns", e);
+    if json.trim_start().starts_with('[') {
+        return Ok((serde_json::from_str(json).map_err(bad)?, None));
+    }
+    let k: Kept = serde_json::from_str(json).map_err(bad)?;
+    Ok((k.columns, Some(k.fit)))
+}
+
+/// A link's `columns` cell: the list alone for a link by name or count, as the cells
+/// of a catalog made before links by content are.
+fn columns_cell(l: &Link) -> Result<String> {
+    let json = match &l.fit {
+        None => serde_json::to_string(&l.columns),
+        Some(fit) => serde_json::to_string(&serde_json::json!({
+            "columns": l.columns,
+            "fit": fit,
+        })),
+    };
+    json.map_err(|e| Error::serialize("companion columns", e))
 }
 
 impl CatalogReader {
@@ -115,10 +142,12 @@ impl CatalogReader {
         };
         found
             .map(|(doc, cols)| {
+                let (columns, fit) = columns_from(&cols)?;
                 Ok(Link {
                     data: path.to_string(),
                     doc,
-                    columns: columns_from(&cols)?,
+                    columns,
+                    fit,
                 })
             })
             .transpose()
@@ -374,8 +403,7 @@ impl CatalogWriter {
             let mut stale_vector = StaleMarker::new(&tx)?;
             let mut affected: Vec<(String, Option<String>, Option<String>)> = Vec::new();
             for l in links {
-                let cols = serde_json::to_string(&l.columns)
-                    .map_err(|e| Error::serialize("companion columns", e))?;
+                let cols = columns_cell(l)?;
                 insert.execute(params![l.data, l.doc, folder, cols])?;
                 let before = old.remove(&l.data);
                 let same = before

@@ -9,8 +9,14 @@
 //!
 //! Two candidates at the best level leave the data file unlinked: a guess would put wrong
 //! names on every column.
+//!
+//! Before counts, content: a field list whose positions fit the data file's lines
+//! ([`super::fit::fits`]) names its columns whatever the file's name and column count
+//! as described (fields written without blanks between them read as one); several
+//! that fit are told apart by the same name levels.
 
-use super::{DocColumn, Link};
+use super::fit::fits;
+use super::{Fit, Link, Listing};
 
 /// Words that make a file name say "documentation" (a name token containing one is
 /// dropped when comparing names).
@@ -41,7 +47,9 @@ pub struct FolderFile {
     /// Column count of its headerless table, when it is a headerless data file.
     pub headerless: Option<usize>,
     /// The columns it documents, when it reads as documentation.
-    pub documents: Option<Vec<DocColumn>>,
+    pub documents: Option<Listing>,
+    /// Its first data lines, read when a field list with positions may fit them.
+    pub lines: Option<String>,
 }
 
 /// The file name of a path, lowercased, split into stem tokens and extension.
@@ -94,9 +102,32 @@ fn names_other(key: &[String], files: &[FolderFile], except: &str, doc: &str) ->
         .any(|f| f.path != except && f.path != doc && names_file(key, &f.path))
 }
 
+/// The only candidate at the best of the name levels, if one.
+fn pick<'a>(
+    cands: &[&'a (&'a FolderFile, &'a Listing, Vec<String>)],
+    data: &FolderFile,
+    files: &[FolderFile],
+) -> Option<&'a (&'a FolderFile, &'a Listing, Vec<String>)> {
+    let levels: [Vec<_>; 3] = [
+        cands
+            .iter()
+            .filter(|(_, _, k)| names_file(k, &data.path))
+            .collect(),
+        cands.iter().filter(|(_, _, k)| k.is_empty()).collect(),
+        cands
+            .iter()
+            .filter(|(f, _, k)| !names_other(k, files, &data.path, &f.path))
+            .collect(),
+    ];
+    match levels.iter().find(|l| !l.is_empty())?.as_slice() {
+        [one] => Some(**one),
+        _ => None,
+    }
+}
+
 /// The links of one folder's files, by data path.
 pub fn match_folder(files: &[FolderFile]) -> Vec<Link> {
-    let docs: Vec<(&FolderFile, &Vec<DocColumn>, Vec<String>)> = files
+    let docs: Vec<(&FolderFile, &Listing, Vec<String>)> = files
         .iter()
         .filter_map(|f| Some((f, f.documents.as_ref()?, doc_key(&f.path))))
         .collect();
@@ -107,29 +138,43 @@ pub fn match_folder(files: &[FolderFile]) -> Vec<Link> {
         let (Some(n), None) = (data.headerless, &data.documents) else {
             continue;
         };
-        let cands: Vec<_> = docs
+        let lines = data.lines.as_deref().map(super::fit::data_lines);
+        let fitting: Vec<_> = docs
             .iter()
-            .filter(|(f, cols, _)| f.path != data.path && cols.len() == n)
+            .filter(|(f, l, _)| {
+                f.path != data.path && lines.as_ref().is_some_and(|lines| fits(l, lines))
+            })
             .collect();
-        let levels: [Vec<_>; 3] = [
-            cands
-                .iter()
-                .filter(|(_, _, k)| names_file(k, &data.path))
-                .collect(),
-            cands.iter().filter(|(_, _, k)| k.is_empty()).collect(),
-            cands
-                .iter()
-                .filter(|(f, _, k)| !names_other(k, files, &data.path, &f.path))
-                .collect(),
-        ];
-        if let Some(level) = levels.iter().find(|l| !l.is_empty()) {
-            if let [(doc, cols, _)] = level.as_slice() {
+        if !fitting.is_empty() {
+            if let Some((doc, l, _)) = pick(&fitting, data, files) {
                 links.push(Link {
                     data: data.path.clone(),
                     doc: doc.path.clone(),
-                    columns: (*cols).clone(),
+                    columns: l.columns.clone(),
+                    fit: l.spans.clone().map(|spans| Fit { spans, table: None }),
                 });
             }
+            continue;
+        }
+        // By count, as long as the codes agree with what the lines hold.
+        let cands: Vec<_> = docs
+            .iter()
+            .filter(|(f, l, _)| {
+                f.path != data.path
+                    && l.count_ok
+                    && l.columns.len() == n
+                    && lines
+                        .as_ref()
+                        .is_none_or(|lines| super::fit::tokens_agree(l, lines))
+            })
+            .collect();
+        if let Some((doc, l, _)) = pick(&cands, data, files) {
+            links.push(Link {
+                data: data.path.clone(),
+                doc: doc.path.clone(),
+                columns: l.columns.clone(),
+                fit: None,
+            });
         }
     }
     links
@@ -139,20 +184,28 @@ pub fn match_folder(files: &[FolderFile]) -> Vec<Link> {
 mod tests {
     use super::*;
 
-    fn cols(n: usize) -> Vec<DocColumn> {
-        (0..n)
-            .map(|i| DocColumn {
-                name: format!("c{i}"),
-                unit: None,
-                description: None,
-            })
-            .collect()
+    use crate::companion::DocColumn;
+
+    fn cols(n: usize) -> Listing {
+        Listing {
+            columns: (0..n)
+                .map(|i| DocColumn {
+                    name: format!("c{i}"),
+                    unit: None,
+                    description: None,
+                })
+                .collect(),
+            spans: None,
+            numeric: vec![None; n],
+            count_ok: true,
+        }
     }
     fn data(path: &str, n: usize) -> FolderFile {
         FolderFile {
             path: path.into(),
             headerless: Some(n),
             documents: None,
+            lines: None,
         }
     }
     fn doc(path: &str, n: usize) -> FolderFile {
@@ -160,6 +213,7 @@ mod tests {
             path: path.into(),
             headerless: None,
             documents: Some(cols(n)),
+            lines: None,
         }
     }
     fn pairs(files: &[FolderFile]) -> Vec<(String, String)> {
@@ -216,6 +270,63 @@ mod tests {
             doc("b/legend.txt", 3),
         ];
         assert_eq!(pairs(&files), [p("b/obs.dat", "b/legend.txt")]);
+    }
+
+    /// A field list placing `n` fields `w` characters wide, end to end.
+    fn placed(path: &str, n: usize, w: usize) -> FolderFile {
+        let mut l = cols(n);
+        l.spans = Some((0..n).map(|i| (i * w, i * w + w)).collect());
+        l.numeric = vec![Some(true); n];
+        l.count_ok = false;
+        FolderFile {
+            path: path.into(),
+            headerless: None,
+            documents: Some(l),
+            lines: None,
+        }
+    }
+    fn lines(path: &str, n: usize, text: &str) -> FolderFile {
+        FolderFile {
+            lines: Some(text.into()),
+            ..data(path, n)
+        }
+    }
+
+    #[test]
+    fn a_field_list_that_fits_the_lines_names_them_whatever_the_names() {
+        // Six two-digit fields that touch: described as one column.
+        let text = "010203040506
+111213141516
+212223242526
+";
+        let files = [
+            lines("e/1998.dat", 1, text),
+            lines("e/1999.dat", 1, text),
+            placed("e/station_layout.txt", 6, 2),
+            placed("e/other.txt", 4, 2),
+        ];
+        let links = match_folder(&files);
+        assert_eq!(
+            links
+                .iter()
+                .map(|l| (l.data.as_str(), l.doc.as_str()))
+                .collect::<Vec<_>>(),
+            [
+                ("e/1998.dat", "e/station_layout.txt"),
+                ("e/1999.dat", "e/station_layout.txt")
+            ]
+        );
+        assert_eq!(links[0].fit.as_ref().unwrap().spans.len(), 6);
+        // Two lists that fit, neither preferred by name: nothing.
+        let files = [
+            lines("e/1998.dat", 1, text),
+            placed("e/a.txt", 6, 2),
+            placed("e/b.txt", 3, 4),
+        ];
+        assert!(match_folder(&files).is_empty());
+        // A bare list of positions does not name by count alone.
+        let files = [data("e/1998.dat", 6), placed("e/a.txt", 6, 2)];
+        assert!(match_folder(&files).is_empty());
     }
 
     #[test]

@@ -22,6 +22,7 @@
 //! Search returns a hit's companions with it ([`Companion`], read by
 //! [`crate::catalog::CatalogReader::companions`]).
 
+pub mod fit;
 pub mod lookup;
 pub mod matcher;
 pub mod parse;
@@ -29,6 +30,7 @@ pub mod summary;
 #[cfg(test)]
 mod tests;
 
+use crate::analyze::rules::ReadingRule;
 use crate::analyze::{ColumnProfile, Content, Description};
 use crate::text_util::cut_chars;
 use serde::{Deserialize, Serialize};
@@ -53,8 +55,30 @@ pub struct DocColumn {
     pub description: Option<String>,
 }
 
+/// A field's characters in a fixed-width line, (start, end): counted from 0, end
+/// excluded, as pandas' `colspecs` are.
+pub type Span = (usize, usize);
+
+/// The columns a documentation file lists, and where a fixed-width line holds them
+/// when it says so.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Listing {
+    /// The columns, in the data's order.
+    pub columns: Vec<DocColumn>,
+    /// Each column's characters (start, end), counted from 0, end excluded: from a
+    /// Fortran format, ranges (`1-4`), starts and ends, or widths.
+    pub spans: Option<Vec<Span>>,
+    /// Per column, whether its format code makes it a number (`I4`, `F6.1`: yes; `A10`:
+    /// no); `None` without a code.
+    pub numeric: Vec<Option<bool>>,
+    /// Whether its column count alone may name a data file's columns: the usual layouts
+    /// of documentation (dictionaries, `Column 3: …`, format-code lines) may; a bare
+    /// list of ranges or widths names only the files whose lines it fits.
+    pub count_ok: bool,
+}
+
 /// A documentation file and the data file it documents (lake-relative paths).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Link {
     /// The headerless data file.
     pub data: String,
@@ -62,6 +86,22 @@ pub struct Link {
     pub doc: String,
     /// The documented columns, in the data file's order.
     pub columns: Vec<DocColumn>,
+    /// Present when the link was made by content: the documentation's field positions
+    /// fit the data file's lines.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fit: Option<Fit>,
+}
+
+/// How a documentation file's field list fits a data file, by content.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Fit {
+    /// Each column's characters (start, end), counted from 0, end excluded.
+    pub spans: Vec<Span>,
+    /// The data file's table read at these positions, when they split its lines
+    /// otherwise than its own description does (fields written without blanks between
+    /// them): the description shows this table instead.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub table: Option<Box<crate::analyze::Table>>,
 }
 
 /// A file a person opens together with a search hit: what documents it, a lookup table
@@ -81,9 +121,18 @@ pub fn headerless_columns(d: &Description) -> Option<usize> {
 }
 
 /// Apply `link` to the description of its data file: the columns take the documented
-/// names and units, the `load` line names them, a note names the documentation. A
-/// description whose column count no longer matches is left as it is.
+/// names and units, the `load` line names them, a note names the documentation. A link
+/// by content whose positions split the lines otherwise than the description shows the
+/// table read at those positions. A description whose column count no longer matches
+/// is left as it is.
 pub fn apply_data(d: &mut Description, link: &Link) {
+    if headerless_columns(d).is_none() {
+        return;
+    }
+    let fit = link.fit.as_ref();
+    if let (Some(table), Content::Table(t)) = (fit.and_then(|f| f.table.as_ref()), &mut d.content) {
+        *t = (**table).clone();
+    }
     if headerless_columns(d) != Some(link.columns.len()) {
         return;
     }
@@ -110,17 +159,65 @@ pub fn apply_data(d: &mut Description, link: &Link) {
     if let Some(call) = load.as_mut() {
         *call = with_names(call, &names);
     }
-    d.notes.push(format!("columns named by {}", link.doc));
+    match fit {
+        Some(f) => {
+            // A decision on the file's content: counted and said, as reading rules are.
+            *d.rules
+                .entry(ReadingRule::FormatCompanion.name().to_string())
+                .or_default() += link.columns.len() as u64;
+            d.notes.push(format!(
+                "columns named by {} (its field list: {} fields at characters {}, which fit the lines)",
+                link.doc,
+                link.columns.len(),
+                spans_text(&f.spans)
+            ));
+            if f.table.is_some() {
+                d.notes.push(
+                    "fields read at the documented positions: the data writes some without a blank between them"
+                        .into(),
+                );
+            }
+        }
+        None => d.notes.push(format!("columns named by {}", link.doc)),
+    }
     if let Some(m) = meanings(&link.columns) {
         d.notes.push(m);
     }
 }
 
+/// Data files a documentation file's note names; past them, it counts the rest.
+const DOCUMENTED_NAMED: usize = 5;
+
 /// Apply to a documentation file's description the data files it documents.
 pub fn apply_doc(d: &mut Description, data: &[String]) {
-    if !data.is_empty() {
-        d.notes.push(format!("documents {}", data.join(", ")));
+    match data {
+        [] => {}
+        [one] => d.notes.push(format!("documents {one}")),
+        many => {
+            let mut named = many[..many.len().min(DOCUMENTED_NAMED)].join(", ");
+            if many.len() > DOCUMENTED_NAMED {
+                named.push_str(", …");
+            }
+            d.notes.push(format!(
+                "documents the fields of {} files: {named}",
+                many.len()
+            ));
+        }
     }
+}
+
+/// `1-4, 5-6, 7-12`: spans as the characters they cover, counted from 1, cut to a
+/// dozen.
+fn spans_text(spans: &[(usize, usize)]) -> String {
+    let mut parts: Vec<String> = spans
+        .iter()
+        .take(12)
+        .map(|(a, b)| format!("{}-{}", a + 1, b))
+        .collect();
+    if spans.len() > 12 {
+        parts.push("…".into());
+    }
+    parts.join(", ")
 }
 
 /// "column meanings: TEMP = air temperature; …", cut to [`MEANINGS_MAX_CHARS`]: what the
@@ -235,6 +332,7 @@ mod unit {
                 col("count", Some("birds"), None),
                 col("mass", Some("g"), Some("mass")),
             ],
+            fit: None,
         };
         apply_data(&mut d, &link);
         let Content::Table(t) = &d.content else {

@@ -231,3 +231,108 @@ fn a_linked_file_whose_content_changes_to_an_embedded_one_is_embedded_as_shown()
     assert_eq!(shown(&idx, "w/obs.dat").0, ["YEAR", "MONTH", "TAIR"]);
     assert_vector_follows(&idx, "w/obs.dat");
 }
+
+/// A yearly file written with Fortran's `(I4,2I2,F6.1,A5)`: the date's fields touch.
+fn jammed(year: u32) -> String {
+    (1..=12)
+        .map(|m| {
+            format!(
+                "{year}{m:02}{:02}{:>6.1}{:>5}\n",
+                m * 2,
+                m as f64 * 1.5 - 4.0,
+                format!("S{m}")
+            )
+        })
+        .collect()
+}
+
+/// The load line and rule counts of `path` as the catalog shows it.
+fn load_and_rules(idx: &Path, path: &str) -> (Option<String>, u64) {
+    let cat = CatalogReader::open(idx).unwrap();
+    let row = cat.file(path).unwrap().unwrap();
+    let d = cat.file_description(&row).unwrap().unwrap();
+    let load = match &d.content {
+        Content::Table(t) => t.load.clone(),
+        _ => None,
+    };
+    (load, d.rules.get("format-companion").copied().unwrap_or(0))
+}
+
+#[test]
+fn a_field_list_names_the_yearly_files_whose_lines_it_fits() {
+    let d = tempfile::tempdir().unwrap();
+    let lake = d.path().join("lake");
+    let idx = d.path().join("idx");
+    for y in [1998, 1999, 2000] {
+        write(&lake, &format!("m/obs_{y}.dat"), &jammed(y));
+    }
+    let fields = |last: &str| {
+        format!("Observation files\n\n1  I4    year\n2  I2    month\n3  I2    day\n4  F6.1  tair\n5  A5    {last}\n")
+    };
+    write(&lake, "m/fields.txt", &fields("station"));
+    // Release notes numbered like fields, and a field list of another width: neither
+    // names anything.
+    write(
+        &lake,
+        "m/notes.txt",
+        "1 Fixed bug in the reader\n2 Added export\n",
+    );
+    write(
+        &lake,
+        "m/other_layout.txt",
+        "year 1-4\nmonth 5-6\ncount 7-9\n",
+    );
+    let opts = IndexOptions {
+        jobs: 2,
+        ..Default::default()
+    };
+    let mut ix = Indexer::open(&lake, &idx, &opts).unwrap();
+    ix.run(&NoProgress).unwrap();
+    let five = |last: &str| strings(&["year", "month", "day", "tair", last]);
+    for y in [1998, 1999, 2000] {
+        let path = format!("m/obs_{y}.dat");
+        let (names, notes) = shown(&idx, &path);
+        assert_eq!(names, five("station"), "{path}");
+        assert_eq!(
+            notes[..2],
+            [
+                "columns named by m/fields.txt (its field list: 5 fields at characters 1-4, 5-6, 7-8, 9-14, 15-19, which fit the lines)".to_string(),
+                "fields read at the documented positions: the data writes some without a blank between them".to_string(),
+            ]
+        );
+        let (load, counted) = load_and_rules(&idx, &path);
+        assert_eq!(
+            load.as_deref(),
+            Some(
+                r#"pd.read_fwf(path, colspecs=[(0, 4), (4, 6), (6, 8), (8, 14), (14, 19)], skiprows=0, header=None, names=["year", "month", "day", "tair", "station"])"#
+            )
+        );
+        assert_eq!(counted, 5);
+    }
+    assert_eq!(
+        shown(&idx, "m/fields.txt").1,
+        ["documents the fields of 3 files: m/obs_1998.dat, m/obs_1999.dat, m/obs_2000.dat"]
+    );
+    assert!(shown(&idx, "m/notes.txt").1.is_empty());
+    assert!(shown(&idx, "m/other_layout.txt").1.is_empty());
+    assert_vector_follows(&idx, "m/obs_1999.dat");
+
+    // The field list changes: the data files, unchanged, follow.
+    write(&lake, "m/fields.txt", &fields("stn_id"));
+    ix.update(&[PathBuf::from("m/fields.txt")], &NoProgress)
+        .unwrap();
+    assert_eq!(shown(&idx, "m/obs_1998.dat").0, five("stn_id"));
+    assert_vector_follows(&idx, "m/obs_1998.dat");
+
+    // A field list that no longer fits the lines: the names go.
+    write(
+        &lake,
+        "m/fields.txt",
+        "1  I4  year\n2  I4  month\n3  F6.1  tair\n",
+    );
+    ix.update(&[PathBuf::from("m/fields.txt")], &NoProgress)
+        .unwrap();
+    let (names, notes) = shown(&idx, "m/obs_1998.dat");
+    assert!(names[0].starts_with("column_"), "{names:?}");
+    assert!(notes.iter().all(|n| !n.contains("named by")), "{notes:?}");
+}

@@ -2,11 +2,13 @@
 //! ([`crate::companion`]) of every folder in which a file changed. Here rather than in
 //! `companion`, which the catalog uses: the matching is pure, this step writes the catalog.
 
+use super::IN_MEMORY_LIMIT;
 use crate::analyze::{ColumnProfile, Content, Description, Format};
+use crate::analyze::{Source, DEFAULT_BUDGET};
 use crate::catalog::{folder_of, CatalogReader, CatalogWriter, FileRow, FileState, MetaKey};
 use crate::companion::lookup::{self, DataFile, LookupLink, LookupTable, SampledColumn};
 use crate::companion::matcher::{self, match_folder, FolderFile};
-use crate::companion::{headerless_columns, parse, Link, DOC_MAX_BYTES};
+use crate::companion::{fit, headerless_columns, parse, Link, DOC_MAX_BYTES};
 use crate::error::Result;
 use crate::store::ObjectLake;
 use std::collections::{BTreeSet, HashMap};
@@ -103,12 +105,20 @@ fn folder_links(cat: &CatalogReader, lake: LakeReader<'_>, folder: &str) -> Resu
     let mut files = Vec::with_capacity(rows.len());
     // Per file: whether to read it from disk as possible documentation.
     let mut read = Vec::with_capacity(rows.len());
+    // Per file: the lines its table starts after, for a fixed-width headerless table.
+    let mut block = Vec::with_capacity(rows.len());
     for row in &rows {
         let desc = match (&row.hash, &row.analyzer) {
             (Some(h), Some(a)) if data_candidate(row) => cat.description(h, a)?,
             _ => None,
         };
         let headerless = desc.as_ref().and_then(headerless_columns);
+        block.push(match desc.as_ref().map(|d| &d.content) {
+            Some(Content::Table(t)) if headerless.is_some() && row.format == Format::FixedWidth => {
+                Some(t.skipped_lines as usize)
+            }
+            _ => None,
+        });
         // A delimited file documents columns only with a header naming a column of
         // names (`Variable`, `Name`…): the others are not read again. A format text is
         // often itself read as a headerless table (its lines are aligned columns), so a
@@ -121,6 +131,7 @@ fn folder_links(cat: &CatalogReader, lake: LakeReader<'_>, folder: &str) -> Resu
             path: row.path.clone(),
             headerless,
             documents: None,
+            lines: None,
         });
     }
     if files.iter().all(|f| f.headerless.is_none()) {
@@ -128,10 +139,75 @@ fn folder_links(cat: &CatalogReader, lake: LakeReader<'_>, folder: &str) -> Resu
     }
     for ((f, row), read) in files.iter_mut().zip(&rows).zip(read) {
         if read {
-            f.documents = read_doc(lake, row).and_then(|t| parse::parse(&t));
+            f.documents = read_doc(lake, row).and_then(|t| parse::listing(&t));
         }
     }
-    Ok(match_folder(&files))
+    // A field list with positions is matched by content: the first lines of the
+    // fixed-width tables are read (only then).
+    if files
+        .iter()
+        .any(|f| f.documents.as_ref().is_some_and(|l| l.spans.is_some()))
+    {
+        for ((f, row), b) in files.iter_mut().zip(&rows).zip(&block) {
+            if b.is_some() && f.documents.is_none() {
+                f.lines = lake
+                    .head(row, fit::FIT_BYTES)
+                    .map(|buf| complete_lines(&buf));
+            }
+        }
+    }
+    let mut links = match_folder(&files);
+    // A link by content whose positions split the lines otherwise than the description
+    // (fields written without a blank between them) carries the table read at them.
+    for l in &mut links {
+        let Some(i) = rows.iter().position(|r| r.path == l.data) else {
+            continue;
+        };
+        let (Some(fit), Some(b)) = (l.fit.as_mut(), block[i]) else {
+            continue;
+        };
+        if files[i].headerless == Some(l.columns.len()) {
+            continue;
+        }
+        fit.table = table_at(lake, &rows[i], b, &fit.spans).map(Box::new);
+    }
+    // One that cannot be read at its positions names nothing.
+    links.retain(|l| {
+        l.fit.as_ref().is_none_or(|f| f.table.is_some())
+            || rows
+                .iter()
+                .zip(&files)
+                .any(|(r, f)| r.path == l.data && f.headerless == Some(l.columns.len()))
+    });
+    Ok(links)
+}
+
+/// The lines of a file's first bytes that end within them.
+fn complete_lines(buf: &[u8]) -> String {
+    let end = memchr::memrchr(b'\n', buf).map_or(0, |i| i + 1);
+    String::from_utf8_lossy(&buf[..end]).into_owned()
+}
+
+/// The table of the file of `row` read at `spans` below its first `block` lines; `None`
+/// when it cannot be read now (the next change of its folder redoes it).
+fn table_at(
+    lake: LakeReader<'_>,
+    row: &FileRow,
+    block: usize,
+    spans: &[(usize, usize)],
+) -> Option<crate::analyze::Table> {
+    let src = match lake {
+        LakeReader::Dir(root) => Source::open(root.join(&row.path), IN_MEMORY_LIMIT)
+            .ok()?
+            .with_budget(Some(DEFAULT_BUDGET)),
+        // An object is read once, up to the read budget, as the analysis reads it.
+        LakeReader::Objects(_) => {
+            let mut buf = lake.head(row, DEFAULT_BUDGET)?;
+            buf.truncate(memchr::memrchr(b'\n', &buf).map_or(0, |i| i + 1));
+            Source::from_bytes(&row.path, buf)
+        }
+    };
+    crate::analyze::fixed::table_at(&src, block, spans).ok()
 }
 
 /// A lookup candidate's table read from the lake: small, delimited, with a header and

@@ -46,7 +46,7 @@ pub(crate) fn is_block_line(l: &str) -> bool {
 }
 
 /// The characters `a..b` of `line` (character positions, clamped to the line).
-fn chars_slice(line: &str, a: usize, b: usize) -> &str {
+pub(crate) fn chars_slice(line: &str, a: usize, b: usize) -> &str {
     if line.is_ascii() {
         let (a, b) = (a.min(line.len()), b.min(line.len()));
         return &line[a..b];

@@ -17,8 +17,8 @@ use super::encoding;
 use super::profile::ColumnBuilder;
 use super::{AnalyzeError, Analyzer, Content, Format, Source, Table};
 use encoding_rs::Encoding;
-pub(crate) use layout::sniff;
 use layout::{cells, lead_cells, widen, word_spans, Split};
+pub(crate) use layout::{chars_slice, sniff};
 use std::io::BufRead;
 
 pub(crate) struct FixedWidthAnalyzer;
@@ -68,7 +68,35 @@ impl Analyzer for FixedWidthAnalyzer {
             merge_written_dates(&mut cols, &header, &sample);
             layout.split = Split::Positions(cols);
         }
-        // Second pass: the profile.
+        profile(src, enc, &layout).map(Content::Table)
+    }
+}
+
+/// The headerless table of `src` read at the character positions `spans` (start, end;
+/// counted from 0) below its first `block` lines: what a field list that fits the file
+/// gives, where fields are written without a blank between them.
+pub(crate) fn table_at(
+    src: &Source,
+    block: usize,
+    spans: &[(usize, usize)],
+) -> Result<Table, AnalyzeError> {
+    let enc = encoding::sniff(src.head());
+    let layout = layout::Layout {
+        block,
+        header: false,
+        units: false,
+        split: Split::Positions(spans.to_vec()),
+    };
+    profile(src, enc, &layout)
+}
+
+/// The second pass: the table's profile under `layout`.
+fn profile(
+    src: &Source,
+    enc: &'static Encoding,
+    layout: &layout::Layout,
+) -> Result<Table, AnalyzeError> {
+    {
         let mut lines = Lines::open(src, enc)?;
         // Every block line is read (and counted) before the first three are kept.
         let block: Vec<String> = lines.by_ref().take(layout.block).collect();
@@ -162,7 +190,7 @@ impl Analyzer for FixedWidthAnalyzer {
         if cut {
             super::delimited::extrapolate(&mut table, src.size() as f64 / read.max(1) as f64, read);
         }
-        Ok(Content::Table(table))
+        Ok(table)
     }
 }
 

@@ -155,6 +155,7 @@ fn companion_links_are_known_without_asking_each_file() {
         data: "d/data.txt".into(),
         doc: "d/README.md".into(),
         columns: Vec::new(),
+        fit: None,
     };
     cat.replace_companions("d", &[link], &[]).unwrap();
     assert!(cat.has_companion_links().unwrap());

@@ -14,7 +14,10 @@
 //! The patterns are simple token tests, written by hand rather than with `regex` (not a
 //! dependency of this crate, and each test is a few lines).
 
-use super::DocColumn;
+mod listing;
+
+use super::{DocColumn, Listing, Span};
+use crate::analyze::rules::{self, ReadingRule};
 
 /// A format text must describe at least this many columns: a single matching line is
 /// too easily a sentence of prose.
@@ -76,13 +79,87 @@ const UNIT_WORDS: [&str; 46] = [
 /// The columns `text` documents, in order; `None` when it documents none (or names one
 /// column twice, which no loader accepts).
 pub fn parse(text: &str) -> Option<Vec<DocColumn>> {
-    let cols = dictionary(text)
+    listing(text).map(|l| l.columns)
+}
+
+/// The columns `text` documents with their positions when it gives them; `None` when it
+/// documents none (or names one column twice, which no loader accepts). Field lists that
+/// only positions make columns (a Fortran format statement, ranges, widths, a SAS
+/// `input`) are read under [`ReadingRule::FormatCompanion`].
+pub fn listing(text: &str) -> Option<Listing> {
+    let by_content = rules::on(ReadingRule::FormatCompanion);
+    let mut found = dictionary(text)
         .or_else(|| aligned_dictionary(text))
-        .or_else(|| format_text(text))?;
+        .or_else(|| format_text(text));
+    if by_content {
+        if let Some(l) = listing::statement_listing(text, found.clone()) {
+            found = Some(l);
+        }
+        // Lines with ranges or widths: they place the fields of a listing read
+        // without positions (`1  year  4` is also a numbered line), or are the listing.
+        if found.as_ref().is_none_or(|f| f.spans.is_none()) {
+            if let Some(r) = listing::ranged_listing(text).or_else(|| listing::sas_input(text)) {
+                found = match found {
+                    None => Some(r),
+                    Some(mut f) => {
+                        let same = f.columns.len() == r.columns.len()
+                            && f.columns
+                                .iter()
+                                .zip(&r.columns)
+                                .all(|(a, b)| a.name.eq_ignore_ascii_case(&b.name));
+                        if same {
+                            f.spans = r.spans;
+                        }
+                        Some(f)
+                    }
+                };
+            }
+        }
+    } else if let Some(l) = found.as_mut() {
+        l.spans = None;
+    }
+    let mut l = found?;
+    if l.spans.as_deref().is_some_and(|s| !plausible(s)) {
+        if !l.count_ok {
+            return None;
+        }
+        l.spans = None;
+    }
     let mut seen = std::collections::HashSet::new();
-    cols.iter()
+    l.columns
+        .iter()
         .all(|c| seen.insert(c.name.to_lowercase()))
-        .then_some(cols)
+        .then_some(l)
+}
+
+/// A listing of columns without positions, counted as the usual layouts are.
+fn names_only(columns: Vec<DocColumn>) -> Listing {
+    Listing {
+        numeric: vec![None; columns.len()],
+        columns,
+        spans: None,
+        count_ok: true,
+    }
+}
+
+/// Characters a record's first field may start after: a layout starts at the line's
+/// start, give or take a few blanks.
+const MAX_FIRST_START: usize = 8;
+
+/// Whether spans look like a record's layout: the first field near the line's start,
+/// the fields covering at least half of the record.
+fn plausible(spans: &[Span]) -> bool {
+    let first = spans.iter().map(|s| s.0).min().unwrap_or(0);
+    let total = spans.iter().map(|s| s.1).max().unwrap_or(0);
+    let covered: usize = spans.iter().map(|s| s.1 - s.0).sum();
+    first <= MAX_FIRST_START && covered * 2 >= total
+}
+
+/// Whether spans, in any order, leave no character to two fields.
+fn disjoint(spans: &[(usize, usize)]) -> bool {
+    let mut sorted = spans.to_vec();
+    sorted.sort_unstable();
+    sorted.windows(2).all(|w| w[0].1 <= w[1].0) && spans.iter().all(|s| s.0 < s.1)
 }
 
 /// Whether a description is of a table with a header naming a column of names: what a
@@ -111,7 +188,7 @@ fn non_empty(s: &str) -> Option<String> {
 
 /// A delimited data dictionary: the delimiter that splits the first non-empty line into
 /// cells of which one names the column of names.
-fn dictionary(text: &str) -> Option<Vec<DocColumn>> {
+fn dictionary(text: &str) -> Option<Listing> {
     for delim in [b',', b'\t', b';', b'|'] {
         let mut reader = csv::ReaderBuilder::new()
             .delimiter(delim)
@@ -144,24 +221,135 @@ fn dictionary(text: &str) -> Option<Vec<DocColumn>> {
         });
         let Some(name) = name else { continue };
         let (desc, unit) = (find(&DESCRIPTION_HEADERS), find(&UNIT_HEADERS));
+        let places = Places {
+            range: find(&RANGE_HEADERS),
+            start: find(&START_HEADERS),
+            end: find(&END_HEADERS),
+            width: find(&WIDTH_HEADERS),
+            code: find(&CODE_HEADERS),
+        };
+        let mut placed = Vec::new();
         let cols: Vec<DocColumn> = rows
             .iter()
             .filter_map(|r| {
-                Some(DocColumn {
+                let col = DocColumn {
                     name: non_empty(r.get(name)?)?,
                     unit: unit
                         .and_then(|i| r.get(i))
                         .and_then(non_empty)
                         .filter(|u| !matches!(u.as_str(), "-" | "--" | "n/a" | "none")),
                     description: desc.and_then(|i| r.get(i)).and_then(non_empty),
-                })
+                };
+                placed.push(places.of(r));
+                Some(col)
             })
             .collect();
         if !cols.is_empty() {
-            return Some(cols);
+            let mut l = names_only(cols);
+            (l.spans, l.numeric) = places.spans(&placed, l.columns.len());
+            return Some(l);
         }
     }
     None
+}
+
+/// Header cells of a dictionary's columns that place a field: a character range
+/// (`1-4`), its first and last characters, its width, its format code.
+const RANGE_HEADERS: [&str; 9] = [
+    "columns",
+    "cols",
+    "bytes",
+    "byte",
+    "position",
+    "positions",
+    "location",
+    "colspan",
+    "range",
+];
+const START_HEADERS: [&str; 6] = [
+    "start",
+    "begin",
+    "startcol",
+    "startcolumn",
+    "startpos",
+    "from",
+];
+const END_HEADERS: [&str; 6] = ["end", "stop", "endcol", "endcolumn", "endpos", "to"];
+const WIDTH_HEADERS: [&str; 4] = ["width", "length", "len", "fieldwidth"];
+const CODE_HEADERS: [&str; 3] = ["format", "fmt", "fortranformat"];
+
+/// Where a dictionary's columns place each field.
+struct Places {
+    range: Option<usize>,
+    start: Option<usize>,
+    end: Option<usize>,
+    width: Option<usize>,
+    code: Option<usize>,
+}
+
+/// One row's place: (start counted from 1, end included) or a width, and a code's kind.
+type Place = (Option<(u64, u64)>, Option<u64>, Option<char>);
+
+impl Places {
+    fn of(&self, r: &csv::StringRecord) -> Place {
+        let cell = |i: Option<usize>| i.and_then(|i| r.get(i)).map(str::trim);
+        let int = |i: Option<usize>| cell(i).and_then(|c| c.parse::<u64>().ok());
+        let code = cell(self.code).and_then(listing::code_width);
+        let range = cell(self.range)
+            .and_then(listing::numbers)
+            .and_then(|n| match n.as_slice() {
+                [a, b] => Some((*a, *b)),
+                _ => None,
+            });
+        let width = int(self.width).or(code.map(|c| c.1 as u64));
+        let span = range.or_else(|| match (int(self.start), int(self.end), width) {
+            (Some(s), Some(e), _) => Some((s, e)),
+            (Some(s), None, Some(w)) if w > 0 => Some((s, s + w - 1)),
+            _ => None,
+        });
+        (span, width, code.map(|c| c.0))
+    }
+
+    /// The rows' spans, when every row has one (or a width, laid end to end) and they
+    /// make a layout; and which fields are numbers by their codes.
+    fn spans(&self, placed: &[Place], n: usize) -> (Option<Vec<Span>>, Vec<Option<bool>>) {
+        let numeric = placed
+            .iter()
+            .map(|p| p.2.map(listing::numeric_kind))
+            .collect::<Vec<_>>();
+        let numeric = if numeric.len() == n {
+            numeric
+        } else {
+            vec![None; n]
+        };
+        if placed.len() != n {
+            return (None, numeric);
+        }
+        let spans: Option<Vec<(usize, usize)>> = if placed.iter().all(|p| p.0.is_some()) {
+            placed
+                .iter()
+                .map(|p| {
+                    let (s, e) = p.0?;
+                    (s >= 1 && e >= s).then(|| (s as usize - 1, e as usize))
+                })
+                .collect()
+        } else if placed.iter().all(|p| p.1.is_some_and(|w| w > 0)) {
+            let mut at = 0usize;
+            Some(
+                placed
+                    .iter()
+                    .map(|p| {
+                        let w = p.1.unwrap_or(0) as usize;
+                        at += w;
+                        (at - w, at)
+                    })
+                    .collect(),
+            )
+        } else {
+            None
+        };
+        (spans.filter(|s| disjoint(s)), numeric)
+    }
 }
 
 /// Cells of a whitespace-aligned text line with their starting column: runs of two or
@@ -193,7 +381,7 @@ fn aligned_cells(line: &str) -> Vec<(usize, &str)> {
 /// over its rows), as format files often hold one: its header among the first lines, its
 /// rows up to the next blank line, each cell put under the header cell it starts nearest
 /// to (a blank unit leaves its column empty), then read like a tab-separated dictionary.
-fn aligned_dictionary(text: &str) -> Option<Vec<DocColumn>> {
+fn aligned_dictionary(text: &str) -> Option<Listing> {
     let lines: Vec<&str> = text.lines().collect();
     let (at, header) = lines
         .iter()
@@ -228,12 +416,12 @@ fn aligned_dictionary(text: &str) -> Option<Vec<DocColumn>> {
     if block.len() <= MIN_TEXT_COLUMNS {
         return None;
     }
-    let mut cols = dictionary(&block.join("\n"))?;
+    let mut found = dictionary(&block.join("\n"))?;
     // Without a unit column, a unit may stand in the name: `Rainfall (mm)`.
-    for c in cols.iter_mut().filter(|c| c.unit.is_none()) {
+    for c in found.columns.iter_mut().filter(|c| c.unit.is_none()) {
         (c.name, c.unit) = split_unit(&c.name);
     }
-    Some(cols)
+    Some(found)
 }
 
 /// The layouts of [`format_text`] lines, in order of preference on a tie.
@@ -252,10 +440,14 @@ struct Line {
     layout: Layout,
     position: Option<u64>,
     column: DocColumn,
+    /// Its characters (start, end) when the line states them (`1-4`, `1  4`).
+    span: Option<(usize, usize)>,
+    /// Its format code's kind and width (`F6.1` → `F`, 6).
+    code: Option<(char, usize)>,
 }
 
 /// A format text: every line read in each layout, the layout reading the most lines kept.
-fn format_text(text: &str) -> Option<Vec<DocColumn>> {
+fn format_text(text: &str) -> Option<Listing> {
     let lines: Vec<Line> = text
         .lines()
         .filter_map(|l| labelled(l).or_else(|| specifier(l)).or_else(|| numbered(l)))
@@ -284,7 +476,41 @@ fn format_text(text: &str) -> Option<Vec<DocColumn>> {
     {
         return None;
     }
-    Some(chosen.into_iter().map(|l| l.column).collect())
+    // Positions: stated on every line, or laid end to end from the format codes; not
+    // when a "name" reads as a sentence or code (`License: …`, `THEN = Y2 M2`).
+    let names_like = chosen.iter().all(|l| {
+        !l.column
+            .name
+            .contains([':', ';', '=', '<', '>', '{', '}', ','])
+            && l.column.name.split_whitespace().count() <= 4
+    });
+    let spans: Option<Vec<Span>> = if !names_like {
+        None
+    } else if chosen.iter().all(|l| l.span.is_some()) {
+        chosen.iter().map(|l| l.span).collect()
+    } else if chosen.iter().all(|l| l.code.is_some()) {
+        let mut at = 0;
+        chosen
+            .iter()
+            .map(|l| {
+                let w = l.code.map_or(0, |c| c.1);
+                at += w;
+                Some((at - w, at))
+            })
+            .collect()
+    } else {
+        None
+    };
+    let numeric = chosen
+        .iter()
+        .map(|l| l.code.map(|c| listing::numeric_kind(c.0)))
+        .collect();
+    Some(Listing {
+        columns: chosen.into_iter().map(|l| l.column).collect(),
+        spans: spans.filter(|s| disjoint(s)),
+        numeric,
+        count_ok: true,
+    })
 }
 
 /// `name (unit)` or `name [unit]` → (name, unit).
@@ -329,6 +555,8 @@ fn labelled(line: &str) -> Option<Line> {
     }
     let (name, unit) = split_unit(&rest[sep.len_utf8()..]);
     usable_name(&name).then_some(Line {
+        span: None,
+        code: None,
         layout: Layout::Labelled,
         position: Some(position),
         column: DocColumn {
@@ -386,20 +614,58 @@ fn is_unit(tok: &str) -> bool {
 fn specifier(line: &str) -> Option<Line> {
     let toks: Vec<&str> = line.split_whitespace().collect();
     let at = toks.iter().position(|t| is_specifier(t))?;
+    let code = listing::code_width(toks[at]);
     let mut pre = &toks[..at];
     let pos = pre.first().and_then(|t| position(t));
+    // Leading numbers: the field's number, its range or first and last characters
+    // (`1  1-4  I4`, `1  4  I4`, `2  5  6  I2`), told apart by the code's width.
+    let lead = pre
+        .iter()
+        .take(3)
+        .take_while(|t| listing::numbers(t).is_some())
+        .count();
+    let nums: Vec<u64> = pre[..lead]
+        .iter()
+        .filter_map(|t| listing::numbers(t))
+        .flatten()
+        .collect();
+    let range = pre[..lead].iter().any(|t| t.contains('-'));
+    let w = code.map_or(0, |c| c.1 as u64);
+    let fits = |a: u64, b: u64| a >= 1 && b >= a && b - a + 1 == w;
+    let span = match nums.as_slice() {
+        [a, b] if range || fits(*a, *b) => Some((*a, *b)),
+        [_, a, b] if fits(*a, *b) => Some((*a, *b)),
+        [_, a] if !range && *a >= 1 && w > 0 && lead == 2 => Some((*a, *a + w - 1)),
+        _ => None,
+    }
+    .map(|(a, b)| (a as usize - 1, b as usize));
     if pos.is_some() {
-        pre = &pre[1..];
+        pre = &pre[lead.max(1)..];
     }
     let post = &toks[at + 1..];
     let column = if pre.is_empty() {
         // Without a name before the specifier, only a position makes it a column line.
         pos?;
-        let (name, unit) = split_unit(&post.join(" "));
+        // The name, then after two blanks what it means: `1  I4  year   calendar year`.
+        let after = line
+            .find(toks[at])
+            .map_or("", |i| &line[i + toks[at].len()..]);
+        let cells = aligned_cells(after);
+        let (name, desc) = match cells.as_slice() {
+            [(_, n), rest @ ..] if !rest.is_empty() => {
+                (*n, rest.iter().map(|c| c.1).collect::<Vec<_>>().join(" "))
+            }
+            _ => (after.trim(), String::new()),
+        };
+        let (name, unit) = split_unit(name);
+        let (desc, unit) = match unit {
+            Some(u) => (desc, Some(u)),
+            None => split_unit(&desc),
+        };
         DocColumn {
             name,
             unit,
-            description: None,
+            description: non_empty(&desc),
         }
     } else {
         let name = pre.join(" ");
@@ -424,6 +690,8 @@ fn specifier(line: &str) -> Option<Line> {
         layout: Layout::Specifier,
         position: pos,
         column,
+        span,
+        code,
     })
 }
 
@@ -459,6 +727,8 @@ fn numbered(line: &str) -> Option<Line> {
         (d, u) => (d, u),
     };
     usable_name(&name).then_some(Line {
+        span: None,
+        code: None,
         layout: Layout::Numbered,
         position: Some(pos),
         column: DocColumn {

@@ -1,6 +1,7 @@
 //! The corpus files, one function per layout: each writes the file the way a publisher
 //! does and states its facts from the values it wrote.
 
+mod companions;
 mod large;
 mod numbers;
 mod regions;
@@ -104,5 +105,8 @@ pub(super) fn text_files() -> Vec<File> {
     ];
     v.extend(science::dat_with_format_doc());
     v.extend(science::csv_with_variable_description());
+    v.extend(companions::fortran_listing());
+    v.extend(companions::column_range_listing());
+    v.extend(companions::not_a_field_list());
     v
 }
