@@ -79,7 +79,9 @@ impl Analyzer for DelimitedAnalyzer {
     fn version(&self) -> u32 {
         // 6: a lone line of prose is text, not a header without rows (detect).
         // 7: the load line parses date columns (`parse_dates`, `date_format`).
-        7
+        // 8: time in other forms (`200001`, `2001-032`, `1987.042`, `2019r`, year + day
+        // of year) read as time (the time-forms reading rule).
+        8
     }
     fn analyze(&self, src: &Source, format: Format) -> Result<Content, AnalyzeError> {
         let enc = encoding::sniff(src.head());

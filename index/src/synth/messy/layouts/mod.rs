@@ -5,6 +5,7 @@ mod large;
 mod numbers;
 mod reports;
 mod science;
+mod timeforms;
 
 pub(super) use large::parquet_trips;
 
@@ -91,6 +92,14 @@ pub(super) fn text_files() -> Vec<File> {
         science::bulletin(),
         science::comment_text(),
         large::large_csv(),
+        timeforms::yyyymm_periods(),
+        timeforms::fractional_years(),
+        timeforms::year_and_day_of_year(),
+        timeforms::ordinal_days(),
+        timeforms::years_with_marks(),
+        timeforms::fiscal_years(),
+        timeforms::six_digit_numbers(),
+        timeforms::prices_in_the_year_range(),
     ];
     v.extend(science::dat_with_format_doc());
     v.extend(science::csv_with_variable_description());
