@@ -363,7 +363,8 @@ struct Pair {
 }
 
 /// The days a year column and a day-of-year, or month (and day), column name together:
-/// row by row when the years are in order, else the bounds every row lies within.
+/// from the first and last rows when the rows are in time order, else the bounds every
+/// row lies within.
 fn pair_span(cols: &[ColumnProfile]) -> Option<Pair> {
     let yi = cols.iter().position(|c| {
         names_year(&c.name)
