@@ -40,6 +40,12 @@ fn month(y: u32, m: u32) -> Option<(Day, Day)> {
     Some((Day::new(y, m, 1)?, Day::month_end(y, m)?))
 }
 
+// Integer forms, as bits: four-digit years, `YYYYMM`, `YYYYDDD`, `YYYYMMDD`.
+const YEAR: u8 = 1;
+const MONTH: u8 = 2;
+const DAY7: u8 = 4;
+const DAY8: u8 = 8;
+
 /// Accumulates what one column's cells say about time.
 #[derive(Default)]
 pub(super) struct TimeCells {
@@ -51,6 +57,8 @@ pub(super) struct TimeCells {
     prev: f64,
     up: u64,
     down: u64,
+    /// The integer forms (`YEAR`, `MONTH`, `DAY7`, `DAY8`) some integer was not of.
+    broken: u8,
     /// `YYYYMM` integers; how many of the moves between consecutive ones stay in the
     /// month or go to the next or previous one.
     months: Days,
@@ -114,6 +122,20 @@ impl TimeCells {
             return;
         }
         self.number(x);
+        // Each form needs every integer of the column: once one is not of it, the form
+        // is not looked for again.
+        let form = match v.len() {
+            4 => YEAR,
+            6 => MONTH,
+            7 => DAY7,
+            8 => DAY8,
+            _ => 0,
+        };
+        self.broken |= (YEAR | MONTH | DAY7 | DAY8) & !form;
+        if self.broken & form != 0 {
+            return;
+        }
+        let before = self.years.n + self.months.n + self.days7.n + self.days8.n;
         match v.len() {
             4 => {
                 if let Some(y) = forms::year4(v) {
@@ -145,6 +167,9 @@ impl TimeCells {
                 }
             }
             _ => {}
+        }
+        if self.years.n + self.months.n + self.days7.n + self.days8.n == before {
+            self.broken |= form;
         }
     }
 
