@@ -235,6 +235,36 @@ fn date_columns_load_as_datetimes() {
 }
 
 #[test]
+fn time_written_as_numbers_or_codes_loads_as_datetimes() {
+    // Months as `YYYYMM` numbers, days as `YYYYMMDD` and `YYYYDDD` numbers, `YYYY-DDD`
+    // and `YYYY-MM` text: described as dates, and the load line parses every one.
+    let work = tempfile::tempdir().unwrap();
+    let lake = work.path().join("lake");
+    std::fs::create_dir_all(&lake).unwrap();
+    let mut csv = String::from("Period,Day,obs_date,Ordinal,Month,n\n");
+    for i in 1..=12u32 {
+        csv.push_str(&format!(
+            "2019{i:02},201903{i:02},2019{:03},2019-{:03},2019-{i:02},{i}\n",
+            i * 30,
+            i * 29
+        ));
+    }
+    std::fs::write(lake.join("forms.csv"), csv).unwrap();
+    let lake = lake.canonicalize().unwrap();
+    let jobs = jobs(work.path(), &lake, &["forms.csv".to_string()]);
+    let want = ["Period", "Day", "obs_date", "Ordinal", "Month"];
+    assert_eq!(jobs[0].dates, want, "{:?}", jobs[0].load);
+    let results = check_loads(work.path(), &jobs);
+    let dates: Vec<&str> = results[0]["dates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d.as_str().unwrap())
+        .collect();
+    assert_eq!(dates, want, "{:?}", jobs[0].load);
+}
+
+#[test]
 fn every_fixture_table_loads_as_described() {
     let work = tempfile::tempdir().unwrap();
     let lake = work.path().join("lake");

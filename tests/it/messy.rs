@@ -191,6 +191,12 @@ fn mismatches(e: &Expected, v: &Value, full: bool) -> Vec<String> {
             (got["start"].as_str(), got["end"].as_str()),
         );
     }
+    if e.uncovered && !v["time_coverage"].is_null() {
+        d.fail(format!(
+            "time coverage: expected none, got {}",
+            v["time_coverage"]
+        ));
+    }
     let desc: Description = match serde_json::from_value(v["description"].clone()) {
         Ok(desc) => desc,
         Err(err) => {
@@ -281,6 +287,45 @@ fn headerless_data_takes_its_names_from_the_documentation_beside_it() {
 #[test]
 fn time_coverage_from_data_before_path_and_from_text() {
     check_family(Some("time"), false);
+}
+
+#[test]
+fn time_in_other_forms_than_dates_is_time_and_look_alikes_are_not() {
+    check_family(Some("time-forms"), false);
+}
+
+/// With the time-forms rule off, the same files read as their cells are written: the
+/// `YYYYMM` periods are integers and give no coverage.
+#[test]
+fn the_time_forms_rule_switched_off_reads_the_cells_as_written() {
+    let c = corpus();
+    let rel = "timeforms/retail_sales_by_month.csv";
+    // No index: the file is described on the fly, under the rules of this process.
+    let mut cmd = lakestar();
+    cmd.current_dir(&c.lake)
+        .env("LAKESTAR_READING_RULES", "-time-forms")
+        .args(["describe", rel, "--json"]);
+    let out = cmd.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let d: Description = serde_json::from_value(v["description"].clone()).unwrap();
+    let tables = tables_of(&d);
+    let period = &tables[0].columns[0];
+    assert_eq!(
+        (
+            period.name.as_str(),
+            period.kind.as_str(),
+            period.time_span.is_none()
+        ),
+        ("Period", "integer", true),
+        "{v}"
+    );
+    assert!(v["time_coverage"].is_null(), "{v}");
+    assert!(d.rules.is_empty(), "{:?}", d.rules);
 }
 
 #[test]

@@ -275,7 +275,11 @@ pub fn describe_as(src: &Source, format: Format) -> Description {
 fn describe_with(analyzer: &dyn Analyzer, src: &Source, format: Format) -> Description {
     let src = &src.clone().with_fresh_applied();
     let (content, error) = match guard::run(analyzer.name(), || analyzer.analyze(src, format)) {
-        Ok(c) => (c, None),
+        Ok(mut c) => {
+            // Columns that name days together, and a note for each column read as time.
+            time::forms::read_tables(&mut c, src.applied());
+            (c, None)
+        }
         Err(e) => (
             Content::Opaque(Opaque {
                 detected: format!("{} (could not be analyzed)", format.human()),

@@ -72,8 +72,13 @@ fn the_pages_show_the_lake_a_search_and_a_file() {
     let listed = b.texts("table.files tbody td.path");
     assert_eq!(listed.len(), 7);
     assert!(listed.contains(&"merchant_category_codes.csv".to_string()));
-    // The time coverage the files state (payments_sample.csv, manual.md).
-    assert!(b.body_text().contains("2023-01-01 → 2024-11-01"));
+    // The time coverage the files state (payments_sample.csv from its year and
+    // day-of-year columns, manual.md).
+    assert!(
+        b.body_text().contains("2023-01-05 → 2024-11-01"),
+        "{}",
+        b.body_text()
+    );
     b.screenshot("overview");
 
     // A search typed into the header's form, then refined on the search page.

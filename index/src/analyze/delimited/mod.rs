@@ -82,7 +82,9 @@ impl Analyzer for DelimitedAnalyzer {
         // 8: regions: summary rows and key/value blocks below a table are notes, a
         // header under typed columns starts a stacked table, headerless lists, header
         // rows with a label over an empty cell.
-        8
+        // 9: time in other forms (`200001`, `2001-032`, `1987.042`, `2019r`, year + day
+        // of year) read as time (the time-forms reading rule).
+        9
     }
     fn analyze(&self, src: &Source, format: Format) -> Result<Content, AnalyzeError> {
         let enc = encoding::sniff(src.head());

@@ -35,7 +35,8 @@ impl Analyzer for ExcelAnalyzer {
         "spreadsheet"
     }
     fn version(&self) -> u32 {
-        4
+        // 5: time in other forms read as time (the time-forms reading rule).
+        5
     }
     fn analyze(&self, src: &Source, _format: Format) -> Result<Content, AnalyzeError> {
         let owned;

@@ -56,7 +56,8 @@ impl Analyzer for HtmlAnalyzer {
         "html"
     }
     fn version(&self) -> u32 {
-        4
+        // 5: time in other forms read as time (the time-forms reading rule).
+        5
     }
     fn analyze(&self, src: &Source, _format: Format) -> Result<Content, AnalyzeError> {
         let (bytes, truncated) = src.read_up_to(MAX_HTML)?;

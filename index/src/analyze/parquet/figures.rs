@@ -55,6 +55,9 @@ pub(super) fn settle(t: &mut NamedTable, cols: &[Col], md: &ParquetMetaData, rea
                     | ColumnType::Empty
             ) && short(&stats.min)
                 && short(&stats.max));
+        // A column read as time (`200001` as a month) keeps the range of that reading:
+        // the footer's is of the values as stored.
+        let ordered = ordered && prof.time_span.is_none();
         if let (Some(lo), Some(hi), true) = (stats.min, stats.max, ordered) {
             (prof.min, prof.max) = (Some(lo), Some(hi));
             used = true;

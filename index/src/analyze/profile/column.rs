@@ -4,6 +4,7 @@
 use super::dates::{self, Day, Shape};
 use super::distinct::Distinct;
 use super::numbers::{self, Moments};
+use super::timecells::TimeCells;
 use super::{
     unit_from_name, ColumnProfile, ColumnType, CATEGORICAL_MAX, EXAMPLES, TOP, VALUE_MAX_CHARS,
 };
@@ -55,6 +56,8 @@ pub(super) struct Column {
     days: DayRange,
     /// Dates read day first where that is possible.
     days_dmy: DayRange,
+    /// What the cells say about time in other forms (`200001`, `2019r`, `1987.042`).
+    time: TimeCells,
 }
 
 pub(crate) fn is_null(v: &str) -> bool {
@@ -159,6 +162,7 @@ impl Column {
             shapes: HashMap::default(),
             days: DayRange::default(),
             days_dmy: DayRange::default(),
+            time: TimeCells::new(),
         }
     }
 
@@ -172,6 +176,7 @@ impl Column {
         }
         if let Some(x) = parse_int(v) {
             self.types.int += 1;
+            self.time.int(v, x);
             self.plain_number(x, v);
         } else if parse_bool(v).is_some() {
             self.types.boolean += 1;
@@ -184,6 +189,7 @@ impl Column {
                 Some(w) => self.written.get_or_insert_default().add(&w),
                 None => {
                     self.types.float += 1;
+                    self.time.float(x);
                     if x.is_finite() {
                         self.plain_number(x, v);
                     }
@@ -206,6 +212,7 @@ impl Column {
                 self.days_dmy.add(p.alt.unwrap_or(p.day));
             } else {
                 self.types.text += 1;
+                self.time.text(v);
             }
         }
         let keep_names = CATEGORICAL_MAX as usize;
@@ -324,6 +331,27 @@ impl Column {
         } else {
             Vec::new()
         };
+        let order = self.time.order();
+        let mut kind = kind;
+        let (mut min, mut max, mut mean, mut std) = (min, max, mean, std);
+        let mut time_span = None;
+        if let Some(r) = self.time.read(
+            &self.name,
+            kind,
+            non_null,
+            distinct,
+            (min.as_deref(), max.as_deref()),
+        ) {
+            if r.kind != kind {
+                (mean, std) = (None, None);
+            }
+            kind = r.kind;
+            date_format = Some(r.date_format);
+            if let Some((lo, hi)) = r.range {
+                (min, max) = (Some(lo), Some(hi));
+            }
+            time_span = Some((r.span.0.iso(), r.span.1.iso()));
+        }
         ColumnProfile {
             unit: unit_from_name(&self.name),
             name: self.name,
@@ -342,6 +370,8 @@ impl Column {
             notation,
             estimated: false,
             exact: Vec::new(),
+            time_span,
+            order,
         }
     }
 }

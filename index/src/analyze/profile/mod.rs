@@ -9,6 +9,7 @@ mod column;
 mod distinct;
 mod numbers;
 mod offload;
+mod timecells;
 
 use super::dates;
 pub(crate) use column::is_null;
@@ -98,7 +99,9 @@ pub struct ColumnProfile {
     /// Sample standard deviation of numeric columns.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub std: Option<f64>,
-    /// How dates are written, strftime-like (`%m/%d/%Y`), for date and datetime columns.
+    /// How dates are written, strftime-like (`%m/%d/%Y`), for date and datetime columns;
+    /// for a column read as time in another form (`time_span`), how it writes it (`%Y`,
+    /// `FY%Y`, `fractional years`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub date_format: Option<String>,
     /// Up to three distinct example values, in file order.
@@ -128,6 +131,16 @@ pub struct ColumnProfile {
     /// own whole-file statistics (a Parquet footer): `nulls`, `range`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub exact: Vec<String>,
+    /// The first and last day (`YYYY-MM-DD`) the values stand for, when the `time-forms`
+    /// reading rule reads them as time written in another form than a date: months as
+    /// `200001`, fractional years, years with a marker (`2019r`, `FY2020`), a day of
+    /// year beside a year column. `date_format` then says how they are written.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_span: Option<(String, String)>,
+    /// The order of a numeric column's values in the file, for reading it with another
+    /// column row by row; gathered while profiling, dropped once the table is read.
+    #[serde(skip)]
+    pub(crate) order: Option<crate::analyze::time::forms::Order>,
 }
 
 impl ColumnProfile {

@@ -2,6 +2,7 @@
 //! year columns, date-valued JSON keys, dates in text headings) or from its path
 //! (`readings-20190301_to_20190304.csv`, `2014_q4.csv`, `2013/0412.csv`, `2019-08_edges`).
 
+pub(crate) mod forms;
 mod text;
 
 use super::dates::{self, Day};
@@ -51,13 +52,23 @@ fn year_value(v: Option<&str>) -> Option<u32> {
 }
 
 /// The column that is the table's time axis, and its span. Ranked: a date column named
-/// like a time axis (or `YYYYMMDD` integers named so), then a year column, then any
+/// like a time axis (or `YYYYMMDD` integers named so, or time in another form read by
+/// the time-forms rule), then a year column, then any
 /// other date column; a date column holding one value (an export or update date)
 /// comes last, as it dates the file rather than the data.
 fn from_columns(cols: &[ColumnProfile]) -> Option<TimeCoverage> {
     let mut best: Option<(u8, Day, Day, &str)> = None;
     for c in cols {
-        let found = if let Some((lo, hi)) = c.date_range() {
+        let span = c.time_span.as_ref().and_then(|(lo, hi)| {
+            let day = |s: &str| dates::parse(s).map(|p| p.day);
+            day(lo).zip(day(hi))
+        });
+        let found = if let Some((lo, hi)) = span {
+            // Time in another form (`200001`, `1987.042`, `2019r`, a day of year beside a
+            // year), read by the time-forms rule, which asked for a header or values
+            // that say so: ranked as a date column named like a time axis.
+            Some((if c.distinct <= 1 { 1 } else { 4 }, lo, hi))
+        } else if let Some((lo, hi)) = c.date_range() {
             let rank = match (timeish(&c.name), c.distinct <= 1) {
                 (_, true) => 1,
                 (true, false) => 4,

@@ -195,8 +195,8 @@ pub struct Expected {
     /// Path relative to the corpus directory, `/`-separated.
     pub path: String,
     /// The layout family (`report`, `dialect`, `notation`, `fixed-width`, `companion`,
-    /// `time`, `text`, `honest`, `regions`), for per-family tests and the benchmark's
-    /// table.
+    /// `time`, `time-forms`, `text`, `honest`, `regions`), for per-family tests and the
+    /// benchmark's table.
     pub layout: &'static str,
     /// Detected format (`Format::as_str`), when a person would insist on one.
     pub format: Option<&'static str>,
@@ -209,6 +209,9 @@ pub struct Expected {
     pub markdown: Option<bool>,
     /// First and last day covered (`YYYY-MM-DD`).
     pub time_coverage: Option<(String, String)>,
+    /// The file covers no time a reader could state (a negative control): its
+    /// description must give no time coverage.
+    pub uncovered: bool,
     /// The file this one documents or is documented by, named in its description.
     pub companion: Option<String>,
     /// Larger than [`SMALL_BUDGET`]: figures are estimated unless read in full.
@@ -225,6 +228,7 @@ impl Expected {
             tables: Vec::new(),
             markdown: None,
             time_coverage: None,
+            uncovered: false,
             companion: None,
             larger_than_budget: false,
         }
@@ -239,6 +243,10 @@ impl Expected {
     }
     fn coverage(mut self, start: &str, end: &str) -> Self {
         self.time_coverage = Some((start.into(), end.into()));
+        self
+    }
+    fn uncovered(mut self) -> Self {
+        self.uncovered = true;
         self
     }
     fn companion(mut self, file: &str) -> Self {

@@ -7,6 +7,7 @@ mod numbers;
 mod regions;
 mod reports;
 mod science;
+mod timeforms;
 
 pub(super) use large::parquet_trips;
 
@@ -102,6 +103,14 @@ pub(super) fn text_files() -> Vec<File> {
         regions::headerless_list(),
         regions::list_with_header(),
         regions::two_row_header(),
+        timeforms::yyyymm_periods(),
+        timeforms::fractional_years(),
+        timeforms::year_and_day_of_year(),
+        timeforms::ordinal_days(),
+        timeforms::years_with_marks(),
+        timeforms::fiscal_years(),
+        timeforms::six_digit_numbers(),
+        timeforms::prices_in_the_year_range(),
     ];
     v.extend(science::dat_with_format_doc());
     v.extend(science::csv_with_variable_description());

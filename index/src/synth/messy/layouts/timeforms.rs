@@ -1,0 +1,251 @@
+//! Time written in other forms than dates, as statistics offices and science archives
+//! publish it: months as `YYYYMM` numbers, fractional years, a year column beside a
+//! day-of-year column, `YYYY-DDD` days, years with revision marks and fiscal years —
+//! and the negative controls that look alike but are not time: six-digit ids, codes with
+//! a month part past 12, prices between 1800 and 2100.
+
+use super::*;
+use chrono::Datelike;
+
+/// A long table of monthly sales: `Period` holds `YYYYMM` numbers, one row per region and
+/// month.
+pub(super) fn yyyymm_periods() -> File {
+    const REGIONS: [&str; 4] = ["North", "South", "East", "West"];
+    let mut rng = Rng::with_seed(521);
+    let mut s = String::from("Period,Region,Sales\n");
+    let mut sales = vec![];
+    for y in 2015..=2017 {
+        for m in 1..=12 {
+            for r in REGIONS {
+                let v = rng.i64(1_000..90_000);
+                let _ = writeln!(s, "{y}{m:02},{r},{v}");
+                sales.push(v);
+            }
+        }
+    }
+    let facts = Expected::new(
+        "timeforms/retail_sales_by_month.csv",
+        "time-forms",
+        Some("csv"),
+    )
+    .delimiter(",")
+    .coverage("2015-01-01", "2017-12-31")
+    .table(TableFacts::new(
+        144,
+        vec![
+            Column::new("Period", Kind::Date)
+                .date_format("%Y%m")
+                .range("2015-01-01", "2017-12-01"),
+            Column::new("Region", Kind::Text).distinct(4),
+            ints("Sales", &sales),
+        ],
+    ));
+    (facts.path.clone(), s.into_bytes(), facts)
+}
+
+/// A monthly series with its time as fractional years (mid-month), as climate records
+/// write it.
+pub(super) fn fractional_years() -> File {
+    let mut rng = Rng::with_seed(522);
+    let mut s = String::from("decimal_date,co2_ppm\n");
+    let mut ppm = vec![];
+    for i in 0..48 {
+        let t = 1987.0 + (i as f64 + 0.5) / 12.0;
+        let v = 3480 + i * 2 + rng.i64(0..10);
+        let _ = writeln!(s, "{t:.3},{}.{}", v / 10, v % 10);
+        ppm.push(v);
+    }
+    let facts = Expected::new("timeforms/co2_monthly_means.csv", "time-forms", Some("csv"))
+        .delimiter(",")
+        .coverage("1987-01-16", "1990-12-16")
+        .table(TableFacts::new(
+            48,
+            vec![
+                Column::new("decimal_date", Kind::Float)
+                    .date_format("fractional years")
+                    .range("1987.042", "1990.958"),
+                decimals("co2_ppm", &ppm, 10.0),
+            ],
+        ));
+    (facts.path.clone(), s.into_bytes(), facts)
+}
+
+/// Daily readings with a year column and a day-of-year column, starting mid-year.
+pub(super) fn year_and_day_of_year() -> File {
+    let mut rng = Rng::with_seed(523);
+    let mut s = String::from("year,doy,flux\n");
+    let mut flux = vec![];
+    let start = day(1998, 6, 1);
+    for i in 0..400u64 {
+        let d = start + Days::new(i);
+        let v = rng.i64(10..500);
+        let _ = writeln!(s, "{},{},{v}", d.year(), d.ordinal());
+        flux.push(v);
+    }
+    let last = start + Days::new(399);
+    let facts = Expected::new(
+        "timeforms/station_flux_daily.csv",
+        "time-forms",
+        Some("csv"),
+    )
+    .delimiter(",")
+    .coverage("1998-06-01", &iso(last))
+    .table(TableFacts::new(
+        400,
+        vec![
+            Column::new("year", Kind::Integer).range(1998, 1999),
+            Column::new("doy", Kind::Integer).range(1, 365),
+            ints("flux", &flux),
+        ],
+    ));
+    (facts.path.clone(), s.into_bytes(), facts)
+}
+
+/// Observation days written `YYYY-DDD`, every ninth day of one year.
+pub(super) fn ordinal_days() -> File {
+    let mut s = String::from("obs,level_cm\n");
+    let mut level = vec![];
+    for i in 1..=40i64 {
+        let _ = writeln!(s, "2003-{:03},{}", i * 9, 100 + i * 3 % 17);
+        level.push(100 + i * 3 % 17);
+    }
+    let facts = Expected::new("timeforms/gauge_levels.csv", "time-forms", Some("csv"))
+        .delimiter(",")
+        .coverage("2003-01-09", "2003-12-26")
+        .table(TableFacts::new(
+            40,
+            vec![
+                Column::new("obs", Kind::Date)
+                    .date_format("%Y-%j")
+                    .range("2003-01-09", "2003-12-26"),
+                ints("level_cm", &level),
+            ],
+        ));
+    (facts.path.clone(), s.into_bytes(), facts)
+}
+
+/// Annual figures whose last years carry revision marks (`r` revised, `p` provisional,
+/// `e` estimated), and a row whose year is missing (`..`).
+pub(super) fn years_with_marks() -> File {
+    let mut rng = Rng::with_seed(524);
+    let mut s = String::from("Year,Outlays\n");
+    let mut outlays = vec![];
+    for y in 1995..=2022 {
+        let mark = match y {
+            2020 => "r",
+            2021 => "p",
+            2022 => "e",
+            _ => "",
+        };
+        let v = rng.i64(100_000..900_000);
+        let _ = writeln!(s, "{y}{mark},{v}");
+        outlays.push(v);
+        if y == 2004 {
+            let v = rng.i64(100_000..900_000);
+            let _ = writeln!(s, "..,{v}");
+            outlays.push(v);
+        }
+    }
+    let facts = Expected::new("timeforms/federal_outlays.csv", "time-forms", Some("csv"))
+        .delimiter(",")
+        .coverage("1995-01-01", "2022-12-31")
+        .table(TableFacts::new(
+            29,
+            vec![
+                Column::new("Year", Kind::Text)
+                    .date_format("%Y")
+                    .range(1995, 2022),
+                ints("Outlays", &outlays),
+            ],
+        ));
+    (facts.path.clone(), s.into_bytes(), facts)
+}
+
+/// Spending by fiscal year written `2012/13`.
+pub(super) fn fiscal_years() -> File {
+    const DEPTS: [&str; 3] = ["Health", "Education", "Transport"];
+    let mut rng = Rng::with_seed(525);
+    let mut s = String::from("Financial Year,Department,Spend\n");
+    let mut spend = vec![];
+    for y in 2012..=2019 {
+        for d in DEPTS {
+            let v = rng.i64(5_000..80_000);
+            let _ = writeln!(s, "{y}/{:02},{d},{v}", (y + 1) % 100);
+            spend.push(v);
+        }
+    }
+    let facts = Expected::new("timeforms/department_spend.csv", "time-forms", Some("csv"))
+        .delimiter(",")
+        .coverage("2012-01-01", "2020-12-31")
+        .table(TableFacts::new(
+            24,
+            vec![
+                Column::new("Financial Year", Kind::Text)
+                    .date_format("%Y/%y")
+                    .distinct(8),
+                Column::new("Department", Kind::Text).distinct(3),
+                ints("Spend", &spend),
+            ],
+        ));
+    (facts.path.clone(), s.into_bytes(), facts)
+}
+
+/// Negative control: six-digit numbers that are not months — account ids whose digits
+/// read as valid months, batch codes with a month part past 12, and year-month-looking
+/// numbers in no order under a neutral name.
+pub(super) fn six_digit_numbers() -> File {
+    let mut rng = Rng::with_seed(526);
+    let mut s = String::from("account_id,batch,reading,balance\n");
+    let (mut ids, mut batches, mut readings, mut balances) = (vec![], vec![], vec![], vec![]);
+    for i in 0..30i64 {
+        // Sequential ids that read as consecutive months (199901, 199902, …).
+        let id = 199_901 + (i / 12) * 100 + i % 12;
+        let batch = 100_000 + rng.i64(0..899_999) / 100 * 100 + 13 + i % 80;
+        let reading = rng.i64(1990..2020) * 100 + rng.i64(1..13);
+        let balance = rng.i64(0..99_999);
+        let _ = writeln!(s, "{id},{batch},{reading},{balance}");
+        ids.push(id);
+        batches.push(batch);
+        readings.push(reading);
+        balances.push(balance);
+    }
+    let facts = Expected::new("timeforms/ledger_accounts.csv", "time-forms", Some("csv"))
+        .delimiter(",")
+        .uncovered()
+        .table(TableFacts::new(
+            30,
+            vec![
+                ints("account_id", &ids),
+                ints("batch", &batches),
+                ints("reading", &readings),
+                ints("balance", &balances),
+            ],
+        ));
+    (facts.path.clone(), s.into_bytes(), facts)
+}
+
+/// Negative control: prices that happen to lie between 1800 and 2100, in no order.
+pub(super) fn prices_in_the_year_range() -> File {
+    let mut rng = Rng::with_seed(527);
+    let mut s = String::from("item,price,qty\n");
+    let (mut prices, mut qty) = (vec![], vec![]);
+    for i in 0..30i64 {
+        let cents = rng.i64(180_000..210_000);
+        let q = rng.i64(1..40);
+        let _ = writeln!(s, "SKU-{i:03},{}.{:02},{q}", cents / 100, cents % 100);
+        prices.push(cents);
+        qty.push(q);
+    }
+    let facts = Expected::new("timeforms/appliance_prices.csv", "time-forms", Some("csv"))
+        .delimiter(",")
+        .uncovered()
+        .table(TableFacts::new(
+            30,
+            vec![
+                Column::new("item", Kind::Text),
+                decimals("price", &prices, 100.0),
+                ints("qty", &qty),
+            ],
+        ));
+    (facts.path.clone(), s.into_bytes(), facts)
+}
