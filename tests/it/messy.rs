@@ -111,6 +111,12 @@ fn check_column(d: &mut Diff, at: &str, want: &messy::Column, got: &ColumnProfil
         if let Some(n) = want.nulls {
             d.eq(&format!("{at} nulls"), n, got.nulls);
         }
+        let markers: Vec<(String, u64)> = got
+            .missing
+            .iter()
+            .map(|m| (m.marker.clone(), m.count))
+            .collect();
+        d.eq(&format!("{at} missing"), &want.missing, &markers);
     }
     let mut notation = got.notation.clone();
     notation.sort();
@@ -286,6 +292,11 @@ fn comment_lines_are_text_not_markdown() {
 #[test]
 fn figures_from_a_sample_are_marked_and_parquet_distincts_are_honest() {
     check_family(Some("honest"), false);
+}
+
+#[test]
+fn missing_markers_measures_and_durations_by_what_the_values_mean() {
+    check_family(Some("values"), false);
 }
 
 #[test]

@@ -40,7 +40,7 @@ impl Analyzer for ParquetAnalyzer {
         "parquet"
     }
     fn version(&self) -> u32 {
-        3
+        4
     }
     fn analyze(&self, src: &Source, _format: Format) -> Result<Content, AnalyzeError> {
         check_footer(src)?;

@@ -41,7 +41,7 @@ impl Analyzer for SqliteAnalyzer {
         "sqlite"
     }
     fn version(&self) -> u32 {
-        3
+        4
     }
     fn analyze(&self, src: &Source, _format: Format) -> Result<Content, AnalyzeError> {
         check_header(src)?;

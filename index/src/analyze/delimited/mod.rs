@@ -79,7 +79,8 @@ impl Analyzer for DelimitedAnalyzer {
     fn version(&self) -> u32 {
         // 6: a lone line of prose is text, not a header without rows (detect).
         // 7: the load line parses date columns (`parse_dates`, `date_format`).
-        7
+        // 8: missing markers, durations and labelling integers (profile values).
+        8
     }
     fn analyze(&self, src: &Source, format: Format) -> Result<Content, AnalyzeError> {
         let enc = encoding::sniff(src.head());

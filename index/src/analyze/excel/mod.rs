@@ -34,7 +34,7 @@ impl Analyzer for ExcelAnalyzer {
         "spreadsheet"
     }
     fn version(&self) -> u32 {
-        3
+        4
     }
     fn analyze(&self, src: &Source, _format: Format) -> Result<Content, AnalyzeError> {
         let owned;

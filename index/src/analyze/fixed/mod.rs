@@ -28,7 +28,7 @@ impl Analyzer for FixedWidthAnalyzer {
         "fixed-width"
     }
     fn version(&self) -> u32 {
-        3
+        4
     }
     fn analyze(&self, src: &Source, _format: Format) -> Result<Content, AnalyzeError> {
         let enc = encoding::sniff(src.head());

@@ -56,7 +56,7 @@ impl Analyzer for HtmlAnalyzer {
         "html"
     }
     fn version(&self) -> u32 {
-        4
+        5
     }
     fn analyze(&self, src: &Source, _format: Format) -> Result<Content, AnalyzeError> {
         let (bytes, truncated) = src.read_up_to(MAX_HTML)?;

@@ -5,6 +5,7 @@ mod large;
 mod numbers;
 mod reports;
 mod science;
+mod values;
 
 pub(super) use large::parquet_trips;
 
@@ -91,6 +92,9 @@ pub(super) fn text_files() -> Vec<File> {
         science::bulletin(),
         science::comment_text(),
         large::large_csv(),
+        values::missing_markers(),
+        values::measures_and_identifiers(),
+        values::durations(),
     ];
     v.extend(science::dat_with_format_doc());
     v.extend(science::csv_with_variable_description());
