@@ -300,6 +300,48 @@ fn missing_markers_measures_and_durations_by_what_the_values_mean() {
 }
 
 #[test]
+fn value_rules_switched_off_read_the_cells_as_written() {
+    // The same files described with and without the value rules: each decision is the
+    // rule's, counted when on, absent when off.
+    let c = corpus();
+    let rels = ["stations/daily_observations.csv", "service/desk_waits.csv"];
+    let col = |v: &Value, name: &str| {
+        v["description"]["content"]["columns"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|x| x["name"] == name)
+            .cloned()
+            .unwrap_or_else(|| panic!("no column {name}: {v}"))
+    };
+    let on: Vec<Value> = rels.iter().map(|r| describe(c, &c.full, r)).collect();
+    let off: Vec<Value> = rels
+        .iter()
+        .map(|r| {
+            let out = run_ok_env(
+                &c.lake,
+                &["describe", r, "--json"],
+                &[(
+                    "LAKESTAR_READING_RULES",
+                    "-missing-markers,-durations,-measures",
+                )],
+            );
+            serde_json::from_str(&out).unwrap()
+        })
+        .collect();
+    assert_eq!(col(&on[0], "Temp (F)")["type"], "float");
+    assert_eq!(col(&off[0], "Temp (F)")["type"], "text");
+    assert!(col(&off[0], "Temp (F)").get("missing").is_none());
+    assert!(on[0]["description"]["rules"]["missing-markers"].as_u64() > Some(0));
+    assert!(off[0]["description"]["rules"]
+        .get("missing-markers")
+        .is_none());
+    assert_eq!(col(&on[1], "wait")["type"], "duration");
+    assert_ne!(col(&off[1], "wait")["type"], "duration");
+    assert_eq!(on[1]["description"]["rules"]["durations"], 3);
+}
+
+#[test]
 fn full_reading_gives_every_figure_exactly() {
     check_family(None, true);
 }

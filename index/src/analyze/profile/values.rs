@@ -356,11 +356,11 @@ fn py(s: &str) -> String {
 
 /// The `read_csv`/`read_excel`/`read_html`/`read_fwf` arguments that load the columns'
 /// values as described: `na_values=` for their missing markers, `converters=` for
-/// durations, `dtype=` for zero-padded codes.
+/// durations and footnoted numbers. Zero-padded codes load as pandas reads them
+/// (integers): the same codes written unpadded in another file still compare and join.
 fn load_options(cols: &[ColumnProfile]) -> Vec<String> {
     let mut na = Vec::new();
     let mut conv = Vec::new();
-    let mut dtype = Vec::new();
     for c in cols {
         if !c.missing.is_empty() {
             let list: Vec<String> = c.missing.iter().map(|m| py(&m.marker)).collect();
@@ -390,9 +390,6 @@ fn load_options(cols: &[ColumnProfile]) -> Vec<String> {
                 py(&c.name)
             ));
         }
-        if c.kind == ColumnType::Identifier && c.notation.iter().any(|n| n == ZERO_PADDED) {
-            dtype.push(format!("{}: str", py(&c.name)));
-        }
     }
     let mut args = Vec::new();
     if !na.is_empty() {
@@ -401,13 +398,10 @@ fn load_options(cols: &[ColumnProfile]) -> Vec<String> {
     if !conv.is_empty() {
         args.push(format!("converters={{{}}}", conv.join(", ")));
     }
-    if !dtype.is_empty() {
-        args.push(format!("dtype={{{}}}", dtype.join(", ")));
-    }
     args
 }
 
-/// The readers whose calls take `na_values=`, `converters=` and `dtype=`.
+/// The readers whose calls take `na_values=` and `converters=`.
 const READERS: [&str; 4] = [
     "pd.read_csv(",
     "pd.read_excel(",
@@ -448,7 +442,7 @@ fn with_options(call: &str, cols: &[ColumnProfile]) -> Option<String> {
 }
 
 /// Settle a description's tables after their reader is done: the load lines name the
-/// columns' missing markers, durations and zero-padded codes, and the rules that read
+/// columns' missing markers, durations and footnoted numbers, and the rules that read
 /// them are counted. One place for every table reader (CSV, sheets, HTML, fixed width).
 pub(crate) fn settle(content: &mut Content, applied: &Applied) {
     let settle_one = |cols: &[ColumnProfile], load: &mut Option<String>| {
@@ -459,8 +453,14 @@ pub(crate) fn settle(content: &mut Content, applied: &Applied) {
                 ReadingRule::Durations,
                 u64::from(c.kind == ColumnType::Duration),
             );
-            let label = c.kind == ColumnType::Identifier && c.min.is_some();
-            applied.add(ReadingRule::Measures, u64::from(label));
+            // Integers read as labels, footnoted numbers read as numbers.
+            let label = c.kind == ColumnType::Identifier
+                && c.min
+                    .as_deref()
+                    .and_then(super::column::parse_int)
+                    .is_some();
+            let footnoted = c.notation.iter().any(|n| n.starts_with(FOOTNOTE));
+            applied.add(ReadingRule::Measures, u64::from(label || footnoted));
         }
         if let Some(l) = load.as_deref().and_then(|l| with_options(l, cols)) {
             *load = Some(l);
@@ -532,6 +532,40 @@ mod tests {
         ] {
             assert_eq!(footnoted(no), None, "{no}");
         }
+    }
+
+    fn column(name: &str, cells: &[&str]) -> ColumnProfile {
+        let mut b = super::super::ColumnBuilder::new(name);
+        for c in cells {
+            b.push(c);
+        }
+        b.finish()
+    }
+
+    #[test]
+    fn load_lines_name_markers_durations_and_footnotes() {
+        let temp = column("Temp", &["1.5", "M", "2.5", "3.5", "4.5"]);
+        let wait = column("wait", &["00:00:07", "01:02:03"]);
+        let year = column("Year", &["2019", "2020", "2021", "2022", "2023p"]);
+        let plain = column("n", &["1", "2"]);
+        let cols = [temp, wait, year, plain];
+        let call = r#"pd.read_csv(path, sep=")", names=["a(", "b"])"#;
+        assert_eq!(
+            with_options(call, &cols).unwrap(),
+            r#"pd.read_csv(path, sep=")", names=["a(", "b"], na_values={"Temp": ["M"]}, converters={"wait": pd.to_timedelta, "Year": lambda v: pd.to_numeric(v.rstrip("p ()").replace(",", ""), errors="coerce")})"#
+        );
+        let html = "pd.read_html(path, header=0)[1]";
+        assert_eq!(
+            with_options(html, &cols[..1]).unwrap(),
+            r#"pd.read_html(path, header=0, na_values={"Temp": ["M"]})[1]"#
+        );
+        // Nothing to add; columns renamed after reading; a reader without the options.
+        assert_eq!(with_options(call, &cols[3..]), None);
+        assert_eq!(
+            with_options("pd.read_excel(path).set_axis([\"a\"], axis=1)", &cols),
+            None
+        );
+        assert_eq!(with_options("pd.read_parquet(path)", &cols), None);
     }
 
     #[test]

@@ -92,8 +92,9 @@ pub(super) fn missing_markers() -> File {
 }
 
 /// Yearly production by county: quantities written with thousands separators (one
-/// withheld as `(D)`) stay numbers with a range and the `Year` column gives the time
-/// coverage; the zero-padded FIPS codes and the record IDs are identifiers.
+/// withheld as `(D)`) stay numbers with a range and the `Year` column, its last year
+/// marked preliminary (`2021p`), gives the time coverage; the zero-padded FIPS codes
+/// and the record IDs are identifiers.
 pub(super) fn measures_and_identifiers() -> File {
     let mut rng = Rng::with_seed(53);
     let mut s = String::from("ID,FIPS,Year,Harvested acres,Production (bu)\n");
@@ -113,9 +114,10 @@ pub(super) fn measures_and_identifiers() -> File {
                 let b = a * rng.i64(90..180);
                 (Some(b), q(&thousands(b as u64, ',')))
             };
+            let mark = if year == 2021 { "p" } else { "" };
             let _ = writeln!(
                 s,
-                "{id},{code:05},{year},{},{b_text}",
+                "{id},{code:05},{year}{mark},{},{b_text}",
                 q(&thousands(a as u64, ','))
             );
             acres.push(a);
@@ -133,7 +135,9 @@ pub(super) fn measures_and_identifiers() -> File {
                 Column::new("FIPS", Kind::Text)
                     .notation(&["zero-padded"])
                     .range(format!("{lo:05}"), format!("{hi:05}")),
-                Column::new("Year", Kind::Integer).range(2010, 2021),
+                Column::new("Year", Kind::Integer)
+                    .range(2010, 2021)
+                    .notation(&["footnote \"p\""]),
                 ints("Harvested acres", &acres).notation(&[COMMA]),
                 ints("Production (bu)", &bushels)
                     .notation(&[COMMA])
