@@ -418,7 +418,7 @@ fn letters_codes_with_a_few_numbers_stay_text() {
     assert!(p.missing.is_empty());
     // Words are not markers.
     let mut vals: Vec<String> = (0..8).map(|i| i.to_string()).collect();
-    vals.push("unknown".into());
+    vals.push("pending".into());
     assert_eq!(profile_named("n", &vals).kind, ColumnType::Text);
 }
 

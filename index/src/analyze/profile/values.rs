@@ -5,7 +5,8 @@
 //! The rules, each a [`ReadingRule`](crate::analyze::rules::ReadingRule):
 //! - **Missing markers.** A cell is a candidate marker when it is short (at most
 //!   [`MARKER_MAX_CHARS`] characters, at most [`MARKER_MAX_LETTERS`] letters), holds no
-//!   digit and no space, and reads as no number or date. A column whose other non-empty
+//!   digit and no space, and reads as no number or date; or it is a word saying so
+//!   (`MISSING`, `unknown`, `suppressed`). A column whose other non-empty
 //!   cells are numbers (or dates, or durations) reads its candidates as missing values
 //!   when they are at most [`MARKERS_MAX`] distinct tokens and fewer cells than the
 //!   values: a column of letter codes with a few numbers among them stays text.
@@ -40,9 +41,24 @@ pub(super) const MARKERS_MAX: usize = 3;
 /// Seconds in a day: a clock value at or past it is a span, not a time of day.
 pub(super) const DAY: f64 = 86_400.0;
 
+/// Words that say a value is missing, whatever their length (any case).
+const MISSING_WORDS: [&str; 8] = [
+    "missing",
+    "unknown",
+    "nil",
+    "suppressed",
+    "withheld",
+    "unavailable",
+    "blank",
+    "#n/a",
+];
+
 /// Whether `v` (trimmed, not a null word, read as no number or date) may be a
 /// missing-value marker.
 pub(super) fn marker_candidate(v: &str) -> bool {
+    if v.len() <= 11 && MISSING_WORDS.iter().any(|w| w.eq_ignore_ascii_case(v)) {
+        return true;
+    }
     let mut chars = 0;
     let mut letters = 0;
     for c in v.chars() {
@@ -494,11 +510,12 @@ mod tests {
     #[test]
     fn markers_are_short_and_wordless() {
         for m in [
-            "M", "N/A", "--", "(NA)", "*", "..", "x", "n.a.", "(D)", "(X)", "s", "—",
+            "M", "N/A", "--", "(NA)", "*", "..", "x", "n.a.", "(D)", "(X)", "s", "—", "MISSING",
+            "Unknown",
         ] {
             assert!(marker_candidate(m), "{m}");
         }
-        for t in ["Ohio", "A1", "n a", "(N/A)x", "missing", "12", "TIE"] {
+        for t in ["Ohio", "A1", "n a", "(N/A)x", "pending", "12", "TIE"] {
             assert!(!marker_candidate(t), "{t}");
         }
     }
