@@ -30,7 +30,8 @@ fn merchant_category_codes_columns_types_examples_rows() {
     let names: Vec<&str> = cols.iter().map(|c| c["name"].as_str().unwrap()).collect();
     assert_eq!(names, ["Unnamed: 0", "mcc", "description"]);
     let types: Vec<&str> = cols.iter().map(|c| c["type"].as_str().unwrap()).collect();
-    assert_eq!(types, ["integer", "integer", "text"]);
+    // Merchant category codes are zero-padded to four digits (`0742`): labels.
+    assert_eq!(types, ["integer", "identifier", "text"]);
     assert_eq!(cols[1]["examples"][0], "1520");
     assert_eq!(
         cols[2]["examples"][0],

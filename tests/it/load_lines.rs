@@ -35,7 +35,10 @@ for j in json.load(open(sys.argv[1])):
         if not isinstance(df, pd.DataFrame):
             raise TypeError(f"the call returned {type(df).__name__}, not a DataFrame")
         dates = [str(c) for c in df.columns if pd.api.types.is_datetime64_any_dtype(df[c])]
-        out.append({"columns": [str(c) for c in df.columns], "rows": len(df), "dates": dates})
+        numeric = [str(c) for c in df.columns if pd.api.types.is_numeric_dtype(df[c])]
+        spans = [str(c) for c in df.columns if pd.api.types.is_timedelta64_dtype(df[c])]
+        out.append({"columns": [str(c) for c in df.columns], "rows": len(df), "dates": dates,
+                    "numeric": numeric, "spans": spans})
     except Exception as e:
         out.append({"error": f"{type(e).__name__}: {e}"})
 json.dump(out, open(sys.argv[2], "w"))
@@ -52,6 +55,10 @@ pub(crate) struct Job {
     rows: Option<u64>,
     /// The columns described as dates or datetimes.
     dates: Vec<String>,
+    /// The numeric columns with missing-value markers: they must load as numbers.
+    marked: Vec<String>,
+    /// The columns described as durations: they must load as timedeltas.
+    spans: Vec<String>,
 }
 
 /// Index `lake` into `work/idx` and collect a job per table of every tabular file of
@@ -84,6 +91,25 @@ pub(crate) fn jobs(work: &Path, lake: &Path, rels: &[String]) -> Vec<Job> {
                     .columns
                     .iter()
                     .filter(|c| matches!(c.kind, ColumnType::Date | ColumnType::Datetime))
+                    .map(|c| c.name.clone())
+                    .collect(),
+                marked: t
+                    .columns
+                    .iter()
+                    .filter(|c| matches!(c.kind, ColumnType::Integer | ColumnType::Float))
+                    // Separators pandas undoes; percent or currency signs it keeps.
+                    .filter(|c| {
+                        !c.missing.is_empty()
+                            && c.notation
+                                .iter()
+                                .all(|n| n.starts_with("thousands") || n.starts_with("decimal"))
+                    })
+                    .map(|c| c.name.clone())
+                    .collect(),
+                spans: t
+                    .columns
+                    .iter()
+                    .filter(|c| c.kind == ColumnType::Duration)
                     .map(|c| c.name.clone())
                     .collect(),
             });
@@ -145,6 +171,23 @@ pub(crate) fn check_loads(work: &Path, jobs: &[Job]) -> Vec<Value> {
             if !j.dates.iter().any(|c| c == d) {
                 bad.push(format!(
                     "{}: `{load}` loads {d:?} as datetimes, described otherwise",
+                    j.label
+                ));
+            }
+        }
+        for (want, key, what) in [
+            (&j.marked, "numeric", "numbers"),
+            (&j.spans, "spans", "timedeltas"),
+        ] {
+            let got: Vec<&str> = r[key]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter_map(Value::as_str)
+                .collect();
+            for c in want.iter().filter(|c| !got.contains(&c.as_str())) {
+                bad.push(format!(
+                    "{}: `{load}` does not load {c:?} as {what}",
                     j.label
                 ));
             }

@@ -111,6 +111,12 @@ fn check_column(d: &mut Diff, at: &str, want: &messy::Column, got: &ColumnProfil
         if let Some(n) = want.nulls {
             d.eq(&format!("{at} nulls"), n, got.nulls);
         }
+        let markers: Vec<(String, u64)> = got
+            .missing
+            .iter()
+            .map(|m| (m.marker.clone(), m.count))
+            .collect();
+        d.eq(&format!("{at} missing"), &want.missing, &markers);
     }
     let mut notation = got.notation.clone();
     notation.sort();
@@ -336,6 +342,53 @@ fn comment_lines_are_text_not_markdown() {
 #[test]
 fn figures_from_a_sample_are_marked_and_parquet_distincts_are_honest() {
     check_family(Some("honest"), false);
+}
+
+#[test]
+fn missing_markers_measures_and_durations_by_what_the_values_mean() {
+    check_family(Some("values"), false);
+}
+
+#[test]
+fn value_rules_switched_off_read_the_cells_as_written() {
+    // The same files described with and without the value rules: each decision is the
+    // rule's, counted when on, absent when off.
+    let c = corpus();
+    let rels = ["stations/daily_observations.csv", "service/desk_waits.csv"];
+    let col = |v: &Value, name: &str| {
+        v["description"]["content"]["columns"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|x| x["name"] == name)
+            .cloned()
+            .unwrap_or_else(|| panic!("no column {name}: {v}"))
+    };
+    let on: Vec<Value> = rels.iter().map(|r| describe(c, &c.full, r)).collect();
+    let off: Vec<Value> = rels
+        .iter()
+        .map(|r| {
+            let out = run_ok_env(
+                &c.lake,
+                &["describe", r, "--json"],
+                &[(
+                    "LAKESTAR_READING_RULES",
+                    "-missing-markers,-durations,-measures",
+                )],
+            );
+            serde_json::from_str(&out).unwrap()
+        })
+        .collect();
+    assert_eq!(col(&on[0], "Temp (F)")["type"], "float");
+    assert_eq!(col(&off[0], "Temp (F)")["type"], "text");
+    assert!(col(&off[0], "Temp (F)").get("missing").is_none());
+    assert!(on[0]["description"]["rules"]["missing-markers"].as_u64() > Some(0));
+    assert!(off[0]["description"]["rules"]
+        .get("missing-markers")
+        .is_none());
+    assert_eq!(col(&on[1], "wait")["type"], "duration");
+    assert_ne!(col(&off[1], "wait")["type"], "duration");
+    assert_eq!(on[1]["description"]["rules"]["durations"], 3);
 }
 
 #[test]

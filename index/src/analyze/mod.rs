@@ -274,7 +274,7 @@ pub fn describe_as(src: &Source, format: Format) -> Description {
 /// through (the indexer's workers and archive members alike).
 fn describe_with(analyzer: &dyn Analyzer, src: &Source, format: Format) -> Description {
     let src = &src.clone().with_fresh_applied();
-    let (content, error) = match guard::run(analyzer.name(), || analyzer.analyze(src, format)) {
+    let (mut content, error) = match guard::run(analyzer.name(), || analyzer.analyze(src, format)) {
         Ok(mut c) => {
             // Columns that name days together, and a note for each column read as time.
             time::forms::read_tables(&mut c, src.applied());
@@ -288,6 +288,7 @@ fn describe_with(analyzer: &dyn Analyzer, src: &Source, format: Format) -> Descr
             Some(e.to_string()),
         ),
     };
+    profile::settle(&mut content, src.applied());
     Description {
         format,
         size: src.size(),

@@ -41,7 +41,8 @@ impl Analyzer for ParquetAnalyzer {
     }
     fn version(&self) -> u32 {
         // 4: time in other forms read as time (the time-forms reading rule).
-        4
+        // 5: missing markers, durations and labelling integers (profile values).
+        5
     }
     fn analyze(&self, src: &Source, _format: Format) -> Result<Content, AnalyzeError> {
         check_footer(src)?;

@@ -84,7 +84,8 @@ impl Analyzer for DelimitedAnalyzer {
         // rows with a label over an empty cell.
         // 9: time in other forms (`200001`, `2001-032`, `1987.042`, `2019r`, year + day
         // of year) read as time (the time-forms reading rule).
-        9
+        // 10: missing markers, durations and labelling integers (profile values).
+        10
     }
     fn analyze(&self, src: &Source, format: Format) -> Result<Content, AnalyzeError> {
         let enc = encoding::sniff(src.head());

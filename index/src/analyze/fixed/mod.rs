@@ -29,7 +29,8 @@ impl Analyzer for FixedWidthAnalyzer {
     }
     fn version(&self) -> u32 {
         // 4: time in other forms read as time (the time-forms reading rule).
-        4
+        // 5: missing markers, durations and labelling integers (profile values).
+        5
     }
     fn analyze(&self, src: &Source, _format: Format) -> Result<Content, AnalyzeError> {
         let enc = encoding::sniff(src.head());

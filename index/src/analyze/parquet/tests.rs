@@ -212,7 +212,7 @@ fn structs_flatten_and_lists_are_one_column() {
     assert_eq!(t.load, None);
 }
 
-/// 30,000 rows in three row groups: `id` 0… unique, `code` 5,000 distinct strings,
+/// 30,000 rows in three row groups: `n` 0… unique (a count, not a key), `code` 5,000 distinct strings,
 /// `score` null on every seventh row.
 fn many_distinct() -> Vec<u8> {
     const GROUP: i64 = 10_000;
@@ -234,7 +234,7 @@ fn many_distinct() -> Vec<u8> {
         })
         .collect();
     write(
-        "message m { REQUIRED INT64 id; REQUIRED BYTE_ARRAY code (UTF8); OPTIONAL DOUBLE score; }",
+        "message m { REQUIRED INT64 n; REQUIRED BYTE_ARRAY code (UTF8); OPTIONAL DOUBLE score; }",
         groups,
     )
 }
@@ -283,7 +283,7 @@ fn a_sample_of_the_first_rows_is_flagged_and_the_footer_is_exact() {
     );
     let id_line = text
         .lines()
-        .find(|l| l.trim_start().starts_with("id "))
+        .find(|l| l.trim_start().starts_with("n "))
         .unwrap();
     assert!(
         id_line.contains("0 … 29999") && id_line.contains("≥10,000 distinct"),

@@ -5,9 +5,11 @@ use super::dates::{self, Day, Shape};
 use super::distinct::Distinct;
 use super::numbers::{self, Moments};
 use super::timecells::TimeCells;
+use super::values::{self, Cells, Form, Missing, MARKERS_MAX};
 use super::{
     unit_from_name, ColumnProfile, ColumnType, CATEGORICAL_MAX, EXAMPLES, TOP, VALUE_MAX_CHARS,
 };
+use crate::analyze::rules::{self, ReadingRule};
 // foldhash: the date-shape map is touched by every date cell; SipHash showed in profiles.
 use crate::text_util::cut_chars;
 use foldhash::HashMap;
@@ -19,6 +21,7 @@ struct TypeCounts {
     boolean: u64,
     date: u64,
     datetime: u64,
+    duration: u64,
     text: u64,
 }
 
@@ -58,6 +61,14 @@ pub(super) struct Column {
     days_dmy: DayRange,
     /// What the cells say about time in other forms (`200001`, `2019r`, `1987.042`).
     time: TimeCells,
+    /// Integers written with a leading zero (`00123`).
+    padded: u64,
+    /// The length of every integer as written: 0 before the first, `u8::MAX` when
+    /// they differ.
+    int_width: u8,
+    /// Durations, marker candidates, null words pandas keeps; boxed, as most columns
+    /// have none.
+    cells: Option<Box<Cells>>,
 }
 
 pub(crate) fn is_null(v: &str) -> bool {
@@ -163,6 +174,9 @@ impl Column {
             days: DayRange::default(),
             days_dmy: DayRange::default(),
             time: TimeCells::new(),
+            padded: 0,
+            int_width: 0,
+            cells: None,
         }
     }
 
@@ -172,11 +186,23 @@ impl Column {
         let v = trim(raw);
         if is_null(v) {
             self.nulls += 1;
+            if values::pandas_keeps(v) {
+                self.cells.get_or_insert_default().kept_null(v);
+            }
             return;
         }
         if let Some(x) = parse_int(v) {
             self.types.int += 1;
             self.time.int(v, x);
+            let w = u8::try_from(v.len()).unwrap_or(u8::MAX);
+            if self.int_width == 0 {
+                self.int_width = w;
+            } else if self.int_width != w {
+                self.int_width = u8::MAX;
+            }
+            if v.len() > 1 && v.starts_with('0') {
+                self.padded += 1;
+            }
             self.plain_number(x, v);
         } else if parse_bool(v).is_some() {
             self.types.boolean += 1;
@@ -210,13 +236,29 @@ impl Column {
                 *self.shapes.entry(p.shape).or_default() += 1;
                 self.days.add(p.day);
                 self.days_dmy.add(p.alt.unwrap_or(p.day));
+            } else if let Some((secs, form)) = values::duration(v) {
+                self.types.duration += 1;
+                let c = self.cells.get_or_insert_default();
+                c.seconds.add(secs);
+                c.clock += u64::from(form == Form::Clock);
+            } else if let Some((x, integral, mark)) = values::footnoted(v) {
+                self.types.text += 1;
+                // `2019r` is a marked year to the time forms as well.
+                self.time.text(v);
+                self.cells
+                    .get_or_insert_default()
+                    .footnoted(x, integral, mark);
             } else {
                 self.types.text += 1;
                 self.time.text(v);
+                if values::marker_candidate(v) {
+                    self.cells.get_or_insert_default().marker(v);
+                }
             }
         }
         let keep_names = CATEGORICAL_MAX as usize;
-        if self.distinct.add(v, keep_names) && self.examples.len() < EXAMPLES {
+        // Room for examples that turn out to be markers.
+        if self.distinct.add(v, keep_names) && self.examples.len() < EXAMPLES + MARKERS_MAX {
             self.examples.push(cut_chars(v, VALUE_MAX_CHARS));
         }
     }
@@ -235,10 +277,45 @@ impl Column {
     }
 
     /// The finished profile.
-    pub(super) fn finish(self) -> ColumnProfile {
+    pub(super) fn finish(mut self) -> ColumnProfile {
         let mut t = self.types;
-        let non_null = self.count - self.nulls;
-        let (distinct, distinct_exact) = self.distinct.count();
+        let mut non_null = self.count - self.nulls;
+        let (mut distinct, distinct_exact) = self.distinct.count();
+        let cells = self.cells.take().unwrap_or_default();
+        // Clock values are durations under a header naming a span, or past a day.
+        let durations = t.duration > 0
+            && rules::on(ReadingRule::Durations)
+            && (cells.clock == 0
+                || values::names_a_span(&self.name)
+                || cells.seconds.max >= values::DAY);
+        if !durations {
+            t.text += t.duration;
+            t.duration = 0;
+        }
+        // Footnoted numbers count as numbers when the marks are few and mark a minority.
+        let foot = cells.foot.n;
+        let mut footnote = None;
+        if foot > 0
+            && !cells.marks_overflow
+            && foot * 2 < t.int + t.float + self.written.as_ref().map_or(0, |w| w.cells)
+            && rules::on(ReadingRule::Measures)
+        {
+            t.text -= foot;
+            if cells.foot_fraction {
+                t.float += foot;
+            } else {
+                t.int += foot;
+            }
+            if cells.foot.min < self.plain.min || self.plain.n == 0 {
+                self.min_text = show(cells.foot.min);
+            }
+            if cells.foot.max > self.plain.max || self.plain.n == 0 {
+                self.max_text = show(cells.foot.max);
+            }
+            self.plain.merge(&cells.foot);
+            let marks: Vec<String> = cells.marks.iter().map(|(m, _)| format!("{m:?}")).collect();
+            footnote = Some(format!("{}{}", values::FOOTNOTE, marks.join(" ")));
+        }
         // Written numbers count as numbers when they agree on one convention.
         let written = self
             .written
@@ -253,31 +330,93 @@ impl Column {
             None => None,
         };
         let written_cells = resolved.as_ref().map_or(0, |r| r.moments.n);
-        let kind = if non_null == 0 {
-            ColumnType::Empty
-        } else if t.int + written_cells == non_null && resolved.as_ref().is_none_or(|r| r.integral)
-        {
-            ColumnType::Integer
-        } else if t.int + t.float + written_cells == non_null {
-            ColumnType::Float
-        } else if t.boolean == non_null {
-            ColumnType::Boolean
-        } else if t.date == non_null {
-            ColumnType::Date
-        } else if t.date + t.datetime == non_null {
-            ColumnType::Datetime
-        } else if distinct_exact && distinct <= CATEGORICAL_MAX && distinct * 2 <= non_null {
-            ColumnType::Categorical
-        } else if !self.has_space && non_null >= 10 && distinct * 10 >= non_null * 9 {
-            ColumnType::Identifier
-        } else {
-            ColumnType::Text
+        let integral = resolved.as_ref().is_none_or(|r| r.integral);
+        let measures = rules::on(ReadingRule::Measures);
+        let decide = |t: &TypeCounts, non_null: u64, distinct: u64| {
+            let numbers = t.int + t.float + written_cells;
+            if non_null == 0 {
+                ColumnType::Empty
+            } else if t.int + written_cells == non_null && integral {
+                ColumnType::Integer
+            } else if numbers == non_null {
+                ColumnType::Float
+            } else if t.boolean == non_null {
+                ColumnType::Boolean
+            } else if t.date == non_null {
+                ColumnType::Date
+            } else if t.date + t.datetime == non_null {
+                ColumnType::Datetime
+            } else if t.duration == non_null {
+                ColumnType::Duration
+            } else if distinct_exact && distinct <= CATEGORICAL_MAX && distinct * 2 <= non_null {
+                ColumnType::Categorical
+            } else if !self.has_space
+                && non_null >= 10
+                && distinct * 10 >= non_null * 9
+                && !(measures && numbers * 2 > non_null)
+            {
+                // Mostly numbers are a measure some cells kept from being numeric.
+                ColumnType::Identifier
+            } else {
+                ColumnType::Text
+            }
         };
+        let mut kind = decide(&t, non_null, distinct);
+        // Markers: the column read without them must be numbers, dates or durations.
+        let marker_cells = cells.marker_cells();
+        let mut missing = Vec::new();
+        if marker_cells > 0
+            && !cells.markers_overflow
+            && marker_cells * 2 < non_null
+            && rules::on(ReadingRule::MissingMarkers)
+        {
+            let mut u = t;
+            u.text -= marker_cells;
+            let d = distinct.saturating_sub(cells.markers.len() as u64);
+            let k = decide(&u, non_null - marker_cells, d);
+            if takes_markers(k) {
+                (t, kind, distinct) = (u, k, d);
+                non_null -= marker_cells;
+                self.nulls += marker_cells;
+                self.examples
+                    .retain(|e| !cells.markers.iter().any(|(m, _)| m == e));
+                missing.extend(cells.markers.iter().map(|(m, n)| Missing {
+                    marker: m.clone(),
+                    count: *n,
+                }));
+            }
+        }
+        if takes_markers(kind) {
+            missing.extend(cells.kept_nulls.iter().map(|(m, n)| Missing {
+                marker: m.clone(),
+                count: *n,
+            }));
+        }
+        self.examples.truncate(EXAMPLES);
+        // Integers that label: zero-padded to one width, or nearly unique under a key's
+        // name.
+        let mut labels = Vec::new();
+        if measures && kind == ColumnType::Integer && written_cells == 0 {
+            let padded = self.padded > 0
+                && self.int_width != u8::MAX
+                && self.int_width >= values::PADDED_MIN_WIDTH;
+            let keyed = values::names_a_key(&self.name)
+                && self.plain.min >= 0.0
+                && non_null >= 10
+                && distinct * 10 >= non_null * 9;
+            if padded {
+                labels.push(values::ZERO_PADDED.to_string());
+            }
+            if padded || keyed {
+                kind = ColumnType::Identifier;
+            }
+        }
         let numeric = matches!(kind, ColumnType::Integer | ColumnType::Float);
         let is_date = matches!(kind, ColumnType::Date | ColumnType::Datetime);
         let mut date_format = None;
         let mut moments = self.plain;
-        let mut notation = Vec::new();
+        let mut notation = labels;
+        notation.extend(footnote.filter(|_| numeric));
         let (min, max) = if numeric {
             let mut min = (self.plain.n > 0).then_some(self.min_text);
             let mut max = (self.plain.n > 0).then_some(self.max_text);
@@ -290,7 +429,7 @@ impl Column {
                     max = Some(show(w.max));
                 }
                 moments.merge(&w);
-                notation = r.notation;
+                notation.splice(0..0, r.notation);
             }
             (min, max)
         } else if is_date {
@@ -311,10 +450,17 @@ impl Column {
                 Some((lo, hi)) => (Some(lo.iso()), Some(hi.iso())),
                 None => (None, None),
             }
+        } else if kind == ColumnType::Identifier && self.plain.n > 0 && t.int == non_null {
+            // Labels written as integers keep their range (`00123` … `00999`).
+            (Some(self.min_text), Some(self.max_text))
+        } else if kind == ColumnType::Duration {
+            moments = cells.seconds;
+            (Some(show(moments.min)), Some(show(moments.max)))
         } else {
             (None, None)
         };
-        let (mean, std) = if numeric && moments.n > 0 {
+        let timed = kind == ColumnType::Duration;
+        let (mean, std) = if (numeric || timed) && moments.n > 0 {
             let std = (moments.n > 1).then(|| (moments.m2 / (moments.n - 1) as f64).sqrt());
             (Some(moments.mean), std)
         } else {
@@ -353,7 +499,12 @@ impl Column {
             time_span = Some((r.span.0.iso(), r.span.1.iso()));
         }
         ColumnProfile {
-            unit: unit_from_name(&self.name),
+            unit: if timed {
+                Some("s".to_string())
+            } else {
+                unit_from_name(&self.name)
+            },
+            missing,
             name: self.name,
             kind,
             nulls: self.nulls,
@@ -374,4 +525,16 @@ impl Column {
             order,
         }
     }
+}
+
+/// Types whose cells a missing-value marker can stand among.
+fn takes_markers(kind: ColumnType) -> bool {
+    matches!(
+        kind,
+        ColumnType::Integer
+            | ColumnType::Float
+            | ColumnType::Date
+            | ColumnType::Datetime
+            | ColumnType::Duration
+    )
 }

@@ -10,6 +10,7 @@ mod distinct;
 mod numbers;
 mod offload;
 mod timecells;
+mod values;
 
 use super::dates;
 pub(crate) use column::is_null;
@@ -17,6 +18,8 @@ use column::{parse_bool, parse_float, parse_int};
 use serde::{Deserialize, Serialize};
 
 pub(crate) use offload::ColumnBuilder;
+pub(crate) use values::settle;
+pub use values::Missing;
 
 /// A text column with at most this many distinct values (and repeats) is categorical.
 pub(super) const CATEGORICAL_MAX: u64 = 50;
@@ -43,10 +46,13 @@ pub enum ColumnType {
     Datetime,
     /// Text with few distinct, repeated values.
     Categorical,
-    /// Nearly unique tokens without spaces: keys, codes, hashes.
+    /// Nearly unique tokens without spaces: keys, codes, hashes; integers that label
+    /// (zero-padded codes, a column named `id` or `zip`) keep their range, not a mean.
     Identifier,
     /// Free text.
     Text,
+    /// Spans of time (`01:02:03`, `1h 30m`, `PT1H30M`), profiled in seconds.
+    Duration,
     /// No non-null value.
     Empty,
 }
@@ -63,6 +69,7 @@ impl ColumnType {
             ColumnType::Categorical => "categorical",
             ColumnType::Identifier => "identifier",
             ColumnType::Text => "text",
+            ColumnType::Duration => "duration",
             ColumnType::Empty => "empty",
         }
     }
@@ -76,13 +83,20 @@ pub struct ColumnProfile {
     /// Inferred type.
     #[serde(rename = "type")]
     pub kind: ColumnType,
-    /// Values that are empty or a null marker (NA, null, NaN, None, -).
+    /// Values that are empty or a null marker (NA, null, NaN, None, -, and the
+    /// column's [`missing`](Self::missing) markers).
     pub nulls: u64,
+    /// Missing-value markers of a numeric, date or duration column that pandas does not
+    /// read as NaN by itself (`M`, `(NA)`, `..`, `-`), with their counts; the load line
+    /// passes them as `na_values`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub missing: Vec<Missing>,
     /// Distinct non-null values; an estimate when `distinct_exact` is false.
     pub distinct: u64,
     /// Whether `distinct` is exact.
     pub distinct_exact: bool,
-    /// Smallest value: numeric order for numbers, ISO `YYYY-MM-DD` for dates. A plain
+    /// Smallest value: numeric order for numbers, ISO `YYYY-MM-DD` for dates, seconds for
+    /// durations. A plain
     /// number as written; a number written with a [`notation`](Self::notation) as the
     /// number in its written unit (`-1234` for `(1,234)`, `3100` for `$3,100M`, `12.5` for
     /// `12.5%`, `10` for `<10`).

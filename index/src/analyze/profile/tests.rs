@@ -353,3 +353,162 @@ fn a_generated_csv_with_written_numbers_is_profiled_as_numbers() {
     );
     assert_eq!(area.max.as_deref(), Some("39.9"));
 }
+
+fn repeat(cells: &[(&str, usize)]) -> Vec<String> {
+    let mut v = Vec::new();
+    for i in 0..cells.iter().map(|c| c.1).max().unwrap_or(0) {
+        for (c, n) in cells {
+            if i < *n {
+                v.push(c.to_string());
+            }
+        }
+    }
+    v
+}
+
+fn profile_named(name: &str, vals: &[String]) -> ColumnProfile {
+    let mut b = ColumnBuilder::new(name);
+    for v in vals {
+        b.push(v);
+    }
+    b.finish()
+}
+
+#[test]
+fn a_short_token_among_numbers_is_a_missing_marker() {
+    let mut vals: Vec<String> = (0..20).map(|i| format!("{}.5", i + 3)).collect();
+    vals.extend(["M", "M", "", "-"].map(String::from));
+    let p = profile_named("Temp", &vals);
+    assert_eq!(p.kind, ColumnType::Float);
+    assert_eq!(
+        (p.min.as_deref(), p.max.as_deref()),
+        (Some("3.5"), Some("22.5"))
+    );
+    assert_eq!(p.mean, Some(13.0));
+    assert_eq!(p.nulls, 4);
+    assert_eq!(p.distinct, 20);
+    let m: Vec<(&str, u64)> = p
+        .missing
+        .iter()
+        .map(|m| (m.marker.as_str(), m.count))
+        .collect();
+    assert_eq!(m, [("M", 2), ("-", 1)]);
+    assert!(!p.examples.iter().any(|e| e == "M"));
+    for marker in [
+        "N/A", "--", "(NA)", "*", "..", "x", "n.a.", "(D)", "(X)", "s",
+    ] {
+        let mut vals: Vec<String> = (0..8).map(|i| (i * 7).to_string()).collect();
+        vals.push(marker.to_string());
+        let p = profile_named("n", &vals);
+        assert_eq!(p.kind, ColumnType::Integer, "{marker}");
+        assert_eq!(p.nulls, 1, "{marker}");
+    }
+}
+
+#[test]
+fn letters_codes_with_a_few_numbers_stay_text() {
+    // Negative controls: many distinct letters; markers outnumbering the numbers.
+    let codes = repeat(&[("A", 5), ("B", 5), ("C", 5), ("D", 3), ("1", 2), ("2", 2)]);
+    let p = profile_named("Grade", &codes);
+    assert!(matches!(p.kind, ColumnType::Categorical | ColumnType::Text));
+    assert!(p.missing.is_empty());
+    let mostly = repeat(&[("M", 6), ("3", 2), ("4", 2)]);
+    let p = profile_named("Temp", &mostly);
+    assert!(!matches!(p.kind, ColumnType::Integer | ColumnType::Float));
+    assert!(p.missing.is_empty());
+    // Words are not markers.
+    let mut vals: Vec<String> = (0..8).map(|i| i.to_string()).collect();
+    vals.push("pending".into());
+    assert_eq!(profile_named("n", &vals).kind, ColumnType::Text);
+}
+
+#[test]
+fn numbers_with_footnote_marks_stay_numbers() {
+    let mut vals: Vec<String> = (2000..2020).map(|y| y.to_string()).collect();
+    vals.extend(["2020r", "2021p"].map(String::from));
+    let p = profile_named("Year", &vals);
+    assert_eq!(p.kind, ColumnType::Integer);
+    assert_eq!(
+        (p.min.as_deref(), p.max.as_deref()),
+        (Some("2000"), Some("2021"))
+    );
+    assert_eq!(p.notation, ["footnote \"r\" \"p\""]);
+    let mut q: Vec<String> = (1..20).map(|i| format!("{},{:03}", i, i * 7)).collect();
+    q.push("21,000 (e)".into());
+    let p = profile_named("Quantity", &q);
+    assert_eq!(p.kind, ColumnType::Integer);
+    assert_eq!(p.max.as_deref(), Some("21000"));
+    assert_eq!(p.notation, ["thousands \",\"", "footnote \"(e)\""]);
+    // Negative control: house numbers with letters are labels, not footnoted figures.
+    let house: Vec<String> = (0..12)
+        .map(|i| format!("{}{}", 10 + i, ["a", "b", "c", "d"][i % 4]))
+        .collect();
+    assert!(!matches!(
+        profile_named("No", &house).kind,
+        ColumnType::Integer
+    ));
+}
+
+#[test]
+fn mostly_numbers_are_never_an_identifier() {
+    let mut vals: Vec<String> = (2000..2020).map(|y| y.to_string()).collect();
+    vals.extend(["see-note", "see-table"].map(String::from));
+    let p = profile_named("Year", &vals);
+    assert_eq!(p.kind, ColumnType::Text);
+}
+
+#[test]
+fn integers_that_label_are_identifiers_with_a_range() {
+    let fips: Vec<String> = (0..12).map(|i| format!("{:05}", 1001 + 2 * i)).collect();
+    let p = profile_named("county", &fips);
+    assert_eq!(p.kind, ColumnType::Identifier);
+    assert_eq!(p.notation, ["zero-padded"]);
+    assert_eq!(
+        (p.min.as_deref(), p.max.as_deref()),
+        (Some("01001"), Some("01023"))
+    );
+    assert_eq!(p.mean, None);
+    let ids: Vec<String> = (0..12).map(|i| (7100 + 3 * i).to_string()).collect();
+    let p = profile_named("PassengerId", &ids);
+    assert_eq!(p.kind, ColumnType::Identifier);
+    assert_eq!(p.min.as_deref(), Some("7100"));
+    // Negative controls: the same numbers as a quantity, and years.
+    assert_eq!(profile_named("Passengers", &ids).kind, ColumnType::Integer);
+    let years: Vec<String> = (1990..2020).map(|y| y.to_string()).collect();
+    let p = profile_named("Year", &years);
+    assert_eq!((p.kind, p.mean), (ColumnType::Integer, Some(2004.5)));
+    // Two-digit months are numbers; mixed widths with a lone leading zero too.
+    let months: Vec<String> = (1..=12).map(|m| format!("{m:02}")).collect();
+    assert_eq!(profile_named("month", &months).kind, ColumnType::Integer);
+    // Mixed widths with a lone leading zero are not a padded code.
+    let mixed: Vec<String> = ["0", "5", "12", "130", "07"].map(String::from).to_vec();
+    assert_eq!(profile_named("n", &mixed).kind, ColumnType::Integer);
+}
+
+#[test]
+fn durations_are_profiled_in_seconds() {
+    let waits = ["00:00:07", "00:01:12", "01:02:03", ""].map(String::from);
+    let p = profile_named("wait", &waits);
+    assert_eq!(p.kind, ColumnType::Duration);
+    assert_eq!(
+        (p.min.as_deref(), p.max.as_deref()),
+        (Some("7"), Some("3723"))
+    );
+    assert_eq!(p.unit.as_deref(), Some("s"));
+    assert_eq!(p.nulls, 1);
+    let spelled = ["1h 30m", "90 min", "PT2H", "45s"].map(String::from);
+    let p = profile_named("Repair", &spelled);
+    assert_eq!(p.kind, ColumnType::Duration);
+    assert_eq!(p.mean, Some((5400.0 * 2.0 + 7200.0 + 45.0) / 4.0));
+    // Past a day, clock-like values are spans whatever the header.
+    let long = ["25:30:00", "04:00:00", "100:00:00"].map(String::from);
+    assert_eq!(profile_named("Total", &long).kind, ColumnType::Duration);
+}
+
+#[test]
+fn clock_times_of_day_stay_text() {
+    let clock = ["07:30:00", "18:45:10", "09:15:00"].map(String::from);
+    assert_ne!(profile_named("Time", &clock).kind, ColumnType::Duration);
+    let hm = ["07:30", "18:45", "09:15"].map(String::from);
+    assert_ne!(profile_named("wait", &hm).kind, ColumnType::Duration);
+}

@@ -170,6 +170,14 @@ pub(super) fn columns(s: &mut String, indent: &str, cols: &[ColumnProfile], rows
                 thousands(c.nulls)
             ));
         }
+        if !c.missing.is_empty() {
+            let m: Vec<String> = c
+                .missing
+                .iter()
+                .map(|m| format!("{:?} ({})", m.marker, thousands(m.count)))
+                .collect();
+            facts.push(format!("read as missing: {}", m.join(", ")));
+        }
         if let Some(m) = c.mean {
             facts.push(format!("mean {}{}", est("mean"), num(m)));
         }

@@ -30,6 +30,8 @@ pub enum Kind {
     Number,
     /// Calendar dates.
     Date,
+    /// Spans of time, profiled in seconds.
+    Duration,
     /// Words, codes, categories (text, categorical or identifier).
     Text,
 }
@@ -74,6 +76,7 @@ impl Kind {
             Kind::Float => t == ColumnType::Float,
             Kind::Number => matches!(t, ColumnType::Integer | ColumnType::Float),
             Kind::Date => t == ColumnType::Date,
+            Kind::Duration => t == ColumnType::Duration,
             Kind::Text => matches!(
                 t,
                 ColumnType::Text | ColumnType::Categorical | ColumnType::Identifier
@@ -86,7 +89,7 @@ impl Kind {
         match self {
             Kind::Integer | Kind::Float | Kind::Number => Class::Numeric,
             Kind::Date => Class::Date,
-            Kind::Text => Class::Text,
+            Kind::Text | Kind::Duration => Class::Text,
         }
     }
 }
@@ -112,6 +115,8 @@ pub struct Column {
     pub distinct: Option<u64>,
     /// Null values.
     pub nulls: Option<u64>,
+    /// Missing-value markers (`M`, `(NA)`) and their counts, in order first seen.
+    pub missing: Vec<(String, u64)>,
 }
 
 impl Column {
@@ -127,6 +132,7 @@ impl Column {
             unit: None,
             distinct: None,
             nulls: None,
+            missing: Vec::new(),
         }
     }
     /// With this range.
@@ -158,6 +164,11 @@ impl Column {
     /// With this many nulls.
     pub fn nulls(mut self, n: u64) -> Self {
         self.nulls = Some(n);
+        self
+    }
+    /// With this missing-value marker, written in `n` cells.
+    pub fn missing(mut self, marker: &str, n: u64) -> Self {
+        self.missing.push((marker.into(), n));
         self
     }
 }

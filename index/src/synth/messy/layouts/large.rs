@@ -136,7 +136,8 @@ pub(in crate::synth::messy) fn parquet_trips(dir: &Path) -> io::Result<Expected>
         Expected::new(rel, "honest", Some("parquet")).table(TableFacts::new(
             3 * GROUP as u64,
             vec![
-                Column::new("trip_id", Kind::Integer)
+                // A key: an identifier with its range, no mean.
+                Column::new("trip_id", Kind::Text)
                     .range(1_000_001, 1_000_000 + 3 * GROUP)
                     .distinct(3 * GROUP as u64)
                     .nulls(0),

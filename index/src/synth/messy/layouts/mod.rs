@@ -8,6 +8,7 @@ mod regions;
 mod reports;
 mod science;
 mod timeforms;
+mod values;
 
 pub(super) use large::parquet_trips;
 
@@ -111,6 +112,9 @@ pub(super) fn text_files() -> Vec<File> {
         timeforms::fiscal_years(),
         timeforms::six_digit_numbers(),
         timeforms::prices_in_the_year_range(),
+        values::missing_markers(),
+        values::measures_and_identifiers(),
+        values::durations(),
     ];
     v.extend(science::dat_with_format_doc());
     v.extend(science::csv_with_variable_description());
