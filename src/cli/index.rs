@@ -25,10 +25,8 @@ pub(crate) struct IndexArgs {
     /// a bounded sample); re-describes files that were sampled.
     #[arg(long)]
     full: bool,
-    /// Build the vector graph now where the lake is large enough for one (about a
-    /// million files): it holds the whole graph in memory while it builds. Without it
-    /// the run writes the vectors' compact codes alone, which every search scans, and
-    /// `watch` or `serve --watch` builds the graph in the background.
+    /// Build the vector graph now (lakes of about a million files; it holds the graph in
+    /// memory). Otherwise searches scan the codes and `watch` builds the graph apart.
     #[arg(long)]
     graph: bool,
     /// Bytes read per file before sampling (tuning and tests).
@@ -67,10 +65,9 @@ pub(super) struct LakeArgs {
     pub jobs: usize,
     #[command(flatten)]
     pub walk: WalkArgs,
-    /// Embedder of the search index: hash (built in; hash:DIM for other than 256
-    /// dimensions), model2vec:DIR, bert:DIR,
-    /// openai:MODEL[@URL], ollama:MODEL[@URL], or an installed model's name (minilm)
-    /// [default: the index's own; for a new index the preferred installed model, else hash]
+    /// Embedder: hash[:DIM] (built in), model2vec:DIR, bert:DIR, openai:MODEL[@URL],
+    /// ollama:MODEL[@URL], or an installed model (minilm) [default: the index's own; for a
+    /// new index the preferred installed model, else hash]
     #[arg(long, value_parser = parse_embedder)]
     pub embedder: Option<EmbedderSpec>,
 }

@@ -23,10 +23,9 @@ const WORK_DIR: &str = "llm-analyzer";
 /// Options of the LLM analyzer pass.
 #[derive(Debug, clap::Args)]
 pub(crate) struct LlmAnalyzerArgs {
-    /// Also describe every file with an LLM-written Python describer script (DS-STAR's
-    /// analyzer), debugged from its traceback; `ask` then shows those descriptions.
-    /// Needs an LLM (LAKESTAR_MODEL, lakestar.toml) or --replay. Results are cached by
-    /// (content, model, prompt): unchanged files cost no call.
+    /// Also describe every file with an LLM-written, self-debugged describer script
+    /// (DS-STAR's analyzer) that `ask` shows. Needs an LLM or --replay; cached by
+    /// (content, model, prompt).
     #[arg(long)]
     pub llm_analyzer: bool,
     /// Debugger attempts per failing describer script.

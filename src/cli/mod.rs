@@ -32,10 +32,9 @@ pub struct Cli {
     /// More logging (-v info, -vv debug); LAKESTAR_LOG=... overrides.
     #[arg(short, long, action = clap::ArgAction::Count, global = true)]
     verbose: u8,
-    /// Run generated code WITHOUT the jail (only rlimits and the timeout): it can then
-    /// read your files, use your network and signal your processes. For machines whose
-    /// kernel refuses namespaces, at your own risk. LAKESTAR_UNSAFE_NO_ISOLATION=1 does
-    /// the same.
+    /// Run generated code WITHOUT the jail (rlimits and timeout only): it can read your
+    /// files, use your network, signal your processes. At your own risk, where the
+    /// kernel refuses namespaces; LAKESTAR_UNSAFE_NO_ISOLATION=1 does the same.
     #[arg(long, global = true)]
     unsafe_no_isolation: bool,
     /// Colour: auto (on a terminal, unless NO_COLOR is set), always, never.

@@ -14,7 +14,7 @@ fn parquet(path: &Path) {
     use parquet::file::writer::SerializedFileWriter;
     let schema = Arc::new(
         parquet::schema::parser::parse_message_type(
-            "message m { required int64 id; required binary code (UTF8); }",
+            "message m { required int64 seq; required binary code (UTF8); }",
         )
         .unwrap(),
     );
@@ -78,7 +78,7 @@ fn sampled_figures_are_marked_and_full_makes_them_exact() {
         (id["min"].as_str(), id["max"].as_str()),
         (Some("0"), Some("29999"))
     );
-    let l = line(&text, "id");
+    let l = line(&text, "seq");
     assert!(
         l.contains("0 … 29999") && l.contains("≥10,000 distinct") && l.contains("mean ~"),
         "{l}"
@@ -118,7 +118,7 @@ fn sampled_figures_are_marked_and_full_makes_them_exact() {
         (code["distinct"].as_u64(), code["distinct_exact"].as_bool()),
         (Some(5_000), Some(true))
     );
-    let l = line(&text, "id");
+    let l = line(&text, "seq");
     assert!(l.contains("~30,") || l.contains("~29,"), "{l}");
     assert!(
         !l.contains("mean ~") && !text.contains("figures from a sample"),

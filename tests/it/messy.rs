@@ -334,6 +334,33 @@ fn the_time_forms_rule_switched_off_reads_the_cells_as_written() {
     assert!(d.rules.is_empty(), "{:?}", d.rules);
 }
 
+/// With the region rules off, a summary row and a key/value block below a table are rows
+/// of the table, as the cells are written; on, they are notes, counted by rule.
+#[test]
+fn region_rules_switched_off_read_the_rows_as_written() {
+    let c = corpus();
+    let rules = |v: &Value, r: &str| v["description"]["rules"][r].as_u64();
+    let rows = |v: &Value| v["description"]["content"]["rows"].as_u64();
+    for (rel, rule, extra) in [
+        ("regions/permits_with_totals.csv", "summary-rows", 2),
+        ("regions/rainfall_key_values.csv", "key-value-blocks", 0),
+    ] {
+        let on = describe(c, &c.full, rel);
+        let off: Value = serde_json::from_str(&run_ok_env(
+            &c.lake,
+            &["describe", rel, "--json"],
+            &[("LAKESTAR_READING_RULES", "-summary-rows,-key-value-blocks")],
+        ))
+        .unwrap();
+        assert!(rules(&on, rule) > Some(0), "{rel}: {on}");
+        assert_eq!(rules(&off, rule), None, "{rel}: {off}");
+        assert!(rows(&off) > rows(&on), "{rel}: {on}\n{off}");
+        if extra > 0 {
+            assert_eq!(rows(&off), rows(&on).map(|n| n + extra), "{rel}");
+        }
+    }
+}
+
 #[test]
 fn comment_lines_are_text_not_markdown() {
     check_family(Some("text"), false);

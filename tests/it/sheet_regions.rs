@@ -169,7 +169,7 @@ fn sheets_are_read_as_their_tables_and_load_as_described() {
             ]),
         ),
         (
-            "Cases by area".into(),
+            "Side".into(),
             "A1:D8".into(),
             5,
             strs(&["Area", "Month", "Cases", "Rate"]),
@@ -181,7 +181,7 @@ fn sheets_are_read_as_their_tables_and_load_as_described() {
             strs(&["Area", "Staff"]),
         ),
         (
-            "Part A: arrivals".into(),
+            "Stack".into(),
             "A1:C6".into(),
             3,
             strs(&["Port", "Ships", "Tonnes"]),

@@ -179,9 +179,12 @@ impl Grid {
                     .last()
                     .map(|&i| row_text(&self.kept[i], reg.band))
                     .filter(|s| !s.is_empty());
+                // The first table keeps the sheet's name, so that the sheet a person
+                // opens (and `sheet_name=`, `--table SHEET`) still finds it; the others
+                // are named by their title rows (the first one's title is in its notes).
                 let mut table_name = match title {
+                    _ if n == 0 => name.to_string(),
                     Some(t) => cut_chars(&t, NOTE_CHARS),
-                    None if n == 0 => name.to_string(),
                     None => format!("{name} ({})", n + 1),
                 };
                 if names.contains(&table_name) {

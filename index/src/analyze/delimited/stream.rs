@@ -732,13 +732,7 @@ impl<'a> Splitter<'a> {
                 self.pending[0].line,
                 self.pending.last().map_or(0, |h| h.end_line),
             );
-            let footer = self
-                .pending
-                .iter()
-                .filter(|h| h.filled() > 0)
-                .take(NOTES)
-                .map(Held::text)
-                .collect();
+            let footer = footer_of(&self.pending);
             self.pending.clear();
             if let Some(cur) = &mut self.current {
                 cur.out.decisions.push(if a == b {
@@ -759,13 +753,7 @@ impl<'a> Splitter<'a> {
         for h in self.pending.drain(..keep) {
             cur.push(&h);
         }
-        let footer = self
-            .pending
-            .iter()
-            .filter(|h| h.filled() > 0)
-            .take(NOTES)
-            .map(Held::text)
-            .collect();
+        let footer = footer_of(&self.pending);
         let followed = !self.pending.is_empty();
         self.pending.clear();
         self.close(footer, followed);
@@ -782,4 +770,14 @@ impl<'a> Splitter<'a> {
             self.done.push(t);
         }
     }
+}
+
+/// The first held lines that hold something, as the notes below a table.
+fn footer_of(pending: &[Held]) -> Vec<String> {
+    pending
+        .iter()
+        .filter(|h| h.filled() > 0)
+        .take(NOTES)
+        .map(Held::text)
+        .collect()
 }

@@ -209,7 +209,7 @@ fn describe_detects_xlsx_by_content_and_extension() {
     for name in ["q.xlsx", "q.xlsm", "export.dat"] {
         let d = describe(&Source::from_bytes(name, bytes.clone()));
         assert_eq!(d.format, Format::Excel, "{name}");
-        assert_eq!(d.analyzer, "spreadsheet@4");
+        assert_eq!(d.analyzer, "spreadsheet@6");
         assert!(d.error.is_none(), "{name}: {:?}", d.error);
         assert_eq!(tables(d.content).tables.len(), 3);
     }
@@ -428,7 +428,7 @@ fn blocks_side_by_side_are_separate_tables() {
     assert_eq!(
         got,
         [
-            ("Table 1: Population", Some("A1:C9"), 6),
+            ("Regions", Some("A1:C9"), 6),
             ("Table 2: Area", Some("E1:F6"), 3)
         ]
     );
@@ -483,10 +483,7 @@ fn stacked_tables_each_with_a_header_and_a_total_only_at_the_end() {
         .collect();
     assert_eq!(
         got,
-        [
-            ("Table 1: Sales", Some(2), 4),
-            ("Table 2: Staff", Some(10), 4)
-        ]
+        [("Stacked", Some(2), 4), ("Table 2: Staff", Some(10), 4)]
     );
     assert_eq!(names_of(&ts[1]), ["Team", "Staff", "Vacancies"]);
     assert_eq!(ts[0].columns[1].kind, ColumnType::Integer);

@@ -478,7 +478,6 @@ impl Column {
             Vec::new()
         };
         let order = self.time.order();
-        let mut kind = kind;
         let (mut min, mut max, mut mean, mut std) = (min, max, mean, std);
         let mut time_span = None;
         if let Some(r) = self.time.read(

@@ -187,6 +187,13 @@ fn iso(v: &str) -> Option<f64> {
 /// A number with a footnote mark (`2023r`, `1,234 p`, `12.5*`, `45†`, `310 (e)`): the
 /// number's value and the mark. Comma-grouped numbers are read with the comma grouping.
 pub(super) fn footnoted(v: &str) -> Option<(f64, bool, &str)> {
+    // A number starts with a digit, a sign, a point, a currency or a bracket: most text
+    // is ruled out at its first byte.
+    if !v.bytes().next().is_some_and(|b| {
+        b.is_ascii_digit() || matches!(b, b'-' | b'+' | b'.' | b'$' | b'(') || b >= 0x80
+    }) {
+        return None;
+    }
     let symbols = v.trim_end_matches(['*', '†', '‡']);
     let (body, mark) = if symbols.len() < v.len() {
         (symbols, &v[symbols.len()..])
