@@ -85,7 +85,14 @@ pub(crate) fn strong_summary(kind: &str, label: &str) -> bool {
 /// A number as a table cell writes it (`1091`, `1,091`, `-3.5`), for checking figures.
 pub(crate) fn number(cell: &str) -> Option<f64> {
     let t = cell.trim();
-    if t.is_empty() || t.len() > 40 {
+    // Text is ruled out at its first byte, before any parse: this runs on every cell of
+    // a table's first rows.
+    if t.len() > 40
+        || !t
+            .bytes()
+            .next()
+            .is_some_and(|b| b.is_ascii_digit() || matches!(b, b'-' | b'+' | b'.'))
+    {
         return None;
     }
     if t.contains(',') {

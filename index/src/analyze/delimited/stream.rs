@@ -22,7 +22,9 @@ const NOTES: usize = 3;
 const NOTE_CHARS: usize = 100;
 /// Rows of a table whose figures (sums, means) are kept to check a summary row against:
 /// past them a summary row is told by its label alone, and no cell is parsed twice.
-const FIGURE_ROWS: u64 = 10_000;
+/// Tables that end in a row of unlabelled sums are short reports; a thousand rows keep
+/// the second parse off the bulk of a large table.
+const FIGURE_ROWS: u64 = 1_000;
 
 /// One record as read, with where it is.
 pub(super) struct Held {
