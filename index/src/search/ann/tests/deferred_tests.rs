@@ -38,8 +38,14 @@ fn a_graph_built_apart_is_swapped_in_with_what_changed_meanwhile_stale() {
     let handle = std::thread::spawn(move || job.build().unwrap());
     // The writer goes on while the graph builds.
     change_four(&mut l);
-    // A second refresh meanwhile starts nothing and spares the build's directory.
-    std::fs::create_dir_all(l.dir.join("vectors/gen-1.tmp")).unwrap();
+    // A second refresh meanwhile starts nothing and spares the build's directory. The
+    // build makes that directory itself (removing a stale one first): wait for it rather
+    // than race the build by making it here.
+    let (building, built) = (l.dir.join("vectors/gen-1.tmp"), l.dir.join("vectors/gen-1"));
+    let started = std::time::Instant::now();
+    while !building.exists() && !built.exists() && started.elapsed().as_secs() < 60 {
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
     let busy = GraphBuild::Deferred { in_flight: Some(1) };
     assert!(matches!(
         refresh_as(&mut l.cat, &l.dir, EMB, 0, None, busy).unwrap(),
