@@ -37,12 +37,17 @@ def norm(name):
     return " ".join(str(name or "").lower().split())
 
 
-def described_tables(content):
+def described_tables(content, name=None):
+    """The tables a description holds; an archive's are its described members' (a
+    member holding one table is named by its path)."""
     kind = content.get("kind") if content else None
     if kind == "table":
-        return [dict(content, name=None)]
+        return [dict(content, name=name)]
     if kind == "tables":
         return content.get("tables", [])
+    if kind == "archive":
+        return [t for member, d in content.get("described", [])
+                for t in described_tables((d or {}).get("content"), member)]
     return []
 
 

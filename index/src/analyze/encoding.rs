@@ -1,6 +1,8 @@
 //! Text encodings: UTF-8 (with or without BOM), UTF-16 (LE/BE, with or without BOM) and,
-//! for bytes that are not valid UTF-8, Windows-1252 (the superset of Latin-1 that real
-//! "Latin-1" files use). Detection reads the head; transcoding streams through
+//! for bytes that are not valid UTF-8, the legacy encoding Firefox's detector
+//! (`chardetng`) reads in the head: Windows-1252 (the superset of Latin-1 that real
+//! "Latin-1" files use) for Western text, Big5, Shift_JIS, GBK, EUC-KR, Windows-1251 and
+//! the others for theirs. Detection reads the head; transcoding streams through
 //! `encoding_rs_io` so analyzers always see UTF-8.
 
 use super::Source;
@@ -35,8 +37,56 @@ pub(crate) fn sniff(head: &[u8]) -> &'static Encoding {
         Ok(_) => UTF_8,
         // Cut inside a multi-byte character at the end of the head: still UTF-8.
         Err(e) if e.error_len().is_none() => UTF_8,
-        Err(_) => WINDOWS_1252,
+        Err(_) => legacy(head),
     }
+}
+
+/// The legacy encoding of a head that is not UTF-8: another script's when the detector
+/// finds one (Big5, Shift_JIS, GBK, EUC-KR, Windows-1251, …), else Windows-1252. Between
+/// Latin-script encodings a short head decides nothing (`Jos\xe9` reads in any of
+/// them), so Latin text stays Windows-1252, the encoding most such files are in.
+fn legacy(head: &[u8]) -> &'static Encoding {
+    let mut d = chardetng::EncodingDetector::new();
+    d.feed(head, false);
+    let (enc, sure) = d.guess_assess(None, false);
+    let latin = [
+        "windows-1250",
+        "windows-1252",
+        "windows-1254",
+        "windows-1257",
+        "windows-1258",
+        "ISO-8859-2",
+        "ISO-8859-4",
+        "ISO-8859-13",
+        "ISO-8859-15",
+        "ISO-8859-16",
+        "macintosh",
+    ];
+    if sure && !latin.contains(&enc.name()) {
+        enc
+    } else {
+        WINDOWS_1252
+    }
+}
+
+/// Python's codec name of a non-UTF-8 encoding, for a load line's `encoding=` (None
+/// for UTF-8 with or without BOM: pandas drops a UTF-8 BOM by itself).
+pub(crate) fn python_name(enc: &'static Encoding, head: &[u8]) -> Option<&'static str> {
+    let bom = Encoding::for_bom(head).is_some();
+    Some(match enc.name() {
+        "UTF-8" => return None,
+        "UTF-16LE" | "UTF-16BE" if bom => "utf-16",
+        "UTF-16LE" => "utf-16-le",
+        "UTF-16BE" => "utf-16-be",
+        "windows-1252" => "cp1252",
+        "windows-874" => "cp874",
+        "IBM866" => "cp866",
+        "macintosh" => "mac_roman",
+        "x-mac-cyrillic" => "mac_cyrillic",
+        "ISO-8859-8-I" => "iso-8859-8",
+        // The WHATWG names of the others are Python codec names or aliases.
+        other => other,
+    })
 }
 
 /// True for the UTF-16 encodings, whose text holds NUL bytes.
@@ -133,6 +183,45 @@ mod tests {
         assert_eq!(sniff(&utf16le("name,city\nJose,Liege\n", false)), UTF_16LE);
         assert_eq!(sniff(b"caf\xe9,cr\xe8me\n"), WINDOWS_1252);
         assert_eq!(sniff("caf\u{e9}".as_bytes()), UTF_8);
+    }
+
+    #[test]
+    fn legacy_encodings_are_told_apart() {
+        let cases: [(&str, &'static Encoding, &'static Encoding); 5] = [
+            (
+                "Ort,Straße,Größe\nMünchen,Hauptstraße 1,groß\nKöln,Bäckerweg 2,übergroß\n",
+                WINDOWS_1252,
+                WINDOWS_1252,
+            ),
+            // Central European text is read as Windows-1252: Latin scripts are not told
+            // apart.
+            (
+                "miasto,ulica\nŁódź,Piotrkowska\n",
+                encoding_rs::WINDOWS_1250,
+                WINDOWS_1252,
+            ),
+            (
+                "景點名稱,地址,開放時間\n臺北市立動物園,臺北市文山區新光路二段30號,全天開放\n",
+                encoding_rs::BIG5,
+                encoding_rs::BIG5,
+            ),
+            (
+                "名前,住所,電話番号\n東京都庁,東京都新宿区西新宿二丁目,03-5321-1111\n",
+                encoding_rs::SHIFT_JIS,
+                encoding_rs::SHIFT_JIS,
+            ),
+            (
+                "Город,Население,Область\nМосква,13010112,Московская\nКазань,1308660,Татарстан\n",
+                encoding_rs::WINDOWS_1251,
+                encoding_rs::WINDOWS_1251,
+            ),
+        ];
+        for (text, written, read) in cases {
+            let (bytes, _, unmappable) = written.encode(text);
+            assert!(!unmappable, "{text}");
+            assert_eq!(sniff(&bytes), read, "{text}");
+            assert!(python_name(read, &bytes).is_some());
+        }
     }
 
     #[test]

@@ -54,7 +54,12 @@ const SUMMARY_FIRST_WORDS: &[&[u8]] = &[
 /// with. Cheap (no allocation); [`summary_row`] decides.
 pub(crate) fn may_be_summary_label(cell: &[u8]) -> bool {
     let t = cell.trim_ascii();
-    if t.is_empty() || t.len() > 48 {
+    // The vocabulary's first letters: most rows are ruled out here, at one byte.
+    if t.len() > 48
+        || !t
+            .first()
+            .is_some_and(|b| b"tgsoamcn".contains(&b.to_ascii_lowercase()))
+    {
         return false;
     }
     let word = t

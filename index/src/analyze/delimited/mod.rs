@@ -85,7 +85,8 @@ impl Analyzer for DelimitedAnalyzer {
         // 9: time in other forms (`200001`, `2001-032`, `1987.042`, `2019r`, year + day
         // of year) read as time (the time-forms reading rule).
         // 10: missing markers, durations and labelling integers (profile values).
-        10
+        // 11: legacy encodings other than Windows-1252 told apart (chardetng).
+        11
     }
     fn analyze(&self, src: &Source, format: Format) -> Result<Content, AnalyzeError> {
         let enc = encoding::sniff(src.head());
@@ -152,7 +153,7 @@ impl Analyzer for DelimitedAnalyzer {
         let file = File {
             dialect,
             encoding: encoding::label(enc, src.head()),
-            py_encoding: py_encoding(enc, src.head()),
+            py_encoding: crate::analyze::encoding::python_name(enc, src.head()),
             sampled: read,
         };
         if tables.len() <= 1 {
@@ -334,19 +335,6 @@ fn delimiter_name(d: u8) -> &'static str {
         b',' => "comma",
         b';' => "semicolon",
         _ => "pipe",
-    }
-}
-
-/// Python's name of a non-UTF-8 encoding, for `read_csv(encoding=…)`.
-fn py_encoding(enc: &'static encoding_rs::Encoding, head: &[u8]) -> Option<&'static str> {
-    let bom = encoding_rs::Encoding::for_bom(head).is_some();
-    match enc.name() {
-        "UTF-8" => None,
-        "UTF-16LE" if bom => Some("utf-16"),
-        "UTF-16BE" if bom => Some("utf-16"),
-        "UTF-16LE" => Some("utf-16-le"),
-        "UTF-16BE" => Some("utf-16-be"),
-        _ => Some("cp1252"),
     }
 }
 

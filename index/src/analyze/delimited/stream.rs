@@ -46,8 +46,15 @@ fn lone_at_left(rec: &csv::ByteRecord) -> bool {
 
 /// Non-empty cells of a record.
 fn filled(rec: &csv::ByteRecord) -> usize {
+    filled_upto(rec, usize::MAX)
+}
+
+/// Non-empty cells of a record, counted up to `cap`: the tests on every row ask only
+/// whether there are none or one.
+fn filled_upto(rec: &csv::ByteRecord, cap: usize) -> usize {
     rec.iter()
         .filter(|f| !f.iter().all(u8::is_ascii_whitespace))
+        .take(cap)
         .count()
 }
 
@@ -262,7 +269,7 @@ impl Current {
         }
         t.max_fields = t.max_fields.max(n);
         t.last_line = end_line;
-        if filled(rec) == 1 {
+        if filled_upto(rec, 2) == 1 {
             t.lone += 1;
         }
         t.sparse = t.lone * 2 > t.rows;
@@ -369,7 +376,7 @@ impl Current {
         if self.out.rows == 0 {
             return false;
         }
-        let filled = filled(rec);
+        let filled = filled_upto(rec, 2);
         if filled == 0
             || (filled == 1 && !self.out.sparse && self.out.width >= 2 && lone_at_left(rec))
             || rec.len() != self.out.width

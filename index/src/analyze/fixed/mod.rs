@@ -30,7 +30,8 @@ impl Analyzer for FixedWidthAnalyzer {
     fn version(&self) -> u32 {
         // 4: time in other forms read as time (the time-forms reading rule).
         // 5: missing markers, durations and labelling integers (profile values).
-        5
+        // 6: legacy encodings other than Windows-1252 told apart (chardetng).
+        6
     }
     fn analyze(&self, src: &Source, _format: Format) -> Result<Content, AnalyzeError> {
         let enc = encoding::sniff(src.head());
@@ -286,20 +287,6 @@ fn unique_names(names: &mut [String]) {
     }
 }
 
-/// Python's name for the encoding pandas must read the file with, `None` for UTF-8
-/// (with or without BOM: pandas drops a UTF-8 BOM by itself).
-pub(crate) fn python_encoding(enc: &'static Encoding, head: &[u8]) -> Option<&'static str> {
-    let bom = Encoding::for_bom(head).is_some();
-    match enc.name() {
-        "UTF-8" => None,
-        "UTF-16LE" | "UTF-16BE" if bom => Some("utf-16"),
-        "UTF-16LE" => Some("utf-16-le"),
-        "UTF-16BE" => Some("utf-16-be"),
-        "windows-1252" => Some("cp1252"),
-        _ => Some(enc.name()),
-    }
-}
-
 /// A Python string literal (a JSON string is one).
 fn py_str(s: &str) -> String {
     serde_json::to_string(s).unwrap_or_else(|_| format!("{s:?}"))
@@ -320,7 +307,7 @@ fn load_call(
         .map(|n| py_str(n))
         .collect::<Vec<_>>()
         .join(", ");
-    let encoding = python_encoding(enc, head)
+    let encoding = crate::analyze::encoding::python_name(enc, head)
         .map(|e| format!(", encoding={}", py_str(e)))
         .unwrap_or_default();
     match split {

@@ -69,6 +69,10 @@ pub(super) struct Column {
     /// Durations, marker candidates, null words pandas keeps; boxed, as most columns
     /// have none.
     cells: Option<Box<Cells>>,
+    /// A text cell of no other reading (not a date, duration, footnoted number, time
+    /// form or missing marker) was seen: the column can only be text, a category or
+    /// an identifier, so the readings that need every cell of a type stop looking.
+    free_text: bool,
 }
 
 pub(crate) fn is_null(v: &str) -> bool {
@@ -177,6 +181,7 @@ impl Column {
             padded: 0,
             int_width: 0,
             cells: None,
+            free_text: false,
         }
     }
 
@@ -227,6 +232,8 @@ impl Column {
             }
             if let Some(w) = numbers::parse(v) {
                 self.written.get_or_insert_default().add(&w);
+            } else if self.free_text {
+                self.types.text += 1;
             } else if let Some(p) = dates::parse(v) {
                 if p.time {
                     self.types.datetime += 1;
@@ -250,10 +257,13 @@ impl Column {
                     .footnoted(x, integral, mark);
             } else {
                 self.types.text += 1;
-                self.time.text(v);
-                if values::marker_candidate(v) {
-                    self.cells.get_or_insert_default().marker(v);
-                }
+                let timed = self.time.text(v);
+                let marker = values::marker_candidate(v) && {
+                    let c = self.cells.get_or_insert_default();
+                    c.marker(v);
+                    !c.markers_overflow
+                };
+                self.free_text = !timed && !marker;
             }
         }
         let keep_names = CATEGORICAL_MAX as usize;
@@ -317,10 +327,11 @@ impl Column {
             footnote = Some(format!("{}{}", values::FOOTNOTE, marks.join(" ")));
         }
         // Written numbers count as numbers when they agree on one convention.
-        let written = self
-            .written
-            .as_ref()
-            .map(|w| (w.cells, w.resolve(t.int + t.float, t.float)));
+        let written = self.written.as_ref().map(|w| {
+            let small_ints =
+                t.int >= 3 && t.float == 0 && self.plain.min > -1000.0 && self.plain.max < 1000.0;
+            (w.cells, w.resolve(t.int + t.float, t.float, small_ints))
+        });
         let resolved = match written {
             Some((_, Some(r))) => Some(r),
             Some((cells, None)) => {
@@ -393,17 +404,18 @@ impl Column {
             }));
         }
         self.examples.truncate(EXAMPLES);
-        // Integers that label: zero-padded to one width, or nearly unique under a key's
-        // name.
+        // Integers that label: zero-padded to one width, nearly unique under a key's
+        // name, or under a header that is a key's name.
         let mut labels = Vec::new();
         if measures && kind == ColumnType::Integer && written_cells == 0 {
             let padded = self.padded > 0
                 && self.int_width != u8::MAX
                 && self.int_width >= values::PADDED_MIN_WIDTH;
-            let keyed = values::names_a_key(&self.name)
-                && self.plain.min >= 0.0
-                && non_null >= 10
-                && distinct * 10 >= non_null * 9;
+            let keyed = self.plain.min >= 0.0
+                && ((values::names_a_key(&self.name)
+                    && non_null >= 10
+                    && distinct * 10 >= non_null * 9)
+                    || (values::ends_in_a_key(&self.name) && distinct >= 2));
             if padded {
                 labels.push(values::ZERO_PADDED.to_string());
             }

@@ -472,6 +472,13 @@ fn integers_that_label_are_identifiers_with_a_range() {
     let p = profile_named("PassengerId", &ids);
     assert_eq!(p.kind, ColumnType::Identifier);
     assert_eq!(p.min.as_deref(), Some("7100"));
+    // A key into another table repeats: its header is the key's name.
+    let refs: Vec<String> = (0..30).map(|i| (10 + i % 4).to_string()).collect();
+    assert_eq!(profile_named("GF_ID", &refs).kind, ColumnType::Identifier);
+    assert_eq!(
+        profile_named("Number of IDs", &refs).kind,
+        ColumnType::Integer
+    );
     // Negative controls: the same numbers as a quantity, and years.
     assert_eq!(profile_named("Passengers", &ids).kind, ColumnType::Integer);
     let years: Vec<String> = (1990..2020).map(|y| y.to_string()).collect();
@@ -511,4 +518,27 @@ fn clock_times_of_day_stay_text() {
     assert_ne!(profile_named("Time", &clock).kind, ColumnType::Duration);
     let hm = ["07:30", "18:45", "09:15"].map(String::from);
     assert_ne!(profile_named("wait", &hm).kind, ColumnType::Duration);
+}
+
+#[test]
+fn dot_grouped_thousands_among_small_integers_are_integers() {
+    // Counts in a report: every number from a thousand up carries its group mark.
+    let p = profile(&["379", "1", "135", "1.613", "2.003", "49"]);
+    assert_eq!(p.kind, ColumnType::Integer);
+    assert_eq!(p.max.as_deref(), Some("2003"));
+    assert!(
+        p.notation.iter().any(|n| n == "thousands \".\""),
+        "{:?}",
+        p.notation
+    );
+    // Negative controls: a fraction beside them, too few integers, a plain 1000 or more.
+    assert_eq!(
+        profile(&["0.5", "1", "135", "1.613"]).kind,
+        ColumnType::Float
+    );
+    assert_eq!(profile(&["1.613", "2.003", "7"]).kind, ColumnType::Float);
+    assert_eq!(
+        profile(&["1500", "1", "135", "1.613"]).kind,
+        ColumnType::Float
+    );
 }

@@ -190,10 +190,11 @@ impl TimeCells {
         }
     }
 
-    /// A cell that is neither a number nor a date.
-    pub(super) fn text(&mut self, v: &str) {
+    /// A cell that is neither a number nor a date; whether it is time in a text form
+    /// (or a missing marker among such cells), which the column's reading may count on.
+    pub(super) fn text(&mut self, v: &str) -> bool {
         if !self.on {
-            return;
+            return false;
         }
         match forms::text_time(v) {
             Some(TextTime::Month { y, m, span }) => {
@@ -213,8 +214,9 @@ impl TimeCells {
                 }
             }
             None if forms::missing_like(v) => self.missing += 1,
-            None => {}
+            None => return false,
         }
+        true
     }
 
     /// The order of the numbers, for reading a pair of columns row by row.

@@ -256,13 +256,33 @@ pub(super) fn names_a_span(name: &str) -> bool {
     SPANS.iter().any(|s| contains_word(&n, s))
 }
 
+/// Words that name a key.
+const KEYS: [&str; 12] = [
+    "id", "ids", "code", "key", "zip", "zipcode", "fips", "geoid", "postcode", "uuid", "sku",
+    "isbn",
+];
+
 /// A header naming a key: its integers are labels, not quantities.
 pub(super) fn names_a_key(name: &str) -> bool {
-    const KEYS: [&str; 12] = [
-        "id", "ids", "code", "key", "zip", "zipcode", "fips", "geoid", "postcode", "uuid", "sku",
-        "isbn",
-    ];
     words(name).any(|w| KEYS.contains(&w.to_lowercase().as_str()))
+}
+
+/// A header whose last word is a key (`GF_ID`, `station code`, `AgencyNum`, `Case No`)
+/// and that counts nothing (`Number of IDs`): the column is that key, so its integers
+/// label things even where they repeat (a key into another table).
+pub(super) fn ends_in_a_key(name: &str) -> bool {
+    let ws: Vec<String> = words(name).map(str::to_lowercase).collect();
+    let Some(last) = ws.last() else {
+        return false;
+    };
+    let key = KEYS.contains(&last.as_str())
+        || (ws.len() >= 2 && matches!(last.as_str(), "num" | "nr" | "no"));
+    key && !ws.iter().any(|w| {
+        matches!(
+            w.as_str(),
+            "number" | "count" | "total" | "sum" | "amount" | "of" | "per" | "n"
+        )
+    })
 }
 
 /// The words of a header: split at non-alphanumerics and at lower-to-upper case
@@ -599,5 +619,24 @@ mod tests {
         assert!(!names_a_span("Wavelength"));
         assert!(names_a_key("PassengerId") && names_a_key("station_id") && names_a_key("FIPS"));
         assert!(names_a_key("ZIP Code") && !names_a_key("Width") && !names_a_key("Video"));
+        for key in [
+            "GF_ID",
+            "station code",
+            "ResourceAgencyNum",
+            "Case No",
+            "zip",
+        ] {
+            assert!(ends_in_a_key(key), "{key}");
+        }
+        for not in [
+            "Number of IDs",
+            "ID count",
+            "Num",
+            "codes per site",
+            "Width",
+            "valid",
+        ] {
+            assert!(!ends_in_a_key(not), "{not}");
+        }
     }
 }

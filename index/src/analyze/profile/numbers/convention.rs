@@ -148,7 +148,15 @@ impl Column {
     /// The column's convention and its numbers, given the plain cells beside them
     /// (`plain` of them, `plain_floats` with a decimal point); None when the cells do not
     /// agree on one convention (`1.234,5` beside `1,234.5`, `$` beside `€`).
-    pub(crate) fn resolve(&self, plain: u64, plain_floats: u64) -> Option<Resolved> {
+    /// `small_ints`: the column's plain numbers are three or more integers, all below a
+    /// thousand in size; beside them, `d.ddd` cells are the numbers from a thousand up
+    /// with their group mark (`1.613` among `379`, `49`), not three-decimal fractions.
+    pub(crate) fn resolve(
+        &self,
+        plain: u64,
+        plain_floats: u64,
+        small_ints: bool,
+    ) -> Option<Resolved> {
         // Bounds and nothing else (`<=50K`, `>50K`) are the labels of classes, not
         // measurements some of which fell below a limit.
         if self.censored > 0 && self.censored == self.cells && plain == 0 {
@@ -157,7 +165,9 @@ impl Column {
         let decimals_seen = self.decimals | if plain_floats > 0 { DOT } else { 0 };
         // Evidence for each reading of the ambiguous cells; with none, a lone comma
         // groups (`1,234`) and a lone dot is a decimal point.
-        let euro = self.groups & DOT != 0 || decimals_seen & COMMA != 0;
+        let euro = self.groups & DOT != 0
+            || decimals_seen & COMMA != 0
+            || (small_ints && self.amb_dot && plain_floats == 0);
         let anglo = self.groups & COMMA != 0 || decimals_seen & DOT != 0;
         let spaced = self.groups & SPACES != 0;
         let comma_decimal = (euro || spaced) && !anglo;

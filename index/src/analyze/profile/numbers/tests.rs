@@ -11,7 +11,7 @@ fn column(cells: &[&str]) -> Option<Resolved> {
     for v in cells {
         c.add(&parse(v).unwrap_or_else(|| panic!("{v} not read")));
     }
-    c.resolve(0, 0)
+    c.resolve(0, 0, false)
 }
 
 #[test]
@@ -142,7 +142,7 @@ fn a_column_agrees_on_one_convention() {
     // A lone dot beside dotted floats stays a decimal point.
     let mut c = Column::default();
     c.add(&parse("1.234").unwrap());
-    let r = c.resolve(3, 3).unwrap();
+    let r = c.resolve(3, 3, false).unwrap();
     assert!(r.notation.is_empty());
     assert_eq!(r.moments.max, 1.234);
 }
@@ -179,8 +179,8 @@ fn notations_are_recorded_and_figures_are_in_the_written_unit() {
     for v in ["<10", ">2000", "<0.5"] {
         c.add(&parse(v).unwrap());
     }
-    assert_eq!(c.resolve(0, 0), None);
-    let r = c.resolve(2, 1).unwrap();
+    assert_eq!(c.resolve(0, 0, false), None);
+    let r = c.resolve(2, 1, false).unwrap();
     assert_eq!(r.notation, ["censored \"<\"", "censored \">\""]);
     assert_eq!((r.moments.min, r.moments.max), (0.5, 2000.0));
     assert!(!r.integral);
