@@ -308,6 +308,38 @@ fn time_written_as_numbers_or_codes_loads_as_datetimes() {
 }
 
 #[test]
+fn quarters_load_as_datetimes() {
+    // Quarters written with the year first or last, with and without a separator, one
+    // cell empty: described as dates, and the load line's converters read every one.
+    let work = tempfile::tempdir().unwrap();
+    let lake = work.path().join("lake");
+    std::fs::create_dir_all(&lake).unwrap();
+    let mut csv = String::from("Period,Quarter,obs,Label,n\n");
+    for i in 0..12u32 {
+        let (y, q) = (2001 + i / 4, i % 4 + 1);
+        let label = if i == 5 {
+            String::new()
+        } else {
+            format!("Q{q}-{y}")
+        };
+        csv.push_str(&format!("{y}Q{q},{y} Q{q},{y}-q{q},{label},{i}\n"));
+    }
+    std::fs::write(lake.join("quarters.csv"), csv).unwrap();
+    let lake = lake.canonicalize().unwrap();
+    let jobs = jobs(work.path(), &lake, &["quarters.csv".to_string()]);
+    let want = ["Period", "Quarter", "obs", "Label"];
+    assert_eq!(jobs[0].dates, want, "{:?}", jobs[0].load);
+    let results = check_loads(work.path(), &jobs);
+    let dates: Vec<&str> = results[0]["dates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d.as_str().unwrap())
+        .collect();
+    assert_eq!(dates, want, "{:?}", jobs[0].load);
+}
+
+#[test]
 fn every_fixture_table_loads_as_described() {
     let work = tempfile::tempdir().unwrap();
     let lake = work.path().join("lake");

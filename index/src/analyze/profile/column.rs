@@ -477,7 +477,7 @@ impl Column {
         } else {
             Vec::new()
         };
-        let order = self.time.order();
+        let order = self.time.order(non_null);
         let (mut min, mut max, mut mean, mut std) = (min, max, mean, std);
         let mut time_span = None;
         if let Some(r) = self.time.read(

@@ -1,12 +1,12 @@
 //! What a column's cells say about time beyond their type, for the `time-forms` reading
 //! rule: how many are `YYYYMM` months, `YYYYMMDD` or `YYYYDDD` days, `YYYY-MM` or
-//! `YYYY-DDD` text, years (plain, fractional, with a marker), and the order of the
-//! numbers. A few comparisons per cell, and nothing at all when the rule is off; the
+//! `YYYY-DDD` text, quarters (`2001Q1`, `Q1 2001`, `Q1` alone), years (plain, fractional,
+//! with a marker), and the order of the numbers. A few comparisons per cell, and nothing at all when the rule is off; the
 //! column's reading is decided once, when it is finished ([`TimeCells::read`]).
 
 use super::super::dates::Day;
 use super::super::rules::{self, ReadingRule};
-use super::super::time::forms::{self, Order, TextTime, YearForm};
+use super::super::time::forms::{self, Order, QuarterForm, TextTime, YearForm};
 use super::ColumnType;
 
 /// Cells of one form, and the first and last day (or year) they stand for.
@@ -76,6 +76,14 @@ pub(super) struct TimeCells {
     month_spans: Years,
     /// `YYYY-DDD` text.
     ordinals: Days,
+    /// Quarters with their year (`2001Q1`), the form of the first and whether another
+    /// cell puts the year on the other side.
+    quarters: Days,
+    quarter_form: Option<QuarterForm>,
+    quarter_sides: bool,
+    /// `Q1`..`Q4` alone: a quarter column to read beside a year column (their numbers
+    /// go to the order).
+    lone_quarters: Seen<u32>,
     /// Years written with a marker or as a fiscal year, and by form.
     written: Years,
     forms: Vec<(YearForm, u64)>,
@@ -205,6 +213,15 @@ impl TimeCells {
                 }
             }
             Some(TextTime::Ordinal(d)) => self.ordinals.add(d, d),
+            Some(TextTime::Quarter { y, q, form }) => {
+                if let Some((lo, hi)) = forms::quarter_days(y, q) {
+                    self.quarters.add(lo, hi);
+                }
+                match self.quarter_form {
+                    None => self.quarter_form = Some(form),
+                    Some(f) => self.quarter_sides |= f.year_first != form.year_first,
+                }
+            }
             Some(TextTime::Year { first, last, form }) => {
                 self.written.add(first, last);
                 match self.forms.iter_mut().find(|(f, _)| *f == form) {
@@ -212,18 +229,29 @@ impl TimeCells {
                     None => self.forms.push((form, 1)),
                 }
             }
-            None if forms::missing_like(v) => self.missing += 1,
-            None => {}
+            None => {
+                if let Some(q) = forms::lone_quarter(v) {
+                    self.lone_quarters.add(q, q);
+                    self.number(f64::from(q));
+                } else if forms::missing_like(v) {
+                    self.missing += 1;
+                }
+            }
         }
     }
 
-    /// The order of the numbers, for reading a pair of columns row by row.
-    pub(super) fn order(&self) -> Option<Order> {
+    /// The order of the numbers, for reading a pair of columns row by row; of the
+    /// quarters' numbers when every one of the `non_null` cells is a lone quarter.
+    pub(super) fn order(&self, non_null: u64) -> Option<Order> {
+        let lone = self.lone_quarters;
         (self.on && self.numbers > 0).then_some(Order {
             first: self.first,
             last: self.prev,
             up: self.up,
             down: self.down,
+            quarters: lone
+                .span
+                .filter(|_| lone.n == non_null && lone.n == self.numbers),
         })
     }
 
@@ -308,6 +336,22 @@ impl TimeCells {
                 None
             }
             ColumnType::Text | ColumnType::Categorical | ColumnType::Identifier => {
+                // Quarters with their year, all on one side: the first day of the last
+                // quarter is its value as pandas reads it (`Period.start_time`).
+                if let (true, false, Some(form), Some((lo, hi))) = (
+                    self.quarters.n == non_null,
+                    self.quarter_sides,
+                    self.quarter_form,
+                    self.quarters.span,
+                ) {
+                    let shown = Day::new(hi.y as u32, hi.m as u32 - 2, 1)?;
+                    return Some(Reading {
+                        kind: ColumnType::Date,
+                        date_format: form.pattern(),
+                        range: Some((lo.iso(), shown.iso())),
+                        span: (lo, hi),
+                    });
+                }
                 if self.text_months.n == non_null {
                     // `2001-02, 2002-03`: every value is followed by its next year: fiscal
                     // years, not months; one such value alone could be either.

@@ -379,7 +379,7 @@ fn py(s: &str) -> String {
 
 /// The `read_csv`/`read_excel`/`read_html`/`read_fwf` arguments that load the columns'
 /// values as described: `na_values=` for their missing markers, `converters=` for
-/// durations and footnoted numbers. Zero-padded codes load as pandas reads them
+/// durations, quarters and footnoted numbers. Zero-padded codes load as pandas reads them
 /// (integers): the same codes written unpadded in another file still compare and join.
 fn load_options(cols: &[ColumnProfile]) -> Vec<String> {
     let mut na = Vec::new();
@@ -396,6 +396,9 @@ fn load_options(cols: &[ColumnProfile]) -> Vec<String> {
             } else {
                 "lambda v: pd.to_timedelta(v, errors=\"coerce\")".to_string()
             };
+            conv.push(format!("{}: {f}", py(&c.name)));
+        }
+        if let Some(f) = crate::analyze::time::forms::converter(c) {
             conv.push(format!("{}: {f}", py(&c.name)));
         }
         if let Some(marks) = c.notation.iter().find_map(|n| n.strip_prefix(FOOTNOTE)) {

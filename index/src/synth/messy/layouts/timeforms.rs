@@ -1,8 +1,9 @@
 //! Time written in other forms than dates, as statistics offices and science archives
 //! publish it: months as `YYYYMM` numbers, fractional years, a year column beside a
-//! day-of-year column, `YYYY-DDD` days, years with revision marks and fiscal years —
-//! and the negative controls that look alike but are not time: six-digit ids, codes with
-//! a month part past 12, prices between 1800 and 2100.
+//! day-of-year column, `YYYY-DDD` days, years with revision marks and fiscal years,
+//! quarters (`2005-Q1`, a year beside `Q1`..`Q4`) — and the negative controls that look
+//! alike but are not time: six-digit ids, codes with a month part past 12, prices between
+//! 1800 and 2100, codes with a quarter-like part.
 
 use super::*;
 use chrono::Datelike;
@@ -252,6 +253,101 @@ pub(super) fn prices_in_the_year_range() -> File {
                 Column::new("item", Kind::Text),
                 decimals("price", &prices, 100.0),
                 ints("qty", &qty),
+            ],
+        ));
+    (facts.path.clone(), s.into_bytes(), facts)
+}
+
+/// Quarterly national accounts: the period written `2005-Q1`, one row per quarter and
+/// series.
+pub(super) fn quarters_in_one_column() -> File {
+    const SERIES: [&str; 2] = ["GDP", "Consumption"];
+    let mut rng = Rng::with_seed(528);
+    let mut s = String::from("Quarter,Series,Value\n");
+    let mut values = vec![];
+    for y in 2005..=2010 {
+        for q in 1..=4 {
+            for series in SERIES {
+                let v = rng.i64(10_000..99_000);
+                let _ = writeln!(s, "{y}-Q{q},{series},{v}");
+                values.push(v);
+            }
+        }
+    }
+    let facts = Expected::new(
+        "timeforms/national_accounts_quarterly.csv",
+        "time-forms",
+        Some("csv"),
+    )
+    .delimiter(",")
+    .coverage("2005-01-01", "2010-12-31")
+    .table(TableFacts::new(
+        48,
+        vec![
+            Column::new("Quarter", Kind::Date)
+                .date_format("%Y-Q%q")
+                .range("2005-01-01", "2010-10-01"),
+            Column::new("Series", Kind::Text).distinct(2),
+            ints("Value", &values),
+        ],
+    ));
+    (facts.path.clone(), s.into_bytes(), facts)
+}
+
+/// A year column beside a quarter column of `Q1`..`Q4`, starting mid-year.
+pub(super) fn year_and_quarter() -> File {
+    let mut rng = Rng::with_seed(529);
+    let mut s = String::from("Year,Qtr,Claims\n");
+    let mut claims = vec![];
+    for i in 2..22u32 {
+        let (y, q) = (2011 + i / 4, i % 4 + 1);
+        let v = rng.i64(200..9_000);
+        let _ = writeln!(s, "{y},Q{q},{v}");
+        claims.push(v);
+    }
+    let facts = Expected::new("timeforms/claims_by_quarter.csv", "time-forms", Some("csv"))
+        .delimiter(",")
+        .coverage("2011-07-01", "2016-06-30")
+        .table(TableFacts::new(
+            20,
+            vec![
+                Column::new("Year", Kind::Integer).range(2011, 2016),
+                Column::new("Qtr", Kind::Text).distinct(4),
+                ints("Claims", &claims),
+            ],
+        ));
+    (facts.path.clone(), s.into_bytes(), facts)
+}
+
+/// Negative control: codes that hold a quarter-like part (`A1Q2`), product lines `Q1`..`Q9`
+/// beside no year, and a `quarter` count past 4: none of it is time.
+pub(super) fn quarter_like_codes() -> File {
+    let mut rng = Rng::with_seed(530);
+    let mut s = String::from("Batch,Product,quarter,Units\n");
+    let (mut counts, mut units) = (vec![], vec![]);
+    for i in 0..27i64 {
+        let batch = format!(
+            "{}{}Q{}",
+            ["A", "B", "C"][(i % 3) as usize],
+            i % 9 + 1,
+            i % 4 + 1
+        );
+        let quarters = 1 + i % 12;
+        let u = rng.i64(1..500);
+        let _ = writeln!(s, "{batch},Q{},{quarters},{u}", i % 9 + 1);
+        counts.push(quarters);
+        units.push(u);
+    }
+    let facts = Expected::new("timeforms/product_batches.csv", "time-forms", Some("csv"))
+        .delimiter(",")
+        .uncovered()
+        .table(TableFacts::new(
+            27,
+            vec![
+                Column::new("Batch", Kind::Text),
+                Column::new("Product", Kind::Text).distinct(9),
+                ints("quarter", &counts),
+                ints("Units", &units),
             ],
         ));
     (facts.path.clone(), s.into_bytes(), facts)
