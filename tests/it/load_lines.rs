@@ -340,6 +340,40 @@ fn quarters_load_as_datetimes() {
 }
 
 #[test]
+fn date_times_with_a_suffix_load_as_datetimes() {
+    // A time scale after an underscore or a space, a `T` with fractions and `Z`, dots
+    // with no seconds; one cell empty: every one loads as datetimes, the `1.2.3`
+    // versions as text.
+    let work = tempfile::tempdir().unwrap();
+    let lake = work.path().join("lake");
+    std::fs::create_dir_all(&lake).unwrap();
+    let mut csv = String::from("T_OBS,T_REC,stamp,local,version\n");
+    for d in 1..=12u32 {
+        let obs = if d == 4 {
+            String::new()
+        } else {
+            format!("2014.03.{d:02}_20:24:00_TAI")
+        };
+        csv.push_str(&format!(
+            "{obs},2014/03/{d:02} 20:24:{d:02} UTC,2014-03-{d:02}T01:02:03.5Z,2014.03.{d:02} 06:{d:02},1.{d}.0\n"
+        ));
+    }
+    std::fs::write(lake.join("stamps.csv"), csv).unwrap();
+    let lake = lake.canonicalize().unwrap();
+    let jobs = jobs(work.path(), &lake, &["stamps.csv".to_string()]);
+    let want = ["T_OBS", "T_REC", "stamp", "local"];
+    assert_eq!(jobs[0].dates, want, "{:?}", jobs[0].load);
+    let results = check_loads(work.path(), &jobs);
+    let dates: Vec<&str> = results[0]["dates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d.as_str().unwrap())
+        .collect();
+    assert_eq!(dates, want, "{:?}", jobs[0].load);
+}
+
+#[test]
 fn every_fixture_table_loads_as_described() {
     let work = tempfile::tempdir().unwrap();
     let lake = work.path().join("lake");

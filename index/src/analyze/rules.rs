@@ -33,8 +33,9 @@ pub enum ReadingRule {
     Measures,
     /// `HH:MM:SS`, `1h 30m`, ISO 8601 `PT…` values are durations, profiled in seconds.
     Durations,
-    /// Time written as `YYYYMM`, `YYYY-DDD`, quarters (`2001Q1`), year and day-of-year
-    /// or quarter columns, or fractional years is read as time.
+    /// Time written as `YYYYMM`, `YYYY-DDD`, quarters (`2001Q1`), date-times with a time
+    /// scale (`2014.03.23_20:24:00_TAI`), year and day-of-year or quarter columns, or
+    /// fractional years is read as time.
     TimeForms,
     /// One to three header rows merged into one name per column (`2021 / Estimate`).
     HeaderDepth,

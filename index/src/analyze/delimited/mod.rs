@@ -85,7 +85,8 @@ impl Analyzer for DelimitedAnalyzer {
         // 9: time in other forms (`200001`, `2001-032`, `1987.042`, `2019r`, year + day
         // of year) read as time (the time-forms reading rule).
         // 10: missing markers, durations and labelling integers (profile values).
-        // 11: quarters (`2001Q1`, `Q1 2001`, a year beside `Q1`..`Q4`) read as time.
+        // 11: quarters (`2001Q1`, `Q1 2001`, a year beside `Q1`..`Q4`) and date-times
+        // with a time scale (`2014.03.23_20:24:00_TAI`) read as time.
         11
     }
     fn analyze(&self, src: &Source, format: Format) -> Result<Content, AnalyzeError> {

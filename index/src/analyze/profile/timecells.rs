@@ -1,12 +1,13 @@
 //! What a column's cells say about time beyond their type, for the `time-forms` reading
 //! rule: how many are `YYYYMM` months, `YYYYMMDD` or `YYYYDDD` days, `YYYY-MM` or
-//! `YYYY-DDD` text, quarters (`2001Q1`, `Q1 2001`, `Q1` alone), years (plain, fractional,
-//! with a marker), and the order of the numbers. A few comparisons per cell, and nothing at all when the rule is off; the
+//! `YYYY-DDD` text, quarters (`2001Q1`, `Q1 2001`, `Q1` alone), date-times with a
+//! time-scale suffix or odd separators (`2014.03.23_20:24:00_TAI`), years (plain,
+//! fractional, with a marker), and the order of the numbers. A few comparisons per cell, and nothing at all when the rule is off; the
 //! column's reading is decided once, when it is finished ([`TimeCells::read`]).
 
 use super::super::dates::Day;
 use super::super::rules::{self, ReadingRule};
-use super::super::time::forms::{self, Order, QuarterForm, TextTime, YearForm};
+use super::super::time::forms::{self, Order, QuarterForm, StampForm, TextTime, YearForm};
 use super::ColumnType;
 
 /// Cells of one form, and the first and last day (or year) they stand for.
@@ -81,6 +82,11 @@ pub(super) struct TimeCells {
     quarters: Days,
     quarter_form: Option<QuarterForm>,
     quarter_sides: bool,
+    /// Date-times no date shape reads (`2014.03.23_20:24:00_TAI`, `… 20:24:00 UTC`),
+    /// the form of the first and whether another cell is written otherwise.
+    stamps: Days,
+    stamp_form: Option<StampForm>,
+    stamp_forms: bool,
     /// `Q1`..`Q4` alone: a quarter column to read beside a year column (their numbers
     /// go to the order).
     lone_quarters: Seen<u32>,
@@ -233,6 +239,12 @@ impl TimeCells {
                 if let Some(q) = forms::lone_quarter(v) {
                     self.lone_quarters.add(q, q);
                     self.number(f64::from(q));
+                } else if let Some((d, form)) = forms::stamp(v) {
+                    self.stamps.add(d, d);
+                    match self.stamp_form {
+                        None => self.stamp_form = Some(form),
+                        Some(f) => self.stamp_forms |= f != form,
+                    }
                 } else if forms::missing_like(v) {
                     self.missing += 1;
                 }
@@ -349,6 +361,24 @@ impl TimeCells {
                         kind: ColumnType::Date,
                         date_format: form.pattern(),
                         range: Some((lo.iso(), shown.iso())),
+                        span: (lo, hi),
+                    });
+                }
+                // Date-times (or dotted dates) all written one way.
+                if let (true, false, Some(form), Some((lo, hi))) = (
+                    self.stamps.n == non_null,
+                    self.stamp_forms,
+                    self.stamp_form,
+                    self.stamps.span,
+                ) {
+                    return Some(Reading {
+                        kind: if form.time_sep == 0 {
+                            ColumnType::Date
+                        } else {
+                            ColumnType::Datetime
+                        },
+                        date_format: form.pattern(),
+                        range: Some((lo.iso(), hi.iso())),
                         span: (lo, hi),
                     });
                 }

@@ -1,6 +1,7 @@
 //! Time written in other forms than calendar dates, read as time (the `time-forms`
 //! reading rule): months as `YYYYMM` integers, days as `YYYYMMDD` or `YYYYDDD` integers,
-//! `YYYY-MM` and `YYYY-DDD` text, quarters (`2001Q1`, `2001-Q1`, `Q1 2001`), fractional
+//! `YYYY-MM` and `YYYY-DDD` text, quarters (`2001Q1`, `2001-Q1`, `Q1 2001`), date-times
+//! with a time-scale suffix or odd separators (`2014.03.23_20:24:00_TAI`), fractional
 //! years (`1987.042`), years with a marker (`2019r`, `1999*`, `FY2020`, `2020/21`), and a
 //! year column beside a day-of-year, a month or a quarter column.
 //!
@@ -140,8 +141,9 @@ pub(crate) fn quarter(v: &str) -> Option<(u32, u32, QuarterForm)> {
 }
 
 /// The pandas converter of a column whose values no `parse_dates` format reads:
-/// quarters (`2001Q1`, `Q1 2001`, as `pd.Period` reads `2001Q1`: their first day). An
-/// empty or null cell is NaT.
+/// quarters (`2001Q1`, `Q1 2001`, as `pd.Period` reads `2001Q1`: their first day) and
+/// date-times with a suffix (stripped, then read with their format). An empty or null
+/// cell is NaT.
 pub(crate) fn converter(c: &ColumnProfile) -> Option<String> {
     let f = c.date_format.as_deref()?;
     match c.kind {
@@ -155,8 +157,143 @@ pub(crate) fn converter(c: &ColumnProfile) -> Option<String> {
                 "lambda v: pd.Period({y} + \"Q\" + {q}, freq=\"Q\").to_timestamp() if v[-1:].isdigit() else pd.NaT"
             ))
         }
+        ColumnType::Datetime if c.time_span.is_some() => {
+            // The suffix is what follows the last directive.
+            let end = f.rfind('%').map_or(f.len(), |i| i + 2).min(f.len());
+            let (format, suffix) = f.split_at(end);
+            let py = |s: &str| serde_json::to_string(s).unwrap_or_default();
+            let value = if suffix.is_empty() {
+                "v".to_string()
+            } else {
+                format!("v.removesuffix({})", py(suffix))
+            };
+            Some(format!(
+                "lambda v: pd.to_datetime({value}, format={}, errors=\"coerce\")",
+                py(format)
+            ))
+        }
         _ => None,
     }
+}
+
+/// How a column writes date-times that no date shape reads: a time-scale or zone
+/// suffix (`2014/03/23 20:24:00 UTC`, `2014.03.23_20:24:00_TAI`), an underscore between
+/// date and time, or dots between year, month and day (`2014.03.23`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct StampForm {
+    /// Between year, month and day: `-`, `/` or `.`.
+    pub date_sep: u8,
+    /// Between the date and the time (`T`, ` `, `_`); 0 for a date alone.
+    pub time_sep: u8,
+    /// Seconds are written, and a fraction of them.
+    pub seconds: bool,
+    pub fraction: bool,
+    /// What follows the time, its separator included (`_TAI`, ` UTC`, `Z`): at most
+    /// [`SUFFIX_MAX`] bytes, `suffix_len` of them used.
+    suffix: [u8; SUFFIX_MAX],
+    suffix_len: u8,
+}
+
+/// Longest suffix after a time: a separator and five letters.
+const SUFFIX_MAX: usize = 6;
+
+impl StampForm {
+    /// The suffix as written.
+    pub(crate) fn suffix(&self) -> &str {
+        std::str::from_utf8(&self.suffix[..self.suffix_len as usize]).unwrap_or_default()
+    }
+
+    /// How the form is written, strftime-like, the suffix as a literal.
+    pub(crate) fn pattern(&self) -> String {
+        let d = self.date_sep as char;
+        let mut p = format!("%Y{d}%m{d}%d");
+        if self.time_sep != 0 {
+            p.push(self.time_sep as char);
+            p.push_str("%H:%M");
+            if self.seconds {
+                p.push_str(":%S");
+            }
+            if self.fraction {
+                p.push_str(".%f");
+            }
+            p.push_str(self.suffix());
+        }
+        p
+    }
+}
+
+/// Two ASCII digits' value.
+fn two(b: &[u8]) -> Option<u32> {
+    match b {
+        [a @ b'0'..=b'9', c @ b'0'..=b'9'] => Some(u32::from(a - b'0') * 10 + u32::from(c - b'0')),
+        _ => None,
+    }
+}
+
+/// A date-time or date written `YYYY?MM?DD` (`?` one of `-`, `/`, `.`), then maybe a
+/// time `HH:MM[:SS[.f]]` after `T`, a space or `_`, then maybe a suffix of one to five
+/// letters (`Z`, `UTC`, `_TAI`, ` GPS`): its day and form. `1.2.3` and `10.0.0.1` are
+/// not: the year comes first, whole.
+pub(crate) fn stamp(v: &str) -> Option<(Day, StampForm)> {
+    let b = v.as_bytes();
+    // A year's digit first and the same separator after the year and the month: most
+    // cells stop at these bytes.
+    if b.len() < 10 || b.len() > 40 || !b[0].is_ascii_digit() {
+        return None;
+    }
+    let date_sep = b[4];
+    if !matches!(date_sep, b'-' | b'/' | b'.') || b[7] != date_sep {
+        return None;
+    }
+    let day = Day::new(year4(v.get(..4)?)?, two(&b[5..7])?, two(&b[8..10])?)?;
+    let mut f = StampForm {
+        date_sep,
+        time_sep: 0,
+        seconds: false,
+        fraction: false,
+        suffix: [0; SUFFIX_MAX],
+        suffix_len: 0,
+    };
+    let rest = &b[10..];
+    let Some((&time_sep, t)) = rest.split_first() else {
+        return Some((day, f));
+    };
+    if !matches!(time_sep, b'T' | b' ' | b'_') || t.len() < 5 || t[2] != b':' {
+        return None;
+    }
+    f.time_sep = time_sep;
+    if two(&t[..2])? > 23 || two(&t[3..5])? > 59 {
+        return None;
+    }
+    let mut t = &t[5..];
+    if let [b':', s @ ..] = t {
+        if two(s.get(..2)?)? > 60 {
+            return None;
+        }
+        f.seconds = true;
+        t = &s[2..];
+        if let [b'.', frac @ ..] = t {
+            let n = frac.iter().take_while(|c| c.is_ascii_digit()).count();
+            if n == 0 {
+                return None;
+            }
+            f.fraction = true;
+            t = &frac[n..];
+        }
+    }
+    // The suffix: letters, after a space or `_` or none.
+    let letters = match t {
+        [b' ' | b'_', l @ ..] => l,
+        l => l,
+    };
+    if t.len() > SUFFIX_MAX
+        || (!t.is_empty() && (letters.is_empty() || !letters.iter().all(u8::is_ascii_alphabetic)))
+    {
+        return None;
+    }
+    f.suffix[..t.len()].copy_from_slice(t);
+    f.suffix_len = t.len() as u8;
+    Some((day, f))
 }
 
 /// The first and last day of quarter `q` of year `y`.
@@ -634,6 +771,8 @@ fn reading(c: &ColumnProfile) -> String {
         "%Y%j" => "days written YYYYDDD (year, day of year)".into(),
         "%Y-%j" => "days written YYYY-DDD (year, day of year)".into(),
         f if f.contains("%q") => format!("quarters written {f}"),
+        f if f.contains("%H") => format!("date-times written {f}"),
+        f if f.contains("%d") => format!("days written {f}"),
         "fractional years" => format!(
             "fractional years ({} … {})",
             c.min.as_deref().unwrap_or("?"),
@@ -943,6 +1082,116 @@ mod tests {
             coverage("past4.csv", &past4).map(|c| c.2),
             Some("column \"Year\"".into())
         );
+    }
+
+    #[test]
+    fn date_times_with_a_suffix_or_odd_separators() {
+        let (d, f) = stamp("2014.03.23_20:24:00_TAI").unwrap();
+        assert_eq!(d, day(2014, 3, 23).unwrap());
+        assert_eq!(f.pattern(), "%Y.%m.%d_%H:%M:%S_TAI");
+        assert_eq!(f.suffix(), "_TAI");
+        let p = |v: &str| stamp(v).map(|(_, f)| f.pattern());
+        assert_eq!(
+            p("2014/03/23 20:24:00 UTC").as_deref(),
+            Some("%Y/%m/%d %H:%M:%S UTC")
+        );
+        assert_eq!(
+            p("2014-03-23T20:24:00.125Z").as_deref(),
+            Some("%Y-%m-%dT%H:%M:%S.%fZ")
+        );
+        assert_eq!(p("2014.03.23 06:05").as_deref(), Some("%Y.%m.%d %H:%M"));
+        assert_eq!(p("2014.03.23").as_deref(), Some("%Y.%m.%d"));
+        for no in [
+            "1.2.3",
+            "10.0.0.1",
+            "192.168.10.1",
+            "2.10.30.1234",
+            "2014.13.23",
+            "2014.03.23_25:00:00",
+            "2014.03.23_20:24:00_TAI7",
+            "2014.03.23_20:24:00 +01",
+            "2014.03.23x20:24",
+            "2014.03-23",
+            "2014.03.23_20:24:00_LONGER",
+            "1234.03.23",
+        ] {
+            assert_eq!(stamp(no), None, "{no}");
+        }
+    }
+
+    #[test]
+    fn date_times_with_a_time_scale_are_date_times_with_coverage() {
+        for (cell, header) in [
+            (
+                (|d| format!("2014.03.{d:02}_20:24:00_TAI")) as fn(u32) -> String,
+                "T_OBS",
+            ),
+            (|d| format!("2014/03/{d:02} 20:24:00 UTC"), "obs"),
+            (|d| format!("2014.03.{d:02} 06:{d:02}"), "x"),
+        ] {
+            let text = csv(
+                &format!("{header},flux"),
+                (1..=20).map(|d| format!("{},{}", cell(d), d * 3)),
+            );
+            let d = described("obs.csv", &text);
+            let (cols, notes) = table(&d);
+            assert_eq!(cols[0].kind, ColumnType::Datetime, "{header}");
+            assert_eq!(
+                (cols[0].min.as_deref(), cols[0].max.as_deref()),
+                (Some("2014-03-01"), Some("2014-03-20"))
+            );
+            assert_eq!(
+                coverage("obs.csv", &text),
+                t("2014-03-01", "2014-03-20", &format!("column {header:?}"))
+            );
+            assert!(
+                notes
+                    .iter()
+                    .any(|n| n.contains("read as date-times written")),
+                "{notes:?}"
+            );
+            let Content::Table(tb) = &d.content else {
+                unreachable!()
+            };
+            let load = tb.load.as_deref().unwrap_or_default();
+            assert!(
+                load.contains("pd.to_datetime(") && !load.contains("parse_dates"),
+                "{load}"
+            );
+        }
+        // Dates with dots: a date column, parsed by its format.
+        let text = csv("release,n", (1..=9).map(|d| format!("2014.03.{d:02},{d}")));
+        let d = described("r.csv", &text);
+        let c = &table(&d).0[0];
+        assert_eq!(
+            (c.kind, c.date_format.as_deref()),
+            (ColumnType::Date, Some("%Y.%m.%d"))
+        );
+        // Two suffixes in one column: not one form, left as text.
+        let mixed = csv(
+            "t,n",
+            (1..=9).map(|d| {
+                let s = if d % 2 == 0 { "TAI" } else { "UTC" };
+                format!("2014.03.{d:02}_20:24:00_{s},{d}")
+            }),
+        );
+        assert!(coverage("m.csv", &mixed).is_none());
+    }
+
+    #[test]
+    fn versions_and_addresses_with_dots_are_not_time() {
+        let text = csv(
+            "version,host,n",
+            (1..=12).map(|i| format!("1.{i}.3,10.0.0.{i},{i}")),
+        );
+        let d = described("v.csv", &text);
+        let (cols, notes) = table(&d);
+        assert!(
+            cols.iter()
+                .all(|c| !matches!(c.kind, ColumnType::Date | ColumnType::Datetime)),
+            "{cols:?}"
+        );
+        assert!(d.time_coverage.is_none() && notes.is_empty(), "{notes:?}");
     }
 
     fn described(name: &str, csv: &str) -> Description {

@@ -115,6 +115,8 @@ pub(super) fn text_files() -> Vec<File> {
         timeforms::quarters_in_one_column(),
         timeforms::year_and_quarter(),
         timeforms::quarter_like_codes(),
+        timeforms::date_times_with_a_time_scale(),
+        timeforms::versions_and_addresses(),
         values::missing_markers(),
         values::measures_and_identifiers(),
         values::durations(),

@@ -1,9 +1,10 @@
 //! Time written in other forms than dates, as statistics offices and science archives
 //! publish it: months as `YYYYMM` numbers, fractional years, a year column beside a
 //! day-of-year column, `YYYY-DDD` days, years with revision marks and fiscal years,
-//! quarters (`2005-Q1`, a year beside `Q1`..`Q4`) — and the negative controls that look
-//! alike but are not time: six-digit ids, codes with a month part past 12, prices between
-//! 1800 and 2100, codes with a quarter-like part.
+//! quarters (`2005-Q1`, a year beside `Q1`..`Q4`), date-times with a time scale
+//! (`2014.03.23_20:24:00_TAI`) — and the negative controls that look alike but are not
+//! time: six-digit ids, codes with a month part past 12, prices between 1800 and 2100,
+//! codes with a quarter-like part, versions and network addresses.
 
 use super::*;
 use chrono::Datelike;
@@ -348,6 +349,79 @@ pub(super) fn quarter_like_codes() -> File {
                 Column::new("Product", Kind::Text).distinct(9),
                 ints("quarter", &counts),
                 ints("Units", &units),
+            ],
+        ));
+    (facts.path.clone(), s.into_bytes(), facts)
+}
+
+/// An observation log whose times carry their time scale (`2014.03.23_20:24:00_TAI`),
+/// as solar and astronomy archives write them, beside a UTC stamp written with slashes.
+pub(super) fn date_times_with_a_time_scale() -> File {
+    let mut rng = Rng::with_seed(531);
+    let mut s = String::from("T_OBS,T_REC,EXPTIME\n");
+    let mut exptime = vec![];
+    let start = day(2014, 3, 23);
+    let rows = 30u64;
+    for i in 0..rows {
+        let d = start + Days::new(i / 3);
+        let (h, m) = (rng.u32(0..24), rng.u32(0..60));
+        let e = rng.i64(1..300);
+        let _ = writeln!(
+            s,
+            "{}_{h:02}:{m:02}:00_TAI,{} {h:02}:{m:02}:00 UTC,{e}",
+            d.format("%Y.%m.%d"),
+            d.format("%Y/%m/%d"),
+        );
+        exptime.push(e);
+    }
+    let last = iso(start + Days::new((rows - 1) / 3));
+    let facts = Expected::new("timeforms/exposure_log.csv", "time-forms", Some("csv"))
+        .delimiter(",")
+        .coverage(&iso(start), &last)
+        .table(TableFacts::new(
+            rows,
+            vec![
+                Column::new("T_OBS", Kind::Datetime)
+                    .date_format("%Y.%m.%d_%H:%M:%S_TAI")
+                    .range(iso(start), &last),
+                Column::new("T_REC", Kind::Datetime)
+                    .date_format("%Y/%m/%d %H:%M:%S UTC")
+                    .range(iso(start), &last),
+                ints("EXPTIME", &exptime),
+            ],
+        ));
+    (facts.path.clone(), s.into_bytes(), facts)
+}
+
+/// Negative control: version numbers and network addresses written with dots, and
+/// release dates written with dots (those are dates, and give the coverage).
+pub(super) fn versions_and_addresses() -> File {
+    let mut s = String::from("version,host,released\n");
+    let rows = 24u32;
+    for i in 0..rows {
+        let _ = writeln!(
+            s,
+            "{}.{}.{},10.0.{}.{},2019.{:02}.{:02}",
+            1 + i / 10,
+            i % 10,
+            i % 3,
+            i / 8,
+            1 + i,
+            1 + i / 2,
+            1 + i
+        );
+    }
+    let facts = Expected::new("timeforms/release_hosts.csv", "time-forms", Some("csv"))
+        .delimiter(",")
+        .coverage("2019-01-01", "2019-12-24")
+        .table(TableFacts::new(
+            u64::from(rows),
+            vec![
+                Column::new("version", Kind::Text),
+                Column::new("host", Kind::Text),
+                Column::new("released", Kind::Date)
+                    .date_format("%Y.%m.%d")
+                    .range("2019-01-01", "2019-12-24"),
             ],
         ));
     (facts.path.clone(), s.into_bytes(), facts)
