@@ -374,6 +374,50 @@ fn date_times_with_a_suffix_load_as_datetimes() {
 }
 
 #[test]
+fn footnoted_numbers_in_other_conventions_load_as_numbers() {
+    // Marks after numbers grouped with spaces, with dots and a decimal comma, with
+    // commas: every one loads as numbers through its converter; distances stay text.
+    let work = tempfile::tempdir().unwrap();
+    let lake = work.path().join("lake");
+    std::fs::create_dir_all(&lake).unwrap();
+    let mut csv = String::from("Area;Yield;Count;Depot\n");
+    for i in 1..=20u32 {
+        let mark = |k: u32, m: &str| {
+            if i % k == 0 {
+                m.to_string()
+            } else {
+                String::new()
+            }
+        };
+        csv.push_str(&format!(
+            "{} {:03}{};{}.{:03},{}{};{},{:03}{};{} km p\n",
+            i,
+            i * 7,
+            mark(6, " p"),
+            i,
+            i * 13,
+            i % 10,
+            mark(7, " r"),
+            i,
+            i * 3,
+            mark(9, "(e)"),
+            i
+        ));
+    }
+    std::fs::write(lake.join("marks.csv"), csv).unwrap();
+    let lake = lake.canonicalize().unwrap();
+    let jobs = jobs(work.path(), &lake, &["marks.csv".to_string()]);
+    let results = check_loads(work.path(), &jobs);
+    let numeric: Vec<&str> = results[0]["numeric"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d.as_str().unwrap())
+        .collect();
+    assert_eq!(numeric, ["Area", "Yield", "Count"], "{:?}", jobs[0].load);
+}
+
+#[test]
 fn every_fixture_table_loads_as_described() {
     let work = tempfile::tempdir().unwrap();
     let lake = work.path().join("lake");

@@ -29,7 +29,8 @@ pub enum ReadingRule {
     /// column of numbers is a missing-value marker: the column stays numeric.
     MissingMarkers,
     /// Distinct numbers that are quantities (thousands separators, a measure's name)
-    /// stay numbers rather than identifiers.
+    /// stay numbers rather than identifiers; numbers with a footnote mark (`2023r`,
+    /// `1 234 p`, `1.234,5 r`) stay numbers.
     Measures,
     /// `HH:MM:SS`, `1h 30m`, ISO 8601 `PT…` values are durations, profiled in seconds.
     Durations,

@@ -15,6 +15,8 @@
 //! - **Footnote marks.** A number followed by a mark (`2023r`, `1,234 p`, `12.5*`,
 //!   `310 (e)`) is that number when such cells are a minority of the column's numbers
 //!   and carry at most [`MARKERS_MAX`] distinct marks; the notation names the marks.
+//!   Numbers written with separators (`1 234 p`, `1.234,5 r`) are read with the
+//!   column's other written numbers, in the one convention they agree on.
 //! - **Durations.** `1h 30m`, `90 min`, `2 days` and ISO 8601 `PT1H30M` are durations
 //!   wherever they stand. A clock-like `H:MM:SS` column is a duration when its header
 //!   names a span (wait, duration, elapsed, …) or a value reaches 24 hours; otherwise it
@@ -26,7 +28,7 @@
 //!   their range stays, their mean does not. A column whose cells are mostly numbers is
 //!   never an identifier: it is a measure whose odd cells kept it from being numeric.
 
-use super::numbers::Moments;
+use super::numbers::{self, Moments, Written};
 use super::{ColumnProfile, ColumnType};
 use crate::analyze::rules::{Applied, ReadingRule};
 use crate::analyze::Content;
@@ -184,9 +186,18 @@ fn iso(v: &str) -> Option<f64> {
     any.then_some(total)
 }
 
-/// A number with a footnote mark (`2023r`, `1,234 p`, `12.5*`, `45†`, `310 (e)`): the
-/// number's value and the mark. Comma-grouped numbers are read with the comma grouping.
-pub(super) fn footnoted(v: &str) -> Option<(f64, bool, &str)> {
+/// The number before a footnote mark: plain (its value, and whether it is whole), or
+/// written with separators (`1 234`, `1.234,5`, `1,234`), which the column's convention
+/// reads with its other written numbers.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) enum Foot {
+    Plain(f64, bool),
+    Written(Written),
+}
+
+/// A number with a footnote mark (`2023r`, `1,234 p`, `1.234,5 r`, `12 345(e)`, `12.5*`,
+/// `45†`, `310 (e)`): the number and the mark.
+pub(super) fn footnoted(v: &str) -> Option<(Foot, &str)> {
     // A number starts with a digit, a sign, a point, a currency or a bracket: most text
     // is ruled out at its first byte.
     if !v.bytes().next().is_some_and(|b| {
@@ -217,21 +228,21 @@ pub(super) fn footnoted(v: &str) -> Option<(f64, bool, &str)> {
         return None;
     }
     if let Some(x) = super::column::parse_int(body) {
-        return Some((x, true, mark));
+        return Some((Foot::Plain(x, true), mark));
     }
     if let Some(x) = super::column::parse_float(body).filter(|x| x.is_finite()) {
-        return Some((x, false, mark));
+        return Some((Foot::Plain(x, false), mark));
     }
-    // `1,234,567`: groups of three after a lead of one to three digits.
-    let groups: Vec<&str> = body.split(',').collect();
-    let grouped = groups.len() > 1
-        && (1..=3).contains(&groups[0].len())
-        && groups[1..].iter().all(|g| g.len() == 3)
-        && groups.iter().all(|g| g.bytes().all(|c| c.is_ascii_digit()));
-    grouped
-        .then(|| body.replace(',', "").parse().ok())
+    // Separators only (`1 234`, `1.234,5`): a currency, a percent or a scale before a
+    // mark is some other text (`3 km p` never gets here: it ends in a letter).
+    let separated = body
+        .bytes()
+        .all(|c| c.is_ascii_digit() || matches!(c, b',' | b'.' | b' ' | b'\'' | b'-') || c >= 0x80);
+    separated
+        .then(|| numbers::parse(body))
         .flatten()
-        .map(|x| (x, true, mark))
+        .filter(|w| w.separated_only())
+        .map(|w| (Foot::Written(w), mark))
 }
 
 /// A header that names a span of time rather than a moment.
@@ -324,6 +335,9 @@ pub(super) struct Cells {
     pub marks: Vec<(String, u64)>,
     pub marks_overflow: bool,
     pub foot_fraction: bool,
+    /// Numbers with a footnote mark written with separators (`1 234 p`): read with the
+    /// column's other written numbers when the marks are taken.
+    pub foot_written: numbers::Column,
 }
 
 /// Count `v` among `tokens`, keeping at most [`MARKERS_MAX`] distinct ones; false when
@@ -344,9 +358,14 @@ impl Cells {
         self.markers_overflow |= !count_token(&mut self.markers, v);
     }
 
-    pub(super) fn footnoted(&mut self, x: f64, integral: bool, mark: &str) {
-        self.foot.add(x);
-        self.foot_fraction |= !integral;
+    pub(super) fn footnoted(&mut self, n: Foot, mark: &str) {
+        match n {
+            Foot::Plain(x, integral) => {
+                self.foot.add(x);
+                self.foot_fraction |= !integral;
+            }
+            Foot::Written(w) => self.foot_written.add(&w),
+        }
         self.marks_overflow |= !count_token(&mut self.marks, mark);
     }
 
@@ -355,6 +374,11 @@ impl Cells {
             Some(m) => m.1 += 1,
             None => self.kept_nulls.push((v.to_string(), 1)),
         }
+    }
+
+    /// Cells holding a number with a footnote mark.
+    pub(super) fn foot_cells(&self) -> u64 {
+        self.foot.n + self.foot_written.cells
     }
 
     /// Cells read as markers.
@@ -402,15 +426,26 @@ fn load_options(cols: &[ColumnProfile]) -> Vec<String> {
             conv.push(format!("{}: {f}", py(&c.name)));
         }
         if let Some(marks) = c.notation.iter().find_map(|n| n.strip_prefix(FOOTNOTE)) {
-            // The marks' characters (and grouping commas) go before the number is read.
-            let mut strip: String = marks.chars().filter(|c| *c != '"' && *c != ' ').collect();
-            strip.push_str(" ()");
+            // The marks go, then the grouping; a decimal comma becomes a point.
+            let mut body = "v".to_string();
+            for m in marks.split('"').filter(|m| !m.trim().is_empty()) {
+                body.push_str(&format!(".removesuffix({})", py(m)));
+            }
+            body.push_str(".strip()");
+            let group = c
+                .notation
+                .iter()
+                .find_map(|n| n.strip_prefix("thousands "))
+                .and_then(|q| serde_json::from_str::<String>(q).ok());
             let decimal_comma = c.notation.iter().any(|n| n == "decimal \",\"");
-            let body = if !decimal_comma {
-                format!("v.rstrip({}).replace(\",\", \"\")", py(&strip))
-            } else {
-                format!("v.rstrip({})", py(&strip))
-            };
+            match group {
+                Some(g) => body.push_str(&format!(".replace({}, \"\")", py(&g))),
+                None if !decimal_comma => body.push_str(".replace(\",\", \"\")"),
+                None => {}
+            }
+            if decimal_comma {
+                body.push_str(".replace(\",\", \".\")");
+            }
             conv.push(format!(
                 "{}: lambda v: pd.to_numeric({body}, errors=\"coerce\")",
                 py(&c.name)
@@ -549,13 +584,36 @@ mod tests {
 
     #[test]
     fn footnote_marks_after_numbers() {
-        assert_eq!(footnoted("2023r"), Some((2023.0, true, "r")));
-        assert_eq!(footnoted("1,234,567 p"), Some((1234567.0, true, "p")));
-        assert_eq!(footnoted("12.5*"), Some((12.5, false, "*")));
-        assert_eq!(footnoted("45†"), Some((45.0, true, "†")));
-        assert_eq!(footnoted("310 (e)"), Some((310.0, true, "(e)")));
+        let plain = |v| match footnoted(v) {
+            Some((Foot::Plain(x, whole), m)) => Some((x, whole, m)),
+            _ => None,
+        };
+        assert_eq!(plain("2023r"), Some((2023.0, true, "r")));
+        assert_eq!(plain("12.5*"), Some((12.5, false, "*")));
+        assert_eq!(plain("45†"), Some((45.0, true, "†")));
+        assert_eq!(plain("310 (e)"), Some((310.0, true, "(e)")));
+        // Separators: the written number, for the column's convention to read.
+        let written = |v| match footnoted(v) {
+            Some((Foot::Written(w), m)) => Some((w.value, m)),
+            _ => None,
+        };
+        assert_eq!(written("1,234,567 p"), Some((1234567.0, "p")));
+        assert_eq!(written("1 234 p"), Some((1234.0, "p")));
+        assert_eq!(written("12 345(e)"), Some((12345.0, "(e)")));
+        assert_eq!(written("1.234,5 r").map(|w| w.1), Some("r"));
         for no in [
-            "r", "abc", "A12", "12AB", "1,23r", "(e)", "12 (ab)", "3.5.1x",
+            "r",
+            "abc",
+            "A12",
+            "12AB",
+            "(e)",
+            "12 (ab)",
+            "3.5.1x",
+            "3 km p",
+            "12 Main St",
+            "$5 p",
+            "5% r",
+            "1..2 p",
         ] {
             assert_eq!(footnoted(no), None, "{no}");
         }
@@ -579,7 +637,7 @@ mod tests {
         let call = r#"pd.read_csv(path, sep=")", names=["a(", "b"])"#;
         assert_eq!(
             with_options(call, &cols).unwrap(),
-            r#"pd.read_csv(path, sep=")", names=["a(", "b"], na_values={"Temp": ["M"]}, converters={"wait": pd.to_timedelta, "Year": lambda v: pd.to_numeric(v.rstrip("p ()").replace(",", ""), errors="coerce")})"#
+            r#"pd.read_csv(path, sep=")", names=["a(", "b"], na_values={"Temp": ["M"]}, converters={"wait": pd.to_timedelta, "Year": lambda v: pd.to_numeric(v.removesuffix("p").strip().replace(",", ""), errors="coerce")})"#
         );
         let html = "pd.read_html(path, header=0)[1]";
         assert_eq!(

@@ -120,6 +120,7 @@ pub(super) fn text_files() -> Vec<File> {
         values::missing_markers(),
         values::measures_and_identifiers(),
         values::durations(),
+        values::footnotes_in_other_conventions(),
     ];
     v.extend(science::dat_with_format_doc());
     v.extend(science::csv_with_variable_description());
