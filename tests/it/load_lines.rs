@@ -418,6 +418,67 @@ fn footnoted_numbers_in_other_conventions_load_as_numbers() {
 }
 
 #[test]
+fn durations_stored_as_excel_times_load_as_timedeltas() {
+    // A time of day (`hh:mm:ss`), spans as times under a span's name (`h:mm:ss`),
+    // elapsed times past a day (`[h]:mm:ss`) and minutes (`[mm]:ss`), one cell empty:
+    // the spans load as timedeltas, the time of day as it is.
+    use rust_xlsxwriter::{Format, Workbook};
+    let work = tempfile::tempdir().unwrap();
+    let lake = work.path().join("lake");
+    std::fs::create_dir_all(&lake).unwrap();
+    let mut wb = Workbook::new();
+    let ws = wb.add_worksheet().set_name("Calls").unwrap();
+    let formats =
+        ["hh:mm:ss", "h:mm:ss", "[h]:mm:ss", "[mm]:ss"].map(|f| Format::new().set_num_format(f));
+    for (c, h) in ["Start time", "Wait time", "Handling", "Elapsed", "Agent"]
+        .iter()
+        .enumerate()
+    {
+        ws.write_string(0, c as u16, *h).unwrap();
+    }
+    let day = 86_400.0;
+    for i in 0..12u32 {
+        let (r, f) = (i + 1, f64::from(i));
+        let secs = [
+            8.0 * 3600.0 + f * 1800.0,
+            30.0 + f * 61.0,
+            3600.0 + f * 9000.0,
+            15.0 + f * 20.0,
+        ];
+        for (c, (s, fmt)) in secs.iter().zip(&formats).enumerate() {
+            if !(c == 1 && i == 5) {
+                ws.write_number_with_format(r, c as u16, s / day, fmt)
+                    .unwrap();
+            }
+        }
+        ws.write_string(r, 4, ["Ann", "Bo", "Cy"][i as usize % 3])
+            .unwrap();
+    }
+    wb.save(lake.join("calls.xlsx")).unwrap();
+    let lake = lake.canonicalize().unwrap();
+    let jobs = jobs(work.path(), &lake, &["calls.xlsx".to_string()]);
+    assert_eq!(
+        jobs[0].spans,
+        ["Wait time", "Handling", "Elapsed"],
+        "{:?}",
+        jobs[0].load
+    );
+    let results = check_loads(work.path(), &jobs);
+    let spans: Vec<&str> = results[0]["spans"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d.as_str().unwrap())
+        .collect();
+    assert_eq!(
+        spans,
+        ["Wait time", "Handling", "Elapsed"],
+        "{:?}",
+        jobs[0].load
+    );
+}
+
+#[test]
 fn every_fixture_table_loads_as_described() {
     let work = tempfile::tempdir().unwrap();
     let lake = work.path().join("lake");

@@ -21,7 +21,10 @@
 //!   wherever they stand. A clock-like `H:MM:SS` column is a duration when its header
 //!   names a span (wait, duration, elapsed, …) or a value reaches 24 hours; otherwise it
 //!   is a time of day and stays text. Two-part `12:30` is read as a duration by no one
-//!   the same way (`MM:SS` or `HH:MM`), so it stays text.
+//!   the same way (`MM:SS` or `HH:MM`), so it stays text. A workbook's spans stored as
+//!   times (`h:mm:ss`, elapsed `[h]:mm:ss`) reach the profile as `H:MM:SS` and are read
+//!   the same way; pandas reads those cells as `datetime.time` or `timedelta`, so the
+//!   load line's converter reads their text.
 //! - **Identifiers.** Integers written zero-padded to one width of at least
 //!   [`PADDED_MIN_WIDTH`] digits (`00123`, a ZIP or FIPS code) or, nearly unique, under a
 //!   header naming a key (`id`, `code`, `zip`, `fips`) are identifiers:
@@ -104,11 +107,12 @@ pub(super) fn duration(v: &str) -> Option<(f64, Form)> {
     spelled(v).map(|s| (s, Form::Spelled))
 }
 
-/// `H:MM:SS` with one to three hour digits and an optional fraction of seconds.
+/// `H:MM:SS` with one to five hour digits (a workbook's `[h]:mm:ss` runs past 999
+/// hours) and an optional fraction of seconds.
 fn clock(v: &str) -> Option<f64> {
     let mut parts = v.split(':');
     let (h, m, s) = (parts.next()?, parts.next()?, parts.next()?);
-    if parts.next().is_some() || h.is_empty() || h.len() > 3 || m.len() != 2 {
+    if parts.next().is_some() || h.is_empty() || h.len() > 5 || m.len() != 2 {
         return None;
     }
     let (whole, frac) = s.split_once('.').unwrap_or((s, ""));
@@ -405,7 +409,9 @@ fn py(s: &str) -> String {
 /// values as described: `na_values=` for their missing markers, `converters=` for
 /// durations, quarters and footnoted numbers. Zero-padded codes load as pandas reads them
 /// (integers): the same codes written unpadded in another file still compare and join.
-fn load_options(cols: &[ColumnProfile]) -> Vec<String> {
+/// A workbook's reader (`excel`) hands over time cells as `datetime.time` (or
+/// `timedelta`): a duration's converter reads them as text.
+fn load_options(cols: &[ColumnProfile], excel: bool) -> Vec<String> {
     let mut na = Vec::new();
     let mut conv = Vec::new();
     for c in cols {
@@ -415,7 +421,9 @@ fn load_options(cols: &[ColumnProfile]) -> Vec<String> {
         }
         if c.kind == ColumnType::Duration {
             // Markers reach a converter as written: coerce them to NaT.
-            let f = if c.missing.is_empty() && c.nulls == 0 {
+            let f = if excel {
+                "lambda v: pd.to_timedelta(str(v), errors=\"coerce\")".to_string()
+            } else if c.missing.is_empty() && c.nulls == 0 {
                 "pd.to_timedelta".to_string()
             } else {
                 "lambda v: pd.to_timedelta(v, errors=\"coerce\")".to_string()
@@ -474,7 +482,7 @@ const READERS: [&str; 4] = [
 /// reads no text cells (`read_parquet`) or renames the columns after reading (the names
 /// a reader's options use are then not the described ones).
 fn with_options(call: &str, cols: &[ColumnProfile]) -> Option<String> {
-    let opts = load_options(cols);
+    let opts = load_options(cols, call.contains("pd.read_excel("));
     if opts.is_empty() || call.contains(".set_axis(") {
         return None;
     }
@@ -570,13 +578,22 @@ mod tests {
         assert_eq!(duration("00:00:07"), Some((7.0, Form::Clock)));
         assert_eq!(duration("1:02:03.5"), Some((3723.5, Form::Clock)));
         assert_eq!(duration("25:30:00"), Some((91800.0, Form::Clock)));
+        assert_eq!(duration("1234:56:07"), Some((4445767.0, Form::Clock)));
         assert_eq!(duration("1h 30m"), Some((5400.0, Form::Spelled)));
         assert_eq!(duration("90 min"), Some((5400.0, Form::Spelled)));
         assert_eq!(duration("1 day 2 hours"), Some((93600.0, Form::Spelled)));
         assert_eq!(duration("PT1H30M"), Some((5400.0, Form::Spelled)));
         assert_eq!(duration("P1DT2H"), Some((93600.0, Form::Spelled)));
         for no in [
-            "07:30", "12:61:00", "PT", "P", "3 hrs", "5 apples", "Paris", "1:2:3",
+            "07:30",
+            "12:61:00",
+            "PT",
+            "P",
+            "3 hrs",
+            "5 apples",
+            "Paris",
+            "1:2:3",
+            "123456:00:00",
         ] {
             assert_eq!(duration(no), None, "{no}");
         }
