@@ -95,6 +95,9 @@ pub(super) struct TimeCells {
     forms: Vec<(YearForm, u64)>,
     /// Short text without a digit (`..`, `x`, `n.a.`).
     missing: u64,
+    /// A text cell of no form was seen: every text reading needs each cell to be of
+    /// one, so no text cell is looked at again.
+    text_off: bool,
 }
 
 /// How a column's values are read as time.
@@ -206,7 +209,7 @@ impl TimeCells {
 
     /// A cell that is neither a number nor a date.
     pub(super) fn text(&mut self, v: &str) {
-        if !self.on {
+        if !self.on || self.text_off {
             return;
         }
         match forms::text_time(v) {
@@ -247,6 +250,8 @@ impl TimeCells {
                     }
                 } else if forms::missing_like(v) {
                     self.missing += 1;
+                } else {
+                    self.text_off = true;
                 }
             }
         }
