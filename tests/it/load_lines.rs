@@ -308,6 +308,177 @@ fn time_written_as_numbers_or_codes_loads_as_datetimes() {
 }
 
 #[test]
+fn quarters_load_as_datetimes() {
+    // Quarters written with the year first or last, with and without a separator, one
+    // cell empty: described as dates, and the load line's converters read every one.
+    let work = tempfile::tempdir().unwrap();
+    let lake = work.path().join("lake");
+    std::fs::create_dir_all(&lake).unwrap();
+    let mut csv = String::from("Period,Quarter,obs,Label,n\n");
+    for i in 0..12u32 {
+        let (y, q) = (2001 + i / 4, i % 4 + 1);
+        let label = if i == 5 {
+            String::new()
+        } else {
+            format!("Q{q}-{y}")
+        };
+        csv.push_str(&format!("{y}Q{q},{y} Q{q},{y}-q{q},{label},{i}\n"));
+    }
+    std::fs::write(lake.join("quarters.csv"), csv).unwrap();
+    let lake = lake.canonicalize().unwrap();
+    let jobs = jobs(work.path(), &lake, &["quarters.csv".to_string()]);
+    let want = ["Period", "Quarter", "obs", "Label"];
+    assert_eq!(jobs[0].dates, want, "{:?}", jobs[0].load);
+    let results = check_loads(work.path(), &jobs);
+    let dates: Vec<&str> = results[0]["dates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d.as_str().unwrap())
+        .collect();
+    assert_eq!(dates, want, "{:?}", jobs[0].load);
+}
+
+#[test]
+fn date_times_with_a_suffix_load_as_datetimes() {
+    // A time scale after an underscore or a space, a `T` with fractions and `Z`, dots
+    // with no seconds; one cell empty: every one loads as datetimes, the `1.2.3`
+    // versions as text.
+    let work = tempfile::tempdir().unwrap();
+    let lake = work.path().join("lake");
+    std::fs::create_dir_all(&lake).unwrap();
+    let mut csv = String::from("T_OBS,T_REC,stamp,local,version\n");
+    for d in 1..=12u32 {
+        let obs = if d == 4 {
+            String::new()
+        } else {
+            format!("2014.03.{d:02}_20:24:00_TAI")
+        };
+        csv.push_str(&format!(
+            "{obs},2014/03/{d:02} 20:24:{d:02} UTC,2014-03-{d:02}T01:02:03.5Z,2014.03.{d:02} 06:{d:02},1.{d}.0\n"
+        ));
+    }
+    std::fs::write(lake.join("stamps.csv"), csv).unwrap();
+    let lake = lake.canonicalize().unwrap();
+    let jobs = jobs(work.path(), &lake, &["stamps.csv".to_string()]);
+    let want = ["T_OBS", "T_REC", "stamp", "local"];
+    assert_eq!(jobs[0].dates, want, "{:?}", jobs[0].load);
+    let results = check_loads(work.path(), &jobs);
+    let dates: Vec<&str> = results[0]["dates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d.as_str().unwrap())
+        .collect();
+    assert_eq!(dates, want, "{:?}", jobs[0].load);
+}
+
+#[test]
+fn footnoted_numbers_in_other_conventions_load_as_numbers() {
+    // Marks after numbers grouped with spaces, with dots and a decimal comma, with
+    // commas: every one loads as numbers through its converter; distances stay text.
+    let work = tempfile::tempdir().unwrap();
+    let lake = work.path().join("lake");
+    std::fs::create_dir_all(&lake).unwrap();
+    let mut csv = String::from("Area;Yield;Count;Depot\n");
+    for i in 1..=20u32 {
+        let mark = |k: u32, m: &str| {
+            if i % k == 0 {
+                m.to_string()
+            } else {
+                String::new()
+            }
+        };
+        csv.push_str(&format!(
+            "{} {:03}{};{}.{:03},{}{};{},{:03}{};{} km p\n",
+            i,
+            i * 7,
+            mark(6, " p"),
+            i,
+            i * 13,
+            i % 10,
+            mark(7, " r"),
+            i,
+            i * 3,
+            mark(9, "(e)"),
+            i
+        ));
+    }
+    std::fs::write(lake.join("marks.csv"), csv).unwrap();
+    let lake = lake.canonicalize().unwrap();
+    let jobs = jobs(work.path(), &lake, &["marks.csv".to_string()]);
+    let results = check_loads(work.path(), &jobs);
+    let numeric: Vec<&str> = results[0]["numeric"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d.as_str().unwrap())
+        .collect();
+    assert_eq!(numeric, ["Area", "Yield", "Count"], "{:?}", jobs[0].load);
+}
+
+#[test]
+fn durations_stored_as_excel_times_load_as_timedeltas() {
+    // A time of day (`hh:mm:ss`), spans as times under a span's name (`h:mm:ss`),
+    // elapsed times past a day (`[h]:mm:ss`) and minutes (`[mm]:ss`), one cell empty:
+    // the spans load as timedeltas, the time of day as it is.
+    use rust_xlsxwriter::{Format, Workbook};
+    let work = tempfile::tempdir().unwrap();
+    let lake = work.path().join("lake");
+    std::fs::create_dir_all(&lake).unwrap();
+    let mut wb = Workbook::new();
+    let ws = wb.add_worksheet().set_name("Calls").unwrap();
+    let formats =
+        ["hh:mm:ss", "h:mm:ss", "[h]:mm:ss", "[mm]:ss"].map(|f| Format::new().set_num_format(f));
+    for (c, h) in ["Start time", "Wait time", "Handling", "Elapsed", "Agent"]
+        .iter()
+        .enumerate()
+    {
+        ws.write_string(0, c as u16, *h).unwrap();
+    }
+    let day = 86_400.0;
+    for i in 0..12u32 {
+        let (r, f) = (i + 1, f64::from(i));
+        let secs = [
+            8.0 * 3600.0 + f * 1800.0,
+            30.0 + f * 61.0,
+            3600.0 + f * 9000.0,
+            15.0 + f * 20.0,
+        ];
+        for (c, (s, fmt)) in secs.iter().zip(&formats).enumerate() {
+            if !(c == 1 && i == 5) {
+                ws.write_number_with_format(r, c as u16, s / day, fmt)
+                    .unwrap();
+            }
+        }
+        ws.write_string(r, 4, ["Ann", "Bo", "Cy"][i as usize % 3])
+            .unwrap();
+    }
+    wb.save(lake.join("calls.xlsx")).unwrap();
+    let lake = lake.canonicalize().unwrap();
+    let jobs = jobs(work.path(), &lake, &["calls.xlsx".to_string()]);
+    assert_eq!(
+        jobs[0].spans,
+        ["Wait time", "Handling", "Elapsed"],
+        "{:?}",
+        jobs[0].load
+    );
+    let results = check_loads(work.path(), &jobs);
+    let spans: Vec<&str> = results[0]["spans"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d.as_str().unwrap())
+        .collect();
+    assert_eq!(
+        spans,
+        ["Wait time", "Handling", "Elapsed"],
+        "{:?}",
+        jobs[0].load
+    );
+}
+
+#[test]
 fn every_fixture_table_loads_as_described() {
     let work = tempfile::tempdir().unwrap();
     let lake = work.path().join("lake");

@@ -29,12 +29,14 @@ pub enum ReadingRule {
     /// column of numbers is a missing-value marker: the column stays numeric.
     MissingMarkers,
     /// Distinct numbers that are quantities (thousands separators, a measure's name)
-    /// stay numbers rather than identifiers.
+    /// stay numbers rather than identifiers; numbers with a footnote mark (`2023r`,
+    /// `1 234 p`, `1.234,5 r`) stay numbers.
     Measures,
     /// `HH:MM:SS`, `1h 30m`, ISO 8601 `PT…` values are durations, profiled in seconds.
     Durations,
-    /// Time written as `YYYYMM`, `YYYY-DDD`, year and day-of-year columns, or fractional
-    /// years is read as time.
+    /// Time written as `YYYYMM`, `YYYY-DDD`, quarters (`2001Q1`), date-times with a time
+    /// scale (`2014.03.23_20:24:00_TAI`), year and day-of-year or quarter columns, or
+    /// fractional years is read as time.
     TimeForms,
     /// One to three header rows merged into one name per column (`2021 / Estimate`).
     HeaderDepth,

@@ -126,6 +126,9 @@ fn date_options(cols: &[ColumnProfile]) -> (Vec<String>, Vec<String>) {
     let mut formats = Vec::new();
     for c in cols {
         match c.kind {
+            // Quarters and suffixed date-times are read by a converter
+            // (`profile::values`): no `parse_dates` format reads them.
+            _ if crate::analyze::time::forms::converter(c).is_some() => {}
             ColumnType::Date => {
                 dates.push(py(&c.name));
                 if let Some(f) = c.date_format.as_deref().filter(|f| f.contains('%')) {

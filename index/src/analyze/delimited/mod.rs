@@ -85,7 +85,10 @@ impl Analyzer for DelimitedAnalyzer {
         // 9: time in other forms (`200001`, `2001-032`, `1987.042`, `2019r`, year + day
         // of year) read as time (the time-forms reading rule).
         // 10: missing markers, durations and labelling integers (profile values).
-        // 11: legacy encodings other than Windows-1252 told apart (chardetng).
+        // 11: quarters (`2001Q1`, `Q1 2001`, a year beside `Q1`..`Q4`) and date-times
+        // with a time scale (`2014.03.23_20:24:00_TAI`) read as time; footnoted numbers
+        // grouped with spaces or dots (`1 234 p`, `1.234,5 r`) stay numbers.
+        //     legacy encodings other than Windows-1252 told apart (chardetng).
         11
     }
     fn analyze(&self, src: &Source, format: Format) -> Result<Content, AnalyzeError> {

@@ -209,7 +209,7 @@ fn describe_detects_xlsx_by_content_and_extension() {
     for name in ["q.xlsx", "q.xlsm", "export.dat"] {
         let d = describe(&Source::from_bytes(name, bytes.clone()));
         assert_eq!(d.format, Format::Excel, "{name}");
-        assert_eq!(d.analyzer, "spreadsheet@6");
+        assert_eq!(d.analyzer, "spreadsheet@7");
         assert!(d.error.is_none(), "{name}: {:?}", d.error);
         assert_eq!(tables(d.content).tables.len(), 3);
     }
@@ -529,4 +529,59 @@ fn an_empty_column_inside_a_table_and_text_rows_of_text_columns_stay_one_table()
     assert_eq!(names_of(t), ["person", "town", "C", "age", "comment"]);
     assert_eq!((t.header_row, t.rows), (Some(1), 4));
     assert_eq!(t.range.as_deref(), Some("A1:E5"));
+}
+
+/// A call log as spreadsheets keep it: a time of day, spans stored as Excel times
+/// (`h:mm:ss` under a span's name, `[h]:mm:ss` past a day, `[mm]:ss`).
+fn call_log() -> Vec<u8> {
+    let mut wb = Workbook::new();
+    let ws = wb.add_worksheet().set_name("Calls").unwrap();
+    let clock = XFormat::new().set_num_format("hh:mm:ss");
+    let time = XFormat::new().set_num_format("h:mm:ss");
+    let elapsed = XFormat::new().set_num_format("[h]:mm:ss");
+    let minutes = XFormat::new().set_num_format("[mm]:ss");
+    for (c, h) in ["Start time", "Wait time", "Handling", "Elapsed", "Agent"]
+        .iter()
+        .enumerate()
+    {
+        ws.write_string(0, c as u16, *h).unwrap();
+    }
+    let day = 86_400.0;
+    for i in 0..12u32 {
+        let r = i + 1;
+        let f = f64::from(i);
+        ws.write_number_with_format(r, 0, (8.0 * 3600.0 + f * 1800.0) / day, &clock)
+            .unwrap();
+        ws.write_number_with_format(r, 1, (30.0 + f * 61.0) / day, &time)
+            .unwrap();
+        ws.write_number_with_format(r, 2, (3600.0 + f * 9000.0) / day, &elapsed)
+            .unwrap();
+        ws.write_number_with_format(r, 3, (15.0 + f * 20.0) / day, &minutes)
+            .unwrap();
+        ws.write_string(r, 4, ["Ann", "Bo", "Cy"][i as usize % 3])
+            .unwrap();
+    }
+    wb.save_to_buffer().unwrap()
+}
+
+#[test]
+fn durations_stored_as_excel_times() {
+    let d = describe(&Source::from_bytes("calls.xlsx", call_log()));
+    let t = &tables(d.content).tables[0];
+    let kinds: Vec<ColumnType> = t.columns.iter().map(|c| c.kind).collect();
+    // A time of day stays what it is without the rule: not a span.
+    assert_ne!(kinds[0], ColumnType::Duration);
+    assert_eq!(kinds[1..4], [ColumnType::Duration; 3], "{:?}", t.columns);
+    let c = &t.columns[2];
+    assert_eq!(
+        (c.min.as_deref(), c.max.as_deref(), c.unit.as_deref()),
+        (Some("3600"), Some("102600"), Some("s"))
+    );
+    assert_eq!(t.columns[1].max.as_deref(), Some("701"));
+    let load = t.load.as_deref().unwrap_or_default();
+    assert!(
+        load.contains(r#""Wait time": lambda v: pd.to_timedelta(str(v), errors="coerce")"#)
+            && !load.contains("\"Start time\":"),
+        "{load}"
+    );
 }

@@ -248,13 +248,11 @@ impl Column {
                 let c = self.cells.get_or_insert_default();
                 c.seconds.add(secs);
                 c.clock += u64::from(form == Form::Clock);
-            } else if let Some((x, integral, mark)) = values::footnoted(v) {
+            } else if let Some((n, mark)) = values::footnoted(v) {
                 self.types.text += 1;
                 // `2019r` is a marked year to the time forms as well.
                 self.time.text(v);
-                self.cells
-                    .get_or_insert_default()
-                    .footnoted(x, integral, mark);
+                self.cells.get_or_insert_default().footnoted(n, mark);
             } else {
                 self.types.text += 1;
                 let timed = self.time.text(v);
@@ -291,7 +289,7 @@ impl Column {
         let mut t = self.types;
         let mut non_null = self.count - self.nulls;
         let (mut distinct, distinct_exact) = self.distinct.count();
-        let cells = self.cells.take().unwrap_or_default();
+        let mut cells = self.cells.take().unwrap_or_default();
         // Clock values are durations under a header naming a span, or past a day.
         let durations = t.duration > 0
             && rules::on(ReadingRule::Durations)
@@ -303,7 +301,7 @@ impl Column {
             t.duration = 0;
         }
         // Footnoted numbers count as numbers when the marks are few and mark a minority.
-        let foot = cells.foot.n;
+        let foot = cells.foot_cells();
         let mut footnote = None;
         if foot > 0
             && !cells.marks_overflow
@@ -311,18 +309,26 @@ impl Column {
             && rules::on(ReadingRule::Measures)
         {
             t.text -= foot;
+            let plain = cells.foot.n;
             if cells.foot_fraction {
-                t.float += foot;
+                t.float += plain;
             } else {
-                t.int += foot;
+                t.int += plain;
             }
-            if cells.foot.min < self.plain.min || self.plain.n == 0 {
-                self.min_text = show(cells.foot.min);
+            if plain > 0 {
+                if cells.foot.min < self.plain.min || self.plain.n == 0 {
+                    self.min_text = show(cells.foot.min);
+                }
+                if cells.foot.max > self.plain.max || self.plain.n == 0 {
+                    self.max_text = show(cells.foot.max);
+                }
+                self.plain.merge(&cells.foot);
             }
-            if cells.foot.max > self.plain.max || self.plain.n == 0 {
-                self.max_text = show(cells.foot.max);
+            // Written ones join the column's written numbers: one convention for all.
+            if cells.foot_written.cells > 0 {
+                let w = std::mem::take(&mut cells.foot_written);
+                self.written.get_or_insert_default().merge(&w);
             }
-            self.plain.merge(&cells.foot);
             let marks: Vec<String> = cells.marks.iter().map(|(m, _)| format!("{m:?}")).collect();
             footnote = Some(format!("{}{}", values::FOOTNOTE, marks.join(" ")));
         }
@@ -489,7 +495,7 @@ impl Column {
         } else {
             Vec::new()
         };
-        let order = self.time.order();
+        let order = self.time.order(non_null);
         let (mut min, mut max, mut mean, mut std) = (min, max, mean, std);
         let mut time_span = None;
         if let Some(r) = self.time.read(

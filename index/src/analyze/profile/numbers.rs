@@ -101,6 +101,17 @@ impl Written {
             && self.censored == 0
     }
 
+    /// Written with separators and nothing else (`1 234`, `1.234,5`, `1,234`): no sign
+    /// of a currency, percent, scale, bracket or bound.
+    pub(crate) fn separated_only(&self) -> bool {
+        (self.ambiguous != 0 || self.group != 0 || self.decimal == COMMA)
+            && !self.percent
+            && self.currency.is_none()
+            && self.scale == 0
+            && !self.paren
+            && self.censored == 0
+    }
+
     /// Integral in the written unit (under the default reading).
     pub(crate) fn is_integral(&self) -> bool {
         !self.fraction

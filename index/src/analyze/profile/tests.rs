@@ -439,6 +439,44 @@ fn numbers_with_footnote_marks_stay_numbers() {
     assert_eq!(p.kind, ColumnType::Integer);
     assert_eq!(p.max.as_deref(), Some("21000"));
     assert_eq!(p.notation, ["thousands \",\"", "footnote \"(e)\""]);
+    // Other separators: the column's convention reads the marked numbers too.
+    let mut spaced: Vec<String> = (1..20).map(|i| format!("{} {:03}", i, i * 7)).collect();
+    spaced.extend(["1 234 p", "12 345(e)"].map(String::from));
+    let p = profile_named("Tonnes", &spaced);
+    assert_eq!(p.kind, ColumnType::Integer);
+    assert_eq!(
+        (p.min.as_deref(), p.max.as_deref()),
+        (Some("1007"), Some("19133"))
+    );
+    assert_eq!(p.notation, ["thousands \" \"", "footnote \"p\" \"(e)\""]);
+    let mut euro: Vec<String> = (1..20)
+        .map(|i| format!("{}.{:03},{}", i, i * 11, i % 10))
+        .collect();
+    euro.push("1.234,5 r".into());
+    let p = profile_named("Value", &euro);
+    assert_eq!(p.kind, ColumnType::Float);
+    assert_eq!(p.min.as_deref(), Some("1011.1"));
+    assert_eq!(
+        p.notation,
+        ["thousands \".\"", "decimal \",\"", "footnote \"r\""]
+    );
+    // Negative control: distances with a unit and a mark, and addresses, are text.
+    let text: Vec<String> = (1..12)
+        .map(|i| {
+            if i % 2 == 0 {
+                format!("{i} km p")
+            } else {
+                format!("{} Main St", i * 10)
+            }
+        })
+        .collect();
+    let p = profile_named("Where", &text);
+    assert!(
+        !matches!(p.kind, ColumnType::Integer | ColumnType::Float),
+        "{:?}",
+        p.kind
+    );
+    assert!(p.notation.is_empty());
     // Negative control: house numbers with letters are labels, not footnoted figures.
     let house: Vec<String> = (0..12)
         .map(|i| format!("{}{}", 10 + i, ["a", "b", "c", "d"][i % 4]))

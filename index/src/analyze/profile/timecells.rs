@@ -1,12 +1,13 @@
 //! What a column's cells say about time beyond their type, for the `time-forms` reading
 //! rule: how many are `YYYYMM` months, `YYYYMMDD` or `YYYYDDD` days, `YYYY-MM` or
-//! `YYYY-DDD` text, years (plain, fractional, with a marker), and the order of the
-//! numbers. A few comparisons per cell, and nothing at all when the rule is off; the
+//! `YYYY-DDD` text, quarters (`2001Q1`, `Q1 2001`, `Q1` alone), date-times with a
+//! time-scale suffix or odd separators (`2014.03.23_20:24:00_TAI`), years (plain,
+//! fractional, with a marker), and the order of the numbers. A few comparisons per cell, and nothing at all when the rule is off; the
 //! column's reading is decided once, when it is finished ([`TimeCells::read`]).
 
 use super::super::dates::Day;
 use super::super::rules::{self, ReadingRule};
-use super::super::time::forms::{self, Order, TextTime, YearForm};
+use super::super::time::forms::{self, Order, QuarterForm, StampForm, TextTime, YearForm};
 use super::ColumnType;
 
 /// Cells of one form, and the first and last day (or year) they stand for.
@@ -76,11 +77,27 @@ pub(super) struct TimeCells {
     month_spans: Years,
     /// `YYYY-DDD` text.
     ordinals: Days,
+    /// Quarters with their year (`2001Q1`), the form of the first and whether another
+    /// cell puts the year on the other side.
+    quarters: Days,
+    quarter_form: Option<QuarterForm>,
+    quarter_sides: bool,
+    /// Date-times no date shape reads (`2014.03.23_20:24:00_TAI`, `… 20:24:00 UTC`),
+    /// the form of the first and whether another cell is written otherwise.
+    stamps: Days,
+    stamp_form: Option<StampForm>,
+    stamp_forms: bool,
+    /// `Q1`..`Q4` alone: a quarter column to read beside a year column (their numbers
+    /// go to the order).
+    lone_quarters: Seen<u32>,
     /// Years written with a marker or as a fiscal year, and by form.
     written: Years,
     forms: Vec<(YearForm, u64)>,
     /// Short text without a digit (`..`, `x`, `n.a.`).
     missing: u64,
+    /// A text cell of no form was seen: every text reading needs each cell to be of
+    /// one, so no text cell is looked at again.
+    text_off: bool,
 }
 
 /// How a column's values are read as time.
@@ -193,7 +210,7 @@ impl TimeCells {
     /// A cell that is neither a number nor a date; whether it is time in a text form
     /// (or a missing marker among such cells), which the column's reading may count on.
     pub(super) fn text(&mut self, v: &str) -> bool {
-        if !self.on {
+        if !self.on || self.text_off {
             return false;
         }
         match forms::text_time(v) {
@@ -206,6 +223,15 @@ impl TimeCells {
                 }
             }
             Some(TextTime::Ordinal(d)) => self.ordinals.add(d, d),
+            Some(TextTime::Quarter { y, q, form }) => {
+                if let Some((lo, hi)) = forms::quarter_days(y, q) {
+                    self.quarters.add(lo, hi);
+                }
+                match self.quarter_form {
+                    None => self.quarter_form = Some(form),
+                    Some(f) => self.quarter_sides |= f.year_first != form.year_first,
+                }
+            }
             Some(TextTime::Year { first, last, form }) => {
                 self.written.add(first, last);
                 match self.forms.iter_mut().find(|(f, _)| *f == form) {
@@ -213,19 +239,39 @@ impl TimeCells {
                     None => self.forms.push((form, 1)),
                 }
             }
-            None if forms::missing_like(v) => self.missing += 1,
-            None => return false,
+            None => {
+                if let Some(q) = forms::lone_quarter(v) {
+                    self.lone_quarters.add(q, q);
+                    self.number(f64::from(q));
+                } else if let Some((d, form)) = forms::stamp(v) {
+                    self.stamps.add(d, d);
+                    match self.stamp_form {
+                        None => self.stamp_form = Some(form),
+                        Some(f) => self.stamp_forms |= f != form,
+                    }
+                } else if forms::missing_like(v) {
+                    self.missing += 1;
+                } else {
+                    self.text_off = true;
+                    return false;
+                }
+            }
         }
         true
     }
 
-    /// The order of the numbers, for reading a pair of columns row by row.
-    pub(super) fn order(&self) -> Option<Order> {
+    /// The order of the numbers, for reading a pair of columns row by row; of the
+    /// quarters' numbers when every one of the `non_null` cells is a lone quarter.
+    pub(super) fn order(&self, non_null: u64) -> Option<Order> {
+        let lone = self.lone_quarters;
         (self.on && self.numbers > 0).then_some(Order {
             first: self.first,
             last: self.prev,
             up: self.up,
             down: self.down,
+            quarters: lone
+                .span
+                .filter(|_| lone.n == non_null && lone.n == self.numbers),
         })
     }
 
@@ -310,6 +356,40 @@ impl TimeCells {
                 None
             }
             ColumnType::Text | ColumnType::Categorical | ColumnType::Identifier => {
+                // Quarters with their year, all on one side: the first day of the last
+                // quarter is its value as pandas reads it (`Period.start_time`).
+                if let (true, false, Some(form), Some((lo, hi))) = (
+                    self.quarters.n == non_null,
+                    self.quarter_sides,
+                    self.quarter_form,
+                    self.quarters.span,
+                ) {
+                    let shown = Day::new(hi.y as u32, hi.m as u32 - 2, 1)?;
+                    return Some(Reading {
+                        kind: ColumnType::Date,
+                        date_format: form.pattern(),
+                        range: Some((lo.iso(), shown.iso())),
+                        span: (lo, hi),
+                    });
+                }
+                // Date-times (or dotted dates) all written one way.
+                if let (true, false, Some(form), Some((lo, hi))) = (
+                    self.stamps.n == non_null,
+                    self.stamp_forms,
+                    self.stamp_form,
+                    self.stamps.span,
+                ) {
+                    return Some(Reading {
+                        kind: if form.time_sep == 0 {
+                            ColumnType::Date
+                        } else {
+                            ColumnType::Datetime
+                        },
+                        date_format: form.pattern(),
+                        range: Some((lo.iso(), hi.iso())),
+                        span: (lo, hi),
+                    });
+                }
                 if self.text_months.n == non_null {
                     // `2001-02, 2002-03`: every value is followed by its next year: fiscal
                     // years, not months; one such value alone could be either.

@@ -15,18 +15,23 @@
 //! - **Footnote marks.** A number followed by a mark (`2023r`, `1,234 p`, `12.5*`,
 //!   `310 (e)`) is that number when such cells are a minority of the column's numbers
 //!   and carry at most [`MARKERS_MAX`] distinct marks; the notation names the marks.
+//!   Numbers written with separators (`1 234 p`, `1.234,5 r`) are read with the
+//!   column's other written numbers, in the one convention they agree on.
 //! - **Durations.** `1h 30m`, `90 min`, `2 days` and ISO 8601 `PT1H30M` are durations
 //!   wherever they stand. A clock-like `H:MM:SS` column is a duration when its header
 //!   names a span (wait, duration, elapsed, …) or a value reaches 24 hours; otherwise it
 //!   is a time of day and stays text. Two-part `12:30` is read as a duration by no one
-//!   the same way (`MM:SS` or `HH:MM`), so it stays text.
+//!   the same way (`MM:SS` or `HH:MM`), so it stays text. A workbook's spans stored as
+//!   times (`h:mm:ss`, elapsed `[h]:mm:ss`) reach the profile as `H:MM:SS` and are read
+//!   the same way; pandas reads those cells as `datetime.time` or `timedelta`, so the
+//!   load line's converter reads their text.
 //! - **Identifiers.** Integers written zero-padded to one width of at least
 //!   [`PADDED_MIN_WIDTH`] digits (`00123`, a ZIP or FIPS code) or, nearly unique, under a
 //!   header naming a key (`id`, `code`, `zip`, `fips`) are identifiers:
 //!   their range stays, their mean does not. A column whose cells are mostly numbers is
 //!   never an identifier: it is a measure whose odd cells kept it from being numeric.
 
-use super::numbers::Moments;
+use super::numbers::{self, Moments, Written};
 use super::{ColumnProfile, ColumnType};
 use crate::analyze::rules::{Applied, ReadingRule};
 use crate::analyze::Content;
@@ -102,11 +107,12 @@ pub(super) fn duration(v: &str) -> Option<(f64, Form)> {
     spelled(v).map(|s| (s, Form::Spelled))
 }
 
-/// `H:MM:SS` with one to three hour digits and an optional fraction of seconds.
+/// `H:MM:SS` with one to five hour digits (a workbook's `[h]:mm:ss` runs past 999
+/// hours) and an optional fraction of seconds.
 fn clock(v: &str) -> Option<f64> {
     let mut parts = v.split(':');
     let (h, m, s) = (parts.next()?, parts.next()?, parts.next()?);
-    if parts.next().is_some() || h.is_empty() || h.len() > 3 || m.len() != 2 {
+    if parts.next().is_some() || h.is_empty() || h.len() > 5 || m.len() != 2 {
         return None;
     }
     let (whole, frac) = s.split_once('.').unwrap_or((s, ""));
@@ -184,9 +190,18 @@ fn iso(v: &str) -> Option<f64> {
     any.then_some(total)
 }
 
-/// A number with a footnote mark (`2023r`, `1,234 p`, `12.5*`, `45†`, `310 (e)`): the
-/// number's value and the mark. Comma-grouped numbers are read with the comma grouping.
-pub(super) fn footnoted(v: &str) -> Option<(f64, bool, &str)> {
+/// The number before a footnote mark: plain (its value, and whether it is whole), or
+/// written with separators (`1 234`, `1.234,5`, `1,234`), which the column's convention
+/// reads with its other written numbers.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) enum Foot {
+    Plain(f64, bool),
+    Written(Written),
+}
+
+/// A number with a footnote mark (`2023r`, `1,234 p`, `1.234,5 r`, `12 345(e)`, `12.5*`,
+/// `45†`, `310 (e)`): the number and the mark.
+pub(super) fn footnoted(v: &str) -> Option<(Foot, &str)> {
     // A number starts with a digit, a sign, a point, a currency or a bracket: most text
     // is ruled out at its first byte.
     if !v.bytes().next().is_some_and(|b| {
@@ -217,21 +232,21 @@ pub(super) fn footnoted(v: &str) -> Option<(f64, bool, &str)> {
         return None;
     }
     if let Some(x) = super::column::parse_int(body) {
-        return Some((x, true, mark));
+        return Some((Foot::Plain(x, true), mark));
     }
     if let Some(x) = super::column::parse_float(body).filter(|x| x.is_finite()) {
-        return Some((x, false, mark));
+        return Some((Foot::Plain(x, false), mark));
     }
-    // `1,234,567`: groups of three after a lead of one to three digits.
-    let groups: Vec<&str> = body.split(',').collect();
-    let grouped = groups.len() > 1
-        && (1..=3).contains(&groups[0].len())
-        && groups[1..].iter().all(|g| g.len() == 3)
-        && groups.iter().all(|g| g.bytes().all(|c| c.is_ascii_digit()));
-    grouped
-        .then(|| body.replace(',', "").parse().ok())
+    // Separators only (`1 234`, `1.234,5`): a currency, a percent or a scale before a
+    // mark is some other text (`3 km p` never gets here: it ends in a letter).
+    let separated = body
+        .bytes()
+        .all(|c| c.is_ascii_digit() || matches!(c, b',' | b'.' | b' ' | b'\'' | b'-') || c >= 0x80);
+    separated
+        .then(|| numbers::parse(body))
         .flatten()
-        .map(|x| (x, true, mark))
+        .filter(|w| w.separated_only())
+        .map(|w| (Foot::Written(w), mark))
 }
 
 /// A header that names a span of time rather than a moment.
@@ -344,6 +359,9 @@ pub(super) struct Cells {
     pub marks: Vec<(String, u64)>,
     pub marks_overflow: bool,
     pub foot_fraction: bool,
+    /// Numbers with a footnote mark written with separators (`1 234 p`): read with the
+    /// column's other written numbers when the marks are taken.
+    pub foot_written: numbers::Column,
 }
 
 /// Count `v` among `tokens`, keeping at most [`MARKERS_MAX`] distinct ones; false when
@@ -364,9 +382,14 @@ impl Cells {
         self.markers_overflow |= !count_token(&mut self.markers, v);
     }
 
-    pub(super) fn footnoted(&mut self, x: f64, integral: bool, mark: &str) {
-        self.foot.add(x);
-        self.foot_fraction |= !integral;
+    pub(super) fn footnoted(&mut self, n: Foot, mark: &str) {
+        match n {
+            Foot::Plain(x, integral) => {
+                self.foot.add(x);
+                self.foot_fraction |= !integral;
+            }
+            Foot::Written(w) => self.foot_written.add(&w),
+        }
         self.marks_overflow |= !count_token(&mut self.marks, mark);
     }
 
@@ -375,6 +398,11 @@ impl Cells {
             Some(m) => m.1 += 1,
             None => self.kept_nulls.push((v.to_string(), 1)),
         }
+    }
+
+    /// Cells holding a number with a footnote mark.
+    pub(super) fn foot_cells(&self) -> u64 {
+        self.foot.n + self.foot_written.cells
     }
 
     /// Cells read as markers.
@@ -399,9 +427,11 @@ fn py(s: &str) -> String {
 
 /// The `read_csv`/`read_excel`/`read_html`/`read_fwf` arguments that load the columns'
 /// values as described: `na_values=` for their missing markers, `converters=` for
-/// durations and footnoted numbers. Zero-padded codes load as pandas reads them
+/// durations, quarters and footnoted numbers. Zero-padded codes load as pandas reads them
 /// (integers): the same codes written unpadded in another file still compare and join.
-fn load_options(cols: &[ColumnProfile]) -> Vec<String> {
+/// A workbook's reader (`excel`) hands over time cells as `datetime.time` (or
+/// `timedelta`): a duration's converter reads them as text.
+fn load_options(cols: &[ColumnProfile], excel: bool) -> Vec<String> {
     let mut na = Vec::new();
     let mut conv = Vec::new();
     for c in cols {
@@ -411,23 +441,39 @@ fn load_options(cols: &[ColumnProfile]) -> Vec<String> {
         }
         if c.kind == ColumnType::Duration {
             // Markers reach a converter as written: coerce them to NaT.
-            let f = if c.missing.is_empty() && c.nulls == 0 {
+            let f = if excel {
+                "lambda v: pd.to_timedelta(str(v), errors=\"coerce\")".to_string()
+            } else if c.missing.is_empty() && c.nulls == 0 {
                 "pd.to_timedelta".to_string()
             } else {
                 "lambda v: pd.to_timedelta(v, errors=\"coerce\")".to_string()
             };
             conv.push(format!("{}: {f}", py(&c.name)));
         }
+        if let Some(f) = crate::analyze::time::forms::converter(c) {
+            conv.push(format!("{}: {f}", py(&c.name)));
+        }
         if let Some(marks) = c.notation.iter().find_map(|n| n.strip_prefix(FOOTNOTE)) {
-            // The marks' characters (and grouping commas) go before the number is read.
-            let mut strip: String = marks.chars().filter(|c| *c != '"' && *c != ' ').collect();
-            strip.push_str(" ()");
+            // The marks go, then the grouping; a decimal comma becomes a point.
+            let mut body = "v".to_string();
+            for m in marks.split('"').filter(|m| !m.trim().is_empty()) {
+                body.push_str(&format!(".removesuffix({})", py(m)));
+            }
+            body.push_str(".strip()");
+            let group = c
+                .notation
+                .iter()
+                .find_map(|n| n.strip_prefix("thousands "))
+                .and_then(|q| serde_json::from_str::<String>(q).ok());
             let decimal_comma = c.notation.iter().any(|n| n == "decimal \",\"");
-            let body = if !decimal_comma {
-                format!("v.rstrip({}).replace(\",\", \"\")", py(&strip))
-            } else {
-                format!("v.rstrip({})", py(&strip))
-            };
+            match group {
+                Some(g) => body.push_str(&format!(".replace({}, \"\")", py(&g))),
+                None if !decimal_comma => body.push_str(".replace(\",\", \"\")"),
+                None => {}
+            }
+            if decimal_comma {
+                body.push_str(".replace(\",\", \".\")");
+            }
             conv.push(format!(
                 "{}: lambda v: pd.to_numeric({body}, errors=\"coerce\")",
                 py(&c.name)
@@ -456,7 +502,7 @@ const READERS: [&str; 4] = [
 /// reads no text cells (`read_parquet`) or renames the columns after reading (the names
 /// a reader's options use are then not the described ones).
 fn with_options(call: &str, cols: &[ColumnProfile]) -> Option<String> {
-    let opts = load_options(cols);
+    let opts = load_options(cols, call.contains("pd.read_excel("));
     if opts.is_empty() || call.contains(".set_axis(") {
         return None;
     }
@@ -552,13 +598,22 @@ mod tests {
         assert_eq!(duration("00:00:07"), Some((7.0, Form::Clock)));
         assert_eq!(duration("1:02:03.5"), Some((3723.5, Form::Clock)));
         assert_eq!(duration("25:30:00"), Some((91800.0, Form::Clock)));
+        assert_eq!(duration("1234:56:07"), Some((4445767.0, Form::Clock)));
         assert_eq!(duration("1h 30m"), Some((5400.0, Form::Spelled)));
         assert_eq!(duration("90 min"), Some((5400.0, Form::Spelled)));
         assert_eq!(duration("1 day 2 hours"), Some((93600.0, Form::Spelled)));
         assert_eq!(duration("PT1H30M"), Some((5400.0, Form::Spelled)));
         assert_eq!(duration("P1DT2H"), Some((93600.0, Form::Spelled)));
         for no in [
-            "07:30", "12:61:00", "PT", "P", "3 hrs", "5 apples", "Paris", "1:2:3",
+            "07:30",
+            "12:61:00",
+            "PT",
+            "P",
+            "3 hrs",
+            "5 apples",
+            "Paris",
+            "1:2:3",
+            "123456:00:00",
         ] {
             assert_eq!(duration(no), None, "{no}");
         }
@@ -566,13 +621,36 @@ mod tests {
 
     #[test]
     fn footnote_marks_after_numbers() {
-        assert_eq!(footnoted("2023r"), Some((2023.0, true, "r")));
-        assert_eq!(footnoted("1,234,567 p"), Some((1234567.0, true, "p")));
-        assert_eq!(footnoted("12.5*"), Some((12.5, false, "*")));
-        assert_eq!(footnoted("45†"), Some((45.0, true, "†")));
-        assert_eq!(footnoted("310 (e)"), Some((310.0, true, "(e)")));
+        let plain = |v| match footnoted(v) {
+            Some((Foot::Plain(x, whole), m)) => Some((x, whole, m)),
+            _ => None,
+        };
+        assert_eq!(plain("2023r"), Some((2023.0, true, "r")));
+        assert_eq!(plain("12.5*"), Some((12.5, false, "*")));
+        assert_eq!(plain("45†"), Some((45.0, true, "†")));
+        assert_eq!(plain("310 (e)"), Some((310.0, true, "(e)")));
+        // Separators: the written number, for the column's convention to read.
+        let written = |v| match footnoted(v) {
+            Some((Foot::Written(w), m)) => Some((w.value, m)),
+            _ => None,
+        };
+        assert_eq!(written("1,234,567 p"), Some((1234567.0, "p")));
+        assert_eq!(written("1 234 p"), Some((1234.0, "p")));
+        assert_eq!(written("12 345(e)"), Some((12345.0, "(e)")));
+        assert_eq!(written("1.234,5 r").map(|w| w.1), Some("r"));
         for no in [
-            "r", "abc", "A12", "12AB", "1,23r", "(e)", "12 (ab)", "3.5.1x",
+            "r",
+            "abc",
+            "A12",
+            "12AB",
+            "(e)",
+            "12 (ab)",
+            "3.5.1x",
+            "3 km p",
+            "12 Main St",
+            "$5 p",
+            "5% r",
+            "1..2 p",
         ] {
             assert_eq!(footnoted(no), None, "{no}");
         }
@@ -596,7 +674,7 @@ mod tests {
         let call = r#"pd.read_csv(path, sep=")", names=["a(", "b"])"#;
         assert_eq!(
             with_options(call, &cols).unwrap(),
-            r#"pd.read_csv(path, sep=")", names=["a(", "b"], na_values={"Temp": ["M"]}, converters={"wait": pd.to_timedelta, "Year": lambda v: pd.to_numeric(v.rstrip("p ()").replace(",", ""), errors="coerce")})"#
+            r#"pd.read_csv(path, sep=")", names=["a(", "b"], na_values={"Temp": ["M"]}, converters={"wait": pd.to_timedelta, "Year": lambda v: pd.to_numeric(v.removesuffix("p").strip().replace(",", ""), errors="coerce")})"#
         );
         let html = "pd.read_html(path, header=0)[1]";
         assert_eq!(

@@ -1,8 +1,9 @@
 //! Time written in other forms than calendar dates, read as time (the `time-forms`
 //! reading rule): months as `YYYYMM` integers, days as `YYYYMMDD` or `YYYYDDD` integers,
-//! `YYYY-MM` and `YYYY-DDD` text, fractional years (`1987.042`), years with a marker
-//! (`2019r`, `1999*`, `FY2020`, `2020/21`), and a year column beside a day-of-year or a
-//! month column.
+//! `YYYY-MM` and `YYYY-DDD` text, quarters (`2001Q1`, `2001-Q1`, `Q1 2001`), date-times
+//! with a time-scale suffix or odd separators (`2014.03.23_20:24:00_TAI`), fractional
+//! years (`1987.042`), years with a marker (`2019r`, `1999*`, `FY2020`, `2020/21`), and a
+//! year column beside a day-of-year, a month or a quarter column.
 //!
 //! The profiler reads one column at a time from its cells (`profile::timecells`, with the
 //! recognizers here); [`read_tables`] reads the pairs of columns, states every reading in
@@ -54,6 +55,250 @@ pub(crate) fn year_month_day(v: &str) -> Option<Day> {
         return None;
     }
     Day::new(year4(&v[..4])?, number(&v[4..6])?, number(&v[6..])?)
+}
+
+/// `Q1`..`Q4` (any case): a quarter's number.
+pub(crate) fn lone_quarter(v: &str) -> Option<u32> {
+    match v.as_bytes() {
+        [b'Q' | b'q', d @ b'1'..=b'4'] => Some(u32::from(d - b'0')),
+        _ => None,
+    }
+}
+
+/// How a column writes quarters: the year first (`2001Q1`, `2001-Q1`, `2001 q1`) or the
+/// quarter first (`Q1 2001`, `Q1-2001`), with the separator (0 for none) and the case of
+/// the `Q`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct QuarterForm {
+    pub year_first: bool,
+    pub sep: u8,
+    pub lower: bool,
+}
+
+impl QuarterForm {
+    /// How the form is written, strftime-like (`%q` standing for the quarter's number).
+    pub(crate) fn pattern(self) -> String {
+        let q = if self.lower { "q%q" } else { "Q%q" };
+        let sep = if self.sep == 0 {
+            String::new()
+        } else {
+            (self.sep as char).to_string()
+        };
+        if self.year_first {
+            format!("%Y{sep}{q}")
+        } else {
+            format!("{q}{sep}%Y")
+        }
+    }
+}
+
+/// A year and a quarter written in one cell (`2001Q1`, `2001-Q1`, `2001 Q1`, `2001q1`,
+/// `Q1 2001`, `Q1-2001`), and how.
+pub(crate) fn quarter(v: &str) -> Option<(u32, u32, QuarterForm)> {
+    let b = v.as_bytes();
+    // Six or seven bytes, a digit or a `Q` first: most cells stop here.
+    if !(6..=7).contains(&b.len()) {
+        return None;
+    }
+    let sep_of = |s: &[u8]| match s {
+        [] => Some(0),
+        [c @ (b'-' | b' ')] => Some(*c),
+        _ => None,
+    };
+    match b[0] {
+        b'0'..=b'9' => {
+            let y = year4(v.get(..4)?)?;
+            let q = lone_quarter(v.get(b.len() - 2..)?)?;
+            let sep = sep_of(&b[4..b.len() - 2])?;
+            let lower = b[b.len() - 2] == b'q';
+            Some((
+                y,
+                q,
+                QuarterForm {
+                    year_first: true,
+                    sep,
+                    lower,
+                },
+            ))
+        }
+        b'Q' | b'q' => {
+            let q = lone_quarter(v.get(..2)?)?;
+            let y = year4(v.get(b.len() - 4..)?)?;
+            let sep = sep_of(&b[2..b.len() - 4])?;
+            let lower = b[0] == b'q';
+            Some((
+                y,
+                q,
+                QuarterForm {
+                    year_first: false,
+                    sep,
+                    lower,
+                },
+            ))
+        }
+        _ => None,
+    }
+}
+
+/// The pandas converter of a column whose values no `parse_dates` format reads:
+/// quarters (`2001Q1`, `Q1 2001`, as `pd.Period` reads `2001Q1`: their first day) and
+/// date-times with a suffix (stripped, then read with their format). An empty or null
+/// cell is NaT.
+pub(crate) fn converter(c: &ColumnProfile) -> Option<String> {
+    let f = c.date_format.as_deref()?;
+    match c.kind {
+        ColumnType::Date if f.contains("%q") => {
+            let (y, q) = if f.starts_with("%Y") {
+                ("v[:4]", "v[-1]")
+            } else {
+                ("v[-4:]", "v[1]")
+            };
+            Some(format!(
+                "lambda v: pd.Period({y} + \"Q\" + {q}, freq=\"Q\").to_timestamp() if v[-1:].isdigit() else pd.NaT"
+            ))
+        }
+        ColumnType::Datetime if c.time_span.is_some() => {
+            // The suffix is what follows the last directive.
+            let end = f.rfind('%').map_or(f.len(), |i| i + 2).min(f.len());
+            let (format, suffix) = f.split_at(end);
+            let py = |s: &str| serde_json::to_string(s).unwrap_or_default();
+            let value = if suffix.is_empty() {
+                "v".to_string()
+            } else {
+                format!("v.removesuffix({})", py(suffix))
+            };
+            Some(format!(
+                "lambda v: pd.to_datetime({value}, format={}, errors=\"coerce\")",
+                py(format)
+            ))
+        }
+        _ => None,
+    }
+}
+
+/// How a column writes date-times that no date shape reads: a time-scale or zone
+/// suffix (`2014/03/23 20:24:00 UTC`, `2014.03.23_20:24:00_TAI`), an underscore between
+/// date and time, or dots between year, month and day (`2014.03.23`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct StampForm {
+    /// Between year, month and day: `-`, `/` or `.`.
+    pub date_sep: u8,
+    /// Between the date and the time (`T`, ` `, `_`); 0 for a date alone.
+    pub time_sep: u8,
+    /// Seconds are written, and a fraction of them.
+    pub seconds: bool,
+    pub fraction: bool,
+    /// What follows the time, its separator included (`_TAI`, ` UTC`, `Z`): at most
+    /// [`SUFFIX_MAX`] bytes, `suffix_len` of them used.
+    suffix: [u8; SUFFIX_MAX],
+    suffix_len: u8,
+}
+
+/// Longest suffix after a time: a separator and five letters.
+const SUFFIX_MAX: usize = 6;
+
+impl StampForm {
+    /// The suffix as written.
+    pub(crate) fn suffix(&self) -> &str {
+        std::str::from_utf8(&self.suffix[..self.suffix_len as usize]).unwrap_or_default()
+    }
+
+    /// How the form is written, strftime-like, the suffix as a literal.
+    pub(crate) fn pattern(&self) -> String {
+        let d = self.date_sep as char;
+        let mut p = format!("%Y{d}%m{d}%d");
+        if self.time_sep != 0 {
+            p.push(self.time_sep as char);
+            p.push_str("%H:%M");
+            if self.seconds {
+                p.push_str(":%S");
+            }
+            if self.fraction {
+                p.push_str(".%f");
+            }
+            p.push_str(self.suffix());
+        }
+        p
+    }
+}
+
+/// Two ASCII digits' value.
+fn two(b: &[u8]) -> Option<u32> {
+    match b {
+        [a @ b'0'..=b'9', c @ b'0'..=b'9'] => Some(u32::from(a - b'0') * 10 + u32::from(c - b'0')),
+        _ => None,
+    }
+}
+
+/// A date-time or date written `YYYY?MM?DD` (`?` one of `-`, `/`, `.`), then maybe a
+/// time `HH:MM[:SS[.f]]` after `T`, a space or `_`, then maybe a suffix of one to five
+/// letters (`Z`, `UTC`, `_TAI`, ` GPS`): its day and form. `1.2.3` and `10.0.0.1` are
+/// not: the year comes first, whole.
+pub(crate) fn stamp(v: &str) -> Option<(Day, StampForm)> {
+    let b = v.as_bytes();
+    // A year's digit first and the same separator after the year and the month: most
+    // cells stop at these bytes.
+    if b.len() < 10 || b.len() > 40 || !b[0].is_ascii_digit() {
+        return None;
+    }
+    let date_sep = b[4];
+    if !matches!(date_sep, b'-' | b'/' | b'.') || b[7] != date_sep {
+        return None;
+    }
+    let day = Day::new(year4(v.get(..4)?)?, two(&b[5..7])?, two(&b[8..10])?)?;
+    let mut f = StampForm {
+        date_sep,
+        time_sep: 0,
+        seconds: false,
+        fraction: false,
+        suffix: [0; SUFFIX_MAX],
+        suffix_len: 0,
+    };
+    let rest = &b[10..];
+    let Some((&time_sep, t)) = rest.split_first() else {
+        return Some((day, f));
+    };
+    if !matches!(time_sep, b'T' | b' ' | b'_') || t.len() < 5 || t[2] != b':' {
+        return None;
+    }
+    f.time_sep = time_sep;
+    if two(&t[..2])? > 23 || two(&t[3..5])? > 59 {
+        return None;
+    }
+    let mut t = &t[5..];
+    if let [b':', s @ ..] = t {
+        if two(s.get(..2)?)? > 60 {
+            return None;
+        }
+        f.seconds = true;
+        t = &s[2..];
+        if let [b'.', frac @ ..] = t {
+            let n = frac.iter().take_while(|c| c.is_ascii_digit()).count();
+            if n == 0 {
+                return None;
+            }
+            f.fraction = true;
+            t = &frac[n..];
+        }
+    }
+    // The suffix: letters, after a space or `_` or none.
+    let letters = match t {
+        [b' ' | b'_', l @ ..] => l,
+        l => l,
+    };
+    if t.len() > SUFFIX_MAX
+        || (!t.is_empty() && (letters.is_empty() || !letters.iter().all(u8::is_ascii_alphabetic)))
+    {
+        return None;
+    }
+    f.suffix[..t.len()].copy_from_slice(t);
+    f.suffix_len = t.len() as u8;
+    Some((day, f))
+}
+
+/// The first and last day of quarter `q` of year `y`.
+pub(crate) fn quarter_days(y: u32, q: u32) -> Option<(Day, Day)> {
+    Some((Day::new(y, q * 3 - 2, 1)?, Day::month_end(y, q * 3)?))
 }
 
 /// Day `doy` (1-based) of year `y`.
@@ -114,6 +359,8 @@ pub(crate) enum TextTime {
     Month { y: u32, m: u32, span: bool },
     /// `2001-032`: a year and a day of the year.
     Ordinal(Day),
+    /// `2001Q1`, `Q1 2001`: a year and a quarter.
+    Quarter { y: u32, q: u32, form: QuarterForm },
     /// A year written with more than its digits: the first and last year it names.
     Year {
         first: u32,
@@ -152,13 +399,17 @@ fn next_year(y: u32, w: &str) -> Option<bool> {
 /// numbers included.
 pub(crate) fn text_time(v: &str) -> Option<TextTime> {
     let v = v.trim();
-    // Every form starts with a year's digit or `FY`: most text is ruled out at once.
+    // Every form starts with a year's digit, `FY` or a quarter's `Q`: most text is ruled
+    // out at once.
     if !v
         .bytes()
         .next()
-        .is_some_and(|b| b.is_ascii_digit() || b == b'F' || b == b'f')
+        .is_some_and(|b| b.is_ascii_digit() || matches!(b, b'F' | b'f' | b'Q' | b'q'))
     {
         return None;
+    }
+    if let Some((y, q, form)) = quarter(v) {
+        return Some(TextTime::Quarter { y, q, form });
     }
     if let Some(rest) = v
         .strip_prefix("FY")
@@ -326,6 +577,11 @@ fn names_month(name: &str) -> bool {
     names_only(name, &["month", "mon", "mo", "mm", "mth"])
 }
 
+/// A name that says the column is a quarter's number.
+fn names_quarter(name: &str) -> bool {
+    names_only(name, &["quarter", "quarters", "qtr", "q"])
+}
+
 /// A name that says the column is a day of the month.
 fn names_day(name: &str) -> bool {
     names_only(name, &["day", "dd", "dom", "month"]) && !names_month(name)
@@ -350,6 +606,8 @@ pub(crate) struct Order {
     /// How often a value is above, and below, the one before it.
     pub up: u64,
     pub down: u64,
+    /// The smallest and largest quarter of a column of `Q1`..`Q4` alone.
+    pub quarters: Option<(u32, u32)>,
 }
 
 /// A whole number in a column's `min`/`max`.
@@ -431,6 +689,37 @@ fn pair_span(cols: &[ColumnProfile]) -> Option<Pair> {
             span: (a, b),
         });
     }
+    // A quarter: `Q1`..`Q4` alone, or 1..4 under a header naming a quarter.
+    let quarters = |c: &ColumnProfile| {
+        c.order.and_then(|o| o.quarters).or_else(|| {
+            names_quarter(&c.name)
+                .then(|| whole_column(c))
+                .flatten()
+                .filter(|&(lo, hi)| lo >= 1 && hi <= 4)
+        })
+    };
+    if let Some(qi) = cols
+        .iter()
+        .position(|c| c.time_span.is_none() && quarters(c).is_some())
+    {
+        let (qlo, qhi) = quarters(&cols[qi])?;
+        let rows = first_last(year)
+            .zip(first_last(&cols[qi]))
+            .and_then(|(y, q)| {
+                let (a, b) = (quarter_days(y.0, q.0)?.0, quarter_days(y.1, q.1)?.1);
+                (sorted(&[qi]) && a <= b).then_some((a, b))
+            });
+        let (a, b) = match rows {
+            Some(r) => r,
+            None => (quarter_days(ylo, qlo)?.0, quarter_days(yhi, qhi)?.1),
+        };
+        return Some(Pair {
+            year: yi,
+            with: vec![qi],
+            what: "year, quarter",
+            span: (a, b),
+        });
+    }
     let mi = find(names_month, 12)?;
     let di = find(names_day, 31);
     let (mlo, mhi) = whole_column(&cols[mi])?;
@@ -481,6 +770,9 @@ fn reading(c: &ColumnProfile) -> String {
         "%Y%m%d" => "days written YYYYMMDD".into(),
         "%Y%j" => "days written YYYYDDD (year, day of year)".into(),
         "%Y-%j" => "days written YYYY-DDD (year, day of year)".into(),
+        f if f.contains("%q") => format!("quarters written {f}"),
+        f if f.contains("%H") => format!("date-times written {f}"),
+        f if f.contains("%d") => format!("days written {f}"),
         "fractional years" => format!(
             "fractional years ({} … {})",
             c.min.as_deref().unwrap_or("?"),
@@ -623,7 +915,8 @@ mod tests {
             ("1999*", year(1999, 1999, YearForm::Marked)),
             ("2021 est.", year(2021, 2021, YearForm::Marked)),
             ("2001 Jan", None),
-            ("2001 Q1", None),
+            ("Q5 2001", None),
+            ("A1Q2", None),
             ("2001 average", None),
             ("1234r", None),
             ("2001", None),
@@ -637,6 +930,268 @@ mod tests {
         assert!(!names_a_key("Period") && !names_a_key("valid"));
         assert!(names_time("tranMonth") && names_time("Date") && names_time("yyyymm"));
         assert!(!names_time("Value") && !names_time("account"));
+    }
+
+    #[test]
+    fn quarters_as_written() {
+        let yf = |sep, lower| QuarterForm {
+            year_first: true,
+            sep,
+            lower,
+        };
+        assert_eq!(quarter("2001Q1"), Some((2001, 1, yf(0, false))));
+        assert_eq!(quarter("2001-Q2"), Some((2001, 2, yf(b'-', false))));
+        assert_eq!(quarter("2001 Q3"), Some((2001, 3, yf(b' ', false))));
+        assert_eq!(quarter("2001q4"), Some((2001, 4, yf(0, true))));
+        let (y, q, f) = quarter("Q1 2001").unwrap();
+        assert_eq!(
+            (y, q, f.year_first, f.pattern()),
+            (2001, 1, false, "Q%q %Y".into())
+        );
+        assert_eq!(quarter("Q4-1999").map(|t| (t.0, t.1)), Some((1999, 4)));
+        assert_eq!(yf(b'-', false).pattern(), "%Y-Q%q");
+        for no in [
+            "2001Q5", "2001Q0", "A1Q2", "Q1", "Q12001x", "1234Q1", "2001/Q1", "2001QQ1",
+            "Q1  2001", "2001 Q1 ",
+        ] {
+            assert_eq!(quarter(no), None, "{no}");
+        }
+        assert_eq!(lone_quarter("Q3"), Some(3));
+        assert_eq!(lone_quarter("q1"), Some(1));
+        for no in ["Q5", "Q0", "Q", "Q12", "A1"] {
+            assert_eq!(lone_quarter(no), None, "{no}");
+        }
+        assert_eq!(
+            quarter_days(2001, 4),
+            Some((day(2001, 10, 1).unwrap(), day(2001, 12, 31).unwrap()))
+        );
+    }
+
+    #[test]
+    fn quarters_in_a_column_are_dates_from_the_first_day_to_the_last() {
+        for (header, cell) in [
+            (
+                "Period",
+                (|y, q| format!("{y}Q{q}")) as fn(u32, u32) -> String,
+            ),
+            ("quarter", |y, q| format!("{y}-Q{q}")),
+            ("x", |y, q| format!("{y} Q{q}")),
+            ("Date", |y, q| format!("Q{q} {y}")),
+            ("obs", |y, q| format!("{y}q{q}")),
+        ] {
+            let text = csv(
+                &format!("{header},GDP"),
+                (2001..=2003)
+                    .flat_map(|y| (1..=4).map(move |q| format!("{},{}", cell(y, q), q * 10))),
+            );
+            let d = described("gdp.csv", &text);
+            let (cols, notes) = table(&d);
+            let c = &cols[0];
+            assert_eq!(c.kind, ColumnType::Date, "{header}");
+            assert_eq!(
+                (c.min.as_deref(), c.max.as_deref()),
+                (Some("2001-01-01"), Some("2003-10-01")),
+                "{header}"
+            );
+            assert_eq!(
+                coverage("gdp.csv", &text),
+                t("2001-01-01", "2003-12-31", &format!("column {header:?}"))
+            );
+            assert!(
+                notes.iter().any(|n| n.contains("read as quarters written")),
+                "{notes:?}"
+            );
+            assert_eq!(d.rules.get("time-forms"), Some(&1));
+            let Content::Table(tb) = &d.content else {
+                unreachable!()
+            };
+            let load = tb.load.as_deref().unwrap_or_default();
+            assert!(
+                load.contains("pd.Period(") && !load.contains("parse_dates"),
+                "{load}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_year_and_a_quarter_name_days_together() {
+        // `Q1`..`Q4` under any header, rows in order.
+        let text = csv(
+            "Year,Qtr,Output",
+            (2010..=2012).flat_map(|y| (1..=4).map(move |q| format!("{y},Q{q},{}", y + q))),
+        );
+        let d = described("out.csv", &text);
+        let cov = d.time_coverage.clone().expect("coverage");
+        assert_eq!(
+            (cov.start.as_str(), cov.end.as_str()),
+            ("2010-01-01", "2012-12-31")
+        );
+        let (_, notes) = table(&d);
+        assert!(
+            notes
+                .iter()
+                .any(|n| n.starts_with("\"Year\" + \"Qtr\" read together as days (year, quarter)")),
+            "{notes:?}"
+        );
+        // Numbers 1..4 under a header naming the quarter; rows starting mid-year.
+        let text = csv(
+            "year,quarter,n",
+            [(2015, 3), (2015, 4), (2016, 1), (2016, 2)]
+                .iter()
+                .map(|(y, q)| format!("{y},{q},1")),
+        );
+        assert_eq!(
+            coverage("q.csv", &text).map(|c| (c.0, c.1)),
+            Some(("2015-07-01".into(), "2016-06-30".into()))
+        );
+    }
+
+    #[test]
+    fn codes_that_look_like_quarters_are_not_time() {
+        // Codes with a quarter inside; product codes `Q1`..`Q9` beside no year; a
+        // numeric `quarter` past 4 beside a year; `Q1`..`Q4` with no year column.
+        let codes = csv(
+            "code,n",
+            ["A1Q2", "B3Q4", "C2Q1", "D4Q3"]
+                .iter()
+                .map(|v| format!("{v},1")),
+        );
+        let products = csv("Product,Sales", (1..=9).map(|i| format!("Q{i},{}", i * 5)));
+        let past4 = csv("Year,Quarter,n", (1..=8).map(|i| format!("2001,{i},{i}")));
+        let no_year = csv("Survey,n", (1..=8).map(|i| format!("Q{},{i}", i % 4 + 1)));
+        for (name, text) in [
+            ("codes.csv", codes),
+            ("products.csv", products),
+            ("past4.csv", past4.clone()),
+            ("noyear.csv", no_year),
+        ] {
+            let d = described(name, &text);
+            let (cols, notes) = table(&d);
+            assert!(
+                cols.iter()
+                    .all(|c| c.kind != ColumnType::Date && c.time_span.is_none()),
+                "{name}: {cols:?}"
+            );
+            assert!(
+                !notes.iter().any(|n| n.contains("quarter")),
+                "{name}: {notes:?}"
+            );
+        }
+        // The year alone still gives its coverage.
+        assert_eq!(
+            coverage("past4.csv", &past4).map(|c| c.2),
+            Some("column \"Year\"".into())
+        );
+    }
+
+    #[test]
+    fn date_times_with_a_suffix_or_odd_separators() {
+        let (d, f) = stamp("2014.03.23_20:24:00_TAI").unwrap();
+        assert_eq!(d, day(2014, 3, 23).unwrap());
+        assert_eq!(f.pattern(), "%Y.%m.%d_%H:%M:%S_TAI");
+        assert_eq!(f.suffix(), "_TAI");
+        let p = |v: &str| stamp(v).map(|(_, f)| f.pattern());
+        assert_eq!(
+            p("2014/03/23 20:24:00 UTC").as_deref(),
+            Some("%Y/%m/%d %H:%M:%S UTC")
+        );
+        assert_eq!(
+            p("2014-03-23T20:24:00.125Z").as_deref(),
+            Some("%Y-%m-%dT%H:%M:%S.%fZ")
+        );
+        assert_eq!(p("2014.03.23 06:05").as_deref(), Some("%Y.%m.%d %H:%M"));
+        assert_eq!(p("2014.03.23").as_deref(), Some("%Y.%m.%d"));
+        for no in [
+            "1.2.3",
+            "10.0.0.1",
+            "192.168.10.1",
+            "2.10.30.1234",
+            "2014.13.23",
+            "2014.03.23_25:00:00",
+            "2014.03.23_20:24:00_TAI7",
+            "2014.03.23_20:24:00 +01",
+            "2014.03.23x20:24",
+            "2014.03-23",
+            "2014.03.23_20:24:00_LONGER",
+            "1234.03.23",
+        ] {
+            assert_eq!(stamp(no), None, "{no}");
+        }
+    }
+
+    #[test]
+    fn date_times_with_a_time_scale_are_date_times_with_coverage() {
+        for (cell, header) in [
+            (
+                (|d| format!("2014.03.{d:02}_20:24:00_TAI")) as fn(u32) -> String,
+                "T_OBS",
+            ),
+            (|d| format!("2014/03/{d:02} 20:24:00 UTC"), "obs"),
+            (|d| format!("2014.03.{d:02} 06:{d:02}"), "x"),
+        ] {
+            let text = csv(
+                &format!("{header},flux"),
+                (1..=20).map(|d| format!("{},{}", cell(d), d * 3)),
+            );
+            let d = described("obs.csv", &text);
+            let (cols, notes) = table(&d);
+            assert_eq!(cols[0].kind, ColumnType::Datetime, "{header}");
+            assert_eq!(
+                (cols[0].min.as_deref(), cols[0].max.as_deref()),
+                (Some("2014-03-01"), Some("2014-03-20"))
+            );
+            assert_eq!(
+                coverage("obs.csv", &text),
+                t("2014-03-01", "2014-03-20", &format!("column {header:?}"))
+            );
+            assert!(
+                notes
+                    .iter()
+                    .any(|n| n.contains("read as date-times written")),
+                "{notes:?}"
+            );
+            let Content::Table(tb) = &d.content else {
+                unreachable!()
+            };
+            let load = tb.load.as_deref().unwrap_or_default();
+            assert!(
+                load.contains("pd.to_datetime(") && !load.contains("parse_dates"),
+                "{load}"
+            );
+        }
+        // Dates with dots: a date column, parsed by its format.
+        let text = csv("release,n", (1..=9).map(|d| format!("2014.03.{d:02},{d}")));
+        let d = described("r.csv", &text);
+        let c = &table(&d).0[0];
+        assert_eq!(
+            (c.kind, c.date_format.as_deref()),
+            (ColumnType::Date, Some("%Y.%m.%d"))
+        );
+        // Two suffixes in one column: not one form, left as text.
+        let mixed = csv(
+            "t,n",
+            (1..=9).map(|d| {
+                let s = if d % 2 == 0 { "TAI" } else { "UTC" };
+                format!("2014.03.{d:02}_20:24:00_{s},{d}")
+            }),
+        );
+        assert!(coverage("m.csv", &mixed).is_none());
+    }
+
+    #[test]
+    fn versions_and_addresses_with_dots_are_not_time() {
+        let text = csv(
+            "version,host,n",
+            (1..=12).map(|i| format!("1.{i}.3,10.0.0.{i},{i}")),
+        );
+        let d = described("v.csv", &text);
+        let (cols, notes) = table(&d);
+        assert!(
+            cols.iter()
+                .all(|c| !matches!(c.kind, ColumnType::Date | ColumnType::Datetime)),
+            "{cols:?}"
+        );
+        assert!(d.time_coverage.is_none() && notes.is_empty(), "{notes:?}");
     }
 
     fn described(name: &str, csv: &str) -> Description {

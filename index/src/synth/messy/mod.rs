@@ -30,6 +30,8 @@ pub enum Kind {
     Number,
     /// Calendar dates.
     Date,
+    /// Dates with a time of day.
+    Datetime,
     /// Spans of time, profiled in seconds.
     Duration,
     /// Words, codes, categories (text, categorical or identifier).
@@ -76,6 +78,7 @@ impl Kind {
             Kind::Float => t == ColumnType::Float,
             Kind::Number => matches!(t, ColumnType::Integer | ColumnType::Float),
             Kind::Date => t == ColumnType::Date,
+            Kind::Datetime => t == ColumnType::Datetime,
             Kind::Duration => t == ColumnType::Duration,
             Kind::Text => matches!(
                 t,
@@ -88,7 +91,7 @@ impl Kind {
     pub fn class(self) -> Class {
         match self {
             Kind::Integer | Kind::Float | Kind::Number => Class::Numeric,
-            Kind::Date => Class::Date,
+            Kind::Date | Kind::Datetime => Class::Date,
             Kind::Text | Kind::Duration => Class::Text,
         }
     }

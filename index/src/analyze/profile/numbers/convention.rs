@@ -68,6 +68,12 @@ struct Side {
 }
 
 impl Side {
+    fn merge(&mut self, o: &Side) {
+        self.m.merge(&o.m);
+        self.frac_written |= o.frac_written;
+        self.frac_base |= o.frac_base;
+    }
+
     fn add(&mut self, x: f64, fraction: bool, k: f64) {
         let base = x * k;
         self.m.add(base);
@@ -143,6 +149,31 @@ impl Column {
             w.fraction
         };
         self.b.add(w.alt, alt_frac, k);
+    }
+
+    /// Adds the cells of `o`, as if each had been added here.
+    pub(crate) fn merge(&mut self, o: &Column) {
+        self.cells += o.cells;
+        self.groups |= o.groups;
+        self.decimals |= o.decimals;
+        self.amb_comma |= o.amb_comma;
+        self.amb_dot |= o.amb_dot;
+        self.percent |= o.percent;
+        self.paren |= o.paren;
+        self.lt |= o.lt;
+        self.gt |= o.gt;
+        self.censored += o.censored;
+        match (self.currency, o.currency) {
+            (Some(a), Some(b)) if a != b => self.currencies = 2,
+            (None, Some(b)) => {
+                self.currency = Some(b);
+                self.currencies = o.currencies;
+            }
+            _ => self.currencies = self.currencies.max(o.currencies),
+        }
+        self.scales |= o.scales;
+        self.a.merge(&o.a);
+        self.b.merge(&o.b);
     }
 
     /// The column's convention and its numbers, given the plain cells beside them

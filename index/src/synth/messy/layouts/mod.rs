@@ -112,9 +112,15 @@ pub(super) fn text_files() -> Vec<File> {
         timeforms::fiscal_years(),
         timeforms::six_digit_numbers(),
         timeforms::prices_in_the_year_range(),
+        timeforms::quarters_in_one_column(),
+        timeforms::year_and_quarter(),
+        timeforms::quarter_like_codes(),
+        timeforms::date_times_with_a_time_scale(),
+        timeforms::versions_and_addresses(),
         values::missing_markers(),
         values::measures_and_identifiers(),
         values::durations(),
+        values::footnotes_in_other_conventions(),
     ];
     v.extend(science::dat_with_format_doc());
     v.extend(science::csv_with_variable_description());

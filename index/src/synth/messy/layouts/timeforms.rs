@@ -1,8 +1,10 @@
 //! Time written in other forms than dates, as statistics offices and science archives
 //! publish it: months as `YYYYMM` numbers, fractional years, a year column beside a
-//! day-of-year column, `YYYY-DDD` days, years with revision marks and fiscal years —
-//! and the negative controls that look alike but are not time: six-digit ids, codes with
-//! a month part past 12, prices between 1800 and 2100.
+//! day-of-year column, `YYYY-DDD` days, years with revision marks and fiscal years,
+//! quarters (`2005-Q1`, a year beside `Q1`..`Q4`), date-times with a time scale
+//! (`2014.03.23_20:24:00_TAI`) — and the negative controls that look alike but are not
+//! time: six-digit ids, codes with a month part past 12, prices between 1800 and 2100,
+//! codes with a quarter-like part, versions and network addresses.
 
 use super::*;
 use chrono::Datelike;
@@ -252,6 +254,174 @@ pub(super) fn prices_in_the_year_range() -> File {
                 Column::new("item", Kind::Text),
                 decimals("price", &prices, 100.0),
                 ints("qty", &qty),
+            ],
+        ));
+    (facts.path.clone(), s.into_bytes(), facts)
+}
+
+/// Quarterly national accounts: the period written `2005-Q1`, one row per quarter and
+/// series.
+pub(super) fn quarters_in_one_column() -> File {
+    const SERIES: [&str; 2] = ["GDP", "Consumption"];
+    let mut rng = Rng::with_seed(528);
+    let mut s = String::from("Quarter,Series,Value\n");
+    let mut values = vec![];
+    for y in 2005..=2010 {
+        for q in 1..=4 {
+            for series in SERIES {
+                let v = rng.i64(10_000..99_000);
+                let _ = writeln!(s, "{y}-Q{q},{series},{v}");
+                values.push(v);
+            }
+        }
+    }
+    let facts = Expected::new(
+        "timeforms/national_accounts_quarterly.csv",
+        "time-forms",
+        Some("csv"),
+    )
+    .delimiter(",")
+    .coverage("2005-01-01", "2010-12-31")
+    .table(TableFacts::new(
+        48,
+        vec![
+            Column::new("Quarter", Kind::Date)
+                .date_format("%Y-Q%q")
+                .range("2005-01-01", "2010-10-01"),
+            Column::new("Series", Kind::Text).distinct(2),
+            ints("Value", &values),
+        ],
+    ));
+    (facts.path.clone(), s.into_bytes(), facts)
+}
+
+/// A year column beside a quarter column of `Q1`..`Q4`, starting mid-year.
+pub(super) fn year_and_quarter() -> File {
+    let mut rng = Rng::with_seed(529);
+    let mut s = String::from("Year,Qtr,Claims\n");
+    let mut claims = vec![];
+    for i in 2..22u32 {
+        let (y, q) = (2011 + i / 4, i % 4 + 1);
+        let v = rng.i64(200..9_000);
+        let _ = writeln!(s, "{y},Q{q},{v}");
+        claims.push(v);
+    }
+    let facts = Expected::new("timeforms/claims_by_quarter.csv", "time-forms", Some("csv"))
+        .delimiter(",")
+        .coverage("2011-07-01", "2016-06-30")
+        .table(TableFacts::new(
+            20,
+            vec![
+                Column::new("Year", Kind::Integer).range(2011, 2016),
+                Column::new("Qtr", Kind::Text).distinct(4),
+                ints("Claims", &claims),
+            ],
+        ));
+    (facts.path.clone(), s.into_bytes(), facts)
+}
+
+/// Negative control: codes that hold a quarter-like part (`A1Q2`), product lines `Q1`..`Q9`
+/// beside no year, and a `quarter` count past 4: none of it is time.
+pub(super) fn quarter_like_codes() -> File {
+    let mut rng = Rng::with_seed(530);
+    let mut s = String::from("Batch,Product,quarter,Units\n");
+    let (mut counts, mut units) = (vec![], vec![]);
+    for i in 0..27i64 {
+        let batch = format!(
+            "{}{}Q{}",
+            ["A", "B", "C"][(i % 3) as usize],
+            i % 9 + 1,
+            i % 4 + 1
+        );
+        let quarters = 1 + i % 12;
+        let u = rng.i64(1..500);
+        let _ = writeln!(s, "{batch},Q{},{quarters},{u}", i % 9 + 1);
+        counts.push(quarters);
+        units.push(u);
+    }
+    let facts = Expected::new("timeforms/product_batches.csv", "time-forms", Some("csv"))
+        .delimiter(",")
+        .uncovered()
+        .table(TableFacts::new(
+            27,
+            vec![
+                Column::new("Batch", Kind::Text),
+                Column::new("Product", Kind::Text).distinct(9),
+                ints("quarter", &counts),
+                ints("Units", &units),
+            ],
+        ));
+    (facts.path.clone(), s.into_bytes(), facts)
+}
+
+/// An observation log whose times carry their time scale (`2014.03.23_20:24:00_TAI`),
+/// as solar and astronomy archives write them, beside a UTC stamp written with slashes.
+pub(super) fn date_times_with_a_time_scale() -> File {
+    let mut rng = Rng::with_seed(531);
+    let mut s = String::from("T_OBS,T_REC,EXPTIME\n");
+    let mut exptime = vec![];
+    let start = day(2014, 3, 23);
+    let rows = 30u64;
+    for i in 0..rows {
+        let d = start + Days::new(i / 3);
+        let (h, m) = (rng.u32(0..24), rng.u32(0..60));
+        let e = rng.i64(1..300);
+        let _ = writeln!(
+            s,
+            "{}_{h:02}:{m:02}:00_TAI,{} {h:02}:{m:02}:00 UTC,{e}",
+            d.format("%Y.%m.%d"),
+            d.format("%Y/%m/%d"),
+        );
+        exptime.push(e);
+    }
+    let last = iso(start + Days::new((rows - 1) / 3));
+    let facts = Expected::new("timeforms/exposure_log.csv", "time-forms", Some("csv"))
+        .delimiter(",")
+        .coverage(&iso(start), &last)
+        .table(TableFacts::new(
+            rows,
+            vec![
+                Column::new("T_OBS", Kind::Datetime)
+                    .date_format("%Y.%m.%d_%H:%M:%S_TAI")
+                    .range(iso(start), &last),
+                Column::new("T_REC", Kind::Datetime)
+                    .date_format("%Y/%m/%d %H:%M:%S UTC")
+                    .range(iso(start), &last),
+                ints("EXPTIME", &exptime),
+            ],
+        ));
+    (facts.path.clone(), s.into_bytes(), facts)
+}
+
+/// Negative control: version numbers and network addresses written with dots, and
+/// release dates written with dots (those are dates, and give the coverage).
+pub(super) fn versions_and_addresses() -> File {
+    let mut s = String::from("version,host,released\n");
+    let rows = 24u32;
+    for i in 0..rows {
+        let _ = writeln!(
+            s,
+            "{}.{}.{},10.0.{}.{},2019.{:02}.{:02}",
+            1 + i / 10,
+            i % 10,
+            i % 3,
+            i / 8,
+            1 + i,
+            1 + i / 2,
+            1 + i
+        );
+    }
+    let facts = Expected::new("timeforms/release_hosts.csv", "time-forms", Some("csv"))
+        .delimiter(",")
+        .coverage("2019-01-01", "2019-12-24")
+        .table(TableFacts::new(
+            u64::from(rows),
+            vec![
+                Column::new("version", Kind::Text),
+                Column::new("host", Kind::Text),
+                Column::new("released", Kind::Date)
+                    .date_format("%Y.%m.%d")
+                    .range("2019-01-01", "2019-12-24"),
             ],
         ));
     (facts.path.clone(), s.into_bytes(), facts)

@@ -1,7 +1,9 @@
 //! What values mean: missing-value markers among numbers (`M`, `(NA)`, `-`), quantities
 //! with thousands separators beside codes that are identifiers (zero-padded FIPS codes,
 //! an `ID` column), durations (`01:02:03` under a span's name, `1h 30m`, `PT1H30M`)
-//! beside clock times of day. Each class sits beside its negative control.
+//! beside clock times of day, footnote marks on numbers grouped with spaces or dots
+//! (`1 234 p`, `1.234,5 r`) beside distances and addresses. Each class sits beside its
+//! negative control.
 
 use super::*;
 
@@ -204,6 +206,57 @@ pub(super) fn durations() -> File {
                 secs("wait", &wait),
                 secs("Repair", &repair),
                 secs("Outage", &outage),
+            ],
+        ));
+    (facts.path.clone(), s.into_bytes(), facts)
+}
+
+/// A statistical office's table in its own convention: areas grouped with spaces
+/// (`12 345`), yields with dot grouping and a decimal comma (`1.234,5`), some marked
+/// provisional or estimated (`1 234 p`, `12 345(e)`, `1.234,5 r`) — numbers all the same;
+/// beside them the negative control, depots given as distances with a mark (`3 km p`)
+/// and street addresses, which stay text.
+pub(super) fn footnotes_in_other_conventions() -> File {
+    let mut rng = Rng::with_seed(55);
+    let mut s = String::from("Region;Area (ha);Yield (kg/ha);Depot;Address\n");
+    let (mut area, mut yields) = (vec![], vec![]);
+    let rows = 30i64;
+    for i in 0..rows {
+        let a = rng.i64(1_000..99_000);
+        let mark = match i % 10 {
+            3 => " p",
+            7 => "(e)",
+            _ => "",
+        };
+        let y = rng.i64(10_000..99_999);
+        let ymark = if i % 9 == 4 { " r" } else { "" };
+        let _ = writeln!(
+            s,
+            "Region {};{}{mark};{},{}{ymark};{} km p;{} Harbour Road",
+            i + 1,
+            thousands(a as u64, ' '),
+            thousands((y / 10) as u64, '.'),
+            y % 10,
+            1 + i % 7,
+            10 + i * 3
+        );
+        area.push(a);
+        yields.push(y);
+    }
+    let facts = Expected::new("agriculture/regional_yields.csv", "values", Some("csv"))
+        .delimiter(";")
+        .table(TableFacts::new(
+            rows as u64,
+            vec![
+                Column::new("Region", Kind::Text),
+                ints("Area (ha)", &area)
+                    .unit("ha")
+                    .notation(&[r#"thousands " ""#, r#"footnote "p" "(e)""#]),
+                decimals("Yield (kg/ha)", &yields, 10.0)
+                    .unit("kg/ha")
+                    .notation(&[r#"thousands ".""#, r#"decimal ",""#, r#"footnote "r""#]),
+                Column::new("Depot", Kind::Text),
+                Column::new("Address", Kind::Text),
             ],
         ));
     (facts.path.clone(), s.into_bytes(), facts)
