@@ -361,7 +361,13 @@ impl Grid {
                 .summary
                 .iter()
                 .filter_map(|&i| self.kept[i].cells.first())
-                .map(|c| cut_chars(&collapse(&c.text), 24))
+                .map(|c| {
+                    if c.is_text {
+                        cut_chars(&collapse(&c.text), 24)
+                    } else {
+                        "sums of the columns".to_string()
+                    }
+                })
                 .collect();
             t.notes.push(format!(
                 "{} ({}) kept as notes, not data",
@@ -776,6 +782,32 @@ mod tests {
         let t = one(g, "c", true, None);
         assert_eq!(t.rows, 2);
         assert_eq!(t.notes, ["row 4 (n) kept as notes, not data"]);
+    }
+
+    #[test]
+    fn a_row_of_sums_under_no_label_ends_the_data() {
+        let rows = |last: &'static str| {
+            grid(&[
+                (
+                    0,
+                    &[(0, "region", true), (1, "cases", true), (2, "deaths", true)],
+                ),
+                (1, &[(0, "North", true), (1, "10", false), (2, "1", false)]),
+                (2, &[(0, "South", true), (1, "20", false), (2, "2", false)]),
+                (3, &[(0, "East", true), (1, "5", false), (2, "0", false)]),
+                (4, &[(1, last, false), (2, "3", false)]),
+            ])
+        };
+        let t = one(rows("35"), "c", true, None);
+        assert_eq!(t.rows, 3);
+        assert_eq!(
+            t.notes,
+            ["row 5 (sums of the columns) kept as notes, not data"]
+        );
+        // Negative control: figures that are not the sums are a row with its label
+        // missing.
+        let t = one(rows("36"), "c", true, None);
+        assert_eq!(t.rows, 4);
     }
 
     #[test]

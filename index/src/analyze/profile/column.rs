@@ -411,7 +411,8 @@ impl Column {
         }
         self.examples.truncate(EXAMPLES);
         // Integers that label: zero-padded to one width, nearly unique under a key's
-        // name, or under a header that is a key's name.
+        // name, or repeated under a header that is a key's name (a key into another
+        // table).
         let mut labels = Vec::new();
         if measures && kind == ColumnType::Integer && written_cells == 0 {
             let padded = self.padded > 0
@@ -421,7 +422,7 @@ impl Column {
                 && ((values::names_a_key(&self.name)
                     && non_null >= 10
                     && distinct * 10 >= non_null * 9)
-                    || (values::ends_in_a_key(&self.name) && distinct >= 2));
+                    || (values::ends_in_a_key(&self.name) && distinct >= 2 && distinct < non_null));
             if padded {
                 labels.push(values::ZERO_PADDED.to_string());
             }

@@ -16,6 +16,7 @@
 
 use super::{GridCell, GridRow};
 use crate::analyze::profile::{value_type, ColumnType};
+use crate::analyze::regions::Figures;
 use crate::analyze::rules::{on, ReadingRule};
 use crate::analyze::summary::summary_label;
 
@@ -385,7 +386,48 @@ fn tail(r: &mut Region, view: &[View], band: (u32, u32)) {
             r.summary.insert(0, last);
             r.data.pop();
         }
+        // A row of figures under no label that states the sums of the columns above
+        // (a total whose label cell is left empty), as in delimited text.
+        if let Some(&last) = r.data.last().filter(|_| r.data.len() > 2) {
+            if at(last).is_some_and(|v| unlabelled_sums(v, &r.data, view, first_col, band)) {
+                r.summary.insert(0, last);
+                r.data.pop();
+            }
+        }
     }
+}
+
+/// Whether `v`, the last of the `data` rows, has no label in `first_col` and every
+/// figure in it is the sum of its column over the data rows above.
+fn unlabelled_sums(
+    v: &View,
+    data: &[usize],
+    view: &[View],
+    first_col: u32,
+    band: (u32, u32),
+) -> bool {
+    if v.cells.first().is_none_or(|c| c.col == first_col) {
+        return false;
+    }
+    let width = (band.1 - band.0 + 1) as usize;
+    let mut cells = vec![""; width];
+    for c in v.cells {
+        if let Some(slot) = cells.get_mut((c.col - band.0) as usize) {
+            *slot = c.text.as_str();
+        }
+    }
+    let mut figures = vec![Figures::default(); width];
+    for u in data[..data.len() - 1].iter().filter_map(|&i| at(view, i)) {
+        for c in u.cells {
+            if let (Some(f), Some(x)) = (
+                figures.get_mut((c.col - band.0) as usize),
+                crate::analyze::regions::number(&c.text),
+            ) {
+                f.add(x);
+            }
+        }
+    }
+    crate::analyze::regions::figures_check(&cells, &figures, (data.len() - 1) as u64, None)
 }
 
 /// The row of `view` at kept index `i` (`view` is in kept order).
