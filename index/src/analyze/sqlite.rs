@@ -43,7 +43,8 @@ impl Analyzer for SqliteAnalyzer {
     fn version(&self) -> u32 {
         // 4: time in other forms read as time (the time-forms reading rule).
         // 5: missing markers, durations and labelling integers (profile values).
-        5
+        // 6: the database covers the span of all its tables' time axes.
+        6
     }
     fn analyze(&self, src: &Source, _format: Format) -> Result<Content, AnalyzeError> {
         check_header(src)?;

@@ -85,7 +85,8 @@ impl Analyzer for DelimitedAnalyzer {
         // 9: time in other forms (`200001`, `2001-032`, `1987.042`, `2019r`, year + day
         // of year) read as time (the time-forms reading rule).
         // 10: missing markers, durations and labelling integers (profile values).
-        10
+        // 11: stacked tables cover the span of all their time axes.
+        11
     }
     fn analyze(&self, src: &Source, format: Format) -> Result<Content, AnalyzeError> {
         let enc = encoding::sniff(src.head());

@@ -37,7 +37,8 @@ impl Analyzer for ExcelAnalyzer {
     fn version(&self) -> u32 {
         // 5: time in other forms read as time (the time-forms reading rule).
         // 6: missing markers, durations and labelling integers (profile values).
-        6
+        // 7: the workbook covers the span of all its sheets' time axes.
+        7
     }
     fn analyze(&self, src: &Source, _format: Format) -> Result<Content, AnalyzeError> {
         let owned;

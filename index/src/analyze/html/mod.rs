@@ -58,7 +58,8 @@ impl Analyzer for HtmlAnalyzer {
     fn version(&self) -> u32 {
         // 5: time in other forms read as time (the time-forms reading rule).
         // 6: missing markers, durations and labelling integers (profile values).
-        6
+        // 7: the page covers the span of all its tables' time axes.
+        7
     }
     fn analyze(&self, src: &Source, _format: Format) -> Result<Content, AnalyzeError> {
         let (bytes, truncated) = src.read_up_to(MAX_HTML)?;
