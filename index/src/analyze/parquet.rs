@@ -42,7 +42,8 @@ impl Analyzer for ParquetAnalyzer {
     fn version(&self) -> u32 {
         // 4: time in other forms read as time (the time-forms reading rule).
         // 5: missing markers, durations and labelling integers (profile values).
-        5
+        // 6: time in other forms loads as datetimes (`.assign` after the reader).
+        6
     }
     fn analyze(&self, src: &Source, _format: Format) -> Result<Content, AnalyzeError> {
         check_footer(src)?;

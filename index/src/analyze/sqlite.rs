@@ -44,7 +44,8 @@ impl Analyzer for SqliteAnalyzer {
         // 4: time in other forms read as time (the time-forms reading rule).
         // 5: missing markers, durations and labelling integers (profile values).
         // 6: the database covers the span of all its tables' time axes.
-        6
+        // 7: time in other forms loads as datetimes (`.assign` after the reader).
+        7
     }
     fn analyze(&self, src: &Source, _format: Format) -> Result<Content, AnalyzeError> {
         check_header(src)?;

@@ -38,7 +38,9 @@ impl Analyzer for ExcelAnalyzer {
         // 5: time in other forms read as time (the time-forms reading rule).
         // 6: missing markers, durations and labelling integers (profile values).
         // 7: the workbook covers the span of all its sheets' time axes.
-        7
+        // 8: load lines of renamed columns carry markers and converters; time in other
+        // forms loads as datetimes.
+        8
     }
     fn analyze(&self, src: &Source, _format: Format) -> Result<Content, AnalyzeError> {
         let owned;

@@ -30,7 +30,8 @@ impl Analyzer for FixedWidthAnalyzer {
     fn version(&self) -> u32 {
         // 4: time in other forms read as time (the time-forms reading rule).
         // 5: missing markers, durations and labelling integers (profile values).
-        5
+        // 6: time in other forms loads as datetimes (`parse_dates`, `date_format`).
+        6
     }
     fn analyze(&self, src: &Source, _format: Format) -> Result<Content, AnalyzeError> {
         let enc = encoding::sniff(src.head());

@@ -59,7 +59,9 @@ impl Analyzer for HtmlAnalyzer {
         // 5: time in other forms read as time (the time-forms reading rule).
         // 6: missing markers, durations and labelling integers (profile values).
         // 7: the page covers the span of all its tables' time axes.
-        7
+        // 8: load lines of renamed columns carry markers (one list) and conversions after
+        // reading; time in other forms loads as datetimes.
+        8
     }
     fn analyze(&self, src: &Source, _format: Format) -> Result<Content, AnalyzeError> {
         let (bytes, truncated) = src.read_up_to(MAX_HTML)?;

@@ -11,6 +11,7 @@ mod timeforms;
 mod values;
 
 pub(super) use large::parquet_trips;
+pub(super) use timeforms::{parquet_periods, sqlite_observations};
 
 use super::{Column, Expected, Kind, TableFacts};
 use chrono::{Days, NaiveDate};
@@ -112,6 +113,7 @@ pub(super) fn text_files() -> Vec<File> {
         timeforms::fiscal_years(),
         timeforms::six_digit_numbers(),
         timeforms::prices_in_the_year_range(),
+        timeforms::html_tables_with_periods(),
         values::missing_markers(),
         values::measures_and_identifiers(),
         values::durations(),
