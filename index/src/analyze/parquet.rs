@@ -45,7 +45,8 @@ impl Analyzer for ParquetAnalyzer {
         // 6: quarters (`2001Q1`, `Q1 2001`, a year beside `Q1`..`Q4`) and date-times
         // with a time scale (`2014.03.23_20:24:00_TAI`) read as time; footnoted numbers
         // grouped with spaces or dots (`1 234 p`, `1.234,5 r`) stay numbers.
-        6
+        // 7: time in other forms loads as datetimes (`.assign` after the reader).
+        7
     }
     fn analyze(&self, src: &Source, _format: Format) -> Result<Content, AnalyzeError> {
         check_footer(src)?;

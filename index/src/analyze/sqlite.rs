@@ -46,7 +46,9 @@ impl Analyzer for SqliteAnalyzer {
         // 6: quarters (`2001Q1`, `Q1 2001`, a year beside `Q1`..`Q4`) and date-times
         // with a time scale (`2014.03.23_20:24:00_TAI`) read as time; footnoted numbers
         // grouped with spaces or dots (`1 234 p`, `1.234,5 r`) stay numbers.
-        6
+        // 7: the database covers the span of all its tables' time axes.
+        // 8: time in other forms loads as datetimes (`.assign` after the reader).
+        8
     }
     fn analyze(&self, src: &Source, _format: Format) -> Result<Content, AnalyzeError> {
         check_header(src)?;

@@ -41,7 +41,10 @@ impl Analyzer for ExcelAnalyzer {
         // with a time scale (`2014.03.23_20:24:00_TAI`) read as time; footnoted numbers
         // grouped with spaces or dots (`1 234 p`, `1.234,5 r`) stay numbers; spans
         // stored as times load as timedeltas (`pd.to_timedelta(str(v))`).
-        7
+        // 8: the workbook covers the span of all its sheets' time axes.
+        // 9: load lines of renamed columns carry markers and converters; time in other
+        // forms loads as datetimes.
+        9
     }
     fn analyze(&self, src: &Source, _format: Format) -> Result<Content, AnalyzeError> {
         let owned;

@@ -209,7 +209,7 @@ fn describe_detects_xlsx_by_content_and_extension() {
     for name in ["q.xlsx", "q.xlsm", "export.dat"] {
         let d = describe(&Source::from_bytes(name, bytes.clone()));
         assert_eq!(d.format, Format::Excel, "{name}");
-        assert_eq!(d.analyzer, "spreadsheet@7");
+        assert_eq!(d.analyzer, "spreadsheet@9");
         assert!(d.error.is_none(), "{name}: {:?}", d.error);
         assert_eq!(tables(d.content).tables.len(), 3);
     }

@@ -34,7 +34,8 @@ impl Analyzer for FixedWidthAnalyzer {
         // with a time scale (`2014.03.23_20:24:00_TAI`) read as time; footnoted numbers
         // grouped with spaces or dots (`1 234 p`, `1.234,5 r`) stay numbers.
         //    legacy encodings other than Windows-1252 told apart (chardetng).
-        6
+        // 7: time in other forms loads as datetimes (`parse_dates`, `date_format`).
+        7
     }
     fn analyze(&self, src: &Source, _format: Format) -> Result<Content, AnalyzeError> {
         let enc = encoding::sniff(src.head());

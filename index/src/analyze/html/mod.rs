@@ -61,7 +61,10 @@ impl Analyzer for HtmlAnalyzer {
         // 7: quarters (`2001Q1`, `Q1 2001`, a year beside `Q1`..`Q4`) and date-times
         // with a time scale (`2014.03.23_20:24:00_TAI`) read as time; footnoted numbers
         // grouped with spaces or dots (`1 234 p`, `1.234,5 r`) stay numbers.
-        7
+        // 8: the page covers the span of all its tables' time axes.
+        // 9: load lines of renamed columns carry markers (one list) and conversions after
+        // reading; time in other forms loads as datetimes.
+        9
     }
     fn analyze(&self, src: &Source, _format: Format) -> Result<Content, AnalyzeError> {
         let (bytes, truncated) = src.read_up_to(MAX_HTML)?;

@@ -82,7 +82,7 @@ fn page_with_two_tables() {
 fn detected_and_described_through_describe() {
     let d = describe(&Source::from_bytes("page.htm", PAGE.as_bytes().to_vec()));
     assert_eq!(d.format, Format::Html);
-    assert_eq!(d.analyzer, "html@7");
+    assert_eq!(d.analyzer, "html@9");
     assert!(matches!(d.content, Content::Tables(_)));
 }
 

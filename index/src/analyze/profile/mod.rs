@@ -9,6 +9,7 @@ mod column;
 mod distinct;
 mod numbers;
 mod offload;
+mod options;
 mod timecells;
 mod values;
 

@@ -420,119 +420,9 @@ pub struct Missing {
     pub count: u64,
 }
 
-/// A Python string literal (a JSON string is one).
-fn py(s: &str) -> String {
-    serde_json::to_string(s).unwrap_or_else(|_| format!("{s:?}"))
-}
-
-/// The `read_csv`/`read_excel`/`read_html`/`read_fwf` arguments that load the columns'
-/// values as described: `na_values=` for their missing markers, `converters=` for
-/// durations, quarters and footnoted numbers. Zero-padded codes load as pandas reads them
-/// (integers): the same codes written unpadded in another file still compare and join.
-/// A workbook's reader (`excel`) hands over time cells as `datetime.time` (or
-/// `timedelta`): a duration's converter reads them as text.
-fn load_options(cols: &[ColumnProfile], excel: bool) -> Vec<String> {
-    let mut na = Vec::new();
-    let mut conv = Vec::new();
-    for c in cols {
-        if !c.missing.is_empty() {
-            let list: Vec<String> = c.missing.iter().map(|m| py(&m.marker)).collect();
-            na.push(format!("{}: [{}]", py(&c.name), list.join(", ")));
-        }
-        if c.kind == ColumnType::Duration {
-            // Markers reach a converter as written: coerce them to NaT.
-            let f = if excel {
-                "lambda v: pd.to_timedelta(str(v), errors=\"coerce\")".to_string()
-            } else if c.missing.is_empty() && c.nulls == 0 {
-                "pd.to_timedelta".to_string()
-            } else {
-                "lambda v: pd.to_timedelta(v, errors=\"coerce\")".to_string()
-            };
-            conv.push(format!("{}: {f}", py(&c.name)));
-        }
-        if let Some(f) = crate::analyze::time::forms::converter(c) {
-            conv.push(format!("{}: {f}", py(&c.name)));
-        }
-        if let Some(marks) = c.notation.iter().find_map(|n| n.strip_prefix(FOOTNOTE)) {
-            // The marks go, then the grouping; a decimal comma becomes a point.
-            let mut body = "v".to_string();
-            for m in marks.split('"').filter(|m| !m.trim().is_empty()) {
-                body.push_str(&format!(".removesuffix({})", py(m)));
-            }
-            body.push_str(".strip()");
-            let group = c
-                .notation
-                .iter()
-                .find_map(|n| n.strip_prefix("thousands "))
-                .and_then(|q| serde_json::from_str::<String>(q).ok());
-            let decimal_comma = c.notation.iter().any(|n| n == "decimal \",\"");
-            match group {
-                Some(g) => body.push_str(&format!(".replace({}, \"\")", py(&g))),
-                None if !decimal_comma => body.push_str(".replace(\",\", \"\")"),
-                None => {}
-            }
-            if decimal_comma {
-                body.push_str(".replace(\",\", \".\")");
-            }
-            conv.push(format!(
-                "{}: lambda v: pd.to_numeric({body}, errors=\"coerce\")",
-                py(&c.name)
-            ));
-        }
-    }
-    let mut args = Vec::new();
-    if !na.is_empty() {
-        args.push(format!("na_values={{{}}}", na.join(", ")));
-    }
-    if !conv.is_empty() {
-        args.push(format!("converters={{{}}}", conv.join(", ")));
-    }
-    args
-}
-
-/// The readers whose calls take `na_values=` and `converters=`.
-const READERS: [&str; 4] = [
-    "pd.read_csv(",
-    "pd.read_excel(",
-    "pd.read_html(",
-    "pd.read_fwf(",
-];
-
-/// `call` with [`load_options`] added to its reader's arguments; None when the call
-/// reads no text cells (`read_parquet`) or renames the columns after reading (the names
-/// a reader's options use are then not the described ones).
-fn with_options(call: &str, cols: &[ColumnProfile]) -> Option<String> {
-    let opts = load_options(cols, call.contains("pd.read_excel("));
-    if opts.is_empty() || call.contains(".set_axis(") {
-        return None;
-    }
-    let open = READERS
-        .iter()
-        .filter_map(|r| call.find(r).map(|i| i + r.len() - 1))
-        .min()?;
-    let mask = crate::analyze::pycall::code_mask(call);
-    let mut depth = 0usize;
-    let close = call.bytes().enumerate().skip(open).find(|&(i, c)| {
-        if mask[i] {
-            match c {
-                b'(' | b'[' | b'{' => depth += 1,
-                b')' | b']' | b'}' => depth -= 1,
-                _ => {}
-            }
-        }
-        mask[i] && depth == 0
-    })?;
-    Some(format!(
-        "{}, {}{}",
-        &call[..close.0],
-        opts.join(", "),
-        &call[close.0..]
-    ))
-}
-
 /// Settle a description's tables after their reader is done: the load lines name the
-/// columns' missing markers, durations and footnoted numbers, and the rules that read
-/// them are counted. One place for every table reader (CSV, sheets, HTML, fixed width).
+/// columns' missing markers, durations, footnoted numbers and time in other forms, and
+/// the rules that read them are counted. One place for every table reader.
 pub(crate) fn settle(content: &mut Content, applied: &Applied) {
     let settle_one = |cols: &[ColumnProfile], load: &mut Option<String>| {
         for c in cols {
@@ -551,7 +441,10 @@ pub(crate) fn settle(content: &mut Content, applied: &Applied) {
             let footnoted = c.notation.iter().any(|n| n.starts_with(FOOTNOTE));
             applied.add(ReadingRule::Measures, u64::from(label || footnoted));
         }
-        if let Some(l) = load.as_deref().and_then(|l| with_options(l, cols)) {
+        if let Some(l) = load
+            .as_deref()
+            .and_then(|l| super::options::complete(l, cols))
+        {
             *load = Some(l);
         }
     };
@@ -654,40 +547,6 @@ mod tests {
         ] {
             assert_eq!(footnoted(no), None, "{no}");
         }
-    }
-
-    fn column(name: &str, cells: &[&str]) -> ColumnProfile {
-        let mut b = super::super::ColumnBuilder::new(name);
-        for c in cells {
-            b.push(c);
-        }
-        b.finish()
-    }
-
-    #[test]
-    fn load_lines_name_markers_durations_and_footnotes() {
-        let temp = column("Temp", &["1.5", "M", "2.5", "3.5", "4.5"]);
-        let wait = column("wait", &["00:00:07", "01:02:03"]);
-        let year = column("Year", &["2019", "2020", "2021", "2022", "2023p"]);
-        let plain = column("n", &["1", "2"]);
-        let cols = [temp, wait, year, plain];
-        let call = r#"pd.read_csv(path, sep=")", names=["a(", "b"])"#;
-        assert_eq!(
-            with_options(call, &cols).unwrap(),
-            r#"pd.read_csv(path, sep=")", names=["a(", "b"], na_values={"Temp": ["M"]}, converters={"wait": pd.to_timedelta, "Year": lambda v: pd.to_numeric(v.removesuffix("p").strip().replace(",", ""), errors="coerce")})"#
-        );
-        let html = "pd.read_html(path, header=0)[1]";
-        assert_eq!(
-            with_options(html, &cols[..1]).unwrap(),
-            r#"pd.read_html(path, header=0, na_values={"Temp": ["M"]})[1]"#
-        );
-        // Nothing to add; columns renamed after reading; a reader without the options.
-        assert_eq!(with_options(call, &cols[3..]), None);
-        assert_eq!(
-            with_options("pd.read_excel(path).set_axis([\"a\"], axis=1)", &cols),
-            None
-        );
-        assert_eq!(with_options("pd.read_parquet(path)", &cols), None);
     }
 
     #[test]

@@ -761,6 +761,18 @@ fn pair_span(cols: &[ColumnProfile]) -> Option<Pair> {
     })
 }
 
+/// The strftime format of a column read as dates in another form (`%Y%m`, `%Y%j`,
+/// `%Y-%m`): pandas reads its cells as numbers or text, so a load line parses them.
+pub(crate) fn date_form(c: &ColumnProfile) -> Option<&str> {
+    if c.kind != ColumnType::Date || c.time_span.is_none() {
+        return None;
+    }
+    // Quarters load through a converter ([`converter`]): pandas has no `%q`.
+    c.date_format
+        .as_deref()
+        .filter(|f| f.contains('%') && !f.contains("%q"))
+}
+
 /// What the note says a column's values were read as.
 fn reading(c: &ColumnProfile) -> String {
     let f = c.date_format.as_deref().unwrap_or_default();

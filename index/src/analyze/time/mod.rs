@@ -6,7 +6,7 @@ pub(crate) mod forms;
 mod text;
 
 use super::dates::{self, Day};
-use super::{ColumnProfile, ColumnType, Content, TimeCoverage};
+use super::{ColumnProfile, ColumnType, Content, NamedTable, TimeCoverage};
 pub(crate) use text::span_in_lines;
 
 fn cov(lo: Day, hi: Day, source: impl Into<String>) -> TimeCoverage {
@@ -57,6 +57,13 @@ fn year_value(v: Option<&str>) -> Option<u32> {
 /// other date column; a date column holding one value (an export or update date)
 /// comes last, as it dates the file rather than the data.
 fn from_columns(cols: &[ColumnProfile]) -> Option<TimeCoverage> {
+    let (lo, hi, name) = axis(cols)?;
+    Some(cov(lo, hi, format!("column {name:?}")))
+}
+
+/// The time axis of a table (see [`from_columns`]): its first and last day and its
+/// column's name.
+fn axis(cols: &[ColumnProfile]) -> Option<(Day, Day, &str)> {
     let mut best: Option<(u8, Day, Day, &str)> = None;
     for c in cols {
         let span = c.time_span.as_ref().and_then(|(lo, hi)| {
@@ -99,7 +106,41 @@ fn from_columns(cols: &[ColumnProfile]) -> Option<TimeCoverage> {
         }
     }
     let (_, lo, hi, name) = best?;
-    Some(cov(lo, hi, format!("column {name:?}")))
+    Some((lo, hi, name))
+}
+
+/// Tables named in a coverage's source; more are counted.
+const AXES_NAMED: usize = 3;
+
+/// The span over the time axes of several tables (sheets, database tables, stacked
+/// tables): each table's own axis, the source naming the column and its table
+/// (`columns "Date" (Sheet1), "year" (2019)`). One table alone is named by its column.
+fn from_tables(tables: &[NamedTable]) -> Option<TimeCoverage> {
+    let axes: Vec<(Day, Day, &str, &str)> = tables
+        .iter()
+        .filter_map(|t| axis(&t.columns).map(|(lo, hi, c)| (lo, hi, c, t.name.as_str())))
+        .collect();
+    let lo = axes.iter().map(|a| a.0).min()?;
+    let hi = axes.iter().map(|a| a.1).max()?;
+    let source = match axes.as_slice() {
+        [(_, _, c, _)] if tables.len() == 1 => format!("column {c:?}"),
+        [(_, _, c, t)] => format!("column {c:?} ({t})"),
+        _ => {
+            let named: Vec<String> = axes
+                .iter()
+                .take(AXES_NAMED)
+                .map(|(_, _, c, t)| format!("{c:?} ({t})"))
+                .collect();
+            let more = axes.len().saturating_sub(AXES_NAMED);
+            let more = match more {
+                0 => String::new(),
+                1 => " and 1 more table".into(),
+                n => format!(" and {n} more tables"),
+            };
+            format!("columns {}{more}", named.join(", "))
+        }
+    };
+    Some(cov(lo, hi, source))
 }
 
 /// The time span the content of a description covers, when it shows one.
@@ -110,7 +151,7 @@ pub(crate) fn from_content(content: &Content) -> Option<TimeCoverage> {
             let (lo, hi) = span_in_lines(&t.preamble.join("\n"))?;
             Some(cov(lo, hi, "preamble"))
         }),
-        Content::Tables(ts) => ts.tables.iter().find_map(|t| from_columns(&t.columns)),
+        Content::Tables(ts) => from_tables(&ts.tables),
         Content::Json(j) => {
             let p = j
                 .paths
@@ -409,6 +450,83 @@ mod tests {
         ] {
             assert_eq!(span(none), None, "{none}");
         }
+    }
+
+    fn named(name: &str, cols: &[(&str, &[&str])]) -> NamedTable {
+        let columns = cols
+            .iter()
+            .map(|(n, cells)| {
+                let mut b = crate::analyze::profile::ColumnBuilder::new(*n);
+                for c in *cells {
+                    b.push(c);
+                }
+                b.finish()
+            })
+            .collect();
+        NamedTable {
+            name: name.into(),
+            kind: "sheet".into(),
+            columns,
+            ..Default::default()
+        }
+    }
+
+    /// Sheets, database tables and stacked tables cover the span of all their time axes,
+    /// each table's best, and the source names them with their tables.
+    #[test]
+    fn several_tables_cover_the_span_of_their_axes() {
+        let dates = named(
+            "Sheet1",
+            &[
+                ("Date", &["2019-01-05", "2019-02-01", "2019-03-01"]),
+                ("n", &["1", "2", "3"]),
+            ],
+        );
+        let years = named(
+            "2019",
+            &[("year", &["2015", "2016", "2018"]), ("n", &["4", "5", "6"])],
+        );
+        let notes = named("Notes", &[("note", &["a", "b", "c"])]);
+        let cov = |ts: &[&NamedTable]| {
+            let set = super::super::TableSet {
+                tables: ts.iter().map(|t| (*t).clone()).collect(),
+                notes: Vec::new(),
+            };
+            from_content(&Content::Tables(set)).map(|c| (c.start, c.end, c.source))
+        };
+        assert_eq!(
+            cov(&[&dates, &notes, &years]),
+            t(
+                "2015-01-01",
+                "2019-03-01",
+                "columns \"Date\" (Sheet1), \"year\" (2019)"
+            )
+        );
+        assert_eq!(
+            cov(&[&notes, &dates]),
+            t("2019-01-05", "2019-03-01", "column \"Date\" (Sheet1)")
+        );
+        // One table alone (a Parquet file) is named by its column.
+        assert_eq!(
+            cov(&[&dates]),
+            t("2019-01-05", "2019-03-01", "column \"Date\"")
+        );
+        assert_eq!(cov(&[&notes]), None);
+        let months: Vec<NamedTable> = (1..=5u32)
+            .map(|m| {
+                let day = format!("2020-{m:02}-10");
+                named(&format!("M{m}"), &[("Date", &[day.as_str(), day.as_str()])])
+            })
+            .collect();
+        let refs: Vec<&NamedTable> = months.iter().collect();
+        assert_eq!(
+            cov(&refs),
+            t(
+                "2020-01-10",
+                "2020-05-10",
+                "columns \"Date\" (M1), \"Date\" (M2), \"Date\" (M3) and 2 more tables"
+            )
+        );
     }
 
     /// The time coverage `describe` finds in a file `name` holding `text`.

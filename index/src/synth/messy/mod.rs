@@ -1,8 +1,9 @@
 //! A corpus of messy files, one per layout that agencies and science archives publish
 //! (report-style CSVs, grouped headers, two tables in one file, tabs in a `.csv`,
 //! European numbers, numbers and dates as people write them, widening fixed-width
-//! fields, headerless data with its documentation beside it, dates in text, a Parquet
-//! file past the distinct cap, a CSV past the read budget), each with the facts a person
+//! fields, headerless data with its documentation beside it, dates in text, time in
+//! other forms in CSV, HTML, SQLite and Parquet, a Parquet file past the distinct cap, a
+//! CSV past the read budget), each with the facts a person
 //! reading it would state ([`Expected`]). Deterministic: the same files on every run.
 //!
 //! The integration tests (`tests/it/messy.rs`, `tests/it/load_lines.rs`) assert these
@@ -289,6 +290,8 @@ pub fn write_messy_corpus(dir: &Path) -> io::Result<Vec<Expected>> {
         out.push(facts);
     }
     out.push(layouts::parquet_trips(dir)?);
+    out.push(layouts::sqlite_observations(dir)?);
+    out.push(layouts::parquet_periods(dir)?);
     Ok(out)
 }
 

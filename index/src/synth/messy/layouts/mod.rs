@@ -11,6 +11,7 @@ mod timeforms;
 mod values;
 
 pub(super) use large::parquet_trips;
+pub(super) use timeforms::{parquet_periods, sqlite_observations};
 
 use super::{Column, Expected, Kind, TableFacts};
 use chrono::{Days, NaiveDate};
@@ -117,6 +118,7 @@ pub(super) fn text_files() -> Vec<File> {
         timeforms::quarter_like_codes(),
         timeforms::date_times_with_a_time_scale(),
         timeforms::versions_and_addresses(),
+        timeforms::html_tables_with_periods(),
         values::missing_markers(),
         values::measures_and_identifiers(),
         values::durations(),

@@ -295,6 +295,90 @@ pub(super) fn quarters_in_one_column() -> File {
     (facts.path.clone(), s.into_bytes(), facts)
 }
 
+/// A statistics page of three HTML tables: monthly index values with `YYYYMM` periods
+/// under a two-row header (an `Index` group over `Value` and `Change`), some values
+/// missing as `M`; annual totals by year; and, as a negative control, stations keyed by
+/// six-digit ids that read as consecutive months. The page covers the span of both
+/// time axes.
+pub(super) fn html_tables_with_periods() -> File {
+    let mut rng = Rng::with_seed(528);
+    let mut s = String::from(
+        "<html><body>\n<h2>Monthly index</h2>\n<table>\n<thead>\n\
+         <tr><th rowspan=\"2\">Period</th><th colspan=\"2\">Index</th></tr>\n\
+         <tr><th>Value</th><th>Change</th></tr>\n</thead>\n<tbody>\n",
+    );
+    let (mut values, mut changes, mut marked) = (vec![], vec![], 0u64);
+    for i in 0..24u32 {
+        let (y, m) = (2018 + i / 12, i % 12 + 1);
+        let change = rng.i64(-20..30);
+        let value = if i % 7 == 3 {
+            marked += 1;
+            "M".to_string()
+        } else {
+            let v = 1000 + i64::from(i) * 4 + rng.i64(0..9);
+            values.push(v);
+            format!("{}.{}", v / 10, v % 10)
+        };
+        changes.push(change);
+        let sign = if change < 0 { "-" } else { "" };
+        let _ = writeln!(
+            s,
+            "<tr><td>{y}{m:02}</td><td>{value}</td><td>{sign}{}.{}</td></tr>",
+            change.abs() / 10,
+            change.abs() % 10
+        );
+    }
+    s.push_str("</tbody>\n</table>\n<h2>Annual totals</h2>\n<table>\n");
+    s.push_str("<thead><tr><th>year</th><th>total</th></tr></thead>\n<tbody>\n");
+    let mut totals = vec![];
+    for y in 2010..=2017 {
+        let t = rng.i64(10_000..90_000);
+        totals.push(t);
+        let _ = writeln!(s, "<tr><td>{y}</td><td>{t}</td></tr>");
+    }
+    s.push_str("</tbody>\n</table>\n<h2>Stations</h2>\n<table>\n");
+    s.push_str("<thead><tr><th>station_id</th><th>readings</th></tr></thead>\n<tbody>\n");
+    let (mut ids, mut readings) = (vec![], vec![]);
+    for i in 0..12i64 {
+        let (id, r) = (201_801 + i, rng.i64(100..999));
+        ids.push(id);
+        readings.push(r);
+        let _ = writeln!(s, "<tr><td>{id}</td><td>{r}</td></tr>");
+    }
+    s.push_str("</tbody>\n</table>\n</body></html>\n");
+    let facts = Expected::new(
+        "timeforms/regional_index_tables.html",
+        "time-forms",
+        Some("html"),
+    )
+    .coverage("2010-01-01", "2019-12-31")
+    .table(TableFacts::new(
+        24,
+        vec![
+            Column::new("Period", Kind::Date)
+                .date_format("%Y%m")
+                .range("2018-01-01", "2019-12-01"),
+            decimals("Index / Value", &values, 10.0).missing("M", marked),
+            decimals("Index / Change", &changes, 10.0),
+        ],
+    ))
+    .table(TableFacts::new(
+        8,
+        vec![
+            ints("year", &(2010..=2017).collect::<Vec<_>>()),
+            ints("total", &totals),
+        ],
+    ))
+    .table(TableFacts::new(
+        12,
+        vec![
+            Column::new("station_id", Kind::Text).range(201_801, 201_812),
+            ints("readings", &readings),
+        ],
+    ));
+    (facts.path.clone(), s.into_bytes(), facts)
+}
+
 /// A year column beside a quarter column of `Q1`..`Q4`, starting mid-year.
 pub(super) fn year_and_quarter() -> File {
     let mut rng = Rng::with_seed(529);
@@ -425,4 +509,158 @@ pub(super) fn versions_and_addresses() -> File {
             ],
         ));
     (facts.path.clone(), s.into_bytes(), facts)
+}
+
+/// A database of observations: `monthly` with `YYYYMM` integer periods (some null),
+/// `daily` with `YYYY-DDD` text days, and, as a negative control, `stations` keyed by
+/// six-digit ids that read as consecutive months. It covers the span of both time
+/// axes.
+pub(in crate::synth::messy) fn sqlite_observations(dir: &Path) -> io::Result<Expected> {
+    let rel = "timeforms/observations.sqlite";
+    let path = dir.join(rel);
+    std::fs::create_dir_all(path.parent().expect("a parent"))?;
+    let _ = std::fs::remove_file(&path);
+    let err = |e: rusqlite::Error| io::Error::other(e.to_string());
+    let db = rusqlite::Connection::open(&path).map_err(err)?;
+    db.execute_batch(
+        "CREATE TABLE monthly (period INTEGER, value REAL);
+         CREATE TABLE daily (day TEXT, flux REAL);
+         CREATE TABLE stations (station_id INTEGER, name TEXT);",
+    )
+    .map_err(err)?;
+    let mut rng = Rng::with_seed(529);
+    let (mut values, mut nulls) = (vec![], 0u64);
+    for i in 0..26u32 {
+        let period = (i % 13 != 12).then(|| {
+            let k = i - i / 13;
+            i64::from((2016 + k / 12) * 100 + k % 12 + 1)
+        });
+        nulls += u64::from(period.is_none());
+        let v = rng.i64(100..999);
+        values.push(v);
+        db.execute(
+            "INSERT INTO monthly VALUES (?1, ?2)",
+            rusqlite::params![period, v as f64 / 10.0],
+        )
+        .map_err(err)?;
+    }
+    let mut fluxes = vec![];
+    for d in 1..=60u32 {
+        let f = rng.i64(10..500);
+        fluxes.push(f);
+        let day = (d != 30).then(|| format!("2018-{d:03}"));
+        db.execute(
+            "INSERT INTO daily VALUES (?1, ?2)",
+            rusqlite::params![day, f as f64 / 10.0],
+        )
+        .map_err(err)?;
+    }
+    for i in 0..12i64 {
+        db.execute(
+            "INSERT INTO stations VALUES (?1, ?2)",
+            rusqlite::params![201_801 + i, format!("Station {}", i + 1)],
+        )
+        .map_err(err)?;
+    }
+    drop(db);
+    Ok(Expected::new(rel, "time-forms", Some("sqlite"))
+        .coverage("2016-01-01", "2018-03-01")
+        .table(
+            TableFacts::new(
+                26,
+                vec![
+                    Column::new("period", Kind::Date)
+                        .date_format("%Y%m")
+                        .range("2016-01-01", "2017-12-01")
+                        .nulls(nulls),
+                    decimals("value", &values, 10.0),
+                ],
+            )
+            .named("monthly"),
+        )
+        .table(
+            TableFacts::new(
+                60,
+                vec![
+                    Column::new("day", Kind::Date)
+                        .date_format("%Y-%j")
+                        .range("2018-01-01", "2018-03-01")
+                        .nulls(1),
+                    decimals("flux", &fluxes, 10.0),
+                ],
+            )
+            .named("daily"),
+        )
+        .table(
+            TableFacts::new(
+                12,
+                vec![
+                    Column::new("station_id", Kind::Text).range(201_801, 201_812),
+                    Column::new("name", Kind::Text).distinct(12),
+                ],
+            )
+            .named("stations"),
+        ))
+}
+
+/// Monthly counts in Parquet: `period` holds `YYYYMM` integers, a few null (pandas reads
+/// the column as floats), beside `order_id`, six-digit keys that read as months (the
+/// negative control).
+pub(in crate::synth::messy) fn parquet_periods(dir: &Path) -> io::Result<Expected> {
+    use parquet::data_type::Int64Type;
+    use parquet::file::properties::WriterProperties;
+    use parquet::file::writer::SerializedFileWriter;
+    use std::sync::Arc;
+    let rel = "timeforms/monthly_orders.parquet";
+    let path = dir.join(rel);
+    std::fs::create_dir_all(path.parent().expect("a parent"))?;
+    let err = |e: parquet::errors::ParquetError| io::Error::other(e.to_string());
+    let schema = parquet::schema::parser::parse_message_type(
+        "message orders { optional int64 period; required int64 order_id; required int64 orders; }",
+    )
+    .map_err(err)?;
+    let props = Arc::new(WriterProperties::builder().build());
+    let file = std::fs::File::create(&path)?;
+    let mut w = SerializedFileWriter::new(file, Arc::new(schema), props).map_err(err)?;
+    let mut rng = Rng::with_seed(530);
+    const ROWS: i64 = 40;
+    let defs: Vec<i16> = (0..ROWS).map(|i| i16::from(i % 10 != 9)).collect();
+    let periods: Vec<i64> = (0..ROWS)
+        .filter(|i| i % 10 != 9)
+        .map(|i| {
+            let k = i - i / 10;
+            (2019 + k / 12) * 100 + k % 12 + 1
+        })
+        .collect();
+    let ids: Vec<i64> = (0..ROWS).map(|i| 199_001 + i / 12 * 100 + i % 12).collect();
+    let orders: Vec<i64> = (0..ROWS).map(|_| rng.i64(10..5_000)).collect();
+    let mut rg = w.next_row_group().map_err(err)?;
+    for (name, values, defs) in [
+        ("period", &periods, Some(defs.as_slice())),
+        ("order_id", &ids, None),
+        ("orders", &orders, None),
+    ] {
+        let mut c = rg.next_column().map_err(err)?.expect(name);
+        c.typed::<Int64Type>()
+            .write_batch(values, defs, None)
+            .map_err(err)?;
+        c.close().map_err(err)?;
+    }
+    rg.close().map_err(err)?;
+    w.close().map_err(err)?;
+    let (first, last) = (periods[0], periods[periods.len() - 1]);
+    let month = |p: i64| format!("{}-{:02}-01", p / 100, p % 100);
+    Ok(Expected::new(rel, "time-forms", Some("parquet"))
+        .coverage(&month(first), "2021-12-31")
+        .table(TableFacts::new(
+            ROWS as u64,
+            vec![
+                Column::new("period", Kind::Date)
+                    .date_format("%Y%m")
+                    .range(month(first), month(last))
+                    .nulls(4),
+                Column::new("order_id", Kind::Text).range(199_001, 199_304),
+                ints("orders", &orders),
+            ],
+        )))
 }
