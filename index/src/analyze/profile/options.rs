@@ -347,7 +347,7 @@ mod tests {
         let call = r#"pd.read_csv(path, sep=")", names=["a(", "b"])"#;
         assert_eq!(
             with_options(call, &cols).unwrap(),
-            r#"pd.read_csv(path, sep=")", names=["a(", "b"], na_values={"Temp": ["M"]}, converters={"wait": pd.to_timedelta, "Year": lambda v: pd.to_numeric(v.rstrip("p ()").replace(",", ""), errors="coerce")})"#
+            r#"pd.read_csv(path, sep=")", names=["a(", "b"], na_values={"Temp": ["M"]}, converters={"wait": pd.to_timedelta, "Year": lambda v: pd.to_numeric(v.removesuffix("p").strip().replace(",", ""), errors="coerce")})"#
         );
         let html = "pd.read_html(path, header=0)[1]";
         assert_eq!(
