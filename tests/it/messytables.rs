@@ -15,7 +15,7 @@ use std::process::Command;
 const DEV_FACTS: u64 = 618;
 const TEST_FACTS: u64 = 334;
 /// Facts read right on the dev part, at least.
-const DEV_FLOOR: u64 = 514;
+const DEV_FLOOR: u64 = 551;
 /// Facts read right on the test part, at least.
 const TEST_FLOOR: u64 = 288;
 

@@ -179,8 +179,17 @@ pub(crate) fn parse(v: &str) -> Option<Written> {
     let may_start = match first {
         b'0'..=b'9' | b'-' | b'+' | b'(' | b'<' | b'>' | b'$' | 0x80.. => true,
         b'A'..=b'Z' => {
-            v.get(..3).is_some_and(|c| CODES.contains(&c))
-                || SYMBOLS.iter().any(|p| v.starts_with(p))
+            // Words are ruled out before the lists are searched: a symbol (`US$`, `R$`)
+            // has its `$` within three bytes, a code (`USD 5`) three capitals and no
+            // letter after them.
+            let b = v.as_bytes();
+            (b.get(1..3).is_some_and(|s| s.contains(&b'$'))
+                && SYMBOLS.iter().any(|p| v.starts_with(p)))
+                || (b.len() > 3
+                    && b[1].is_ascii_uppercase()
+                    && b[2].is_ascii_uppercase()
+                    && !b[3].is_ascii_alphabetic()
+                    && CODES.contains(&&v[..3]))
         }
         _ => false,
     };
