@@ -43,6 +43,7 @@ mod object_store;
 mod object_store_surfaces;
 mod reference_docs;
 mod sandbox;
+mod sandbox_answers;
 mod search;
 mod search_ux;
 mod serve;

@@ -2,6 +2,7 @@
 //! unconfined), the wall-clock timeout that kills everything it started, the bounded
 //! capture of its output.
 
+use super::answers::{self, Answered};
 use super::error::{InternalError, SandboxError};
 use super::isolation::{Isolation, Policy, UNCONFINED};
 use super::jail;
@@ -9,6 +10,7 @@ use super::limits::{self, Limits, Rlimits};
 use super::output::Capture;
 use super::python::{script_file_name, Python};
 use serde::Serialize;
+use serde_json::Value;
 use std::ffi::{CString, OsString};
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::os::unix::process::ExitStatusExt;
@@ -48,6 +50,14 @@ pub struct Execution {
     pub filesystem: Isolation,
     /// The script that ran (in the working directory).
     pub script: PathBuf,
+    /// What the script recorded with `answer(name, value)`, in the order of the calls
+    /// (a name recorded twice is here twice; [`Execution::answered`] takes the last).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub answers: Vec<Answered>,
+    /// Lines of the answers file that could not be read (not JSON, no string name, past
+    /// the size cap).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub answers_unreadable: usize,
 }
 
 impl Execution {
@@ -55,6 +65,23 @@ impl Execution {
     pub fn success(&self) -> bool {
         self.exit_code == Some(0) && !self.timed_out
     }
+
+    /// The value last recorded under `name`, names compared without case and with
+    /// `_`, `-`, `.` and spaces alike ("Mean_Fare" is "mean fare"); `None` when none
+    /// was, or when the last record under it is an error (a value too large).
+    pub fn answered(&self, name: &str) -> Option<&Value> {
+        let key = answers::name_key(name);
+        let last = self
+            .answers
+            .iter()
+            .rev()
+            .find(|a| answers::name_key(&a.name) == key)?;
+        last.error.is_none().then_some(&last.value)
+    }
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 fn seconds<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
@@ -149,13 +176,26 @@ pub(crate) async fn run(
         .await
         .map_err(io("creating", &tmp))?;
     let script = workdir.join(file);
+    // A run under a name used before starts without the answers of the last one.
+    let answers_file = answers::file_for(&script);
+    match tokio::fs::symlink_metadata(&answers_file).await {
+        Ok(m) if m.is_dir() => tokio::fs::remove_dir_all(&answers_file).await,
+        Ok(_) => tokio::fs::remove_file(&answers_file).await,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(e),
+    }
+    .map_err(io("removing", &answers_file))?;
     tokio::fs::write(&script, code)
         .await
         .map_err(io("writing", &script))?;
-    match spec.policy {
+    let mut ex = match spec.policy {
         Policy::Jail => run_jailed(spec, &workdir, script).await,
         Policy::Unconfined => run_unconfined(spec, &workdir, script).await,
-    }
+    }?;
+    let read = tokio::task::spawn_blocking(move || answers::read(&answers_file)).await;
+    (ex.answers, ex.answers_unreadable) =
+        read.map_err(|e| SandboxError::io("reading the answers", std::io::Error::other(e)))?;
+    Ok(ex)
 }
 
 /// The parts of an [`Execution`] both runners compute alike.
@@ -194,6 +234,8 @@ fn execution(spec: &RunSpec<'_>, e: Ended, script: PathBuf) -> Execution {
         network: isolation.clone(),
         filesystem: isolation,
         script,
+        answers: Vec::new(),
+        answers_unreadable: 0,
     }
 }
 
@@ -567,6 +609,39 @@ mod tests {
             get(&env, "PATH"),
             "/opt/py/bin:/usr/local/bin:/usr/bin:/bin"
         );
+    }
+
+    #[test]
+    fn answered_is_the_last_record_under_a_loosely_equal_name() {
+        let mut ex = Execution {
+            exit_code: Some(0),
+            signal: None,
+            timed_out: false,
+            limit_hit: None,
+            stdout: String::new(),
+            stderr: String::new(),
+            stdout_bytes: 0,
+            stderr_bytes: 0,
+            duration: Duration::ZERO,
+            network: Isolation::Isolated,
+            filesystem: Isolation::Isolated,
+            script: "/w/s.py".into(),
+            answers: vec![
+                Answered::new("Mean_Fare", 1.into()),
+                Answered::new("count", 3.into()),
+                Answered::new("mean.fare", 2.into()),
+            ],
+            answers_unreadable: 0,
+        };
+        assert_eq!(ex.answered("mean fare"), Some(&Value::from(2)));
+        assert_eq!(ex.answered("COUNT"), Some(&Value::from(3)));
+        assert_eq!(ex.answered("meanfare"), None);
+        ex.answers.push(Answered {
+            name: "count".into(),
+            value: Value::Null,
+            error: Some("value too large (2000000 bytes)".into()),
+        });
+        assert_eq!(ex.answered("count"), None);
     }
 
     #[test]

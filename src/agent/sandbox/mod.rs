@@ -10,7 +10,40 @@
 //!   quota on what a run writes.
 //! - [`jail`]: the jail every run executes in (namespaces, minimal root, quota tmpfs).
 //! - [`isolation`]: the policy (the jail, or the explicit unsafe opt-out).
+//! - [`answers`]: what a script records with `answer(name, value)`.
+//!
+//! # The answer API
+//!
+//! Every script runs under a launcher (`launcher.py`) that gives it a builtin
+//! `answer(name, value)`, also importable as `from lakestar import answer`. Each call
+//! appends one line `{"name": NAME, "value": VALUE}` to `NAME.answers.jsonl` beside the
+//! script `NAME.py`, written at once, so a script that fails later keeps what it
+//! answered; it returns `value` unchanged and never raises. [`Sandbox::run`] removes
+//! that file before the run and reads it after into [`Execution::answers`] (8 MiB at
+//! most; lines that are not a record are counted in
+//! [`Execution::answers_unreadable`]); [`Execution::answered`] gives the last value
+//! under a name. In the jail the file comes back with the working directory, so a run
+//! killed at the timeout there has none.
+//!
+//! Values as written (the name as text, 1000 characters at most):
+//! - `None`, `bool`, `str`, `int` as JSON; an `int` beyond 64 bits as its decimal text.
+//! - `float` at full precision (the shortest text that reads back to the same double;
+//!   read back exactly); NaN and the infinities as `"nan"`, `"inf"`, `"-inf"`.
+//! - numpy scalars and arrays as their `.tolist()` (numbers, nested lists).
+//! - pandas `Series` as an object of index (as text) to value; `DataFrame` as
+//!   `{"columns": [...], "index": [...], "rows": [[...], ...]}` of its first 1000 rows,
+//!   with `"truncated": true` and `"total_rows"` when cut; an `Index` as a list.
+//! - `list`, `tuple`, `set` as lists; `dict` as an object, keys as text; nested values
+//!   alike (64 levels at most).
+//! - Anything else (`Decimal`, dates, `Timestamp`…) as its `str()`; so is a value
+//!   whose conversion fails.
+//!
+//! A line is 1 MiB at most: a `DataFrame` is cut to fewer rows to fit; anything else
+//! larger is recorded as `{"name": NAME, "error": "value too large (N bytes)"}`
+//! ([`Answered::error`]), a collection of more items than could fit without being
+//! converted first (`(N items, over 1048576 bytes)`).
 
+mod answers;
 mod error;
 mod exec;
 mod isolation;
@@ -20,6 +53,7 @@ mod output;
 mod python;
 mod venv;
 
+pub use answers::Answered;
 pub use error::{InternalError, SandboxError, UserError};
 pub use exec::Execution;
 pub use isolation::{Isolation, Policy};
