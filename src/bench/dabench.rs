@@ -7,6 +7,11 @@
 //! gold alike, as the benchmark's dictionaries do (a question's labels may repeat a name). Three scores, as the benchmark reports them:
 //! ABQ (questions with every sub-answer right), PASQ (the mean over questions of the share
 //! of their sub-answers right) and UASQ (all sub-answers pooled), each in percent.
+//!
+//! The questions are split in two ([`Split`]): `dev`, the subset changes are measured on,
+//! and `test`, a sample drawn once by a committed seed from the questions over tables no
+//! dev question uses, run only to report. Both live in `benches/dabench-split.json`,
+//! embedded here; [`draw_test`] draws the test sample again from the questions and seed.
 
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashSet};
@@ -34,6 +39,9 @@ pub enum BenchError {
         /// What is wrong and what the line needs.
         message: String,
     },
+    /// The split file cannot be read or the split cannot be drawn.
+    #[error("DABench split: {0}")]
+    Split(String),
 }
 
 /// One question of `da-dev-questions.jsonl`.
@@ -120,6 +128,146 @@ pub fn read_labels(path: &Path) -> Result<Labels, BenchError> {
             .map(|l| (l.id, l.common_answers))
             .collect(),
     )
+}
+
+/// A part of the questions: `dev` to measure changes on, `test` to report only.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Split {
+    /// The questions changes are measured on.
+    Dev,
+    /// The held-out questions, over tables no dev question uses.
+    Test,
+}
+
+impl Split {
+    /// Its name: `dev` or `test`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Split::Dev => "dev",
+            Split::Test => "test",
+        }
+    }
+}
+
+impl std::fmt::Display for Split {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::str::FromStr for Split {
+    type Err = BenchError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "dev" => Ok(Split::Dev),
+            "test" => Ok(Split::Test),
+            other => Err(BenchError::Split(format!(
+                "no split {other:?}: it is dev or test"
+            ))),
+        }
+    }
+}
+
+/// Question ids by level (easy, medium, hard), each list ascending.
+pub type LevelIds = BTreeMap<String, Vec<u64>>;
+
+/// `benches/dabench-split.json`: the dev subset and the test sample, with what draws it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SplitFile {
+    /// The seed of the test draw.
+    pub seed: u64,
+    /// How the test sample is drawn, in one sentence.
+    pub rule: String,
+    /// How the dev subset was chosen.
+    pub dev_rule: String,
+    /// Test questions drawn per level.
+    pub test_per_level: usize,
+    /// The dev subset.
+    pub dev: LevelIds,
+    /// The test sample.
+    pub test: LevelIds,
+}
+
+impl SplitFile {
+    /// The ids of `split` by level.
+    pub fn levels(&self, split: Split) -> &LevelIds {
+        match split {
+            Split::Dev => &self.dev,
+            Split::Test => &self.test,
+        }
+    }
+
+    /// The ids of `split`, ascending.
+    pub fn ids(&self, split: Split) -> Vec<u64> {
+        let mut ids: Vec<u64> = self.levels(split).values().flatten().copied().collect();
+        ids.sort_unstable();
+        ids
+    }
+}
+
+/// The committed split; a data file beside the benchmarks, so that no question id is
+/// written in the source.
+const SPLIT_FILE: &str = include_str!("../../benches/dabench-split.json");
+
+/// The committed split (`benches/dabench-split.json`).
+pub fn split_file() -> Result<SplitFile, BenchError> {
+    serde_json::from_str(SPLIT_FILE).map_err(|e| {
+        BenchError::Split(format!(
+            "benches/dabench-split.json is not a split file ({e})"
+        ))
+    })
+}
+
+/// The ids of `split` in the committed split file, ascending.
+pub fn split_ids(split: Split) -> Result<Vec<u64>, BenchError> {
+    Ok(split_file()?.ids(split))
+}
+
+/// The draw key of a question: the BLAKE3 hash of `<seed>:<id>`, both in decimal, so that
+/// anyone can draw again with any BLAKE3 implementation (`printf 7:42 | b3sum`).
+fn draw_key(seed: u64, id: u64) -> [u8; 32] {
+    *blake3::hash(format!("{seed}:{id}").as_bytes()).as_bytes()
+}
+
+/// The test sample: of the questions whose `file_name` no `dev` question uses, the
+/// `per_level` of each level of `dev` with the smallest draw key (see [`draw_key`]),
+/// listed by id. A dev id missing from `questions`, or a level with fewer than `per_level`
+/// candidates, is an error.
+pub fn draw_test(
+    questions: &[Question],
+    dev: &LevelIds,
+    seed: u64,
+    per_level: usize,
+) -> Result<LevelIds, BenchError> {
+    let by_id: BTreeMap<u64, &Question> = questions.iter().map(|q| (q.id, q)).collect();
+    let mut dev_files = HashSet::new();
+    for id in dev.values().flatten() {
+        let q = by_id.get(id).ok_or_else(|| {
+            BenchError::Split(format!("dev question {id} is not among the questions"))
+        })?;
+        dev_files.insert(q.file_name.as_str());
+    }
+    let mut test = LevelIds::new();
+    for level in dev.keys() {
+        let mut candidates: Vec<([u8; 32], u64)> = questions
+            .iter()
+            .filter(|q| &q.level == level && !dev_files.contains(q.file_name.as_str()))
+            .map(|q| (draw_key(seed, q.id), q.id))
+            .collect();
+        if candidates.len() < per_level {
+            return Err(BenchError::Split(format!(
+                "level {level} has {} question(s) over tables no dev question uses, fewer than {per_level}",
+                candidates.len()
+            )));
+        }
+        candidates.sort_unstable();
+        let mut ids: Vec<u64> = candidates[..per_level].iter().map(|c| c.1).collect();
+        ids.sort_unstable();
+        test.insert(level.clone(), ids);
+    }
+    Ok(test)
 }
 
 static SUB_ANSWER: LazyLock<regex::Regex> =
@@ -221,6 +369,9 @@ pub struct Record {
     pub level: String,
     /// The loop mode it ran in (`ds-star`, `single-shot`, `no-verifier`, `oracle-files`).
     pub mode: String,
+    /// The split it was run as part of, if one was chosen.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub split: Option<Split>,
     /// The answer, if the run gave one.
     pub answer: Option<String>,
     /// How the run ended (the summary's status).
@@ -357,6 +508,9 @@ pub fn line<'a>(records: impl IntoIterator<Item = &'a Record>) -> Line {
 /// `summary.json`: the scores overall and by level.
 #[derive(Debug, Clone, Serialize)]
 pub struct BenchSummary {
+    /// The split every record was run as part of (none when they were not run by split).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub split: Option<Split>,
     /// The modes the records ran in.
     pub modes: Vec<String>,
     /// Every record.
@@ -376,7 +530,13 @@ pub fn summarize(records: &[Record]) -> BenchSummary {
             modes.push(r.mode.clone());
         }
     }
+    // One split only when every record names it: a summary never calls a mix a split.
+    let split = records
+        .first()
+        .and_then(|r| r.split)
+        .filter(|s| records.iter().all(|r| r.split == Some(*s)));
     BenchSummary {
+        split,
         modes,
         overall: line(records),
         by_level: levels.into_iter().map(|(k, v)| (k, line(v))).collect(),
@@ -454,6 +614,7 @@ mod tests {
             id,
             level: level.into(),
             mode: "ds-star".into(),
+            split: None,
             answer: answer.map(str::to_string),
             status: "sufficient".into(),
             parts: grade(answer, &gold(g)),
@@ -597,6 +758,111 @@ mod tests {
         let old = r#"{"id":1,"level":"easy","mode":"ds-star","answer":null,"status":"no_answer","parts":[],"llm_calls":1,"prompt_tokens":1,"completion_tokens":1,"rounds":1,"iterated":false,"duration_ms":1,"files":[],"run_dir":"r","error":null}"#;
         let r: Record = serde_json::from_str(old).unwrap();
         assert!(r.verdicts.is_empty());
+    }
+
+    #[test]
+    fn the_committed_split_has_ten_dev_questions_a_level_and_a_disjoint_test_sample() {
+        let f = split_file().unwrap();
+        let levels = ["easy", "hard", "medium"];
+        assert_eq!(f.dev.keys().collect::<Vec<_>>(), levels);
+        assert_eq!(f.test.keys().collect::<Vec<_>>(), levels);
+        assert!(f.dev.values().all(|ids| ids.len() == 10), "{:?}", f.dev);
+        assert!(f.test_per_level >= 8);
+        assert!(
+            f.test.values().all(|ids| ids.len() == f.test_per_level),
+            "{:?}",
+            f.test
+        );
+        let dev = f.ids(Split::Dev);
+        let test = f.ids(Split::Test);
+        assert_eq!(dev.len(), 30);
+        assert_eq!(split_ids(Split::Test).unwrap(), test);
+        // No id twice, in a split or across them.
+        let all: HashSet<u64> = dev.iter().chain(&test).copied().collect();
+        assert_eq!(all.len(), dev.len() + test.len());
+        assert!(f.rule.contains("<seed>:<id>") && f.rule.contains("file_name"));
+    }
+
+    /// Sixty questions, a level by `id % 3`, a table by `id % 10`: the dev questions 0, 1
+    /// and 2 take tables 0, 1 and 2, so no question over them is drawn.
+    #[test]
+    fn the_test_draw_leaves_out_the_dev_tables_and_takes_the_smallest_keys() {
+        let levels = ["easy", "medium", "hard"];
+        let questions: Vec<Question> = (0..60u64)
+            .map(|id| Question {
+                id,
+                question: String::new(),
+                constraints: String::new(),
+                format: String::new(),
+                file_name: format!("t{}.csv", id % 10),
+                level: levels[id as usize % 3].to_string(),
+            })
+            .collect();
+        let dev: LevelIds = levels
+            .iter()
+            .enumerate()
+            .map(|(i, l)| (l.to_string(), vec![i as u64]))
+            .collect();
+        let test = draw_test(&questions, &dev, 7, 4).unwrap();
+        assert_eq!(test, draw_test(&questions, &dev, 7, 4).unwrap());
+        for (level, ids) in &test {
+            assert_eq!(ids.len(), 4);
+            assert!(ids.windows(2).all(|w| w[0] < w[1]), "{ids:?}");
+            let candidates: Vec<&Question> = questions
+                .iter()
+                .filter(|q| &q.level == level && q.id % 10 > 2)
+                .collect();
+            for q in &candidates {
+                let drawn = ids.contains(&q.id);
+                // Every drawn key is below every key left out.
+                let beaten = ids
+                    .iter()
+                    .filter(|id| draw_key(7, **id) < draw_key(7, q.id))
+                    .count();
+                assert!(drawn || beaten == 4, "{level} {}", q.id);
+            }
+            assert!(
+                ids.iter()
+                    .all(|id| id % 10 > 2 && levels[*id as usize % 3] == level),
+                "{level}: {ids:?}"
+            );
+        }
+        assert_ne!(test, draw_test(&questions, &dev, 8, 4).unwrap());
+        // 14 candidates a level: asking for more is an error, as is a dev id not there.
+        let e = draw_test(&questions, &dev, 7, 15).unwrap_err().to_string();
+        assert!(e.contains("fewer than 15"), "{e}");
+        let mut missing = dev.clone();
+        missing.get_mut("easy").unwrap().push(600);
+        let e = draw_test(&questions, &missing, 7, 4)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("dev question 600"), "{e}");
+    }
+
+    #[test]
+    fn the_split_is_named_in_records_and_in_a_summary_of_one_split_only() {
+        assert_eq!("test".parse::<Split>().unwrap(), Split::Test);
+        assert!("train".parse::<Split>().is_err());
+        let mut records = vec![
+            record(1, "easy", None, &[("a", "1")]),
+            record(2, "hard", None, &[("a", "1")]),
+        ];
+        let s = serde_json::to_value(summarize(&records)).unwrap();
+        assert!(s.get("split").is_none(), "{s}");
+        assert!(!serde_json::to_string(&records[0])
+            .unwrap()
+            .contains("split"));
+        for r in &mut records {
+            r.split = Some(Split::Dev);
+        }
+        let s = serde_json::to_value(summarize(&records)).unwrap();
+        assert_eq!(s["split"], "dev");
+        let line = serde_json::to_string(&records[0]).unwrap();
+        assert!(line.contains(r#""split":"dev""#), "{line}");
+        let back: Record = serde_json::from_str(&line).unwrap();
+        assert_eq!(back.split, Some(Split::Dev));
+        records[1].split = Some(Split::Test);
+        assert_eq!(summarize(&records).split, None);
     }
 
     #[test]

@@ -1,11 +1,14 @@
 //! End to end: `lakestar bench dabench` over a generated DABench-shaped directory, with
 //! scripted LLM replies whose code really runs (pandas in the test venv), in the
-//! single-shot and oracle-files modes, `--resume` and `--grade-only`.
+//! single-shot and oracle-files modes, `--resume` and `--grade-only`; the committed
+//! dev/test split, drawn again from the real questions and run by `--split`.
 
 use crate::agent::fenced;
-use crate::common::{lakestar, shared_lakes, test_python};
+use crate::common::{lakestar, python3, shared_lakes, test_python};
 use crate::llm_server::ScriptedLlm;
+use lakestar::bench::dabench::{self, Split};
 use serde_json::Value;
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
@@ -93,6 +96,11 @@ fn table_path(dir: &Path, name: &str) -> String {
 }
 
 fn bench(llm: &ScriptedLlm, dir: &Path, out: &Path, args: &[&str]) -> Output {
+    bench_with(&test_python(), llm, dir, out, args)
+}
+
+/// `bench` with this Python (the system's, for scripts that need no pandas).
+fn bench_with(python: &Path, llm: &ScriptedLlm, dir: &Path, out: &Path, args: &[&str]) -> Output {
     lakestar()
         .env("OPENAI_BASE_URL", llm.base_url())
         .env("LAKESTAR_MODEL", "scripted-model")
@@ -101,7 +109,7 @@ fn bench(llm: &ScriptedLlm, dir: &Path, out: &Path, args: &[&str]) -> Output {
         .arg("--out")
         .arg(out)
         .arg("--python")
-        .arg(test_python())
+        .arg(python)
         .args(args)
         .output()
         .unwrap()
@@ -542,4 +550,97 @@ fn the_gold_answers_of_the_real_labels_grade_right_through_grade_only() {
         numbers > 300 && texts > 50,
         "{numbers} numbers, {texts} texts"
     );
+}
+
+/// The committed test sample is what its seed draws from the real DABench questions (so
+/// the file is not edited by hand), each id is of its level, and no test question is over
+/// a table a dev question uses.
+#[test]
+fn the_committed_test_split_is_drawn_again_from_the_real_questions() {
+    let questions =
+        dabench::read_questions(&shared_lakes().join("dabench/da-dev-questions.jsonl")).unwrap();
+    let f = dabench::split_file().unwrap();
+    let drawn = dabench::draw_test(&questions, &f.dev, f.seed, f.test_per_level).unwrap();
+    assert_eq!(
+        drawn, f.test,
+        "benches/dabench-split.json's test is not its seed's draw"
+    );
+    let question = |id: &u64| questions.iter().find(|q| q.id == *id).unwrap();
+    for split in [Split::Dev, Split::Test] {
+        for (level, ids) in f.levels(split) {
+            assert!(
+                ids.iter().all(|id| &question(id).level == level),
+                "{split} {level}"
+            );
+        }
+    }
+    let dev_files: HashSet<&str> = f
+        .ids(Split::Dev)
+        .iter()
+        .map(|id| question(id).file_name.as_str())
+        .collect();
+    let shared: Vec<u64> = f
+        .ids(Split::Test)
+        .into_iter()
+        .filter(|id| dev_files.contains(question(id).file_name.as_str()))
+        .collect();
+    assert!(
+        shared.is_empty(),
+        "test questions over dev tables: {shared:?}"
+    );
+}
+
+/// `--split test --limit 1` runs one question of the test split, and its record and the
+/// summary name the split; resuming that OUT by another split is refused, and `--split`
+/// with `--ids` is a usage error.
+#[test]
+fn split_test_runs_a_test_question_and_names_the_split() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = shared_lakes().join("dabench");
+    let llm = ScriptedLlm::start();
+    llm.say("coder", &fenced("print('@answer[0]')"));
+    let out = tmp.path().join("test-split");
+    // The scripted answer needs no pandas: the system Python runs it.
+    let python = PathBuf::from(python3());
+    let bench = |llm: &ScriptedLlm, dir: &Path, out: &Path, args: &[&str]| {
+        bench_with(&python, llm, dir, out, args)
+    };
+    let args = ["--mode", "single-shot", "--budget", "1", "--limit", "1"];
+    ok(&bench(
+        &llm,
+        &dir,
+        &out,
+        &[&args[..], &["--split", "test"]].concat(),
+    ));
+    assert!(llm.left().is_empty(), "unused replies: {:?}", llm.left());
+    let r = results(&out);
+    assert_eq!(r.len(), 1);
+    let test = dabench::split_ids(Split::Test).unwrap();
+    assert!(
+        test.contains(&r[0]["id"].as_u64().unwrap()),
+        "{}",
+        r[0]["id"]
+    );
+    assert_eq!(r[0]["split"], "test");
+    let summary: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["split"], "test");
+    assert_eq!(summary["overall"]["questions"], 1);
+
+    let calls = llm.requests().len();
+    for other in [&["--split", "dev"][..], &[]] {
+        let res = bench(
+            &llm,
+            &dir,
+            &out,
+            &[&args[..], &["--resume"], other].concat(),
+        );
+        assert!(!res.status.success());
+        let err = String::from_utf8_lossy(&res.stderr);
+        assert!(err.contains("run by the test split"), "{err}");
+    }
+    let res = bench(&llm, &dir, &out, &["--split", "dev", "--ids", "0"]);
+    assert!(!res.status.success());
+    assert!(String::from_utf8_lossy(&res.stderr).contains("cannot be used with"));
+    assert_eq!(llm.requests().len(), calls);
 }

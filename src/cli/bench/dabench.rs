@@ -2,11 +2,13 @@
 //! loop's modes, graded by `bench::dabench`. Each graded question is appended to
 //! `OUT/results.jsonl` as soon as it ends, so an interrupted run resumes (`--resume`);
 //! `OUT/summary.json` and the printed table always cover the whole of `results.jsonl`.
+//! `--split dev|test` runs a part of the committed split (`bench::dabench::Split`), which
+//! each record and the summary name.
 
 use super::{prepare_index, run_one};
 use crate::agent::parse::Verdict;
 use crate::agent::run::Mode;
-use crate::bench::dabench::{self, Labels, Question, Record};
+use crate::bench::dabench::{self, Labels, Question, Record, Split};
 use crate::cli::ask::{runtime, AgentArgs};
 use crate::cli::UsageError;
 use anyhow::{Context, Result};
@@ -69,6 +71,10 @@ pub(crate) struct DabenchArgs {
     /// Only these question ids (comma-separated).
     #[arg(long, value_delimiter = ',', value_name = "IDS")]
     ids: Vec<u64>,
+    /// Only this split's questions (benches/dabench-split.json): dev to measure changes on,
+    /// test to report.
+    #[arg(long, value_parser = ["dev", "test"], conflicts_with_all = ["ids", "grade_only"])]
+    split: Option<String>,
     /// Only questions of this level.
     #[arg(long, value_parser = ["easy", "medium", "hard"])]
     level: Option<String>,
@@ -136,8 +142,12 @@ fn summarize(out: &Path, records: &[Record]) -> Result<()> {
     std::fs::write(&path, serde_json::to_string_pretty(&s)? + "\n")
         .with_context(|| format!("writing {}", path.display()))?;
     print!("{}", dabench::table(&s));
+    let split = s
+        .split
+        .map(|s| format!(" of the {s} split"))
+        .unwrap_or_default();
     eprintln!(
-        "{} question(s) graded; results: {}",
+        "{} question(s){split} graded; results: {}",
         records.len(),
         out.join("results.jsonl").display()
     );
@@ -175,7 +185,13 @@ pub(crate) fn run(a: DabenchArgs) -> Result<()> {
         return summarize(&a.out, &records);
     }
 
-    let chosen = choose(&a, &questions_path, &labels, &results)?;
+    let split = a
+        .split
+        .as_deref()
+        .map(str::parse::<Split>)
+        .transpose()
+        .map_err(user)?;
+    let chosen = choose(&a, split, &questions_path, &labels, &results)?;
     if !tables.is_dir() {
         return Err(user(format!(
             "the tables directory {} is not a directory",
@@ -205,6 +221,7 @@ pub(crate) fn run(a: DabenchArgs) -> Result<()> {
             id: q.id,
             level: q.level.clone(),
             mode: a.mode.name().to_string(),
+            split,
             parts: dabench::grade(summary.answer.as_deref(), &labels[&q.id]),
             answer: summary.answer.clone(),
             status: serde_json::to_value(summary.status)?
@@ -250,12 +267,31 @@ pub(crate) fn run(a: DabenchArgs) -> Result<()> {
     summarize(&a.out, &read_results(&results)?)
 }
 
-/// The questions to run: by --ids and --level, less those already in `results` with
-/// --resume, at most --limit. Without --resume, an existing `results.jsonl` is refused
-/// rather than silently mixed with or replaced by the new run.
-fn choose(a: &DabenchArgs, path: &Path, labels: &Labels, results: &Path) -> Result<Vec<Question>> {
+/// The questions to run: by --ids or --split, and --level, less those already in
+/// `results` with --resume, at most --limit. Without --resume, an existing
+/// `results.jsonl` is refused rather than silently mixed with or replaced by the new run;
+/// with it, one run by another split (or by none) is refused too, so that a summary covers
+/// one split.
+fn choose(
+    a: &DabenchArgs,
+    split: Option<Split>,
+    path: &Path,
+    labels: &Labels,
+    results: &Path,
+) -> Result<Vec<Question>> {
     let done: HashSet<u64> = if a.resume {
-        read_results(results)?.iter().map(|r| r.id).collect()
+        let records = read_results(results)?;
+        if let Some(r) = records.iter().find(|r| r.split != split) {
+            let name = |s: Option<Split>| s.map_or("no".to_string(), |s| format!("the {s}"));
+            return Err(user(format!(
+                "{} holds question {} run by {} split, and this run is by {} split: choose another --out",
+                results.display(),
+                r.id,
+                name(r.split),
+                name(split)
+            )));
+        }
+        records.iter().map(|r| r.id).collect()
     } else if results.exists() {
         return Err(user(format!(
             "{} exists: pass --resume to continue it, --grade-only to re-grade it, or choose another --out",
@@ -265,15 +301,23 @@ fn choose(a: &DabenchArgs, path: &Path, labels: &Labels, results: &Path) -> Resu
         HashSet::new()
     };
     let all = dabench::read_questions(path).map_err(user)?;
-    if let Some(id) = a.ids.iter().find(|id| !all.iter().any(|q| q.id == **id)) {
+    let (ids, flag) = match split {
+        Some(s) => (
+            dabench::split_ids(s).map_err(user)?,
+            format!("--split {s} (benches/dabench-split.json, of DABench's questions)"),
+        ),
+        None => (a.ids.clone(), "--ids".to_string()),
+    };
+    if let Some(id) = ids.iter().find(|id| !all.iter().any(|q| q.id == **id)) {
         return Err(user(format!(
-            "--ids: no question {id} in {}",
+            "{flag}: no question {id} in {}",
             path.display()
         )));
     }
+    let every_id = split.is_none() && a.ids.is_empty();
     let chosen: Vec<Question> = all
         .into_iter()
-        .filter(|q| a.ids.is_empty() || a.ids.contains(&q.id))
+        .filter(|q| every_id || ids.contains(&q.id))
         .filter(|q| a.level.as_ref().is_none_or(|l| &q.level == l))
         .filter(|q| !done.contains(&q.id))
         .take(a.limit.unwrap_or(usize::MAX))
