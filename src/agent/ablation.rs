@@ -13,6 +13,7 @@
 use super::answer;
 use super::llm::Role;
 use super::prompts::Template;
+use super::rules::Rule;
 use super::run::{observation, Loop, LoopOutcome, State};
 use super::{AgentError, AnswerSource, Status};
 use serde::Serialize;
@@ -75,8 +76,35 @@ impl Loop<'_> {
         let exec = self.run_script(0, &mut st, &code, "final").await?;
         let printed = exec.stdout.trim();
         let quantities = answer::requested(self.question, self.guidelines_given());
-        let answer = (exec.success() && !printed.is_empty()).then(|| {
-            answer::in_format(printed, &quantities).unwrap_or_else(|| printed.to_string())
+        let ran = super::run::Ran {
+            code: code.clone(),
+            exec: exec.clone(),
+        };
+        let answered = self.answered(&ran, &quantities);
+        let source = if answered.is_some() {
+            AnswerSource::Answers
+        } else {
+            AnswerSource::FinalScript
+        };
+        let answer = answered.or_else(|| {
+            (exec.success() && !printed.is_empty()).then(|| {
+                let formed = answer::in_format(printed, &quantities)
+                    .filter(|_| self.on(Rule::PrintedForm));
+                match formed {
+                    Some(a) if a != printed => {
+                        // A trace that cannot be written fails the run's next event.
+                        if let Err(e) = self.fired(
+                            Rule::PrintedForm,
+                            None,
+                            "the single-shot script printed the values without the @name[value] form; put in that form".into(),
+                        ) {
+                            tracing::warn!("{e}");
+                        }
+                        a
+                    }
+                    _ => printed.to_string(),
+                }
+            })
         });
         if answer.is_none() {
             self.note(
@@ -95,8 +123,9 @@ impl Loop<'_> {
             plan,
             solution: (code.clone(), output),
             final_script: Some((code, exec.stdout.clone())),
-            answer_source: answer.as_ref().map(|_| AnswerSource::FinalScript),
+            answer_source: answer.as_ref().map(|_| source),
             answer,
+            answers: exec.answers.clone(),
             files: st.paths(),
             unknown_names: Vec::new(),
         })
@@ -137,7 +166,8 @@ impl Loop<'_> {
             verdicts: Vec::new(),
             plan,
             solution: (ran.code.clone(), observation(&ran.exec)),
-            final_script: Some(fin.script),
+            final_script: fin.script,
+            answers: fin.answers,
             answer: fin.answer,
             answer_source: fin.source,
             files: st.paths(),

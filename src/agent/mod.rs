@@ -31,6 +31,7 @@ pub mod parse;
 pub mod prompts;
 pub mod record;
 pub mod repair;
+pub mod rules;
 pub mod run;
 pub mod sandbox;
 pub mod staging;
@@ -134,6 +135,9 @@ pub enum Status {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum AnswerSource {
+    /// The values a script gave through the answer API (`answer(name, value)`), written
+    /// in the asked form by an output adapter (`answer::adapt`).
+    Answers,
     /// The finalyzer's script printed it.
     FinalScript,
     /// Read from the verified solution's output: the final script failed, printed
@@ -148,6 +152,7 @@ impl AnswerSource {
     /// The serialized name.
     pub fn as_str(self) -> &'static str {
         match self {
+            AnswerSource::Answers => "answers",
             AnswerSource::FinalScript => "final_script",
             AnswerSource::SolutionOutput => "solution_output",
             AnswerSource::FilledFromOutput => "filled_from_output",
@@ -286,9 +291,12 @@ pub struct Summary {
     pub status: Status,
     /// The answer (also in `answer.txt`).
     pub answer: Option<String>,
-    /// Where the answer comes from: `final_script`, or `solution_output` when the
-    /// final script failed or printed no usable answer.
+    /// Where the answer comes from: `answers` (the answer API), `final_script`, or
+    /// `solution_output` when the final script failed or printed no usable answer.
     pub answer_source: Option<AnswerSource>,
+    /// The values given through the answer API by the script the answer comes from, at
+    /// full precision (a name given twice: both, in order).
+    pub answers: Vec<sandbox::Answered>,
     /// Column or key names the question or a step named that no file has (also said
     /// in the answer).
     pub unknown_names: Vec<String>,
@@ -313,6 +321,18 @@ pub struct Summary {
     pub run_dir: PathBuf,
     /// The error that stopped the run.
     pub error: Option<String>,
+    /// The rules on and how often each fired.
+    pub rules: RulesUsed,
+}
+
+/// The rules of a run: which were on, and how often each fired (by name; rules that
+/// never fired are left out).
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct RulesUsed {
+    /// `--rules`, spelled as it parses back.
+    pub on: rules::RuleSet,
+    /// Firings by rule.
+    pub fired: std::collections::BTreeMap<&'static str, usize>,
 }
 
 /// An agent: an LLM, a sandbox and a prompt set.
@@ -353,6 +373,7 @@ impl Agent {
             mode: options.mode,
             llm_timeout_ms: self.llm.config().timeout.as_millis() as u64,
             llm_timeout_from: self.llm.config().timeout_origin,
+            rules: options.rules,
         })?;
         if let Some(message) = staging::note(files) {
             record.event(&Event::Note { message })?;
@@ -372,10 +393,34 @@ impl Agent {
                 (message.clone(), message)
             }
         };
+        // The `method-calls` rule: the calls of the methods the question names, in every
+        // role's prefix.
+        let bare;
+        let prompts = if options.rules.on(rules::Rule::MethodCalls) {
+            let named = self.prompts.methods().section(question);
+            if !named.is_empty() {
+                let rule = rules::Rule::MethodCalls;
+                let titles: Vec<&str> = named
+                    .lines()
+                    .filter(|l| l.ends_with(':') && !l.starts_with('#'))
+                    .map(|l| l.trim_end_matches(':'))
+                    .collect();
+                record.event(&Event::Rule {
+                    round: None,
+                    rule,
+                    class: rule.class(),
+                    message: format!("the calls of {} are shown to every role", titles.join(", ")),
+                })?;
+            }
+            &self.prompts
+        } else {
+            bare = self.prompts.without_methods();
+            &bare
+        };
         let looped = Loop {
             llm: &self.llm,
             sandbox: &self.sandbox,
-            prompts: &self.prompts,
+            prompts,
             record: &record,
             progress,
             question,
@@ -391,6 +436,7 @@ impl Agent {
             status: Status::Error,
             answer: None,
             answer_source: None,
+            answers: Vec::new(),
             unknown_names: Vec::new(),
             rounds: 0,
             verdicts: Vec::new(),
@@ -402,6 +448,10 @@ impl Agent {
             filesystem,
             run_dir: run_dir.to_path_buf(),
             error: None,
+            rules: RulesUsed {
+                on: options.rules,
+                fired: Default::default(),
+            },
         };
         let mut stopped = None;
         match looped {
@@ -409,6 +459,7 @@ impl Agent {
                 summary.status = out.status;
                 summary.answer = out.answer.clone();
                 summary.answer_source = out.answer_source;
+                summary.answers = out.answers.clone();
                 summary.unknown_names = out.unknown_names.clone();
                 summary.files = out.files.clone();
                 summary.rounds = out.rounds;
@@ -456,6 +507,7 @@ impl Agent {
                 stopped = Some(e);
             }
         }
+        summary.rules.fired = record.traced().rules;
         record.event(&Event::Finish {
             status: summary.status,
             answer: summary.answer.clone(),

@@ -258,6 +258,14 @@ impl Prompts {
         &self.methods
     }
 
+    /// These prompts without any method's calls (the `method-calls` rule off).
+    pub fn without_methods(&self) -> Prompts {
+        Prompts {
+            texts: self.texts.clone(),
+            methods: Methods::default(),
+        }
+    }
+
     /// Fill `t` with `values`. Placeholders without a value are left as they are written.
     pub fn render(&self, t: Template, values: &[(&str, &str)]) -> String {
         render(&self.texts[&t], values)

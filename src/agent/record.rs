@@ -34,10 +34,24 @@ pub enum Event {
         llm_timeout_ms: u64,
         /// Where that limit comes from: `flag`, `env`, `file` or `default`.
         llm_timeout_from: super::llm::Origin,
+        /// The rules on (`--rules`, spelled as it parses back).
+        rules: super::rules::RuleSet,
     },
     /// Something the reader of the record should know (sandbox limits, fallbacks).
     Note {
         /// What happened.
+        message: String,
+    },
+    /// A rule fired: what it changed, or what it did instead of the bare loop.
+    Rule {
+        /// The round, when the rule fired in one.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        round: Option<usize>,
+        /// The rule's name.
+        rule: super::rules::Rule,
+        /// The failure class it addresses.
+        class: &'static str,
+        /// What it did.
         message: String,
     },
     /// One LLM call.
@@ -209,6 +223,7 @@ impl Event {
             | Event::Files { round, .. }
             | Event::Route { round, .. }
             | Event::Plan { round, .. } => Some(*round),
+            Event::Rule { round, .. } => *round,
             Event::Start { .. } | Event::Note { .. } | Event::Finish { .. } => None,
         }
     }
@@ -225,6 +240,8 @@ pub struct Traced {
     pub verdicts: Vec<super::parse::Verdict>,
     /// The data files: those of the start and those retrieval added.
     pub files: Vec<String>,
+    /// How often each rule fired, by name.
+    pub rules: std::collections::BTreeMap<&'static str, usize>,
 }
 
 impl Traced {
@@ -237,6 +254,7 @@ impl Traced {
             Event::Files { added, .. } => self.files.extend(added.iter().cloned()),
             Event::Plan { steps, .. } => self.plan = steps.clone(),
             Event::Verdict { verdict, .. } => self.verdicts.push(*verdict),
+            Event::Rule { rule, .. } => *self.rules.entry(rule.name()).or_default() += 1,
             _ => {}
         }
     }

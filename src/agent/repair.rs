@@ -7,14 +7,15 @@
 //! `pd.np`, gone since pandas 2.0, fails every script that uses it.
 //!
 //! Written by hand: no crate rewrites Python source; the rules are line-level and only
-//! fire when the script cannot run as written, or (`pairs`) when it would print `nan`
-//! for a statistic because one of its two columns has a missing value.
+//! fire when the script cannot run as written. None changes what a script computes: a
+//! statistic stays the one the script asks for, over the rows it asks for. Each fix is
+//! one named rule ([`super::rules`], family `repair`), switched off by `--rules`.
 
 mod cells;
 mod names;
-mod pairs;
 
 use super::context::FileContext;
+use super::rules::{Rule, RuleSet};
 use names::{loose_names, padded_names, py_literal};
 use regex::Regex;
 use std::sync::OnceLock;
@@ -131,6 +132,15 @@ pub struct Repaired {
     pub code: String,
     /// What was changed, in words.
     pub fixes: Vec<String>,
+    /// The rule of each fix, in the same order.
+    pub rules: Vec<Rule>,
+}
+
+impl Repaired {
+    fn fix(&mut self, rule: Rule, what: String) {
+        self.fixes.push(what);
+        self.rules.push(rule);
+    }
 }
 
 /// The `load:` call of each file whose description gives exactly one, by absolute path
@@ -158,7 +168,7 @@ pub fn load_calls(files: &[FileContext]) -> Vec<(String, String)> {
 
 /// Repair `code` (see the module doc); a script that needs nothing is returned as is.
 pub fn repair(code: &str) -> Repaired {
-    repair_with(code, &[], &[])
+    repair_with(code, &[], &[], RuleSet::all())
 }
 
 /// [`repair`], and a bare `pd.read_csv("path")` of a file in `loads` ([`load_calls`])
@@ -167,11 +177,25 @@ pub fn repair(code: &str) -> Repaired {
 /// small models leave out, and then `.dt` fails or numbers stay text. A column of
 /// `columns` whose name is padded with spaces (`"num. calls abandoned "`, common in
 /// exported reports) is put in place of the same name written without them
-/// ([`padded_names`]).
-pub fn repair_with(code: &str, loads: &[(String, String)], columns: &[String]) -> Repaired {
-    let mut fixes = Vec::new();
+/// ([`padded_names`]). Only the rules of `rules` apply, each fix tagged with its rule.
+pub fn repair_with(
+    code: &str,
+    loads: &[(String, String)],
+    columns: &[String],
+    rules: RuleSet,
+) -> Repaired {
+    let mut r = Repaired {
+        code: String::new(),
+        fixes: Vec::new(),
+        rules: Vec::new(),
+    };
     let mut code = code.to_string();
-    for (bare, exact) in padded_names(columns) {
+    let padded = if rules.on(Rule::PaddedNames) {
+        padded_names(columns)
+    } else {
+        Vec::new()
+    };
+    for (bare, exact) in padded {
         let mut changed = false;
         for q in ['"', '\''] {
             let written = format!("{q}{bare}{q}");
@@ -183,23 +207,36 @@ pub fn repair_with(code: &str, loads: &[(String, String)], columns: &[String]) -
             }
         }
         if changed {
-            fixes.push(format!(
-                "the column {exact:?} was written without its spaces ({bare:?})"
-            ));
+            r.fix(
+                Rule::PaddedNames,
+                format!("the column {exact:?} was written without its spaces ({bare:?})"),
+            );
         }
     }
-    let (loose_code, loose_fixes) = loose_names(&code, columns);
-    code = loose_code;
-    fixes.extend(loose_fixes);
+    if rules.on(Rule::ColumnSpelling) {
+        let (loose_code, loose_fixes) = loose_names(&code, columns);
+        code = loose_code;
+        for f in loose_fixes {
+            r.fix(Rule::ColumnSpelling, f);
+        }
+    }
     // `'load:/lake/a.json'`: the description's `load:` label taken into the path, as small
     // models copy it; no path starts so, and the file exists without it.
     static LABELLED: OnceLock<Regex> = OnceLock::new();
     let labelled = LABELLED
         .get_or_init(|| Regex::new(r#"(r?["'])load:\s*(/[^"'\n]*)(["'])"#).expect("static regex"));
-    if labelled.is_match(&code) {
+    if rules.on(Rule::LoadLabel) && labelled.is_match(&code) {
         code = labelled.replace_all(&code, "$1$2$3").into_owned();
-        fixes.push("the `load:` label taken into a path string is removed".to_string());
+        r.fix(
+            Rule::LoadLabel,
+            "the `load:` label taken into a path string is removed".to_string(),
+        );
     }
+    let loads = if rules.on(Rule::DescribedLoad) {
+        loads
+    } else {
+        &[]
+    };
     for (path, call) in loads {
         let bare = Regex::new(&format!(
             r#"pd\.read_csv\(\s*r?(?:"{p}"|'{p}')\s*\)"#,
@@ -208,31 +245,36 @@ pub fn repair_with(code: &str, loads: &[(String, String)], columns: &[String]) -
         .expect("a valid pattern");
         if bare.is_match(&code) && !bare.is_match(call) {
             code = bare.replace_all(&code, regex::NoExpand(call)).into_owned();
-            fixes.push(format!(
-                "the bare read of {path} now uses its description's call (`{call}`)"
-            ));
+            r.fix(
+                Rule::DescribedLoad,
+                format!("the bare read of {path} now uses its description's call (`{call}`)"),
+            );
         }
     }
-    if let Some((fixed, line)) = bind_load_line(&code) {
-        fixes.push(format!(
+    if let Some((fixed, line)) = bind_load_line(&code).filter(|_| rules.on(Rule::LoadLine)) {
+        r.fix(Rule::LoadLine, format!(
             "the description's `load:` line was copied as is; it now assigns the table the script reads (`{line}`)"
         ));
         code = fixed;
     }
-    if let Some(fixed) = cells::matrix_cells(&code) {
+    if let Some(fixed) = cells::matrix_cells(&code).filter(|_| rules.on(Rule::MatrixCell)) {
         code = fixed;
-        fixes.push(
+        r.fix(
+            Rule::MatrixCell,
             "a cell of a `.corr()` or `.cov()` matrix is read with `.loc[row, column]`".to_string(),
         );
     }
-    if let Some(fixed) = pairs::paired_columns(&code) {
-        code = fixed;
-        fixes.push("a test of two columns leaves out the rows missing either".to_string());
-    }
-    if code.contains("pd.np.") {
+    if rules.on(Rule::PandasNp) && code.contains("pd.np.") {
         // `pandas.np` was removed in pandas 2.0; small models still write it.
-        fixes.push("`pd.np.` (removed in pandas 2) is now `np.`".to_string());
+        r.fix(
+            Rule::PandasNp,
+            "`pd.np.` (removed in pandas 2) is now `np.`".to_string(),
+        );
         code = code.replace("pd.np.", "np.");
+    }
+    if !rules.on(Rule::MissingImports) {
+        r.code = code;
+        return r;
     }
     let missing: Vec<&str> = ALIASES
         .iter()
@@ -251,11 +293,15 @@ pub fn repair_with(code: &str, loads: &[(String, String)], columns: &[String]) -
         }
     }
     if !imports.is_empty() {
-        fixes.push(format!("added the missing `{}`", imports.join("`, `")));
+        r.fix(
+            Rule::MissingImports,
+            format!("added the missing `{}`", imports.join("`, `")),
+        );
         let refs: Vec<&str> = imports.iter().map(String::as_str).collect();
         code = insert_imports(&code, &refs);
     }
-    Repaired { code, fixes }
+    r.code = code;
+    r
 }
 
 /// Whether `alias.` is used as a module outside comments (`x.pd.` and `spd.` do not count).
@@ -410,6 +456,73 @@ const MODULES: &[&str] = &[
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every rule on.
+    fn repair_with(code: &str, loads: &[(String, String)], columns: &[String]) -> Repaired {
+        super::repair_with(code, loads, columns, RuleSet::all())
+    }
+
+    /// Scripts each repair rule fixes (with the columns and load calls it needs): with
+    /// its rule off, the script stays as written, and no other rule fires in its place.
+    #[test]
+    fn each_repair_rule_fixes_its_class_and_nothing_with_it_off() {
+        let columns: Vec<String> = ["num. calls abandoned ", "MEANJZH", "Age"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        let loads = vec![(
+            "/lake/a.csv".to_string(),
+            "pd.read_csv(\"/lake/a.csv\", skiprows=3, thousands=\",\")".to_string(),
+        )];
+        let cases: &[(Rule, &str)] = &[
+            (
+                Rule::PaddedNames,
+                "import pandas as pd\nx = df.get('num. calls abandoned')\n",
+            ),
+            (
+                Rule::ColumnSpelling,
+                "import pandas as pd\nx = df['age'].mean()\n",
+            ),
+            (
+                Rule::LoadLabel,
+                "import pandas as pd\ndf = pd.read_csv('load:/lake/a.csv')\n",
+            ),
+            (
+                Rule::DescribedLoad,
+                "import pandas as pd\ndf = pd.read_csv('/lake/a.csv')\n",
+            ),
+            (
+                Rule::LoadLine,
+                "import pandas as pd\nload: pd.read_csv('/lake/b.csv')\nprint(df.shape)\n",
+            ),
+            (
+                Rule::MatrixCell,
+                "import pandas as pd\nr = df.corr()['Age', 'MEANJZH']\n",
+            ),
+            (
+                Rule::PandasNp,
+                "import pandas as pd\nimport numpy as np\nx = pd.np.log(2)\n",
+            ),
+            (Rule::MissingImports, "x = pd.Series([1, 2])\n"),
+        ];
+        for (rule, code) in cases {
+            let on = repair_with(code, &loads, &columns);
+            assert!(on.rules.contains(rule), "{rule}: {:?}", on.fixes);
+            assert_ne!(on.code, *code, "{rule}");
+            let off = super::repair_with(code, &loads, &columns, RuleSet::all().without(*rule));
+            assert!(!off.rules.contains(rule), "{rule}: {:?}", off.fixes);
+            assert_eq!(off.code, *code, "{rule}: {:?}", off.fixes);
+            let none = super::repair_with(code, &loads, &columns, RuleSet::none());
+            assert_eq!((none.code.as_str(), none.fixes.len()), (*code, 0), "{rule}");
+        }
+        assert_eq!(
+            cases.len(),
+            Rule::ALL
+                .iter()
+                .filter(|r| r.family() == super::super::rules::Family::Repair)
+                .count()
+        );
+    }
 
     #[test]
     fn a_load_label_inside_a_path_string_is_removed() {

@@ -411,6 +411,13 @@ pub struct Record {
     pub run_dir: PathBuf,
     /// The error that stopped the run, if any.
     pub error: Option<String>,
+    /// The rules on (`--rules`, spelled as it parses back; empty in records from before
+    /// the rules were switchable).
+    #[serde(default)]
+    pub rules: String,
+    /// How often each rule fired.
+    #[serde(default)]
+    pub rules_fired: BTreeMap<String, usize>,
 }
 
 impl Record {
@@ -517,6 +524,10 @@ pub struct BenchSummary {
     pub overall: Line,
     /// By level (easy, medium, hard).
     pub by_level: BTreeMap<String, Line>,
+    /// The `--rules` settings the records ran with.
+    pub rules: Vec<String>,
+    /// Firings of each rule over every record.
+    pub rules_fired: BTreeMap<String, usize>,
 }
 
 /// Scores of `records`, overall and by level.
@@ -535,11 +546,23 @@ pub fn summarize(records: &[Record]) -> BenchSummary {
         .first()
         .and_then(|r| r.split)
         .filter(|s| records.iter().all(|r| r.split == Some(*s)));
+    let mut rules: Vec<String> = Vec::new();
+    let mut rules_fired: BTreeMap<String, usize> = BTreeMap::new();
+    for r in records {
+        if !r.rules.is_empty() && !rules.contains(&r.rules) {
+            rules.push(r.rules.clone());
+        }
+        for (name, n) in &r.rules_fired {
+            *rules_fired.entry(name.clone()).or_default() += n;
+        }
+    }
     BenchSummary {
         split,
         modes,
         overall: line(records),
         by_level: levels.into_iter().map(|(k, v)| (k, line(v))).collect(),
+        rules,
+        rules_fired,
     }
 }
 
@@ -595,6 +618,22 @@ pub fn table(s: &BenchSummary) -> String {
             s.overall.lost_after_sufficient
         ));
     }
+    if !s.rules.is_empty() {
+        let fired: Vec<String> = s
+            .rules_fired
+            .iter()
+            .map(|(name, n)| format!("{name} {n}"))
+            .collect();
+        out.push_str(&format!(
+            "rules {}; fired: {}\n",
+            s.rules.join(" | "),
+            if fired.is_empty() {
+                "none".to_string()
+            } else {
+                fired.join(", ")
+            }
+        ));
+    }
     out
 }
 
@@ -631,6 +670,8 @@ mod tests {
             files: Vec::new(),
             run_dir: PathBuf::new(),
             error: None,
+            rules: "default".into(),
+            rules_fired: BTreeMap::from([("missing-imports".to_string(), 1)]),
         }
     }
 
@@ -745,15 +786,20 @@ mod tests {
         assert!(t.contains("PASQ"), "{t}");
         assert!(
             t.lines()
-                .last()
-                .unwrap()
-                .starts_with("no answer after a sufficient verdict: 1"),
+                .any(|l| l.starts_with("no answer after a sufficient verdict: 1")),
             "{t}"
+        );
+        // The rules the records ran with, and their firings summed.
+        assert_eq!(s.rules, ["default"]);
+        assert_eq!(s.rules_fired["missing-imports"], 6);
+        assert_eq!(
+            t.lines().last().unwrap(),
+            "rules default; fired: missing-imports 6"
         );
         let mut records = records;
         records[4].verdicts = vec!["insufficient".into()];
         let t = table(&summarize(&records));
-        assert!(t.lines().last().unwrap().starts_with("all"), "{t}");
+        assert!(!t.contains("no answer after"), "{t}");
         // A line written before verdicts were recorded still reads.
         let old = r#"{"id":1,"level":"easy","mode":"ds-star","answer":null,"status":"no_answer","parts":[],"llm_calls":1,"prompt_tokens":1,"completion_tokens":1,"rounds":1,"iterated":false,"duration_ms":1,"files":[],"run_dir":"r","error":null}"#;
         let r: Record = serde_json::from_str(old).unwrap();

@@ -6,6 +6,7 @@ use super::output::{print_json, waited};
 use super::{IndexDirArg, UsageError};
 use crate::agent::build::AgentSetup;
 use crate::agent::llm::{parse_timeout, Cassette};
+use crate::agent::rules::RuleSet;
 use crate::agent::{Agent, AgentError, Progress, Status, Summary};
 use crate::service::ask::{self as service, AskRequest, Limits, Selection};
 use anyhow::{Context, Result};
@@ -52,6 +53,10 @@ pub(crate) struct AgentArgs {
     /// Answer LLM requests from this cassette, without a network or a configured model.
     #[arg(long, value_name = "FILE")]
     pub replay: Option<PathBuf>,
+    /// Rules beyond Algorithm 1: `default`, `none`, or names, `-NAME` leaving one out
+    /// (docs/agent.md).
+    #[arg(long, value_name = "RULES", default_value = "default")]
+    pub rules: RuleSet,
 }
 
 /// Arguments of `lakestar ask`.
@@ -101,6 +106,7 @@ impl AgentArgs {
             limits: Limits {
                 max_rounds: self.max_rounds,
                 debug_attempts: self.debug_attempts,
+                rules: self.rules,
                 ..Limits::default()
             },
         };

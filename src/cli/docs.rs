@@ -212,7 +212,11 @@ fn command_section(out: &mut String, c: &clap::Command, seen: &mut Seen) {
         let groups: Vec<String> = shared
             .iter()
             .map(|(first, labels)| {
-                let labels: Vec<String> = labels.iter().map(|l| code(l)).collect();
+                // The flag alone: its value's name is in the table it links to.
+                let labels: Vec<String> = labels
+                    .iter()
+                    .map(|l| code(l.split(" <").next().unwrap_or(l)))
+                    .collect();
                 format!("[`{first}`](#{}): {}", anchor(first), labels.join(", "))
             })
             .collect();

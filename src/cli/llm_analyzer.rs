@@ -103,6 +103,7 @@ impl LlmAnalyzerArgs {
             prompts: self.prompts.clone(),
             record: self.record.clone(),
             replay: self.replay.clone(),
+            rules: Default::default(),
         }
     }
 }

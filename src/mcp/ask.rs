@@ -3,6 +3,7 @@
 
 use super::tools::{in_range, AskParams};
 use super::{blocking, tool_error, LakeServer, ToolResult};
+use crate::agent::rules::RuleSet;
 use crate::agent::{Agent, AgentError, Progress, Status};
 use crate::service::ask::{self as service, AskRequest, Limits, Selection};
 use rmcp::model::ProgressNotificationParam;
@@ -34,6 +35,12 @@ pub(super) async fn ask(
         None => opts.max_rounds,
         Some(n) => in_range("max_rounds", n, 0, service::MAX_ROUNDS as i64)?,
     };
+    let rules = match &p.rules {
+        Some(r) => r
+            .parse::<RuleSet>()
+            .map_err(|e| tool_error(e.to_string().replacen("--rules", "rules", 1)))?,
+        None => RuleSet::all(),
+    };
     let request = AskRequest {
         question: p.question.trim().to_string(),
         guidelines: p.guidelines,
@@ -44,6 +51,7 @@ pub(super) async fn ask(
         limits: Limits {
             max_rounds,
             debug_attempts: opts.debug_attempts,
+            rules,
             ..Limits::default()
         },
     };

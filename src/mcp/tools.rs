@@ -95,6 +95,9 @@ pub struct AskParams {
     #[serde(default)]
     #[schemars(range(max = 100))]
     pub max_rounds: Option<i64>,
+    /// Rules beyond Algorithm 1, as `ask --rules` (default: all).
+    #[serde(default)]
+    pub rules: Option<String>,
 }
 
 /// A count from a tool call, checked against its range. Counts are taken as `i64` so

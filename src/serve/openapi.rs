@@ -255,7 +255,8 @@ pub fn spec() -> Value {
                         "k": {"type": "integer", "minimum": 1, "maximum": MAX_FILES, "description": format!("Exactly this many retrieved files (default: as many as fit {DEFAULT_BUDGET} tokens of descriptions).")},
                         "files": {"type": "array", "items": {"type": "string"}, "minItems": 1, "maxItems": MAX_FILES, "description": "Lake-relative files to work on instead of retrieving."},
                         "guidelines": {"type": "string", "description": "Answer-format guidelines."},
-                        "max_rounds": {"type": "integer", "minimum": 0, "maximum": MAX_ROUNDS, "default": DEFAULT_ROUNDS}
+                        "max_rounds": {"type": "integer", "minimum": 0, "maximum": MAX_ROUNDS, "default": DEFAULT_ROUNDS},
+                        "rules": {"type": "string", "default": "default", "description": "As `ask --rules` (agent.md)."}
                     }}}}},
                 "responses": {
                     "202": ok_json("Started.", json!({"type": "object", "required": ["id", "run", "events", "files"], "properties": {

@@ -10,6 +10,7 @@
 use super::errors::ApiError;
 use super::AppState;
 use crate::agent::context::FileContext;
+use crate::agent::rules::RuleSet;
 use crate::agent::{Agent, AgentError, Summary};
 use crate::service::ask::{self as service, AskRequest, Limits, Selection};
 use crate::service::{paths, ServiceError};
@@ -134,6 +135,8 @@ pub struct AskBody {
     guidelines: Option<String>,
     /// Verifier rounds at most.
     max_rounds: Option<usize>,
+    /// The rules the loop adds to Algorithm 1, as `--rules` spells them (default: all).
+    rules: Option<String>,
 }
 
 /// The answer of `POST /ask`.
@@ -157,6 +160,12 @@ fn request(b: &AskBody) -> Result<AskRequest, ApiError> {
             "files is empty; leave it out to retrieve files for the question",
         ));
     }
+    let rules = match &b.rules {
+        Some(r) => r
+            .parse::<RuleSet>()
+            .map_err(|e| ApiError::bad_request(e.to_string().replacen("--rules", "rules", 1)))?,
+        None => RuleSet::all(),
+    };
     let r = AskRequest {
         question: b.question.clone(),
         guidelines: b.guidelines.clone(),
@@ -169,6 +178,7 @@ fn request(b: &AskBody) -> Result<AskRequest, ApiError> {
         },
         limits: Limits {
             max_rounds: b.max_rounds.unwrap_or(DEFAULT_ROUNDS),
+            rules,
             ..Limits::default()
         },
     };

@@ -6,6 +6,7 @@
 use super::{ServiceError, MAX_QUERY_BYTES};
 use crate::agent::context::{self, FileContext, FileCount, IndexRetriever, Retriever};
 use crate::agent::methods::Methods;
+use crate::agent::rules::RuleSet;
 use crate::agent::run::{LoopOptions, Mode};
 use crate::agent::{Agent, AgentError, Progress, Summary};
 use lakestar_index::search::engine::Searcher;
@@ -49,6 +50,8 @@ pub struct Limits {
     pub debug_attempts: usize,
     /// The loop: DS-STAR or an ablation.
     pub mode: Mode,
+    /// The rules on (`--rules`; every rule by default).
+    pub rules: RuleSet,
 }
 
 impl Default for Limits {
@@ -57,6 +60,7 @@ impl Default for Limits {
             max_rounds: DEFAULT_ROUNDS,
             debug_attempts: DEFAULT_DEBUG_ATTEMPTS,
             mode: Mode::DsStar,
+            rules: RuleSet::all(),
         }
     }
 }
@@ -137,6 +141,7 @@ impl AskRequest {
             debug_attempts: self.limits.debug_attempts,
             guidelines: self.guidelines.clone().filter(|g| !g.trim().is_empty()),
             mode: self.limits.mode,
+            rules: self.limits.rules,
         }
     }
 

@@ -495,7 +495,7 @@ fn unreadable_verifier_and_router_replies_take_the_documented_fallback() {
     assert_eq!(route["kept"], 1);
     let notes: Vec<&str> = t
         .iter()
-        .filter(|e| e["kind"] == "note")
+        .filter(|e| e["kind"] == "note" || e["kind"] == "rule")
         .map(|e| e["message"].as_str().unwrap())
         .collect();
     assert!(notes

@@ -87,9 +87,11 @@ pub(crate) fn events(run: &Path, kind: &str) -> Vec<Value> {
         .collect()
 }
 
+/// The messages of notes and of rules' firings, in order.
 pub(crate) fn notes(run: &Path) -> Vec<String> {
-    events(run, "note")
-        .iter()
+    trace(run)
+        .into_iter()
+        .filter(|e| e["kind"] == "note" || e["kind"] == "rule")
         .map(|e| e["message"].as_str().unwrap().to_string())
         .collect()
 }
@@ -504,6 +506,7 @@ fn ask_with_retriever(
                 debug_attempts: 1,
                 guidelines: None,
                 mode: Default::default(),
+                rules: Default::default(),
             },
             run,
             &|_| {},

@@ -12,6 +12,7 @@ mod containment;
 mod agent;
 mod agent_loop;
 mod agent_small_model;
+mod answer_contract;
 mod ask_interrupt;
 mod ask_progress;
 mod ask_surfaces;

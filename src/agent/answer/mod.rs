@@ -558,6 +558,7 @@ fn matches(w: &str, q: &str) -> bool {
         .any(|set| set.contains(&w) && set.contains(&q))
 }
 
+pub mod adapt;
 mod bind;
 mod compose;
 mod read;

@@ -2,12 +2,14 @@
 //! a reply repaired before it runs, and the notes and plan changes of the run record.
 
 use super::Loop;
+use crate::agent::answer;
 use crate::agent::budget::{self, Room};
 use crate::agent::llm::{CallOptions, Message, Retry, Role};
 use crate::agent::parse;
 use crate::agent::prompts::Template;
 use crate::agent::record::Event;
 use crate::agent::repair;
+use crate::agent::rules::Rule;
 use crate::agent::{AgentError, Progress};
 
 impl Loop<'_> {
@@ -133,9 +135,17 @@ impl Loop<'_> {
     ) -> Result<(Vec<Message>, usize), AgentError> {
         let room = Room::of(self.llm, role).await;
         let prefix = if template.after_common() {
+            // The values to give are the same for every role: they belong to the shared
+            // prefix, which the server's cache reuses, not to each role's prompt.
+            let quantities = answer::requested(self.question, self.guidelines_given());
+            let shared = format!(
+                "{}\n\n# Values to give\n{}",
+                self.question.trim_end(),
+                super::quantities_text(&quantities)
+            );
             Some(
                 self.prefix
-                    .get(self.llm, self.prompts, self.question, self.files)
+                    .get(self.llm, self.prompts, &shared, self.files)
                     .await,
             )
         } else {
@@ -167,9 +177,18 @@ impl Loop<'_> {
             self.note("a reply had no fenced code block; running its code-like lines".into())?;
         }
         let columns: Vec<String> = self.files.iter().flat_map(|f| f.columns.clone()).collect();
-        let r = repair::repair_with(&c.code, &repair::load_calls(self.files), &columns);
-        for fix in &r.fixes {
-            self.note(format!("repaired the script before running it: {fix}"))?;
+        let r = repair::repair_with(
+            &c.code,
+            &repair::load_calls(self.files),
+            &columns,
+            self.options.rules,
+        );
+        for (fix, rule) in r.fixes.iter().zip(&r.rules) {
+            self.fired(
+                *rule,
+                None,
+                format!("repaired the script before running it: {fix}"),
+            )?;
         }
         Ok(r.code)
     }
@@ -177,6 +196,31 @@ impl Loop<'_> {
     pub(in crate::agent) fn note(&self, message: String) -> Result<(), AgentError> {
         tracing::info!("{message}");
         self.record.event(&Event::Note { message })
+    }
+
+    /// Whether `rule` is on in this run.
+    pub(in crate::agent) fn on(&self, rule: Rule) -> bool {
+        self.options.rules.on(rule)
+    }
+
+    /// Record that `rule` fired (in `round`, when it fired in one), with what it did.
+    pub(in crate::agent) fn fired(
+        &self,
+        rule: Rule,
+        round: Option<usize>,
+        message: String,
+    ) -> Result<(), AgentError> {
+        let message = match round {
+            Some(r) => format!("round {r}: {message}"),
+            None => message,
+        };
+        tracing::info!("rule {rule}: {message}");
+        self.record.event(&Event::Rule {
+            round,
+            rule,
+            class: rule.class(),
+            message,
+        })
     }
 
     pub(in crate::agent) fn plan_changed(

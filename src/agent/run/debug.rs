@@ -9,6 +9,7 @@ use super::{Loop, Ran, State, CHANGE_COURSE_TEMPERATURE, CHANGE_COURSE_TEMPERATU
 use super::{Template, SUMMARIZE_ABOVE};
 use crate::agent::llm::{CallOptions, Role};
 use crate::agent::record::Event;
+use crate::agent::rules::Rule;
 use crate::agent::sandbox::Execution;
 use crate::agent::{AgentError, Progress};
 
@@ -54,13 +55,39 @@ impl Loop<'_> {
             if exec.success() {
                 break;
             }
-            self.check_key_error(round, st, &exec.stderr, plan).await?;
+            if self.on(Rule::UnknownNames) {
+                self.check_key_error(round, st, &exec.stderr, plan).await?;
+            }
             let mut error = self.error_report(round, &exec).await?;
-            if let Some(hint) = super::names::key_holders(&exec.stderr, &st.files) {
+            if let Some(hint) = super::names::key_holders(&exec.stderr, &st.files)
+                .filter(|_| self.on(Rule::KeyHolders))
+            {
+                self.fired(
+                    Rule::KeyHolders,
+                    Some(round),
+                    format!("{purpose}: the debugger is told {hint}"),
+                )?;
                 error = format!("{error}\n\n{hint}");
             }
-            if let Some(cure) = super::remedy::remedy(&exec.stderr) {
+            if let Some(cure) =
+                super::remedy::remedy(&exec.stderr).filter(|_| self.on(Rule::Remedies))
+            {
+                self.fired(
+                    Rule::Remedies,
+                    Some(round),
+                    format!("{purpose}: the debugger is told how to fix it: {cure}"),
+                )?;
                 error = format!("{error}\n\nHow to fix it: {cure}");
+            }
+            if !self.on(Rule::ChangeCourse) {
+                // Algorithm 1's debugger: the latest attempt and its error, every time.
+                code = self
+                    .ask_debugger(round, st, &code, &error, &[], false)
+                    .await?;
+                exec = self
+                    .run_script(round, st, &code, &format!("{purpose} debug {attempt}"))
+                    .await?;
+                continue;
             }
             let signature = error_signature(&exec.stderr);
             let same_error = tried.iter().any(|a| a.signature == signature);
@@ -70,14 +97,15 @@ impl Loop<'_> {
                 error: error.clone(),
                 signature,
             });
+            let change = |m: String| self.fired(Rule::ChangeCourse, Some(round), m);
             if same_error {
                 if changed_course {
-                    self.note(format!(
+                    change(format!(
                         "{purpose}: the same error again after changing course; debugging stops"
                     ))?;
                     break;
                 }
-                self.note(format!(
+                change(format!(
                     "{purpose}: debug attempt {} failed with the same error as an earlier attempt; changing course",
                     attempt - 1
                 ))?;
@@ -87,22 +115,23 @@ impl Loop<'_> {
                 .ask_debugger(round, st, &code, &error, &tried, changed_course)
                 .await?;
             if let Some(i) = repeated(&tried, &next) {
-                self.note(format!(
-                    "{purpose}: the debugger returned attempt {}'s script again (not run)",
-                    i + 1
-                ))?;
                 if changed_course {
-                    self.note(format!(
-                        "{purpose}: the debugger repeats itself; debugging stops"
+                    change(format!(
+                        "{purpose}: the debugger returned attempt {}'s script again (not run); debugging stops",
+                        i + 1
                     ))?;
                     break;
                 }
+                change(format!(
+                    "{purpose}: the debugger returned attempt {}'s script again (not run); changing course",
+                    i + 1
+                ))?;
                 changed_course = true;
                 next = self
                     .ask_debugger(round, st, &code, &error, &tried, true)
                     .await?;
                 if let Some(i) = repeated(&tried, &next) {
-                    self.note(format!(
+                    change(format!(
                         "{purpose}: the debugger returned attempt {}'s script again after changing course (not run); debugging stops",
                         i + 1
                     ))?;

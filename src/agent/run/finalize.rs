@@ -1,25 +1,29 @@
-//! The finalyzer formats the verified output; it does not solve the task again. Its
-//! script's output is the answer when it runs, prints something that is not a dump, and
-//! (when the guidelines ask for `@name[value]`) gives every value in that form — repaired
-//! deterministically when it printed the values without the form, and a number that
-//! differs from the verified output's for the same quantity replaced by that one. Otherwise the answer
-//! is read from the verified solution's output, so a sufficient run never ends without
-//! one.
+//! The answer. When the verified solution gave every requested value through the answer
+//! API, an output adapter writes them in the asked form and no finalyzer is called.
+//! Otherwise the finalyzer formats the verified output (it does not solve the task
+//! again): its script's answer-API values, or its output. Rules of the `finalize` family
+//! mend that output: the `@name[value]` form put on printed values (`printed-form`), the
+//! verified number kept (`verified-value`), a dump or failure answered from the verified
+//! output (`refuse-dump`), the form filled by the finalyzer asked again (`fill-form`).
 
 use super::{numbered, observation, Loop, Ran, State};
 use crate::agent::answer::{self, Quantity};
 use crate::agent::llm::Role;
 use crate::agent::prompts::Template;
+use crate::agent::rules::Rule;
+use crate::agent::sandbox::Answered;
 use crate::agent::{AgentError, AnswerSource};
 
 /// What the finalization produced.
 pub(in crate::agent) struct Finalized {
-    /// The finalyzer's script and its stdout.
-    pub script: (String, String),
+    /// The finalyzer's script and its stdout, when it ran.
+    pub script: Option<(String, String)>,
     /// The answer, if any could be given.
     pub answer: Option<String>,
     /// Where it comes from.
     pub source: Option<AnswerSource>,
+    /// The values given through the answer API by the script the answer comes from.
+    pub answers: Vec<Answered>,
 }
 
 impl Loop<'_> {
@@ -67,9 +71,21 @@ impl Loop<'_> {
         Ok(Some(filled))
     }
 
-    /// Ask the finalyzer for the script that prints the answer from `ran` (the verified
-    /// solution, or the latest one when the rounds ran out), run it, and choose the
-    /// answer.
+    /// The answer from `ran`'s values given through the answer API, when they give every
+    /// requested quantity (any value, when none is requested): written by the output
+    /// adapter ([`answer::adapt`]), without a finalyzer call.
+    pub(in crate::agent) fn answered(&self, ran: &Ran, quantities: &[Quantity]) -> Option<String> {
+        if !ran.ok() {
+            return None;
+        }
+        let texts = [self.question, self.guidelines_given().unwrap_or("")];
+        answer::adapt::format(&ran.exec.answers, quantities, &texts)
+    }
+
+    /// The answer from `ran` (the verified solution, or the latest one when the rounds
+    /// ran out): its answer-API values through the output adapter when they give every
+    /// requested quantity; otherwise the finalyzer's script, run, its answer-API values
+    /// or its output.
     pub(in crate::agent) async fn finalize(
         &self,
         round: usize,
@@ -78,6 +94,18 @@ impl Loop<'_> {
         ran: &Ran,
         quantities: &[Quantity],
     ) -> Result<Finalized, AgentError> {
+        if let Some(a) = self.answered(ran, quantities) {
+            self.note(
+                "the solution gave every requested value through the answer API: the answer is written from them, without a finalyzer call".into(),
+            )?;
+            let a = self.with_unknown_names(st, a);
+            return Ok(Finalized {
+                script: None,
+                answer: Some(a),
+                source: Some(AnswerSource::Answers),
+                answers: ran.exec.answers.clone(),
+            });
+        }
         let result = observation(&ran.exec);
         let reply = self
             .ask(
@@ -97,6 +125,15 @@ impl Loop<'_> {
             .await?;
         let code = self.code(&reply)?;
         let fin = self.execute_as(round, st, code, "final", plan).await?;
+        if let Some(a) = self.answered(&fin, quantities) {
+            let a = self.with_unknown_names(st, a);
+            return Ok(Finalized {
+                script: Some((fin.code.clone(), fin.exec.stdout.clone())),
+                answer: Some(a),
+                source: Some(AnswerSource::Answers),
+                answers: fin.exec.answers.clone(),
+            });
+        }
         let printed = fin.exec.stdout.trim();
         // A short answer is asked unless the user's guidelines say otherwise.
         let short = quantities.iter().any(|q| q.formatted) || self.guidelines_given().is_none();
@@ -105,25 +142,34 @@ impl Loop<'_> {
             refused = Some("the final script failed".to_string());
         } else if printed.is_empty() {
             refused = Some("the final script printed nothing".to_string());
-        } else if let Some(why) = answer::dump_reason(printed, short) {
+        } else if let Some(why) =
+            answer::dump_reason(printed, short).filter(|_| self.on(Rule::RefuseDump))
+        {
             refused = Some(format!("the final script's answer is refused: {why}"));
         }
         let mut answer = None;
         if refused.is_none() {
-            match answer::in_format(printed, quantities) {
+            let formed = if self.on(Rule::PrintedForm) {
+                answer::in_format(printed, quantities)
+            } else {
+                Some(printed.to_string())
+            };
+            match formed {
                 Some(a) => {
                     if a != printed {
-                        self.note(
+                        self.fired(
+                            Rule::PrintedForm,
+                            None,
                             "the final script printed the values without the @name[value] form; put in that form".into(),
                         )?;
                     }
-                    let (a, changed) = if ran.ok() {
+                    let (a, changed) = if ran.ok() && self.on(Rule::VerifiedValue) {
                         answer::keep_verified(&a, &ran.exec.stdout, quantities)
                     } else {
                         (a, Vec::new())
                     };
                     if !changed.is_empty() {
-                        self.note(format!(
+                        self.fired(Rule::VerifiedValue, None, format!(
                             "the final script's value of {} differs from the verified output's; the verified value is kept",
                             changed.join(", ")
                         ))?;
@@ -138,12 +184,14 @@ impl Loop<'_> {
                 }
             }
         }
-        if let Some(why) = &refused {
+        if let Some(why) = refused.as_ref().filter(|_| self.on(Rule::RefuseDump)) {
             match answer::from_output(&ran.exec.stdout, quantities) {
                 Some(a) => {
-                    self.note(format!(
-                        "{why}: answering from the verified solution's output"
-                    ))?;
+                    self.fired(
+                        Rule::RefuseDump,
+                        None,
+                        format!("{why}: answering from the verified solution's output"),
+                    )?;
                     answer = Some((a, AnswerSource::SolutionOutput));
                 }
                 None => {
@@ -152,9 +200,14 @@ impl Loop<'_> {
                         && answer::dump_reason(printed, short).is_none())
                     .then_some(printed);
                     let source = shown.unwrap_or(ran.exec.stdout.trim());
-                    match (self.fill(round, source, quantities).await?, shown) {
+                    let filled = if self.on(Rule::FillForm) {
+                        self.fill(round, source, quantities).await?
+                    } else {
+                        None
+                    };
+                    match (filled, shown) {
                         (Some(a), _) => {
-                            self.note(format!(
+                            self.fired(Rule::FillForm, None, format!(
                                 "{why}: the finalyzer, asked again, filled the @name[value] form from the printed values"
                             ))?;
                             answer = Some((a, AnswerSource::FilledFromOutput));
@@ -171,27 +224,33 @@ impl Loop<'_> {
                     }
                 }
             }
+        } else if let Some(why) = &refused {
+            self.note(format!("{why}: no answer"))?;
         }
         let (answer, source) = match answer {
-            Some((mut a, source)) => {
-                if !st.unknown.is_empty() {
-                    a.push_str(&format!(
-                        "\n(Note: no given file has a column or key named {}; the answer does not use it.)",
-                        st.unknown
-                            .iter()
-                            .map(|n| format!("{n:?}"))
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    ));
-                }
-                (Some(a), Some(source))
-            }
+            Some((a, source)) => (Some(self.with_unknown_names(st, a)), Some(source)),
             None => (None, None),
         };
         Ok(Finalized {
-            script: (fin.code.clone(), fin.exec.stdout.clone()),
+            script: Some((fin.code.clone(), fin.exec.stdout.clone())),
             answer,
             source,
+            answers: fin.exec.answers.clone(),
         })
+    }
+
+    /// `a` with the note that names no given file has are not used, when there are any.
+    fn with_unknown_names(&self, st: &State, mut a: String) -> String {
+        if !st.unknown.is_empty() {
+            a.push_str(&format!(
+                "\n(Note: no given file has a column or key named {}; the answer does not use it.)",
+                st.unknown
+                    .iter()
+                    .map(|n| format!("{n:?}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
+        a
     }
 }

@@ -36,7 +36,8 @@ use super::llm::{CallOptions, LlmClient, Role};
 use super::parse::{self, Verdict};
 use super::prompts::{Prompts, Template};
 use super::record::RunRecord;
-use super::sandbox::{Execution, Sandbox};
+use super::rules::{Rule, RuleSet};
+use super::sandbox::{Answered, Execution, Sandbox};
 use super::{AgentError, AnswerSource, Progress, Status};
 
 /// Tracebacks longer than this go through the summarizer before the debugger sees them;
@@ -66,6 +67,8 @@ pub struct LoopOptions {
     pub guidelines: Option<String>,
     /// Which loop runs: Algorithm 1, or one of its ablations.
     pub mode: Mode,
+    /// The rules on (`--rules`).
+    pub rules: RuleSet,
 }
 
 /// What the loop produced.
@@ -87,6 +90,9 @@ pub struct LoopOutcome {
     pub answer: Option<String>,
     /// Where the answer comes from.
     pub answer_source: Option<AnswerSource>,
+    /// The values given through the answer API by the script the answer comes from, at
+    /// full precision.
+    pub answers: Vec<Answered>,
     /// The data files at the end (retrieval may have added some), absolute paths.
     pub files: Vec<String>,
     /// Column or key names the question or a step named that no file has.
@@ -244,8 +250,8 @@ impl Loop<'_> {
                 // asks for the missing quantities.
                 let dropped = plan.pop().unwrap_or_default();
                 scripts.pop();
-                self.note(format!(
-                    "round {round}: step {} printed the same output as the plan before it; it is dropped and the next step asks for the missing quantities",
+                self.fired(Rule::RepeatedOutput, Some(round), format!(
+                    "step {} printed the same output as the plan before it; it is dropped and the next step asks for the missing quantities",
                     plan.len() + 1
                 ))?;
                 Some(dropped)
@@ -271,12 +277,11 @@ impl Loop<'_> {
                 .await?;
             debug_assert_eq!(scripts.len(), plan.len());
         }
-        if status == Status::MaxRounds {
-            let last_complete =
-                ran.ok() && answer::missing(&ran.exec.stdout, &quantities).is_empty();
+        if status == Status::MaxRounds && self.on(Rule::LastComplete) {
+            let last_complete = ran.ok() && self.lacking_in(&ran, &quantities).0.is_empty();
             match complete {
                 Some((p, r)) if !last_complete => {
-                    self.note(format!(
+                    self.fired(Rule::LastComplete, None, format!(
                         "no sufficient plan after {} rounds, and the latest script {}: finalizing from the latest plan whose output held every requested quantity ({} steps)",
                         self.options.max_rounds,
                         if ran.ok() { "lacks a requested quantity" } else { "fails" },
@@ -290,6 +295,11 @@ impl Loop<'_> {
                     self.options.max_rounds
                 ))?,
             }
+        } else if status == Status::MaxRounds {
+            self.note(format!(
+                "no sufficient plan after {} rounds: finalizing from the latest plan",
+                self.options.max_rounds
+            ))?;
         }
 
         let fin = self
@@ -305,7 +315,8 @@ impl Loop<'_> {
             verdicts,
             plan,
             solution: (ran.code.clone(), observation(&ran.exec)),
-            final_script: Some(fin.script),
+            final_script: fin.script,
+            answers: fin.answers,
             answer: fin.answer,
             answer_source: fin.source,
             files: st.paths(),
@@ -332,15 +343,20 @@ impl Loop<'_> {
             )
             .await?;
         let mut step = parse::step(&first);
-        if !wanted.is_empty() && !wanted.iter().any(|q| q.mentioned_in(&step)) {
-            self.note(format!(
-                "round 0: the planner's first step computes none of the requested quantities; asking for them instead of: {step}"
+        if self.on(Rule::DueStep)
+            && !wanted.is_empty()
+            && !wanted.iter().any(|q| q.mentioned_in(&step))
+        {
+            self.fired(Rule::DueStep, Some(0), format!(
+                "the planner's first step computes none of the requested quantities; asking for them instead of: {step}"
             ))?;
             step = text::due_step(wanted);
         }
         let plan = vec![step];
         self.plan_changed(0, &plan)?;
-        self.check_step(0, st, &[self.question, &plan[0]]).await?;
+        if self.on(Rule::UnknownNames) {
+            self.check_step(0, st, &[self.question, &plan[0]]).await?;
+        }
         let reply = self
             .ask(
                 0,
@@ -389,9 +405,13 @@ impl Loop<'_> {
             }
             _ => self.planned_step(round, plan, result, missing, due).await?,
         };
-        if let Some(i) = plan.iter().position(|s| text::same_step(s, &step)) {
-            self.note(format!(
-                "round {round}: the planner proposed step {} again; that step is coded anew at another temperature instead of added twice",
+        if let Some(i) = plan
+            .iter()
+            .position(|s| text::same_step(s, &step))
+            .filter(|_| self.on(Rule::RepeatedStep))
+        {
+            self.fired(Rule::RepeatedStep, Some(round), format!(
+                "the planner proposed step {} again; that step is coded anew at another temperature instead of added twice",
                 i + 1
             ))?;
             plan.truncate(i);
@@ -400,7 +420,9 @@ impl Loop<'_> {
         }
         plan.push(step.clone());
         self.plan_changed(round, plan)?;
-        self.check_step(round, st, &[&step]).await?;
+        if self.on(Rule::UnknownNames) {
+            self.check_step(round, st, &[&step]).await?;
+        }
         let reply = match scripts.last() {
             Some(base) => {
                 self.ask_with(
@@ -459,14 +481,14 @@ impl Loop<'_> {
             )
             .await?;
         let step = parse::step(&next);
-        if !due.is_empty() && !due.iter().any(|q| q.mentioned_in(&step)) {
+        if self.on(Rule::DueStep) && !due.is_empty() && !due.iter().any(|q| q.mentioned_in(&step)) {
             let names: Vec<String> = due
                 .iter()
                 .take(text::MAX_DUE)
                 .map(|q| format!("`{}`", q.name))
                 .collect();
-            self.note(format!(
-                "round {round}: the planner's step computes none of the missing quantities; asking for {} instead of: {step}",
+            self.fired(Rule::DueStep, Some(round), format!(
+                "the planner's step computes none of the missing quantities; asking for {} instead of: {step}",
                 names.join(", ")
             ))?;
             return Ok(text::due_step(due));

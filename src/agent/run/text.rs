@@ -7,15 +7,18 @@ use crate::agent::sandbox::Execution;
 /// The `{{quantities}}` block: what the question asks for, one per line.
 pub(in crate::agent) fn quantities_text(quantities: &[Quantity]) -> String {
     if quantities.is_empty() {
-        return "(none named explicitly: read them from the question)".into();
+        return "(none named explicitly: read them from the question, and give each with `answer(\"<short name>\", value)`)".into();
     }
     quantities
         .iter()
         .map(|q| {
             if q.formatted {
-                format!("- {} (to be given as @{}[value])", q.name, q.name)
+                format!(
+                    "- {}: `answer({:?}, value)` (answered as @{}[value])",
+                    q.name, q.name, q.name
+                )
             } else {
-                format!("- the {}", q.name)
+                format!("- the {}: `answer({:?}, value)`", q.name, q.name)
             }
         })
         .collect::<Vec<_>>()
@@ -83,11 +86,27 @@ pub fn observation(exec: &Execution) -> String {
     if let Some(limit) = &exec.limit_hit {
         s.push_str(&format!("\n[stopped: {limit}]"));
     }
+    if !exec.answers.is_empty() {
+        if !s.is_empty() {
+            s.push_str("\n\n");
+        }
+        s.push_str("[values given with answer()]");
+        for a in &exec.answers {
+            let mut v = a.value.to_string();
+            if v.chars().count() > ANSWER_SHOWN_CHARS {
+                v = v.chars().take(ANSWER_SHOWN_CHARS).collect::<String>() + " […]";
+            }
+            s.push_str(&format!("\n{} = {v}", a.name));
+        }
+    }
     if s.is_empty() {
         s = "(no output)".into();
     }
     s
 }
+
+/// Characters of one answer-API value an observation shows at most (a table is cut).
+const ANSWER_SHOWN_CHARS: usize = 400;
 
 /// Missing quantities one step asks for at most.
 pub(super) const MAX_DUE: usize = 4;

@@ -10,6 +10,7 @@ use crate::agent::llm::Role;
 use crate::agent::parse::{self, Route, Verdict};
 use crate::agent::prompts::Template;
 use crate::agent::record::Event;
+use crate::agent::rules::Rule;
 use crate::agent::{AgentError, Progress};
 
 /// What a round's judgement found.
@@ -84,11 +85,11 @@ impl Loop<'_> {
         if let Route::Step(n) = route.value {
             plan.truncate(n - 1);
             scripts.truncate(n - 1);
-        } else if !ran_ok {
+        } else if !ran_ok && self.on(Rule::FailedStep) {
             // A step whose script still fails is no base to build on: the next step
             // takes its place (the paper's router would name it; small models add).
-            self.note(format!(
-                "round {round}: step {} still fails after debugging; the next step replaces it instead of building on its script",
+            self.fired(Rule::FailedStep, Some(round), format!(
+                "step {} still fails after debugging; the next step replaces it instead of building on its script",
                 plan.len()
             ))?;
             plan.pop();
@@ -119,12 +120,14 @@ impl Loop<'_> {
         asked: &Asked<'_>,
     ) -> Result<Judged, AgentError> {
         let lacking = if ran.ok() {
-            answer::missing(&ran.exec.stdout, asked.quantities)
+            self.lacking(round, ran, asked.quantities)?
         } else {
             Vec::new()
         };
-        let repeated =
-            ran.ok() && !lacking.is_empty() && previous == Some(ran.exec.stdout.as_str());
+        let repeated = self.on(Rule::RepeatedOutput)
+            && ran.ok()
+            && !lacking.is_empty()
+            && previous == Some(ran.exec.stdout.as_str());
         if !ran.ok() || repeated {
             let reply = if ran.ok() {
                 "(not asked: the output is the previous round's again, which lacked a requested quantity)"
@@ -162,14 +165,18 @@ impl Loop<'_> {
             .await?;
         // Small models often answer with the answer itself: its values may still bind
         // quantities the reader could not label.
-        let bound = answer::bindings(&reply, &ran.exec.stdout, asked.quantities, &lacking);
+        let bound = if self.on(Rule::VerifierValues) {
+            answer::bindings(&reply, &ran.exec.stdout, asked.quantities, &lacking)
+        } else {
+            Vec::new()
+        };
         let mut v = parse::verdict(&reply);
-        if v.fallback {
+        if v.fallback && self.on(Rule::VerdictAgain) {
             // One short ask for the verdict line (its system prefix is cached) costs
             // less than a round spent on an unread verdict.
-            self.note(format!(
-                "round {round}: verifier reply not readable as sufficient/insufficient; asked again for the verdict alone"
-            ))?;
+            self.fired(Rule::VerdictAgain, Some(round),
+                "verifier reply not readable as sufficient/insufficient; asked again for the verdict alone".into()
+            )?;
             let first = reply;
             reply = self
                 .ask(round, Role::Verifier, Template::VerifierVerdict, &values)
@@ -185,8 +192,8 @@ impl Loop<'_> {
         let lacking: Vec<String> = if bound.is_empty() {
             lacking
         } else {
-            self.note(format!(
-                "round {round}: the verifier read {} off the output (printed under other labels); counted as given",
+            self.fired(Rule::VerifierValues, Some(round), format!(
+                "the verifier read {} off the output (printed under other labels); counted as given",
                 bound.iter().map(Binding::tag).collect::<Vec<_>>().join(", ")
             ))?;
             let names: Vec<&str> = bound.iter().map(|b| b.name.as_str()).collect();
@@ -197,18 +204,22 @@ impl Loop<'_> {
         };
         // A constraint the walk-through marks not applied outweighs a "sufficient" at
         // its end; the deterministic check has the last word over both.
-        let unapplied: Vec<String> = parse::unapplied(&reply, asked.constraints.len())
-            .into_iter()
-            .map(|n| asked.constraints[n - 1].clone())
-            .collect();
+        let unapplied: Vec<String> = if self.on(Rule::Constraints) {
+            parse::unapplied(&reply, asked.constraints.len())
+                .into_iter()
+                .map(|n| asked.constraints[n - 1].clone())
+                .collect()
+        } else {
+            Vec::new()
+        };
         let verdict = if lacking.is_empty() && unapplied.is_empty() {
             v.value
         } else {
             Verdict::Insufficient
         };
         if v.value == Verdict::Sufficient && lacking.is_empty() && !unapplied.is_empty() {
-            self.note(format!(
-                "round {round}: the verifier said sufficient but marked {} of the question's constraints not applied; counted as insufficient",
+            self.fired(Rule::Constraints, Some(round), format!(
+                "the verifier said sufficient but marked {} of the question's constraints not applied; counted as insufficient",
                 unapplied.len()
             ))?;
         }
@@ -229,6 +240,82 @@ impl Loop<'_> {
             bound,
             repeated: false,
         })
+    }
+}
+
+impl Loop<'_> {
+    /// The requested quantities `ran`'s output gives no value for, and those of them the
+    /// `printed-values` rule found printed under a label. The answer contract decides
+    /// first: a quantity the format names must be given by `answer(name, value)` under
+    /// its name (statistics read off the question are a guess at the names, which any
+    /// answer satisfies). A script that only prints is judged by the verifier alone, as
+    /// in the paper. With `printed-values` on, a printed label also gives a value, and a
+    /// script that only prints lacks what no label gives.
+    pub(super) fn lacking_in(
+        &self,
+        ran: &Ran,
+        quantities: &[Quantity],
+    ) -> (Vec<String>, Vec<String>) {
+        let answered = !ran.exec.answers.is_empty();
+        let unanswered: Vec<Quantity> = quantities
+            .iter()
+            .filter(|q| ran.exec.answered(&q.name).is_none() && (q.formatted || !answered))
+            .cloned()
+            .collect();
+        let names = |qs: &[Quantity]| qs.iter().map(|q| q.name.clone()).collect::<Vec<_>>();
+        if unanswered.is_empty() {
+            return (Vec::new(), Vec::new());
+        }
+        if !self.on(Rule::PrintedValues) {
+            return if answered {
+                (names(&unanswered), Vec::new())
+            } else {
+                (Vec::new(), Vec::new())
+            };
+        }
+        let lacking = answer::missing(&ran.exec.stdout, &unanswered);
+        let printed = if answered {
+            names(&unanswered)
+                .into_iter()
+                .filter(|n| !lacking.contains(n))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        (lacking, printed)
+    }
+
+    /// [`Self::lacking_in`]'s lacking quantities, with the `printed-values` rule's
+    /// firings recorded: values read off printed labels that no answer gave, and a
+    /// script that only prints held insufficient for what no label gives.
+    fn lacking(
+        &self,
+        round: usize,
+        ran: &Ran,
+        quantities: &[Quantity],
+    ) -> Result<Vec<String>, AgentError> {
+        let (lacking, printed) = self.lacking_in(ran, quantities);
+        if !printed.is_empty() {
+            self.fired(
+                Rule::PrintedValues,
+                Some(round),
+                format!(
+                    "no answer() call gives {}, a printed label does: counted as given",
+                    printed.join(", ")
+                ),
+            )?;
+        }
+        if !lacking.is_empty() && ran.exec.answers.is_empty() {
+            self.fired(
+                Rule::PrintedValues,
+                Some(round),
+                format!(
+                    "no printed label gives {}: the round counts as insufficient whatever the verifier says",
+                    lacking.join(", ")
+                ),
+            )?;
+        }
+        Ok(lacking)
     }
 }
 

@@ -132,7 +132,7 @@ fn record(v: Value) -> Option<Answered> {
 
 /// A name as names are compared: lower case, runs of `_`, `-`, `.` and white space as
 /// one space, none at the ends ("Mean_Fare" and "mean fare" alike).
-pub(crate) fn name_key(name: &str) -> String {
+pub fn name_key(name: &str) -> String {
     let mut key = String::with_capacity(name.len());
     let mut gap = false;
     for c in name.chars() {

@@ -249,6 +249,13 @@ pub(crate) fn run(a: DabenchArgs) -> Result<()> {
             files: summary.files.clone(),
             run_dir: run_dir.clone(),
             error: stopped.as_ref().map(ToString::to_string),
+            rules: summary.rules.on.spec(),
+            rules_fired: summary
+                .rules
+                .fired
+                .iter()
+                .map(|(k, v)| (k.to_string(), *v))
+                .collect(),
         };
         let right = record.parts.iter().filter(|p| p.right).count();
         eprintln!(
