@@ -238,7 +238,7 @@ fn a_sufficient_over_an_output_lacking_a_requested_quantity_does_not_end_the_loo
     // The router and the next-step planner are told what is missing.
     for prompt in [&llm.prompts("router")[0], &llm.prompts("planner")[1]] {
         assert!(
-            section(prompt, "# What is missing").contains("no labelled value for: north_total"),
+            section(prompt, "# What is missing").contains("No value was given for: north_total"),
             "{prompt}"
         );
     }

@@ -233,7 +233,7 @@ fn a_step_that_computes_none_of_the_missing_quantities_is_replaced_by_one_that_d
             &fenced("print('@north_total[15], @south_total[20]')"),
         );
     let run = north_and_south(&llm, lake.path(), &csv);
-    let due = "Compute south_total (total sales of the south region) from the data, following every constraint of the question, and print it labelled `south_total: <value>`.";
+    let due = "Compute south_total (total sales of the south region) from the data, following every constraint of the question, print it labelled `south_total: <value>` and give it with `answer(\"south_total\", value)`.";
     let plans = events(&run, "plan");
     assert_eq!(plans.last().unwrap()["steps"][1], due);
     assert!(notes(&run).iter().any(|n| n.contains(
@@ -257,7 +257,7 @@ fn a_first_step_that_computes_none_of_the_requested_quantities_asks_for_them() {
             &fenced("print('@north_total[15], @south_total[20]')"),
         );
     let run = north_and_south(&llm, lake.path(), &csv);
-    let due = "Compute north_total, south_total (total sales of the south region) from the data, following every constraint of the question, and print each labelled with its name: `north_total: <value>`, `south_total: <value>`.";
+    let due = "Compute north_total, south_total (total sales of the south region) from the data, following every constraint of the question, print each labelled with its name: `north_total: <value>`, `south_total: <value>`, and give each with `answer(\"north_total\", value)`, `answer(\"south_total\", value)`.";
     let plans = events(&run, "plan");
     assert_eq!(plans[0]["steps"][0], due);
     assert!(notes(&run).iter().any(|n| n.contains(
@@ -421,7 +421,7 @@ fn a_step_whose_output_is_the_last_ones_again_gives_way_to_the_missing_quantitie
         .unwrap()
         .starts_with("(not asked: the output is the previous round's again"));
     assert_eq!(verdicts[1]["missing"][0], "north_total");
-    let due = "Compute north_total, south_total (total sales of the south region) from the data, following every constraint of the question, and print each labelled with its name: `north_total: <value>`, `south_total: <value>`.";
+    let due = "Compute north_total, south_total (total sales of the south region) from the data, following every constraint of the question, print each labelled with its name: `north_total: <value>`, `south_total: <value>`, and give each with `answer(\"north_total\", value)`, `answer(\"south_total\", value)`.";
     let last = events(&run, "plan").last().unwrap()["steps"].clone();
     assert_eq!(
         last,

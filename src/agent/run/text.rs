@@ -48,7 +48,7 @@ pub(super) fn missing_text(lacking: &[String], unapplied: &[&str], ran_ok: bool)
     }
     if !lacking.is_empty() {
         format!(
-            "The output gives no labelled value for: {}. The plan must compute each and print it with its name as a label (`name: value`), the value a plain number or word (`float(...)`), not a result object or a Series. A value of nan counts as missing: it comes from an empty selection or missing values.",
+            "No value was given for: {}. The plan must compute each, print it with its name as a label (`name: value`) and give it with `answer(\"name\", value)`, the value a plain number or word (`float(...)`), not a result object or a Series. A value of nan counts as missing: it comes from an empty selection or missing values.",
             lacking.join(", ")
         )
     } else if !ran_ok {
@@ -126,17 +126,23 @@ pub(super) fn due_step(due: &[Quantity]) -> String {
     };
     match due {
         [q] => format!(
-            "Compute {} from the data, following every constraint of the question, and print it labelled `{}: <value>`.",
+            "Compute {} from the data, following every constraint of the question, print it labelled `{}: <value>` and give it with `answer({:?}, value)`.",
             named(q),
+            q.name,
             q.name
         ),
         _ => {
             let names: Vec<String> = due.iter().map(named).collect();
             let labels: Vec<String> = due.iter().map(|q| format!("`{}: <value>`", q.name)).collect();
+            let calls: Vec<String> = due
+                .iter()
+                .map(|q| format!("`answer({:?}, value)`", q.name))
+                .collect();
             format!(
-                "Compute {} from the data, following every constraint of the question, and print each labelled with its name: {}.",
+                "Compute {} from the data, following every constraint of the question, print each labelled with its name: {}, and give each with {}.",
                 names.join(", "),
-                labels.join(", ")
+                labels.join(", "),
+                calls.join(", ")
             )
         }
     }
@@ -167,11 +173,13 @@ mod tests {
         );
         assert_eq!(
             due_step(&qs[..2]),
-            "Compute mean_wind_pre (mean wind before), mean_wind_post from the data, following every constraint of the question, and print each labelled with its name: `mean_wind_pre: <value>`, `mean_wind_post: <value>`."
+            "Compute mean_wind_pre (mean wind before), mean_wind_post from the data, following every constraint of the question, print each labelled with its name: `mean_wind_pre: <value>`, `mean_wind_post: <value>`, and give each with `answer(\"mean_wind_pre\", value)`, `answer(\"mean_wind_post\", value)`."
         );
         // At most MAX_DUE of them.
         assert!(!due_step(&qs).contains("`c: <value>`"));
-        assert!(due_step(&qs[..1]).ends_with("print it labelled `mean_wind_pre: <value>`."));
+        assert!(due_step(&qs[..1]).ends_with(
+            "print it labelled `mean_wind_pre: <value>` and give it with `answer(\"mean_wind_pre\", value)`."
+        ));
     }
 
     #[test]
