@@ -105,6 +105,14 @@ impl Methods {
             .collect()
     }
 
+    /// The titles of the methods `question` names, in the file's order.
+    pub fn titles(&self, question: &str) -> Vec<String> {
+        self.named(question)
+            .into_iter()
+            .map(|e| e.title.clone())
+            .collect()
+    }
+
     /// The prefix's section for `question`: its methods' calls, or nothing when it names
     /// none.
     pub fn section(&self, question: &str) -> String {

@@ -397,14 +397,9 @@ impl Agent {
         // role's prefix.
         let bare;
         let prompts = if options.rules.on(rules::Rule::MethodCalls) {
-            let named = self.prompts.methods().section(question);
-            if !named.is_empty() {
+            let titles = self.prompts.methods().titles(question);
+            if !titles.is_empty() {
                 let rule = rules::Rule::MethodCalls;
-                let titles: Vec<&str> = named
-                    .lines()
-                    .filter(|l| l.ends_with(':') && !l.starts_with('#'))
-                    .map(|l| l.trim_end_matches(':'))
-                    .collect();
                 record.event(&Event::Rule {
                     round: None,
                     rule,
