@@ -350,6 +350,19 @@ fn report(s: &Summary, stopped: Option<AgentError>, json: bool) -> Result<()> {
             },
             s.run_dir.display()
         );
+        // The rules that changed what the bare loop would have done, with the answer.
+        if !s.rules.fired.is_empty() {
+            let fired: Vec<String> = s
+                .rules
+                .fired
+                .iter()
+                .map(|(rule, n)| format!("{rule} ×{n}"))
+                .collect();
+            eprintln!(
+                "rules fired: {} (trace.jsonl has each; --rules none runs without them)",
+                fired.join(", ")
+            );
+        }
     }
     match (stopped, s.status) {
         (Some(e), _) => Err(anyhow::Error::new(e).context(format!(

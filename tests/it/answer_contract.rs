@@ -162,6 +162,9 @@ fn rules_none_runs_algorithm_1_bare_and_default_counts_each_firing() {
     let summary = read_json(&run.join("summary.json"));
     assert_eq!(summary["rules"]["on"], "default");
     assert_eq!(summary["rules"]["fired"]["missing-imports"], 1);
+    // Said with the answer.
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(said.contains("rules fired: missing-imports ×1"), "{said}");
     let fired = events(&run, "rule");
     assert_eq!(fired[0]["rule"], "missing-imports");
     assert!(fired[0]["class"].as_str().unwrap().contains("import"));

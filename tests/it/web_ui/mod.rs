@@ -323,7 +323,8 @@ fn the_ask_page_follows_a_run_live_and_shows_the_answer() {
     llm.say("planner", "Sum the amount of the north region.")
         .say(
             "coder",
-            &crate::agent::fenced("import time\namounts = {'north': [10, 5], 'south': [20]}\ntime.sleep(3)\nprint('north', sum(amounts['north']))"),
+            // The `load:` label in a path string: the load-label rule fires.
+            &crate::agent::fenced("import time\nsource = 'load:/nowhere/sales.csv'\namounts = {'north': [10, 5], 'south': [20]}\ntime.sleep(3)\nprint('north', sum(amounts['north']))"),
         )
         .say("verifier", "sufficient")
         .say("finalyzer", &crate::agent::fenced("print(15)"));
@@ -373,6 +374,14 @@ fn the_ask_page_follows_a_run_live_and_shows_the_answer() {
     assert!(b
         .text("#trace > li[data-kind=start]")
         .contains("north region"));
+    // A rule's firing is in the trace and said with the answer.
+    let rule = b.text("#trace > li[data-kind=rule]");
+    assert!(rule.to_lowercase().contains("rule load-label"), "{rule}");
+    assert!(
+        b.text("#answer").contains("rules load-label ×1"),
+        "{}",
+        b.text("#answer")
+    );
     // The run's address stays: reloading shows it again.
     assert!(b.url().contains("/ui/ask?run="), "{}", b.url());
     b.screenshot("ask");

@@ -76,7 +76,7 @@ function follow(box, id, done) {
     await outcome(answer, id);
     done();
   };
-  for (const kind of ["start", "note", "plan", "llm", "retry", "llm_failed", "exec", "verdict", "files", "route", "finish", "line"]) {
+  for (const kind of ["start", "note", "rule", "plan", "llm", "retry", "llm_failed", "exec", "verdict", "files", "route", "finish", "line"]) {
     es.addEventListener(kind, (ev) => {
       let data;
       try { data = JSON.parse(ev.data); } catch (_) { data = { text: ev.data }; }
@@ -109,6 +109,8 @@ async function outcome(slot, id) {
   if (s.duration_ms !== undefined) facts.push(`${(s.duration_ms / 1000).toFixed(1)} s`);
   if (s.llm && s.llm.calls !== undefined) facts.push(`${s.llm.calls} LLM calls`);
   if (s.answer_source) facts.push(`from ${String(s.answer_source).replace("_", " ")}`);
+  const fired = Object.entries((s.rules && s.rules.fired) || {});
+  if (fired.length) facts.push("rules " + fired.map(([r, n]) => `${r} ×${n}`).join(", "));
   if (facts.length) box.append(ui.el("div", { class: "muted small" }, facts.join(" · ")));
   slot.replaceChildren(box);
 }
@@ -128,6 +130,10 @@ function event(kind, d) {
       break;
     case "note":
       li.append(ui.el("div", { class: "muted" }, d.message));
+      break;
+    case "rule":
+      li.append(ui.el("div", { class: "muted" }, d.message),
+        ui.el("div", { class: "muted small" }, d.class));
       break;
     case "plan":
       li.append(ui.el("ol", {}, (d.steps || []).map((s) => ui.el("li", {}, s))));
@@ -182,6 +188,7 @@ function title(kind, d) {
     case "llm_failed": return `${d.role || "LLM"} failed`;
     case "exec": return `run ${d.purpose || "script"}`;
     case "files": return "files added";
+    case "rule": return `rule ${d.rule}`;
     default: return kind;
   }
 }
