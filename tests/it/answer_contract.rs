@@ -394,9 +394,15 @@ fn each_loop_rule_fires_in_its_class_and_not_when_left_out() {
     let csv = csv.display().to_string();
     let both = sums_then(&csv, "");
     let failing = format!("{both}\nx = float('1,5')");
-    let cases: &[(&str, &[(&str, &str)])] = &[
+    let north_only = both.replace("print('south total:', south)\n", "");
+    let asked = "What did the north and the south sell?";
+    let constrained =
+        "What did the north and the south sell?\n\nConstraints:\nCount only whole sales.";
+    let formed = "print('@north_total[15], @south_total[20]')";
+    let cases: &[(&str, &str, &[(&str, &str)])] = &[
         (
             "due-step",
+            asked,
             &[
                 ("planner", "Count the rows of the file."),
                 ("coder", &fenced(&both)),
@@ -409,6 +415,7 @@ fn each_loop_rule_fires_in_its_class_and_not_when_left_out() {
         ),
         (
             "verdict-again",
+            asked,
             &[
                 ("planner", "Sum north_total and south_total."),
                 ("coder", &fenced(&both)),
@@ -422,6 +429,7 @@ fn each_loop_rule_fires_in_its_class_and_not_when_left_out() {
         ),
         (
             "remedies",
+            asked,
             &[
                 ("planner", "Sum north_total and south_total."),
                 ("coder", &fenced(&failing)),
@@ -435,6 +443,7 @@ fn each_loop_rule_fires_in_its_class_and_not_when_left_out() {
         ),
         (
             "change-course",
+            asked,
             &[
                 ("planner", "Sum north_total and south_total."),
                 ("coder", &fenced(&failing)),
@@ -449,6 +458,7 @@ fn each_loop_rule_fires_in_its_class_and_not_when_left_out() {
         ),
         (
             "failed-step",
+            asked,
             &[
                 ("planner", "Sum north_total and south_total."),
                 ("coder", &fenced(&failing)),
@@ -464,8 +474,63 @@ fn each_loop_rule_fires_in_its_class_and_not_when_left_out() {
                 ),
             ],
         ),
+        (
+            "printed-form",
+            asked,
+            &[
+                ("planner", "Sum north_total and south_total."),
+                ("coder", &fenced(&both)),
+                ("verifier", "Verdict: sufficient"),
+                (
+                    "finalyzer",
+                    &fenced("print('north_total: 15')\nprint('south_total: 20')"),
+                ),
+            ],
+        ),
+        (
+            "refuse-dump",
+            asked,
+            &[
+                ("planner", "Sum north_total and south_total."),
+                ("coder", &fenced(&both)),
+                ("verifier", "Verdict: sufficient"),
+                // A dump, not an answer.
+                (
+                    "finalyzer",
+                    &fenced("for i in range(40):\n    print(i, i * 2)"),
+                ),
+            ],
+        ),
+        (
+            "repeated-step",
+            asked,
+            &[
+                ("planner", "Sum north_total and south_total."),
+                ("coder", &fenced(&north_only)),
+                ("verifier", "Verdict: insufficient"),
+                ("router", "Add Step"),
+                ("planner", "Sum north_total and south_total."),
+                ("coder", &fenced(&both)),
+                ("verifier", "Verdict: sufficient"),
+                ("finalyzer", &fenced(formed)),
+            ],
+        ),
+        (
+            "constraints",
+            constrained,
+            &[
+                ("planner", "Sum north_total and south_total."),
+                ("coder", &fenced(&both)),
+                ("verifier", "Constraint 1: not applied\nVerdict: sufficient"),
+                ("router", "Add Step"),
+                ("planner", "Sum whole sales only."),
+                ("coder", &fenced(&both)),
+                ("verifier", "Constraint 1: applied\nVerdict: sufficient"),
+                ("finalyzer", &fenced(formed)),
+            ],
+        ),
     ];
-    for (rule, replies) in cases {
+    for (rule, question, replies) in cases {
         for off in [false, true] {
             let llm = ScriptedLlm::start();
             for (role, reply) in *replies {
@@ -481,14 +546,7 @@ fn each_loop_rule_fires_in_its_class_and_not_when_left_out() {
             if off {
                 args.extend(["--rules", &spec]);
             }
-            let (out, run) = ask_pinned(
-                &llm,
-                lake.path(),
-                &csv,
-                &python3(),
-                "What did the north and the south sell?",
-                &args,
-            );
+            let (out, run) = ask_pinned(&llm, lake.path(), &csv, &python3(), question, &args);
             let fired = events(&run, "rule")
                 .iter()
                 .filter(|e| e["rule"] == *rule)
