@@ -384,13 +384,13 @@ fn the_calls_of_a_named_method_are_shown_only_with_the_method_calls_rule() {
     }
 }
 
+/// A rule, the question, and the scripted replies (role, reply) of its situation.
+type Case<'a> = (&'a str, &'a str, &'a [(&'a str, &'a str)]);
+
 /// The loop's rules, each in the scripted situation of its failure class: with the rule
 /// on it fires (a `rule` event, counted in `summary.json`); with it left out
 /// (`--rules default,-NAME`) it does not, and the run takes Algorithm 1's path instead
 /// (replies scripted for the rule's path may go unused, or the run stop short of them).
-/// A rule, the question, and the scripted replies (role, reply) of its situation.
-type Case<'a> = (&'a str, &'a str, &'a [(&'a str, &'a str)]);
-
 #[test]
 fn each_loop_rule_fires_in_its_class_and_not_when_left_out() {
     let (lake, csv) = sales_lake();
