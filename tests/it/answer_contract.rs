@@ -532,6 +532,34 @@ fn each_loop_rule_fires_in_its_class_and_not_when_left_out() {
                 ("finalyzer", &fenced(formed)),
             ],
         ),
+        (
+            "verified-value",
+            asked,
+            &[
+                ("planner", "Sum north_total and south_total."),
+                ("coder", &fenced(&both)),
+                ("verifier", "Verdict: sufficient"),
+                (
+                    "finalyzer",
+                    &fenced("print('@north_total[16], @south_total[20]')"),
+                ),
+            ],
+        ),
+        (
+            "repeated-output",
+            asked,
+            &[
+                ("planner", "Sum north_total."),
+                ("coder", &fenced(&north_only)),
+                ("verifier", "Verdict: insufficient"),
+                ("router", "Add Step"),
+                ("planner", "Sum south_total."),
+                ("coder", &fenced(&format!("{north_only}\nx = 1"))),
+                ("coder", &fenced(&both)),
+                ("verifier", "Verdict: sufficient"),
+                ("finalyzer", &fenced(formed)),
+            ],
+        ),
     ];
     for (rule, question, replies) in cases {
         for off in [false, true] {
