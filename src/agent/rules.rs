@@ -273,7 +273,7 @@ impl Serialize for RuleSet {
 
 /// A `--rules` value that names no rule.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("--rules: unknown name {name:?}; the names are {}", RuleSet::names())]
+#[error("unknown rule {name:?}; the names are {}", RuleSet::names())]
 pub struct UnknownRule {
     /// The name given.
     pub name: String,

@@ -38,7 +38,7 @@ pub(super) async fn ask(
     let rules = match &p.rules {
         Some(r) => r
             .parse::<RuleSet>()
-            .map_err(|e| tool_error(e.to_string().replacen("--rules", "rules", 1)))?,
+            .map_err(|e| tool_error(format!("rules: {e}")))?,
         None => RuleSet::all(),
     };
     let request = AskRequest {

@@ -163,7 +163,7 @@ fn request(b: &AskBody) -> Result<AskRequest, ApiError> {
     let rules = match &b.rules {
         Some(r) => r
             .parse::<RuleSet>()
-            .map_err(|e| ApiError::bad_request(e.to_string().replacen("--rules", "rules", 1)))?,
+            .map_err(|e| ApiError::bad_request(format!("rules: {e}")))?,
         None => RuleSet::all(),
     };
     let r = AskRequest {

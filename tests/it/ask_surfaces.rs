@@ -41,6 +41,11 @@ fn the_same_bad_request_is_refused_alike_by_cli_http_and_mcp() {
             json!({"question": "q?", "k": 0}),
             "k must be between 1 and 100 (got 0)",
         ),
+        (
+            vec!["q?", "--rules", "default,-no-such-rule"],
+            json!({"question": "q?", "rules": "default,-no-such-rule"}),
+            "unknown rule \"no-such-rule\"; the names are default, none",
+        ),
     ];
 
     let mut cmd = lakestar();
