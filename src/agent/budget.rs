@@ -47,12 +47,13 @@ pub const BUDGET: BudgetConfig = BudgetConfig {
 };
 
 /// The roles whose prompts start with the shared prefix.
-const PREFIX_ROLES: [Role; 6] = [
+const PREFIX_ROLES: [Role; 7] = [
     Role::Planner,
     Role::Coder,
     Role::Verifier,
     Role::Router,
     Role::Debugger,
+    Role::Summarizer,
     Role::Finalyzer,
 ];
 

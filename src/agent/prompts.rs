@@ -5,8 +5,8 @@
 //! roles, the question, the descriptions), sent as the system message and byte-identical
 //! for every call of a run, so that a server's prefix cache is reused; each role's
 //! template holds only what is its own and what changes (plan, code, output, error),
-//! sent last as the user message. The analyzer, its debugger and the summarizer have no
-//! question and keep a single prompt.
+//! sent last as the user message. The analyzer and its debugger have no question and keep
+//! a single prompt.
 //!
 //! Substitution is written by hand: a template engine (minijinja, tera) would bring loops,
 //! filters and escaping that prompts do not need, and its syntax errors would surface only
@@ -122,14 +122,14 @@ impl Template {
         }
     }
 
-    /// Whether the prompt comes after the shared prefix of [`Template::Common`].
+    /// Whether the prompt comes after the shared prefix of [`Template::Common`]. The
+    /// summarizer does too, though it needs no question: a single-slot server's prompt
+    /// cache holds the last prompt only, and a call without the prefix makes the next
+    /// role read the descriptions again (measured with `benches/prefix_reuse.py`).
     pub fn after_common(self) -> bool {
         !matches!(
             self,
-            Template::Common
-                | Template::Analyzer
-                | Template::DebuggerAnalyzer
-                | Template::Summarizer
+            Template::Common | Template::Analyzer | Template::DebuggerAnalyzer
         )
     }
 

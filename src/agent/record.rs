@@ -64,8 +64,7 @@ pub enum Event {
         prompt_name: String,
         /// The model that answered.
         model: String,
-        /// The system message: the prefix shared by the roles of the run (none for the
-        /// summarizer).
+        /// The system message: the prefix shared by the roles of the run.
         #[serde(skip_serializing_if = "Option::is_none")]
         system: Option<String>,
         /// The user message: the role's own prompt.

@@ -601,3 +601,41 @@ fn each_loop_rule_fires_in_its_class_and_not_when_left_out() {
         }
     }
 }
+
+/// A long traceback goes through the summarizer, which comes after the same shared
+/// prefix as every other role: a single-slot prompt cache then keeps the prefix for the
+/// debugger after it.
+#[test]
+fn the_summarizer_shares_the_prefix_of_the_other_roles() {
+    let (lake, csv) = sales_lake();
+    let csv = csv.display().to_string();
+    let long = format!("{}\nraise ValueError('x' * 2500)", sums_then(&csv, ""));
+    let llm = ScriptedLlm::start();
+    llm.say("planner", "Sum the north amounts.")
+        .say("coder", &fenced(&long))
+        .say("summarizer", "ValueError at line 8: a long message.")
+        .say("debugger", &fenced(&sums_then(&csv, "")))
+        .say("verifier", "Verdict: sufficient")
+        .say("finalyzer", &fenced("print('@north_total[15]')"));
+    let (out, _) = ask_pinned(
+        &llm,
+        lake.path(),
+        &csv,
+        &python3(),
+        "What did the north sell?",
+        &["--guidelines", "@north_total[value]"],
+    );
+    assert_eq!(ok(&out).trim(), "@north_total[15]");
+    assert!(llm.left().is_empty(), "unused replies: {:?}", llm.left());
+    let requests = llm.requests();
+    let system = |role: &str| {
+        let r = requests.iter().find(|r| r.role == role).unwrap();
+        assert_eq!(r.body["messages"][0]["role"], "system", "{role}");
+        r.body["messages"][0]["content"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    assert_eq!(system("summarizer"), system("coder"));
+    assert_eq!(system("debugger"), system("coder"));
+}
