@@ -639,3 +639,43 @@ fn the_summarizer_shares_the_prefix_of_the_other_roles() {
     assert_eq!(system("summarizer"), system("coder"));
     assert_eq!(system("debugger"), system("coder"));
 }
+
+/// The plain adapter on DABStep's dev tasks: each gold answer given as a script would give
+/// it (a number, a list, text) and written with the task's own guidelines ("rounded to 6
+/// decimals", "a comma separated list") comes out as the gold is written.
+#[test]
+fn the_plain_adapter_writes_dabsteps_answers_as_its_guidelines_ask() {
+    use lakestar::agent::answer::{adapt, requested};
+    use lakestar::agent::sandbox::Answered;
+    let tasks = crate::common::shared_lakes().join("dabstep/tasks/dev.jsonl");
+    let mut n = 0;
+    for line in std::fs::read_to_string(tasks).unwrap().lines() {
+        let t: Value = serde_json::from_str(line).unwrap();
+        let (question, guidelines) = (
+            t["question"].as_str().unwrap(),
+            t["guidelines"].as_str().unwrap(),
+        );
+        let gold = t["answer"].as_str().unwrap();
+        let item = |s: &str| match s.trim().parse::<i64>() {
+            Ok(i) => serde_json::json!(i),
+            Err(_) => serde_json::json!(s.trim()),
+        };
+        let value = if gold.contains(", ") {
+            Value::Array(gold.split(", ").map(item).collect())
+        } else {
+            match gold.parse::<f64>() {
+                Ok(f) => serde_json::json!(f),
+                Err(_) => serde_json::json!(gold),
+            }
+        };
+        let quantities = requested(question, Some(guidelines));
+        let answer = adapt::format(
+            &[Answered::new("answer", value)],
+            &quantities,
+            &[question, guidelines],
+        );
+        assert_eq!(answer.as_deref(), Some(gold), "task {}", t["task_id"]);
+        n += 1;
+    }
+    assert!(n >= 10, "{n} tasks");
+}
