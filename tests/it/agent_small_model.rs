@@ -182,13 +182,39 @@ fn a_key_error_on_a_column_another_given_file_has_tells_the_debugger_which() {
     assert_eq!(ok(&out).trim(), "40");
     assert!(llm.left().is_empty(), "unused replies: {:?}", llm.left());
     let debugger = &llm.prompts("debugger")[0];
-    assert!(
-        debugger.contains(&format!(
-            "Note: the column \"age\" is in `{}`; load the file that has it",
-            people.display()
-        )),
-        "{debugger}"
+    let hint = format!(
+        "Note: the column \"age\" is in `{}`; load the file that has it",
+        people.display()
     );
+    assert!(debugger.contains(&hint), "{debugger}");
+
+    // The key-holders rule left out: the debugger gets the traceback alone.
+    let llm = ScriptedLlm::start();
+    llm.say("planner", "Compute the mean age.")
+        .say("coder", &fenced(&wrong))
+        .say("debugger", &fenced(&right))
+        .say("verifier", "Verdict: sufficient")
+        .say("finalyzer", &fenced("print(40)"));
+    let (out, run) = ask_pinned(
+        &llm,
+        lake.path(),
+        &houses.display().to_string(),
+        &python3(),
+        "What is the mean age?",
+        &[
+            "--debug-attempts",
+            "1",
+            "--files",
+            &people_arg,
+            "--rules",
+            "default,-key-holders",
+        ],
+    );
+    assert_eq!(ok(&out).trim(), "40");
+    assert!(!llm.prompts("debugger")[0].contains(&hint));
+    assert!(!events(&run, "rule")
+        .iter()
+        .any(|e| e["rule"] == "key-holders"));
 }
 
 /// Ask for the north's and the south's totals (two requested quantities) over the sales
@@ -466,6 +492,35 @@ fn values_the_verifier_reads_off_the_output_count_when_the_output_prints_them() 
     assert!(notes(&run)
         .iter()
         .any(|n| n.ends_with("answering from the verified solution's output")));
+    // The verifier-values rule left out: nothing binds, the round lacks both values.
+    let llm = ScriptedLlm::start();
+    llm.say("planner", "Sum the amounts of the north and south regions.")
+        .say("coder", &fenced(&script))
+        .say("verifier", "@north_total[15], @south_total[20]")
+        .say("verifier", "Verdict: sufficient");
+    let (_, run) = ask_pinned(
+        &llm,
+        lake.path(),
+        &csv,
+        &python3(),
+        "How much did the north and the south sell?",
+        &[
+            "--debug-attempts",
+            "0",
+            "--max-rounds",
+            "1",
+            "--guidelines",
+            "@north_total[value], @south_total[total sales of the south region]",
+            "--rules",
+            "default,-verifier-values",
+        ],
+    );
+    let verdicts = events(&run, "verdict");
+    assert_eq!(verdicts[0]["verdict"], "insufficient");
+    assert!(verdicts[0]["bound"].as_array().is_none_or(Vec::is_empty));
+    assert!(!events(&run, "rule")
+        .iter()
+        .any(|e| e["rule"] == "verifier-values"));
     // A value the output does not print binds nothing: the round is insufficient.
     let llm = ScriptedLlm::start();
     llm.say("planner", "Sum the amounts of the north and south regions.")
