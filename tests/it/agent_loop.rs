@@ -491,29 +491,43 @@ fn ask_with_retriever(
     retriever: &dyn Retriever,
     run: &Path,
 ) -> lakestar::agent::Summary {
+    let (summary, stopped) = ask_with_rules(llm, question, files, retriever, run, "default");
+    assert!(stopped.is_none(), "{stopped:?}");
+    summary
+}
+
+/// [`ask_with_retriever`] with the rules `rules` (`--rules`), the run's error kept.
+fn ask_with_rules(
+    llm: &ScriptedLlm,
+    question: &str,
+    files: &[context::FileContext],
+    retriever: &dyn Retriever,
+    run: &Path,
+    rules: &str,
+) -> (
+    lakestar::agent::Summary,
+    Option<lakestar::agent::AgentError>,
+) {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .unwrap();
-    let (summary, stopped) = rt
-        .block_on(agent(llm).ask(
-            question,
-            files,
-            "pinned",
-            Some(retriever),
-            &LoopOptions {
-                max_rounds: 3,
-                debug_attempts: 1,
-                guidelines: None,
-                mode: Default::default(),
-                rules: Default::default(),
-            },
-            run,
-            &|_| {},
-        ))
-        .unwrap();
-    assert!(stopped.is_none(), "{stopped:?}");
-    summary
+    rt.block_on(agent(llm).ask(
+        question,
+        files,
+        "pinned",
+        Some(retriever),
+        &LoopOptions {
+            max_rounds: 3,
+            debug_attempts: 1,
+            guidelines: None,
+            mode: Default::default(),
+            rules: rules.parse().unwrap(),
+        },
+        run,
+        &|_| {},
+    ))
+    .unwrap()
 }
 
 #[test]
@@ -607,4 +621,28 @@ fn a_key_error_on_a_name_the_question_asked_for_goes_back_to_retrieval() {
     let debugger = &llm.prompts("debugger")[0];
     assert!(section(debugger, "# Data files").contains(&stocks_s));
     assert!(!llm.prompts("coder")[0].contains(&stocks_s));
+    assert!(events(&run, "rule")
+        .iter()
+        .any(|e| e["rule"] == "unknown-names"));
+
+    // The unknown-names rule left out: no retrieval, the debugger sees the pinned file only.
+    let llm = ScriptedLlm::start();
+    llm.say("planner", "Average the close price.")
+        .say("coder", &fenced(&wrong))
+        .say("debugger", &fenced(&right));
+    let run = dir.path().join("run-bare");
+    let (summary, _) = ask_with_rules(
+        &llm,
+        "What is the mean close price?",
+        &files,
+        &retriever,
+        &run,
+        "default,-unknown-names",
+    );
+    assert!(!summary.files.contains(&stocks_s), "{:?}", summary.files);
+    assert!(events(&run, "files").is_empty());
+    assert!(!events(&run, "rule")
+        .iter()
+        .any(|e| e["rule"] == "unknown-names"));
+    assert!(!section(&llm.prompts("debugger")[0], "# Data files").contains(&stocks_s));
 }

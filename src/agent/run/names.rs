@@ -12,6 +12,7 @@
 use super::{Loop, State};
 use crate::agent::context::{descriptions, normalize_name, FileContext};
 use crate::agent::record::Event;
+use crate::agent::rules::Rule;
 use crate::agent::AgentError;
 use std::path::PathBuf;
 
@@ -132,23 +133,31 @@ impl Loop<'_> {
             unknown: still.clone(),
         })?;
         if added.is_empty() {
-            self.note(format!(
-                "round {round}: no given file has {listed}{}",
-                if self.retriever.is_some() {
-                    "; retrieval found no other file"
-                } else {
-                    " (files pinned: no retrieval)"
-                }
-            ))?;
+            self.fired(
+                Rule::UnknownNames,
+                Some(round),
+                format!(
+                    "no given file has {listed}{}",
+                    if self.retriever.is_some() {
+                        "; retrieval found no other file"
+                    } else {
+                        " (files pinned: no retrieval)"
+                    }
+                ),
+            )?;
         } else {
-            self.note(format!(
-                "round {round}: no given file had {listed}; retrieval added {}",
-                added
-                    .iter()
-                    .map(|f| f.rel.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ))?;
+            self.fired(
+                Rule::UnknownNames,
+                Some(round),
+                format!(
+                    "no given file had {listed}; retrieval added {}",
+                    added
+                        .iter()
+                        .map(|f| f.rel.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            )?;
         }
         st.unknown.extend(still);
         Ok(())
