@@ -399,13 +399,11 @@ impl Agent {
         let prompts = if options.rules.on(rules::Rule::MethodCalls) {
             let titles = self.prompts.methods().titles(question);
             if !titles.is_empty() {
-                let rule = rules::Rule::MethodCalls;
-                record.event(&Event::Rule {
-                    round: None,
-                    rule,
-                    class: rule.class(),
-                    message: format!("the calls of {} are shown to every role", titles.join(", ")),
-                })?;
+                record.rule(
+                    rules::Rule::MethodCalls,
+                    None,
+                    format!("the calls of {} are shown to every role", titles.join(", ")),
+                )?;
             }
             &self.prompts
         } else {

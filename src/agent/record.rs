@@ -322,6 +322,26 @@ impl RunRecord {
         Ok(())
     }
 
+    /// Record that `rule` fired (in `round`, when in one), with what it did.
+    pub fn rule(
+        &self,
+        rule: super::rules::Rule,
+        round: Option<usize>,
+        message: String,
+    ) -> Result<(), AgentError> {
+        let message = match round {
+            Some(r) => format!("round {r}: {message}"),
+            None => message,
+        };
+        tracing::info!("rule {rule}: {message}");
+        self.event(&Event::Rule {
+            round,
+            rule,
+            class: rule.class(),
+            message,
+        })
+    }
+
     /// What the trace written so far says of the run.
     pub fn traced(&self) -> Traced {
         self.traced

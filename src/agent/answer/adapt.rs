@@ -12,7 +12,7 @@
 //! Python gave them.
 
 use super::Quantity;
-use crate::agent::sandbox::{name_key, Answered};
+use crate::agent::sandbox::{last_answer as last, name_key, Answered};
 use regex::Regex;
 use serde_json::Value;
 use std::sync::OnceLock;
@@ -53,7 +53,7 @@ pub fn format(answers: &[Answered], quantities: &[Quantity], texts: &[&str]) -> 
     {
         let mut names: Vec<&str> = Vec::new();
         for a in answers.iter().filter(|a| a.error.is_none()) {
-            if !names.iter().any(|n| same_name(n, &a.name)) {
+            if !names.iter().any(|n| name_key(n) == name_key(&a.name)) {
                 names.push(&a.name);
             }
         }
@@ -82,23 +82,6 @@ pub fn format(answers: &[Answered], quantities: &[Quantity], texts: &[&str]) -> 
             .collect::<Vec<_>>()
             .join("\n"),
     })
-}
-
-/// The last value answered under `name` ([`same_name`]), unless that call recorded no
-/// value (too large).
-pub fn last<'a>(answers: &'a [Answered], name: &str) -> Option<&'a Value> {
-    answers
-        .iter()
-        .rev()
-        .find(|a| same_name(&a.name, name))
-        .filter(|a| a.error.is_none())
-        .map(|a| &a.value)
-}
-
-/// Names compared as the sandbox compares them ([`name_key`]: case, `_`, `-`, `.` and
-/// spaces alike).
-pub fn same_name(a: &str, b: &str) -> bool {
-    name_key(a) == name_key(b)
 }
 
 /// The one number of decimal places `texts` ask for, if they ask for exactly one.
@@ -225,8 +208,5 @@ mod tests {
             format(&given, &q, &[]).unwrap(),
             "mean_fare: 32.2\nmedian_fare: 14.45"
         );
-        assert!(same_name("Mean_Fare", "mean fare"));
-        assert!(same_name("p-value", "P_VALUE"));
-        assert!(!same_name("mean", "median"));
     }
 }

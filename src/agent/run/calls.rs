@@ -210,17 +210,7 @@ impl Loop<'_> {
         round: Option<usize>,
         message: String,
     ) -> Result<(), AgentError> {
-        let message = match round {
-            Some(r) => format!("round {r}: {message}"),
-            None => message,
-        };
-        tracing::info!("rule {rule}: {message}");
-        self.record.event(&Event::Rule {
-            round,
-            rule,
-            class: rule.class(),
-            message,
-        })
+        self.record.rule(rule, round, message)
     }
 
     pub(in crate::agent) fn plan_changed(

@@ -130,6 +130,14 @@ fn record(v: Value) -> Option<Answered> {
     }
 }
 
+/// The value last recorded in `answers` under `name` ([`name_key`]); `None` when none
+/// was, or when the last record under it is an error (a value too large).
+pub fn last_answer<'a>(answers: &'a [Answered], name: &str) -> Option<&'a Value> {
+    let key = name_key(name);
+    let last = answers.iter().rev().find(|a| name_key(&a.name) == key)?;
+    last.error.is_none().then_some(&last.value)
+}
+
 /// A name as names are compared: lower case, runs of `_`, `-`, `.` and white space as
 /// one space, none at the ends ("Mean_Fare" and "mean fare" alike).
 pub fn name_key(name: &str) -> String {

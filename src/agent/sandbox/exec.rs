@@ -70,13 +70,7 @@ impl Execution {
     /// `_`, `-`, `.` and spaces alike ("Mean_Fare" is "mean fare"); `None` when none
     /// was, or when the last record under it is an error (a value too large).
     pub fn answered(&self, name: &str) -> Option<&Value> {
-        let key = answers::name_key(name);
-        let last = self
-            .answers
-            .iter()
-            .rev()
-            .find(|a| answers::name_key(&a.name) == key)?;
-        last.error.is_none().then_some(&last.value)
+        answers::last_answer(&self.answers, name)
     }
 }
 

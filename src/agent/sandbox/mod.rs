@@ -53,7 +53,7 @@ mod output;
 mod python;
 mod venv;
 
-pub use answers::{name_key, Answered};
+pub use answers::{last_answer, name_key, Answered};
 pub use error::{InternalError, SandboxError, UserError};
 pub use exec::Execution;
 pub use isolation::{Isolation, Policy};
