@@ -75,7 +75,7 @@ impl Loop<'_> {
         let code = self.code(&reply)?;
         let exec = self.run_script(0, &mut st, &code, "final").await?;
         let printed = exec.stdout.trim();
-        let quantities = answer::requested(self.question, self.guidelines_given());
+        let quantities = answer::requested(self.question, &self.options.wanted);
         let ran = super::run::Ran {
             code: code.clone(),
             exec: exec.clone(),
@@ -136,7 +136,7 @@ impl Loop<'_> {
     pub(super) async fn no_verifier(&self) -> Result<LoopOutcome, AgentError> {
         let mut st = State::new(self.files);
         let steps = NO_VERIFIER_STEPS.min(self.options.max_rounds.max(1));
-        let quantities = answer::requested(self.question, self.guidelines_given());
+        let quantities = answer::requested(self.question, &self.options.wanted);
         // Unchecked, as its later steps: this mode has no check of requested values.
         let (mut plan, mut ran) = self.first_step(&mut st, &[]).await?;
         let mut scripts = vec![ran.code.clone()];

@@ -369,6 +369,8 @@ impl Agent {
             files: paths.clone(),
             selection: selection.to_string(),
             guidelines: options.guidelines.clone(),
+            wanted: options.wanted.clone(),
+            form: options.form,
             max_rounds: options.max_rounds,
             mode: options.mode,
             llm_timeout_ms: self.llm.config().timeout.as_millis() as u64,

@@ -26,6 +26,12 @@ pub enum Event {
         selection: String,
         /// Answer-format guidelines, if any.
         guidelines: Option<String>,
+        /// Values the answer must give, by name.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        wanted: Vec<super::answer::Wanted>,
+        /// How the named values are written.
+        #[serde(default)]
+        form: super::answer::adapt::Form,
         /// The round limit.
         max_rounds: usize,
         /// The loop: `ds-star` or an ablation.

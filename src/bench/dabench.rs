@@ -13,6 +13,7 @@
 //! dev question uses, run only to report. Both live in `benches/dabench-split.json`,
 //! embedded here; [`draw_test`] draws the test sample again from the questions and seed.
 
+use crate::agent::answer::Wanted;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -78,6 +79,21 @@ impl Question {
         }
     }
 
+    /// The values its format asks for by name, in order: every `@name[what]` of the
+    /// question and its format.
+    pub fn wanted(&self) -> Vec<Wanted> {
+        let mut out: Vec<Wanted> = Vec::new();
+        for w in answer_names(&self.prompt())
+            .into_iter()
+            .chain(answer_names(&self.format))
+        {
+            if out.iter().all(|o| o.name != w.name) {
+                out.push(w);
+            }
+        }
+        out
+    }
+
     /// The answer guidelines: the format, and how sub-answers are written.
     pub fn guidelines(&self) -> String {
         format!(
@@ -85,6 +101,30 @@ impl Question {
             self.format.trim()
         )
     }
+}
+
+/// Every `@name[what]` of `text`, in order: DABench's answer form, read here at the edge
+/// so that the agent gets names, not syntax. `@name[...]` is how instructions write the
+/// form itself, not a value.
+pub fn answer_names(text: &str) -> Vec<Wanted> {
+    let mut names = Vec::new();
+    let mut rest = text;
+    while let Some(at) = rest.find('@') {
+        let after = &rest[at + 1..];
+        let len = after
+            .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .unwrap_or(after.len());
+        let generic = ["[...]", "[…]"].iter().any(|g| after[len..].starts_with(g));
+        if len > 0 && after[len..].starts_with('[') && !generic {
+            let inside = &after[len + 1..];
+            let what = inside.find(']').map_or("", |end| &inside[..end]);
+            if let Ok(w) = Wanted::new(&after[..len], Some(what)) {
+                names.push(w);
+            }
+        }
+        rest = &after[len..];
+    }
+    names
 }
 
 #[derive(Deserialize)]

@@ -4,6 +4,7 @@
 
 use super::output::{print_json, waited};
 use super::{IndexDirArg, UsageError};
+use crate::agent::answer::{adapt::Form, Wanted};
 use crate::agent::build::AgentSetup;
 use crate::agent::llm::{parse_timeout, Cassette};
 use crate::agent::rules::RuleSet;
@@ -69,6 +70,15 @@ pub(crate) struct AskArgs {
     /// Answer-format guidelines for the final answer ("a number rounded to 2 decimals").
     #[arg(long, value_name = "TEXT")]
     guidelines: Option<String>,
+    /// A value the answer must give, by name (repeat for several): the generated code
+    /// gives it with `answer("NAME", value)`, and a round lacking it is not sufficient.
+    /// WHAT says what it is when the name does not.
+    #[arg(long = "answer", value_name = "NAME[=WHAT]")]
+    answers: Vec<Wanted>,
+    /// How the named values are written: `plain` (the value, or `name: value` lines)
+    /// or `tagged` (`@name[value]`, as DABench grades).
+    #[arg(long, value_name = "FORM", default_value = "plain")]
+    answer_form: Form,
     /// Work on these files instead of retrieving (the oracle setting); with the index of
     /// an object-store lake, also objects by key (`sales/2024.csv`) or URL, staged.
     #[arg(long, value_name = "FILE", num_args = 1..)]
@@ -95,6 +105,8 @@ impl AgentArgs {
         let r = AskRequest {
             question: question.to_string(),
             guidelines,
+            wanted: Vec::new(),
+            form: Form::Plain,
             selection: if pinned.is_empty() {
                 Selection::Retrieved {
                     k: self.k,
@@ -288,9 +300,12 @@ fn interrupted(run_dir: &Path) -> anyhow::Error {
 }
 
 pub(crate) fn run(a: AskArgs) -> Result<()> {
-    let request = a
+    let mut request = a
         .agent
         .request(&a.question, a.guidelines.clone(), a.files.clone())?;
+    request.wanted = a.answers.clone();
+    request.form = a.answer_form;
+    request.validate().map_err(|e| UsageError(e.to_string()))?;
     let cwd = std::env::current_dir()?;
     let index_dir = match &a.index.index {
         Some(d) => Some(locate::find_index(Some(d), &cwd)?),

@@ -98,6 +98,12 @@ pub struct AskParams {
     /// Rules beyond Algorithm 1, as `ask --rules` (default: all).
     #[serde(default)]
     pub rules: Option<String>,
+    /// Values the answer must give, by name: `NAME` or `NAME=WHAT` (what it is).
+    #[serde(default)]
+    pub answer_names: Option<Vec<String>>,
+    /// `plain` (default) or `tagged` (`@name[value]`).
+    #[serde(default)]
+    pub answer_form: Option<String>,
 }
 
 /// A count from a tool call, checked against its range. Counts are taken as `i64` so

@@ -7,7 +7,7 @@
 //! the key fields of each body; a test checks it against [`super::ROUTES`].
 
 use super::handlers::{DEFAULT_DESCRIBE_BYTES, DEFAULT_K, MAX_DESCRIBE_BYTES};
-use super::runs::{DEFAULT_BUDGET, DEFAULT_ROUNDS, MAX_FILES, MAX_ROUNDS};
+use super::runs::{DEFAULT_BUDGET, DEFAULT_ROUNDS, MAX_FILES, MAX_ROUNDS, MAX_WANTED};
 use super::MAX_BODY_BYTES;
 use crate::service::overview::{COLLECTIONS_LISTED, FILES_LISTED};
 use crate::service::rows::{DEFAULT_ROWS, MAX_ROWS};
@@ -255,6 +255,8 @@ pub fn spec() -> Value {
                         "k": {"type": "integer", "minimum": 1, "maximum": MAX_FILES, "description": format!("Exactly this many retrieved files (default: as many as fit {DEFAULT_BUDGET} tokens of descriptions).")},
                         "files": {"type": "array", "items": {"type": "string"}, "minItems": 1, "maxItems": MAX_FILES, "description": "Lake-relative files to work on instead of retrieving."},
                         "guidelines": {"type": "string", "description": "Answer-format guidelines."},
+                        "answer_names": {"type": "array", "items": {"type": "string"}, "maxItems": MAX_WANTED, "description": "Values the answer must give: `NAME` or `NAME=WHAT`, as `ask --answer`."},
+                        "answer_form": {"type": "string", "enum": ["plain", "tagged"], "default": "plain"},
                         "max_rounds": {"type": "integer", "minimum": 0, "maximum": MAX_ROUNDS, "default": DEFAULT_ROUNDS},
                         "rules": {"type": "string", "default": "default", "description": "As `ask --rules` (agent.md)."}
                     }}}}},

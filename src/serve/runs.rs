@@ -9,6 +9,7 @@
 
 use super::errors::ApiError;
 use super::AppState;
+use crate::agent::answer::{adapt::Form, Wanted};
 use crate::agent::context::FileContext;
 use crate::agent::rules::RuleSet;
 use crate::agent::{Agent, AgentError, Summary};
@@ -30,7 +31,7 @@ use std::time::Duration;
 use tokio::sync::{watch, Semaphore};
 use tokio::task::AbortHandle;
 
-pub use service::{DEFAULT_BUDGET, DEFAULT_ROUNDS, MAX_FILES, MAX_ROUNDS};
+pub use service::{DEFAULT_BUDGET, DEFAULT_ROUNDS, MAX_FILES, MAX_ROUNDS, MAX_WANTED};
 /// How often an event stream looks for new trace lines. The trace file is polled rather
 /// than fed from the agent so that a stream follows any run in the index's runs
 /// directory the same way, whoever writes it.
@@ -133,6 +134,10 @@ pub struct AskBody {
     files: Option<Vec<String>>,
     /// Answer-format guidelines.
     guidelines: Option<String>,
+    /// Values the answer must give, by name: `NAME` or `NAME=WHAT`, as `ask --answer`.
+    answer_names: Option<Vec<String>>,
+    /// `plain` or `tagged`, as `ask --answer-form`.
+    answer_form: Option<String>,
     /// Verifier rounds at most.
     max_rounds: Option<usize>,
     /// The rules the loop adds to Algorithm 1, as `--rules` spells them (default: all).
@@ -166,9 +171,24 @@ fn request(b: &AskBody) -> Result<AskRequest, ApiError> {
             .map_err(|e| ApiError::bad_request(format!("rules: {e}")))?,
         None => RuleSet::all(),
     };
+    let wanted = b
+        .answer_names
+        .iter()
+        .flatten()
+        .map(|n| n.parse::<Wanted>())
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| ApiError::bad_request(format!("answer_names: {e}")))?;
+    let form = match &b.answer_form {
+        Some(f) => f
+            .parse::<Form>()
+            .map_err(|e| ApiError::bad_request(format!("answer_form: {e}")))?,
+        None => Form::Plain,
+    };
     let r = AskRequest {
         question: b.question.clone(),
         guidelines: b.guidelines.clone(),
+        wanted,
+        form,
         selection: match &b.files {
             Some(f) => Selection::Pinned(f.iter().map(PathBuf::from).collect()),
             None => Selection::Retrieved {

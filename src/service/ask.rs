@@ -4,6 +4,7 @@
 //! surfaces only parse their input into an [`AskRequest`] and present the summary.
 
 use super::{ServiceError, MAX_QUERY_BYTES};
+use crate::agent::answer::{adapt::Form, Wanted};
 use crate::agent::context::{self, FileContext, FileCount, IndexRetriever, Retriever};
 use crate::agent::methods::Methods;
 use crate::agent::rules::RuleSet;
@@ -25,6 +26,9 @@ pub const MAX_DEBUG_ATTEMPTS: usize = 20;
 /// Files a run may work on at most, retrieved (`k`) or pinned: more would not fit any
 /// model's prompt.
 pub const MAX_FILES: usize = 100;
+
+/// Answer names one request may give at most.
+pub const MAX_WANTED: usize = 32;
 
 /// Which files a run sees.
 #[derive(Debug, Clone)]
@@ -72,6 +76,10 @@ pub struct AskRequest {
     pub question: String,
     /// Answer-format guidelines (blank means none).
     pub guidelines: Option<String>,
+    /// Values the answer must give, by name, in order.
+    pub wanted: Vec<Wanted>,
+    /// How the named values are written.
+    pub form: Form,
     /// Which files.
     pub selection: Selection,
     /// How long.
@@ -84,6 +92,8 @@ impl AskRequest {
         AskRequest {
             question: question.into(),
             guidelines: None,
+            wanted: Vec::new(),
+            form: Form::Plain,
             selection: Selection::Retrieved {
                 k: None,
                 budget: None,
@@ -103,6 +113,20 @@ impl AskRequest {
                 "the question is {} bytes; at most {MAX_QUERY_BYTES} are accepted",
                 self.question.len()
             ));
+        }
+        if self.wanted.len() > MAX_WANTED {
+            return bad(format!(
+                "at most {MAX_WANTED} answer names are accepted (got {})",
+                self.wanted.len()
+            ));
+        }
+        if let Some(w) = self
+            .wanted
+            .iter()
+            .enumerate()
+            .find(|(i, w)| self.wanted[..*i].iter().any(|o| o.name == w.name))
+        {
+            return bad(format!("the answer name {:?} is given twice", w.1.name));
         }
         if self.limits.max_rounds > MAX_ROUNDS {
             return bad(format!(
@@ -140,6 +164,8 @@ impl AskRequest {
             max_rounds: self.limits.max_rounds,
             debug_attempts: self.limits.debug_attempts,
             guidelines: self.guidelines.clone().filter(|g| !g.trim().is_empty()),
+            wanted: self.wanted.clone(),
+            form: self.form,
             mode: self.limits.mode,
             rules: self.limits.rules,
         }

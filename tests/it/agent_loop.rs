@@ -66,7 +66,14 @@ fn ask_north_total(llm: &ScriptedLlm, lake: &Path, csv: &str) -> (Output, PathBu
         csv,
         &python3(),
         "How much did the north region sell?",
-        &["--guidelines", "@north_total[value]"],
+        &[
+            "--guidelines",
+            "@north_total[value]",
+            "--answer",
+            "north_total=value",
+            "--answer-form",
+            "tagged",
+        ],
     );
     assert_eq!(ok(&out).trim(), "@north_total[15]");
     assert!(llm.left().is_empty(), "unused replies: {:?}", llm.left());
@@ -121,6 +128,12 @@ fn a_failing_finalyzer_still_yields_the_verified_answer() {
             "1",
             "--guidelines",
             "@north_total[value], @south_total[value] where value is an integer.",
+            "--answer",
+            "north_total=value",
+            "--answer",
+            "south_total=value",
+            "--answer-form",
+            "tagged",
         ],
     );
     let answer = ok(&out);
@@ -178,7 +191,16 @@ fn a_dump_answer_is_refused_and_values_printed_without_the_form_are_put_in_it() 
             &csv,
             &py,
             "What did the north and the south region sell?",
-            &["--guidelines", "@north_total[value], @south_total[value]"],
+            &[
+                "--guidelines",
+                "@north_total[value], @south_total[value]",
+                "--answer",
+                "north_total=value",
+                "--answer",
+                "south_total=value",
+                "--answer-form",
+                "tagged",
+            ],
         );
         let out = ok(&out);
         assert_eq!(out.trim(), want);
@@ -521,6 +543,8 @@ fn ask_with_rules(
             max_rounds: 3,
             debug_attempts: 1,
             guidelines: None,
+            wanted: Vec::new(),
+            form: Default::default(),
             mode: Default::default(),
             rules: rules.parse().unwrap(),
         },

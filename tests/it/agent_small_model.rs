@@ -92,6 +92,10 @@ fn rounds_that_end_astray_finalize_from_the_last_output_holding_every_quantity()
             "0",
             "--guidelines",
             "@north_total[value]",
+            "--answer",
+            "north_total=value",
+            "--answer-form",
+            "tagged",
         ],
     );
     assert_eq!(ok(&out).trim(), "@north_total[15]");
@@ -231,6 +235,12 @@ fn north_and_south(llm: &ScriptedLlm, lake: &Path, csv: &str) -> PathBuf {
             "0",
             "--guidelines",
             "@north_total[value], @south_total[total sales of the south region]",
+            "--answer",
+            "north_total=value",
+            "--answer",
+            "south_total=total sales of the south region",
+            "--answer-form",
+            "tagged",
         ],
     );
     assert_eq!(ok(&out).trim(), "@north_total[15], @south_total[20]");
@@ -307,6 +317,10 @@ fn a_first_step_that_computes_none_of_the_requested_quantities_asks_for_them() {
             "0",
             "--guidelines",
             "@north_total[value]",
+            "--answer",
+            "north_total=value",
+            "--answer-form",
+            "tagged",
         ],
     );
     assert_eq!(ok(&out).trim(), "@north_total[15]");
@@ -511,6 +525,12 @@ fn values_the_verifier_reads_off_the_output_count_when_the_output_prints_them() 
             "1",
             "--guidelines",
             "@north_total[value], @south_total[total sales of the south region]",
+            "--answer",
+            "north_total=value",
+            "--answer",
+            "south_total=total sales of the south region",
+            "--answer-form",
+            "tagged",
             "--rules",
             "default,-verifier-values",
         ],

@@ -39,6 +39,14 @@ fn values_passed_to_the_answer_api_reach_the_answer_exactly_without_a_finalyzer(
         &[
             "--guidelines",
             "@north_total[value], @share[value], @regions[value]",
+            "--answer",
+            "north_total=value",
+            "--answer",
+            "share=value",
+            "--answer",
+            "regions=value",
+            "--answer-form",
+            "tagged",
         ],
     );
     assert_eq!(
@@ -92,7 +100,16 @@ fn a_requested_quantity_missing_from_the_answers_keeps_the_loop_going() {
         &csv,
         &python3(),
         "What did each region sell?",
-        &["--guidelines", "@north_total[value], @south_total[value]"],
+        &[
+            "--guidelines",
+            "@north_total[value], @south_total[value]",
+            "--answer",
+            "north_total=value",
+            "--answer",
+            "south_total=value",
+            "--answer-form",
+            "tagged",
+        ],
     );
     assert_eq!(ok(&out).trim(), "@north_total[15], @south_total[20]");
     assert!(llm.left().is_empty(), "unused replies: {:?}", llm.left());
@@ -120,7 +137,16 @@ fn a_script_that_only_prints_is_judged_by_the_verifier_and_formatted_by_the_fina
         &csv,
         &python3(),
         "What did the north sell?",
-        &["--guidelines", "@north_total[value]", "--rules", "none"],
+        &[
+            "--guidelines",
+            "@north_total[value]",
+            "--answer",
+            "north_total=value",
+            "--answer-form",
+            "tagged",
+            "--rules",
+            "none",
+        ],
     );
     assert_eq!(ok(&out).trim(), "@north_total[15]");
     assert!(llm.left().is_empty(), "unused replies: {:?}", llm.left());
@@ -258,7 +284,7 @@ fn the_dabench_adapter_writes_what_the_grader_reads_on_the_dev_questions() {
     for q in questions.iter().filter(|q| dev.contains(&q.id)) {
         let gold = &labels[&q.id];
         let guidelines = q.guidelines();
-        let quantities = requested(&q.prompt(), Some(&guidelines));
+        let quantities = requested(&q.prompt(), &q.wanted());
         let names: Vec<&str> = quantities.iter().map(|q| q.name.as_str()).collect();
         // A question whose format names other quantities than its gold is left out (the
         // grader has nothing to read for them).
@@ -282,8 +308,13 @@ fn the_dabench_adapter_writes_what_the_grader_reads_on_the_dev_questions() {
             })
             .collect();
         let prompt = q.prompt();
-        let answer = adapt::format(&answers, &quantities, &[&prompt, &guidelines])
-            .unwrap_or_else(|| panic!("question {}: no answer from {answers:?}", q.id));
+        let answer = adapt::format(
+            &answers,
+            &quantities,
+            &[&prompt, &guidelines],
+            adapt::Form::Tagged,
+        )
+        .unwrap_or_else(|| panic!("question {}: no answer from {answers:?}", q.id));
         let parts = dabench::grade(Some(&answer), gold);
         if parts.iter().all(|p| p.right) {
             whole += 1;
@@ -305,7 +336,14 @@ fn a_value_answered_under_another_name_counts_only_through_the_printed_values_ru
     let csv = csv.display().to_string();
     let misnamed = sums_then(&csv, "answer('north', north)");
     let question = "What did the north sell?";
-    let format = ["--guidelines", "@north_total[value]"];
+    let format = [
+        "--guidelines",
+        "@north_total[value]",
+        "--answer",
+        "north_total=value",
+        "--answer-form",
+        "tagged",
+    ];
 
     let llm = ScriptedLlm::start();
     llm.say("planner", "Sum the north amounts.")
@@ -571,6 +609,12 @@ fn each_loop_rule_fires_in_its_class_and_not_when_left_out() {
             let mut args = vec![
                 "--guidelines",
                 "@north_total[value], @south_total[value]",
+                "--answer",
+                "north_total=value",
+                "--answer",
+                "south_total=value",
+                "--answer-form",
+                "tagged",
                 "--debug-attempts",
                 "2",
             ];
@@ -623,7 +667,14 @@ fn the_summarizer_shares_the_prefix_of_the_other_roles() {
         &csv,
         &python3(),
         "What did the north sell?",
-        &["--guidelines", "@north_total[value]"],
+        &[
+            "--guidelines",
+            "@north_total[value]",
+            "--answer",
+            "north_total=value",
+            "--answer-form",
+            "tagged",
+        ],
     );
     assert_eq!(ok(&out).trim(), "@north_total[15]");
     assert!(llm.left().is_empty(), "unused replies: {:?}", llm.left());
@@ -668,11 +719,12 @@ fn the_plain_adapter_writes_dabsteps_answers_as_its_guidelines_ask() {
                 Err(_) => serde_json::json!(gold),
             }
         };
-        let quantities = requested(question, Some(guidelines));
+        let quantities = requested(question, &[]);
         let answer = adapt::format(
             &[Answered::new("answer", value)],
             &quantities,
             &[question, guidelines],
+            adapt::Form::Plain,
         );
         assert_eq!(answer.as_deref(), Some(gold), "task {}", t["task_id"]);
         n += 1;

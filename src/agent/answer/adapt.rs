@@ -3,8 +3,8 @@
 //! caller asked for. The loop keeps the values at full precision; rounding and the form
 //! happen only here.
 //!
-//! - [`Form::AtName`]: `@name[value]`, one per requested quantity, when the guidelines
-//!   ask for that form (DABench's).
+//! - [`Form::Tagged`]: `@name[value]`, one per requested quantity (the form DABench
+//!   grades; `bench dabench` and `ask --answer-form tagged` ask for it).
 //! - [`Form::Plain`]: the value alone when there is one, `name: value` lines otherwise.
 //!
 //! Numbers are rounded only when the question or guidelines ask for one number of
@@ -14,25 +14,29 @@
 use super::Quantity;
 use crate::agent::sandbox::{last_answer as last, name_key, Answered};
 use regex::Regex;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::sync::OnceLock;
 
-/// How an answer is written.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// How an answer is written: chosen by the caller, never read off the question.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum Form {
-    /// `@name[value]`, comma-separated.
-    AtName,
     /// The value, or `name: value` lines.
+    #[default]
     Plain,
+    /// `@name[value]`, comma-separated.
+    Tagged,
 }
 
-impl Form {
-    /// The form `quantities` ask for: `@name[value]` when the guidelines named any.
-    pub fn of(quantities: &[Quantity]) -> Form {
-        if quantities.iter().any(|q| q.formatted) {
-            Form::AtName
-        } else {
-            Form::Plain
+impl std::str::FromStr for Form {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "plain" => Ok(Form::Plain),
+            "tagged" => Ok(Form::Tagged),
+            _ => Err(format!("unknown answer form {s:?}; use plain or tagged")),
         }
     }
 }
@@ -42,8 +46,13 @@ impl Form {
 /// one has none. Quantities the format does not name (statistics read off the question)
 /// are a guess at the names: when the answers do not give them all, every name answered
 /// stands instead, in the order first given. `texts` (the question, the guidelines) say
-/// how many decimals are asked.
-pub fn format(answers: &[Answered], quantities: &[Quantity], texts: &[&str]) -> Option<String> {
+/// how many decimals are asked; `form` how the values are written.
+pub fn format(
+    answers: &[Answered],
+    quantities: &[Quantity],
+    texts: &[&str],
+    form: Form,
+) -> Option<String> {
     let by_quantity: Option<Vec<(&str, &Value)>> = quantities
         .iter()
         .map(|q| last(answers, &q.name).map(|v| (q.name.as_str(), v)))
@@ -69,8 +78,8 @@ pub fn format(answers: &[Answered], quantities: &[Quantity], texts: &[&str]) -> 
     }
     let places = decimals_asked(texts);
     let text = |v: &Value| value_text(v, places);
-    Some(match Form::of(quantities) {
-        Form::AtName => picked
+    Some(match form {
+        Form::Tagged => picked
             .iter()
             .map(|(n, v)| format!("@{n}[{}]", text(v)))
             .collect::<Vec<_>>()
@@ -138,7 +147,7 @@ fn value_text(v: &Value, places: Option<usize>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::agent::answer::requested;
+    use crate::agent::answer::{requested, Wanted};
     use serde_json::json;
 
     fn answers(pairs: &[(&str, Value)]) -> Vec<Answered> {
@@ -152,40 +161,61 @@ mod tests {
     fn values_keep_full_precision_unless_decimals_are_asked() {
         let a = answers(&[("mean", json!(0.1 + 0.2))]);
         assert_eq!(
-            format(&a, &[], &["What is the mean?"]).unwrap(),
+            format(&a, &[], &["What is the mean?"], Form::Plain).unwrap(),
             "0.30000000000000004"
         );
         assert_eq!(
-            format(&a, &[], &["Round the mean to two decimal places."]).unwrap(),
+            format(
+                &a,
+                &[],
+                &["Round the mean to two decimal places."],
+                Form::Plain
+            )
+            .unwrap(),
             "0.30"
         );
         // Two different counts: which is whose is not known, so nothing is rounded.
         assert_eq!(
-            format(&a, &[], &["one to 2 decimals", "the other to 3 decimals"]).unwrap(),
+            format(
+                &a,
+                &[],
+                &["one to 2 decimals", "the other to 3 decimals"],
+                Form::Plain
+            )
+            .unwrap(),
             "0.30000000000000004"
         );
         let i = answers(&[("count", json!(12))]);
-        assert_eq!(format(&i, &[], &["to 2 decimal places"]).unwrap(), "12");
+        assert_eq!(
+            format(&i, &[], &["to 2 decimal places"], Form::Plain).unwrap(),
+            "12"
+        );
     }
 
     #[test]
     fn the_at_name_form_follows_the_requested_order_and_needs_every_value() {
-        let q = requested(
-            "Compute the mean and the count.",
-            Some("@mean_fare[mean], @n_rows[count]"),
-        );
-        assert_eq!(Form::of(&q), Form::AtName);
+        let wanted: Vec<Wanted> = ["mean_fare=mean", "n_rows=count"]
+            .iter()
+            .map(|w| w.parse().unwrap())
+            .collect();
+        let q = requested("Compute the mean and the count.", &wanted);
         let a = answers(&[
             ("N rows", json!(891)),
             ("mean_fare", json!(1.5)),
             ("mean_fare", json!(32.2042)),
         ]);
         assert_eq!(
-            format(&a, &q, &["rounded to two decimal places"]).unwrap(),
+            format(&a, &q, &["rounded to two decimal places"], Form::Tagged).unwrap(),
             "@mean_fare[32.20], @n_rows[891]"
         );
+        assert_eq!(
+            format(&a, &q, &[], Form::Plain).unwrap(),
+            "mean_fare: 32.2042\nn_rows: 891"
+        );
         let partial = answers(&[("mean_fare", json!(32.2))]);
-        assert_eq!(format(&partial, &q, &[]), None);
+        assert_eq!(format(&partial, &q, &[], Form::Tagged), None);
+        assert_eq!("tagged".parse::<Form>(), Ok(Form::Tagged));
+        assert!("@name".parse::<Form>().is_err());
     }
 
     #[test]
@@ -196,16 +226,16 @@ mod tests {
             ("table", json!({"columns": ["a"], "rows": [[1]]})),
         ]);
         assert_eq!(
-            format(&a, &[], &[]).unwrap(),
+            format(&a, &[], &[], Form::Plain).unwrap(),
             "top: Paris, Lyon\nok: True\ntable: {\"columns\":[\"a\"],\"rows\":[[1]]}"
         );
-        assert_eq!(format(&[], &[], &[]), None);
+        assert_eq!(format(&[], &[], &[], Form::Plain), None);
         // Statistics read off the question are a guess at the names: other names stand.
-        let q = requested("What is the mean and the median of the fare?", None);
+        let q = requested("What is the mean and the median of the fare?", &[]);
         assert!(!q.is_empty() && !q.iter().any(|q| q.formatted));
         let given = answers(&[("mean_fare", json!(32.2)), ("median_fare", json!(14.45))]);
         assert_eq!(
-            format(&given, &q, &[]).unwrap(),
+            format(&given, &q, &[], Form::Plain).unwrap(),
             "mean_fare: 32.2\nmedian_fare: 14.45"
         );
     }

@@ -220,10 +220,10 @@ fn rounds_to(x: f64, c: f64, decimals: Option<usize>) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::agent::answer::{missing, requested};
+    use crate::agent::answer::{missing, requested_in};
 
     fn qs(format: &str) -> Vec<Quantity> {
-        requested("q", Some(format))
+        requested_in("q", format)
     }
 
     /// Values printed under labels that share a word with their quantities but do not

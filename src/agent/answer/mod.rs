@@ -6,7 +6,7 @@
 //!
 //! Written by hand: no crate reads "a labelled value near these words" in free-form
 //! script output; the rules are small and each is tested in `tests.rs`. They are conservative:
-//! a quantity is only required when the format names it (`@name[...]`) or the question
+//! a quantity is only required when the caller names it ([`Wanted`]) or the question
 //! names a statistic outright, so a question they cannot read is left to the verifier.
 
 use regex::Regex;
@@ -347,51 +347,109 @@ fn statistic_word(w: &str) -> bool {
             .any(|set| set.contains(&w))
 }
 
-/// The quantities `question` and its `guidelines` ask for: every `@name[...]` of either;
-/// when there is none, the statistics the question names.
-pub fn requested(question: &str, guidelines: Option<&str>) -> Vec<Quantity> {
+/// A value the caller wants given under a name (`mean_fare`), with what it is when the
+/// name alone does not say (`Number of entries after cleaning duplicates`, or the values
+/// to choose from: `"Normal" or "Not Normal"`). Benchmarks read them off their answer
+/// formats at the edge (`bench::dabench`); `ask --answer NAME[=WHAT]` takes them from
+/// the user.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
+pub struct Wanted {
+    /// The name the script gives the value under (`answer("mean_fare", …)`).
+    pub name: String,
+    /// What it is, when the name alone does not say.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub about: Option<String>,
+}
+
+/// [`requested`] of the names of DABench's `@name[what]` form in `format`: unit tests
+/// write their quantities that way.
+#[cfg(test)]
+pub(crate) fn requested_in(question: &str, format: &str) -> Vec<Quantity> {
+    requested(question, &crate::bench::dabench::answer_names(format))
+}
+
+/// Longest name of a wanted value.
+pub const MAX_WANTED_NAME: usize = 64;
+
+impl Wanted {
+    /// A wanted value; the name must be 1 to [`MAX_WANTED_NAME`] letters, digits or `_`
+    /// (it becomes a Python string and a label in the answer).
+    pub fn new(name: &str, about: Option<&str>) -> Result<Wanted, String> {
+        let name = name.trim();
+        if name.is_empty()
+            || name.len() > MAX_WANTED_NAME
+            || !name.chars().all(|c| c.is_alphanumeric() || c == '_')
+        {
+            return Err(format!(
+                "{name:?} is not an answer name: use 1 to {MAX_WANTED_NAME} letters, digits or `_` (mean_fare)"
+            ));
+        }
+        Ok(Wanted {
+            name: name.to_string(),
+            about: about
+                .map(str::trim)
+                .filter(|a| !a.is_empty())
+                .map(str::to_string),
+        })
+    }
+}
+
+impl std::str::FromStr for Wanted {
+    type Err = String;
+
+    /// `NAME` or `NAME=WHAT`.
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.split_once('=') {
+            Some((n, a)) => Wanted::new(n, Some(a)),
+            None => Wanted::new(s, None),
+        }
+    }
+}
+
+/// The quantities asked for: every `wanted` value, in order; when none is wanted, the
+/// statistics `question` names (a guess at the names, which any value given satisfies).
+pub fn requested(question: &str, wanted: &[Wanted]) -> Vec<Quantity> {
     let mut out: Vec<Quantity> = Vec::new();
-    let texts = [question, guidelines.unwrap_or("")];
     // `with` tells `mean_with_outliers` from `mean_without_outliers`: kept when a
     // sibling says `without`, generic otherwise.
-    let negated = texts
+    let negated = wanted
         .iter()
-        .flat_map(|t| format_names(t))
-        .any(|(n, _)| words(&n).iter().any(|w| w == "without"));
-    for text in texts {
-        for (name, meaning) in format_names(text) {
-            let meaning_raw = meaning.clone();
-            if out.iter().all(|q| q.name != name) {
-                let mut words: Vec<String> = words(&name)
-                    .into_iter()
-                    .filter(|w| !GENERIC.contains(&w.as_str()) || (negated && w == "with"))
-                    .collect();
-                if words.is_empty() {
-                    words = vec![name.to_lowercase()];
-                }
-                let all = self::words(&name);
-                let has = |set: &[&str]| all.iter().any(|w| set.contains(&w.as_str()));
-                let numeric = has(COUNT_WORDS) || (has(NUMBER_WORDS) && !has(ENTITY_WORDS));
-                let meaning = Some(meaning.trim().to_string()).filter(|m| {
-                    let mw = self::words(m);
-                    // `[value]`, `[mean_fare]`: a placeholder, not a meaning.
-                    mw != all
-                        && mw.iter().any(|w| !GENERIC.contains(&w.as_str()))
-                        && m.len() <= MEANING_MAX
-                });
-                let subject = subject_words(&meaning_text(&meaning, &name), &words);
-                let choices = choices(&meaning_raw);
-                out.push(Quantity {
-                    name,
-                    formatted: true,
-                    numeric: numeric && choices.is_empty(),
-                    words,
-                    distinct: Vec::new(),
-                    subject,
-                    meaning,
-                    choices,
-                });
+        .any(|w| words(&w.name).iter().any(|x| x == "without"));
+    for (name, meaning) in wanted
+        .iter()
+        .map(|w| (w.name.clone(), w.about.clone().unwrap_or_default()))
+    {
+        let meaning_raw = meaning.clone();
+        if out.iter().all(|q| q.name != name) {
+            let mut words: Vec<String> = words(&name)
+                .into_iter()
+                .filter(|w| !GENERIC.contains(&w.as_str()) || (negated && w == "with"))
+                .collect();
+            if words.is_empty() {
+                words = vec![name.to_lowercase()];
             }
+            let all = self::words(&name);
+            let has = |set: &[&str]| all.iter().any(|w| set.contains(&w.as_str()));
+            let numeric = has(COUNT_WORDS) || (has(NUMBER_WORDS) && !has(ENTITY_WORDS));
+            let meaning = Some(meaning.trim().to_string()).filter(|m| {
+                let mw = self::words(m);
+                // `[value]`, `[mean_fare]`: a placeholder, not a meaning.
+                mw != all
+                    && mw.iter().any(|w| !GENERIC.contains(&w.as_str()))
+                    && m.len() <= MEANING_MAX
+            });
+            let subject = subject_words(&meaning_text(&meaning, &name), &words);
+            let choices = choices(&meaning_raw);
+            out.push(Quantity {
+                name,
+                formatted: true,
+                numeric: numeric && choices.is_empty(),
+                words,
+                distinct: Vec::new(),
+                subject,
+                meaning,
+                choices,
+            });
         }
     }
     if !out.is_empty() {
@@ -485,7 +543,6 @@ pub fn constraints(question: &str) -> Vec<String> {
     out
 }
 
-/// The names of `@name[` in `text`, in order.
 /// Longest bracket text kept as a quantity's meaning (longer is a sentence of rules).
 const MEANING_MAX: usize = 160;
 
@@ -509,27 +566,6 @@ fn choices(bracket: &str) -> Vec<String> {
         out.clear();
     }
     out
-}
-
-/// Every `@name[meaning]` of `text`: the names and their bracket texts.
-fn format_names(text: &str) -> Vec<(String, String)> {
-    let mut names = Vec::new();
-    let mut rest = text;
-    while let Some(at) = rest.find('@') {
-        let after = &rest[at + 1..];
-        let len = after
-            .find(|c: char| !(c.is_alphanumeric() || c == '_'))
-            .unwrap_or(after.len());
-        // `@name[...]` is how instructions write the form itself, not a quantity.
-        let generic = ["[...]", "[…]"].iter().any(|g| after[len..].starts_with(g));
-        if len > 0 && after[len..].starts_with('[') && !generic {
-            let inside = &after[len + 1..];
-            let meaning = inside.find(']').map_or("", |end| &inside[..end]);
-            names.push((after[..len].to_string(), meaning.to_string()));
-        }
-        rest = &after[len..];
-    }
-    names
 }
 
 /// Lowercased words: letters and digits; `_` and everything else separate.

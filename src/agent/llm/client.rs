@@ -295,7 +295,13 @@ impl LlmClient {
             .model_for(role)
             .ok_or((LlmUserError::NoModel { role }.into(), 0))?;
         let body = |renamed: bool| {
-            let mut b = request_body(model, messages, temperature, config.max_output_tokens);
+            let mut b = request_body(
+                model,
+                messages,
+                temperature,
+                config.seed,
+                config.max_output_tokens,
+            );
             if let (true, Some(o)) = (renamed, b.as_object_mut()) {
                 if let Some(n) = o.remove("max_tokens") {
                     o.insert("max_completion_tokens".into(), n);

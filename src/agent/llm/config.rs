@@ -10,6 +10,7 @@
 //! api_key = "..."                         # sent as `Authorization: Bearer`; none if unset
 //! model = "gpt-4o-mini"                   # the model of every role without its own
 //! temperature = 0.2                       # omitted from requests when unset
+//! seed = 7                                # sampling seed, for repeatable runs; unset: none
 //! timeout_secs = 120                      # per try (LAKESTAR_LLM_TIMEOUT, --llm-timeout)
 //! max_retries = 5                         # on 429, 408, 5xx, timeouts, failed connections
 //! backoff_secs = 1                        # first wait; doubles per retry, at most 60 s
@@ -96,6 +97,10 @@ pub struct LlmConfig {
     pub role_models: HashMap<Role, String>,
     /// Sampling temperature; the server's default when `None`.
     pub temperature: Option<f32>,
+    /// Sampling seed sent with every request (servers that honour it, as llama.cpp's
+    /// and OpenAI's, then repeat a reply to the same prompt): ablations compare runs
+    /// that differ only by what is switched.
+    pub seed: Option<u64>,
     /// Time limit of one try, from connecting to the end of the answer.
     pub timeout: Duration,
     /// Where `timeout` comes from.
@@ -125,6 +130,7 @@ impl Default for LlmConfig {
             model: None,
             role_models: HashMap::new(),
             temperature: None,
+            seed: None,
             timeout: Duration::from_secs(120),
             timeout_origin: Origin::Default,
             max_retries: 5,
@@ -147,6 +153,7 @@ impl fmt::Debug for LlmConfig {
             .field("model", &self.model)
             .field("role_models", &self.role_models)
             .field("temperature", &self.temperature)
+            .field("seed", &self.seed)
             .field("timeout", &self.timeout)
             .field("timeout_origin", &self.timeout_origin)
             .field("max_retries", &self.max_retries)
@@ -174,6 +181,7 @@ struct FileLlm {
     api_key: Option<String>,
     model: Option<String>,
     temperature: Option<f32>,
+    seed: Option<u64>,
     timeout_secs: Option<f64>,
     max_retries: Option<u32>,
     backoff_secs: Option<f64>,
@@ -296,6 +304,7 @@ impl LlmConfig {
             }
             c.temperature = Some(t);
         }
+        c.seed = llm.seed;
         if let Some(s) = llm.timeout_secs {
             c.timeout = positive_secs(s).map_err(|d| bad(format!("llm.timeout_secs {d}")))?;
             c.timeout_origin = Origin::File;
@@ -464,6 +473,7 @@ mod tests {
             api_key = "k"
             model = "gpt-4o-mini"
             temperature = 0.2
+            seed = 7
             timeout_secs = 1.5
             max_retries = 2
             backoff_secs = 0.01
@@ -485,6 +495,7 @@ mod tests {
         assert_eq!(c.chat_url(), "http://127.0.0.1:11434/v1/chat/completions");
         assert_eq!(c.api_key.as_deref(), Some("k"));
         assert_eq!(c.temperature, Some(0.2));
+        assert_eq!(c.seed, Some(7));
         assert_eq!(c.timeout, Duration::from_millis(1500));
         assert_eq!(c.timeout_origin, Origin::File);
         assert_eq!(c.timeout_source(), "from /x/lakestar.toml");

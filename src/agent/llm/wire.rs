@@ -16,11 +16,15 @@ pub(crate) fn request_body(
     model: &str,
     messages: &[Message],
     temperature: Option<f32>,
+    seed: Option<u64>,
     max_tokens: usize,
 ) -> Value {
     let mut body = json!({"model": model, "messages": messages, "max_tokens": max_tokens});
     if let Some(t) = temperature {
         body["temperature"] = json!(t);
+    }
+    if let Some(s) = seed {
+        body["seed"] = json!(s);
     }
     body
 }
@@ -357,13 +361,14 @@ mod tests {
     }
 
     #[test]
-    fn request_body_has_temperature_only_when_set() {
+    fn request_body_has_temperature_and_seed_only_when_set() {
         let m = [Message::user("q")];
-        let b = request_body("m", &m, None, 100);
-        assert!(b.get("temperature").is_none());
+        let b = request_body("m", &m, None, None, 100);
+        assert!(b.get("temperature").is_none() && b.get("seed").is_none());
         assert_eq!(b["messages"][0]["content"], "q");
         assert_eq!(b["max_tokens"], 100);
-        let b = request_body("m", &m, Some(0.5), 100);
+        let b = request_body("m", &m, Some(0.5), Some(7), 100);
         assert_eq!(b["temperature"], 0.5);
+        assert_eq!(b["seed"], 7);
     }
 }

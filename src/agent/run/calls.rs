@@ -137,11 +137,14 @@ impl Loop<'_> {
         let prefix = if template.after_common() {
             // The values to give are the same for every role: they belong to the shared
             // prefix, which the server's cache reuses, not to each role's prompt.
-            let quantities = answer::requested(self.question, self.guidelines_given());
+            let quantities = answer::requested(self.question, &self.options.wanted);
             let shared = format!(
                 "{}\n\n# Values to give\n{}",
                 self.question.trim_end(),
-                super::quantities_text(&quantities)
+                super::quantities_text(
+                    &quantities,
+                    self.options.form == answer::adapt::Form::Tagged
+                )
             );
             Some(
                 self.prefix

@@ -7,7 +7,7 @@
 //! output (`refuse-dump`), the form filled by the finalyzer asked again (`fill-form`).
 
 use super::{numbered, observation, Loop, Ran, State};
-use crate::agent::answer::{self, Quantity};
+use crate::agent::answer::{self, adapt::Form, Quantity};
 use crate::agent::llm::Role;
 use crate::agent::prompts::Template;
 use crate::agent::rules::Rule;
@@ -48,7 +48,10 @@ impl Loop<'_> {
                 Template::FinalyzerFill,
                 &[
                     ("guidelines", self.guidelines()),
-                    ("quantities", &super::quantities_text(quantities)),
+                    (
+                        "quantities",
+                        &super::quantities_text(quantities, self.options.form == Form::Tagged),
+                    ),
                     ("result", printed),
                 ],
             )
@@ -79,7 +82,7 @@ impl Loop<'_> {
             return None;
         }
         let texts = [self.question, self.guidelines_given().unwrap_or("")];
-        answer::adapt::format(&ran.exec.answers, quantities, &texts)
+        answer::adapt::format(&ran.exec.answers, quantities, &texts, self.options.form)
     }
 
     /// The answer from `ran` (the verified solution, or the latest one when the rounds
@@ -115,7 +118,10 @@ impl Loop<'_> {
                 &[
                     ("question", self.question),
                     ("guidelines", self.guidelines()),
-                    ("quantities", &super::quantities_text(quantities)),
+                    (
+                        "quantities",
+                        &super::quantities_text(quantities, self.options.form == Form::Tagged),
+                    ),
                     ("descriptions", &st.desc),
                     ("plan", &numbered(plan)),
                     ("code", &ran.code),
@@ -137,6 +143,22 @@ impl Loop<'_> {
         let printed = fin.exec.stdout.trim();
         // A short answer is asked unless the user's guidelines say otherwise.
         let short = quantities.iter().any(|q| q.formatted) || self.guidelines_given().is_none();
+        // The printed-output readers write the `@name[value]` form only when it is asked
+        // for; in the plain form named values are written `name: value`.
+        let plain: Vec<Quantity>;
+        let quantities = if self.options.form == Form::Tagged {
+            quantities
+        } else {
+            plain = quantities
+                .iter()
+                .cloned()
+                .map(|mut q| {
+                    q.formatted = false;
+                    q
+                })
+                .collect();
+            &plain
+        };
         let mut refused = None;
         if !fin.ok() {
             refused = Some("the final script failed".to_string());

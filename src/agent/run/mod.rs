@@ -29,7 +29,7 @@ pub use text::{numbered, observation};
 
 pub use super::ablation::Mode;
 
-use super::answer;
+use super::answer::{self, adapt::Form, Wanted};
 use super::budget::SharedPrefix;
 use super::context::{descriptions, FileContext, Retriever};
 use super::llm::{CallOptions, LlmClient, Role};
@@ -65,6 +65,10 @@ pub struct LoopOptions {
     pub debug_attempts: usize,
     /// Answer-format guidelines for the finalyzer.
     pub guidelines: Option<String>,
+    /// Values the answer must give, by name.
+    pub wanted: Vec<Wanted>,
+    /// How the values given through the answer API are written.
+    pub form: Form,
     /// Which loop runs: Algorithm 1, or one of its ablations.
     pub mode: Mode,
     /// The rules on (`--rules`).
@@ -182,8 +186,8 @@ impl Loop<'_> {
             Mode::NoVerifier => return self.no_verifier().await,
         }
         let mut st = State::new(self.files);
-        let quantities = answer::requested(self.question, self.guidelines_given());
-        let wanted = quantities_text(&quantities);
+        let quantities = answer::requested(self.question, &self.options.wanted);
+        let wanted = quantities_text(&quantities, self.options.form == Form::Tagged);
         let constraints = answer::constraints(self.question);
         let checklist = constraints_text(&constraints);
 

@@ -4,19 +4,22 @@
 use crate::agent::answer::Quantity;
 use crate::agent::sandbox::Execution;
 
-/// The `{{quantities}}` block: what the question asks for, one per line.
-pub(in crate::agent) fn quantities_text(quantities: &[Quantity]) -> String {
+/// The `{{quantities}}` block: what the question asks for, one per line; `tagged` when
+/// the answer is written in the `@name[value]` form.
+pub(in crate::agent) fn quantities_text(quantities: &[Quantity], tagged: bool) -> String {
     if quantities.is_empty() {
         return "(none named explicitly: read them from the question, and give each with `answer(\"<short name>\", value)`)".into();
     }
     quantities
         .iter()
         .map(|q| {
-            if q.formatted {
+            if q.formatted && tagged {
                 format!(
                     "- {}: `answer({:?}, value)` (answered as @{}[value])",
                     q.name, q.name, q.name
                 )
+            } else if q.formatted {
+                format!("- {}: `answer({:?}, value)`", q.name, q.name)
             } else {
                 format!("- the {}: `answer({:?}, value)`", q.name, q.name)
             }
@@ -167,9 +170,9 @@ mod tests {
 
     #[test]
     fn a_due_step_asks_for_every_missing_quantity_at_once() {
-        let qs = crate::agent::answer::requested(
+        let qs = crate::agent::answer::requested_in(
             "x",
-            Some("@mean_wind_pre[mean wind before] @mean_wind_post[value] @a[value] @b[value] @c[value]"),
+            "@mean_wind_pre[mean wind before] @mean_wind_post[value] @a[value] @b[value] @c[value]",
         );
         assert_eq!(
             due_step(&qs[..2]),

@@ -6,6 +6,7 @@
 //! each record and the summary name.
 
 use super::{prepare_index, run_one};
+use crate::agent::answer::adapt::Form;
 use crate::agent::parse::Verdict;
 use crate::agent::run::Mode;
 use crate::bench::dabench::{self, Labels, Question, Record, Split};
@@ -216,6 +217,8 @@ pub(crate) fn run(a: DabenchArgs) -> Result<()> {
         };
         let mut request = a.agent.request(&q.prompt(), Some(q.guidelines()), pinned)?;
         request.limits.mode = a.mode.loop_mode();
+        request.wanted = q.wanted();
+        request.form = Form::Tagged;
         let (summary, stopped) = run_one(&rt, &a.agent, &index_dir, &request, &run_dir)?;
         let record = Record {
             id: q.id,
