@@ -70,17 +70,15 @@ pub(crate) struct AskArgs {
     /// Answer-format guidelines for the final answer ("a number rounded to 2 decimals").
     #[arg(long, value_name = "TEXT")]
     guidelines: Option<String>,
-    /// A value the answer must give, by name (repeat for several): the generated code
-    /// gives it with `answer("NAME", value)`, and a round lacking it is not sufficient.
-    /// WHAT says what it is when the name does not.
+    /// A value the answer must give (repeatable); scripts give it with
+    /// `answer("NAME", value)`. WHAT: what it is.
     #[arg(long = "answer", value_name = "NAME[=WHAT]")]
     answers: Vec<Wanted>,
-    /// How the named values are written: `plain` (the value, or `name: value` lines)
-    /// or `tagged` (`@name[value]`, as DABench grades).
+    /// `plain` (the value, or `name: value` lines) or `tagged` (`@name[value]`).
     #[arg(long, value_name = "FORM", default_value = "plain")]
     answer_form: Form,
-    /// Work on these files instead of retrieving (the oracle setting); with the index of
-    /// an object-store lake, also objects by key (`sales/2024.csv`) or URL, staged.
+    /// Work on these files instead of retrieving; in an object-store lake also keys
+    /// (`sales/2024.csv`) or URLs, staged.
     #[arg(long, value_name = "FILE", num_args = 1..)]
     files: Vec<PathBuf>,
     /// Run directory [default: INDEX/runs/ID].

@@ -25,8 +25,8 @@ pub(crate) struct IndexArgs {
     /// a bounded sample); re-describes files that were sampled.
     #[arg(long)]
     full: bool,
-    /// Build the vector graph now (lakes of about a million files; it holds the graph in
-    /// memory). Otherwise searches scan the codes and `watch` builds the graph apart.
+    /// Build the vector graph now (for ~1M files; held in memory); otherwise searches
+    /// scan the codes and `watch` builds it.
     #[arg(long)]
     graph: bool,
     /// Bytes read per file before sampling (tuning and tests).

@@ -60,9 +60,8 @@ enum EvalWhat {
         /// Print one JSON object.
         #[arg(long)]
         json: bool,
-        /// Fold collections as `search` does (the folded members a hit names do not
-        /// count as retrieved). By default every file is ranked on its own: recall is a
-        /// measure over files.
+        /// Fold collections as `search` does (folded members do not count as
+        /// retrieved); by default every file is ranked on its own.
         #[arg(long)]
         fold: bool,
         /// Also measure the relevance labels: how often a strong, fair or weak hit

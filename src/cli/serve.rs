@@ -44,8 +44,8 @@ pub(crate) struct ServeArgs {
     /// Wall-clock limit of one generated script, in seconds.
     #[arg(long, value_name = "SECS", default_value_t = 120)]
     timeout: u64,
-    /// Seconds a client has to send a request's headers (also how long a kept-alive
-    /// connection may sit idle); then the connection is closed.
+    /// Seconds a client has to send a request's headers, or a kept-alive connection may
+    /// sit idle.
     #[arg(long, value_name = "SECS", default_value_t = limits::DEFAULT_HEADER_TIMEOUT.as_secs(), value_parser = secs_limit())]
     header_timeout: u64,
     /// Seconds a client has to send a request's whole body; then 408 and the connection
@@ -55,9 +55,8 @@ pub(crate) struct ServeArgs {
     /// Seconds one GET /search may take; then 503 `search_timeout`.
     #[arg(long, value_name = "SECS", default_value_t = limits::DEFAULT_SEARCH_TIMEOUT.as_secs(), value_parser = secs_limit())]
     search_timeout: u64,
-    /// Also keep the index up to date: run `lakestar watch` on the lake in this process
-    /// (it takes the index's writer lock; without it, a separate `index` or `watch` may
-    /// update the index and the server follows).
+    /// Also run `lakestar watch` on the lake in this process (it takes the writer lock;
+    /// without it the server follows a separate `index` or `watch`).
     #[arg(long)]
     watch: bool,
     /// With --watch on an object-store lake (which sends no events): list it again this

@@ -14,9 +14,8 @@ pub(crate) struct SetupArgs {
 
 #[derive(Debug, clap::Subcommand)]
 enum SetupCommand {
-    /// Create the venv generated code runs with and pip install pandas, numpy, pyarrow,
-    /// openpyxl, lxml, scipy, scikit-learn and matplotlib into it. Running it again is quick
-    /// and finishes an interrupted setup.
+    /// Create the venv generated code runs with (pandas, numpy, pyarrow, openpyxl, lxml,
+    /// scipy, scikit-learn, matplotlib); running it again finishes an interrupted setup.
     Python {
         /// Venv directory [default: $LAKESTAR_VENV, else
         /// $XDG_DATA_HOME/lakestar/venv, else ~/.local/share/lakestar/venv]

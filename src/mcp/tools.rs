@@ -98,10 +98,10 @@ pub struct AskParams {
     /// Rules beyond Algorithm 1, as `ask --rules` (default: all).
     #[serde(default)]
     pub rules: Option<String>,
-    /// Values the answer must give, by name: `NAME` or `NAME=WHAT` (what it is).
+    /// Values to give, as `ask --answer`: `NAME` or `NAME=WHAT`.
     #[serde(default)]
     pub answer_names: Option<Vec<String>>,
-    /// `plain` (default) or `tagged` (`@name[value]`).
+    /// `plain` (default) or `tagged`.
     #[serde(default)]
     pub answer_form: Option<String>,
 }

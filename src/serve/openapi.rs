@@ -54,7 +54,7 @@ pub fn spec() -> Value {
         "info": {
             "title": "lakestar",
             "version": env!("CARGO_PKG_VERSION"),
-            "description": format!("Search and describe the files of one indexed data lake, and ask questions answered by the DS-STAR agent. Every route but /health needs `Authorization: Bearer TOKEN` when the server was started with --token (a browser instead opens /?token=TOKEN once: the answer sets an HttpOnly, SameSite=Strict cookie that stands for the header; the web UI's pages at / and /ui/… follow the same rule). Errors are {{\"error\": {{\"code\", \"message\"}}}}. On every route, a body declared larger than {MAX_BODY_BYTES} bytes is answered 413 (too_large) before it is read, and a body not received within the server's --body-timeout 408 (body_timeout); both close the connection. A connection whose request headers do not arrive within --header-timeout is closed without an answer.")
+            "description": format!("Search and describe the files of one indexed data lake, and ask questions answered by the DS-STAR agent. With --token, every route but /health needs `Authorization: Bearer TOKEN` (browsers open /?token=TOKEN once for an HttpOnly, SameSite=Strict cookie; the web UI follows the same rule). Errors are {{\"error\": {{\"code\", \"message\"}}}}. A body declared over {MAX_BODY_BYTES} bytes gets 413 (too_large) unread, one slower than --body-timeout 408 (body_timeout); both close the connection, as do headers slower than --header-timeout.")
         },
         "components": {
             "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
@@ -255,7 +255,7 @@ pub fn spec() -> Value {
                         "k": {"type": "integer", "minimum": 1, "maximum": MAX_FILES, "description": format!("Exactly this many retrieved files (default: as many as fit {DEFAULT_BUDGET} tokens of descriptions).")},
                         "files": {"type": "array", "items": {"type": "string"}, "minItems": 1, "maxItems": MAX_FILES, "description": "Lake-relative files to work on instead of retrieving."},
                         "guidelines": {"type": "string", "description": "Answer-format guidelines."},
-                        "answer_names": {"type": "array", "items": {"type": "string"}, "maxItems": MAX_WANTED, "description": "Values the answer must give: `NAME` or `NAME=WHAT`, as `ask --answer`."},
+                        "answer_names": {"type": "array", "items": {"type": "string"}, "maxItems": MAX_WANTED, "description": "As `ask --answer`."},
                         "answer_form": {"type": "string", "enum": ["plain", "tagged"], "default": "plain"},
                         "max_rounds": {"type": "integer", "minimum": 0, "maximum": MAX_ROUNDS, "default": DEFAULT_ROUNDS},
                         "rules": {"type": "string", "default": "default", "description": "As `ask --rules` (agent.md)."}

@@ -134,7 +134,7 @@ pub struct AskBody {
     files: Option<Vec<String>>,
     /// Answer-format guidelines.
     guidelines: Option<String>,
-    /// Values the answer must give, by name: `NAME` or `NAME=WHAT`, as `ask --answer`.
+    /// Values to give, as `ask --answer`: `NAME` or `NAME=WHAT`.
     answer_names: Option<Vec<String>>,
     /// `plain` or `tagged`, as `ask --answer-form`.
     answer_form: Option<String>,
