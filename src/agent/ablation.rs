@@ -13,7 +13,6 @@
 use super::answer;
 use super::llm::Role;
 use super::prompts::Template;
-use super::rules::Rule;
 use super::run::{observation, Loop, LoopOutcome, State};
 use super::{AgentError, AnswerSource, Status};
 use serde::Serialize;
@@ -52,10 +51,9 @@ impl Mode {
 }
 
 impl Loop<'_> {
-    /// The single-shot ablation: one coder call, one run (no debugger), its output the
-    /// answer. Values printed without an asked `@name[value]` form are put in it, as the
-    /// full loop's finalizing does, so that the modes differ by their loops and not by
-    /// that deterministic repair.
+    /// The single-shot ablation: one coder call, one run (no debugger); its values given
+    /// through the answer API, written by the output adapter as the full loop's are,
+    /// else its output, is the answer.
     pub(super) async fn single_shot(&self) -> Result<LoopOutcome, AgentError> {
         let mut st = State::new(self.files);
         let reply = self
@@ -86,26 +84,8 @@ impl Loop<'_> {
         } else {
             AnswerSource::FinalScript
         };
-        let answer = answered.or_else(|| {
-            (exec.success() && !printed.is_empty()).then(|| {
-                let formed = answer::in_format(printed, &quantities)
-                    .filter(|_| self.on(Rule::PrintedForm));
-                match formed {
-                    Some(a) if a != printed => {
-                        // A trace that cannot be written fails the run's next event.
-                        if let Err(e) = self.fired(
-                            Rule::PrintedForm,
-                            None,
-                            "the single-shot script printed the values without the @name[value] form; put in that form".into(),
-                        ) {
-                            tracing::warn!("{e}");
-                        }
-                        a
-                    }
-                    _ => printed.to_string(),
-                }
-            })
-        });
+        let answer =
+            answered.or_else(|| (exec.success() && !printed.is_empty()).then(|| printed.into()));
         if answer.is_none() {
             self.note(
                 "the single-shot script printed no answer (it failed or printed nothing)".into(),

@@ -140,12 +140,6 @@ pub enum AnswerSource {
     Answers,
     /// The finalyzer's script printed it.
     FinalScript,
-    /// Read from the verified solution's output: the final script failed, printed
-    /// nothing or printed a dump.
-    SolutionOutput,
-    /// The finalyzer, asked again, filled the `@name[value]` form from values printed
-    /// under other labels (every number of it printed there).
-    FilledFromOutput,
 }
 
 impl AnswerSource {
@@ -154,8 +148,6 @@ impl AnswerSource {
         match self {
             AnswerSource::Answers => "answers",
             AnswerSource::FinalScript => "final_script",
-            AnswerSource::SolutionOutput => "solution_output",
-            AnswerSource::FilledFromOutput => "filled_from_output",
         }
     }
 }
@@ -291,8 +283,7 @@ pub struct Summary {
     pub status: Status,
     /// The answer (also in `answer.txt`).
     pub answer: Option<String>,
-    /// Where the answer comes from: `answers` (the answer API), `final_script`, or
-    /// `solution_output` when the final script failed or printed no usable answer.
+    /// Where the answer comes from: `answers` (the answer API) or `final_script`.
     pub answer_source: Option<AnswerSource>,
     /// The values given through the answer API by the script the answer comes from, at
     /// full precision (a name given twice: both, in order).

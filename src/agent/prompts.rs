@@ -47,16 +47,13 @@ pub enum Template {
     Summarizer,
     /// Finalyzer: the script that prints the answer in the requested format.
     Finalyzer,
-    /// Finalyzer asked again, to fill the `@name[value]` form from printed values its
-    /// script printed under other labels.
-    FinalyzerFill,
     /// The single-shot ablation: one script that answers the question outright.
     SingleShot,
 }
 
 impl Template {
     /// Every template.
-    pub const ALL: [Template; 15] = [
+    pub const ALL: [Template; 14] = [
         Template::Common,
         Template::Analyzer,
         Template::PlannerFirst,
@@ -70,7 +67,6 @@ impl Template {
         Template::DebuggerSolution,
         Template::Summarizer,
         Template::Finalyzer,
-        Template::FinalyzerFill,
         Template::SingleShot,
     ];
 
@@ -90,7 +86,6 @@ impl Template {
             Template::DebuggerSolution => "debugger_solution.md",
             Template::Summarizer => "summarizer.md",
             Template::Finalyzer => "finalyzer.md",
-            Template::FinalyzerFill => "finalyzer_fill.md",
             Template::SingleShot => "single_shot.md",
         }
     }
@@ -117,7 +112,6 @@ impl Template {
             Template::DebuggerSolution => &["code", "error", "attempts"],
             Template::Summarizer => &["error"],
             Template::Finalyzer => &["guidelines", "quantities", "plan", "code", "result"],
-            Template::FinalyzerFill => &["guidelines", "quantities", "result"],
             Template::SingleShot => &["guidelines"],
         }
     }
@@ -148,7 +142,6 @@ impl Template {
             Template::DebuggerSolution => include_str!("../../prompts/debugger_solution.md"),
             Template::Summarizer => include_str!("../../prompts/summarizer.md"),
             Template::Finalyzer => include_str!("../../prompts/finalyzer.md"),
-            Template::FinalyzerFill => include_str!("../../prompts/finalyzer_fill.md"),
             Template::SingleShot => include_str!("../../prompts/single_shot.md"),
         }
     }

@@ -169,10 +169,6 @@ pub enum Event {
         /// The question's constraints the verifier marked not applied.
         #[serde(skip_serializing_if = "Vec::is_empty")]
         unapplied: Vec<String>,
-        /// Values the verifier read off the output for quantities printed under other
-        /// labels, counted as given.
-        #[serde(skip_serializing_if = "Vec::is_empty")]
-        bound: Vec<super::answer::Binding>,
     },
     /// A step named columns or keys no file has: what retrieval added.
     Files {
@@ -424,7 +420,6 @@ mod tests {
             verifier: None,
             missing: Vec::new(),
             unapplied: Vec::new(),
-            bound: Vec::new(),
         })
         .unwrap();
         rec.event(&plan(1, &["load", "sum"])).unwrap();

@@ -24,19 +24,11 @@ pub enum Family {
     Plan,
     /// A verdict is checked against the output, or not asked.
     Verify,
-    /// The answer is taken from elsewhere than the final script's output.
-    Finalize,
 }
 
 impl Family {
     /// Every family.
-    pub const ALL: [Family; 5] = [
-        Family::Repair,
-        Family::Debug,
-        Family::Plan,
-        Family::Verify,
-        Family::Finalize,
-    ];
+    pub const ALL: [Family; 4] = [Family::Repair, Family::Debug, Family::Plan, Family::Verify];
 
     /// The name on the command line.
     pub fn as_str(self) -> &'static str {
@@ -45,7 +37,6 @@ impl Family {
             Family::Debug => "debug",
             Family::Plan => "plan",
             Family::Verify => "verify",
-            Family::Finalize => "finalize",
         }
     }
 }
@@ -117,10 +108,6 @@ rules! {
         "the router adds a step on a script that still fails";
     UnknownNames = "unknown-names", Plan,
         "the question or a step names a column no given file has: retrieval is asked for more files, and the answer says so";
-    PrintedValues = "printed-values", Verify,
-        "a script answers through print only, and the verifier says sufficient though no printed label gives a requested quantity";
-    VerifierValues = "verifier-values", Verify,
-        "the verifier reads values off the output that are printed under labels no reader matches";
     Constraints = "constraints", Verify,
         "the verifier says sufficient yet marks one of the question's constraints not applied";
     VerdictAgain = "verdict-again", Verify,
@@ -129,14 +116,6 @@ rules! {
         "a new step's output is the previous round's again";
     LastComplete = "last-complete", Verify,
         "the rounds end on a step that lost a quantity an earlier plan's output gave";
-    PrintedForm = "printed-form", Finalize,
-        "the final script prints the values without the asked `@name[value]` form";
-    VerifiedValue = "verified-value", Finalize,
-        "the final script prints a number other than the verified output's for the same quantity";
-    RefuseDump = "refuse-dump", Finalize,
-        "the final script prints a raw dump, fails or prints nothing: the answer is read from the verified output";
-    FillForm = "fill-form", Finalize,
-        "no reader finds the asked form's values in the output: the finalyzer is asked to fill it from printed values";
 }
 
 impl From<Rule> for &'static str {
@@ -363,7 +342,7 @@ mod tests {
         assert!(Rule::ALL
             .iter()
             .all(|r| no_repair.on(*r) == (r.family() != Family::Repair)));
-        assert_eq!(p("verify").rules().len(), 6);
+        assert_eq!(p("verify").rules().len(), 4);
         let e = "nonsense".parse::<RuleSet>().unwrap_err();
         assert!(e.to_string().contains("missing-imports"), "{e}");
         assert!("default,-nonsense".parse::<RuleSet>().is_err());
@@ -374,7 +353,7 @@ mod tests {
         for set in [
             RuleSet::all(),
             RuleSet::none(),
-            RuleSet::all().without(Rule::FillForm),
+            RuleSet::all().without(Rule::LastComplete),
             RuleSet::only(&[Rule::PandasNp]),
         ] {
             assert_eq!(

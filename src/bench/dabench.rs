@@ -432,7 +432,7 @@ pub struct Record {
     /// reports no cache figures).
     #[serde(default)]
     pub prefix_reused_estimate: u64,
-    /// Where the answer came from (`final_script`, `solution_output`, `filled_from_output`).
+    /// Where the answer came from (`answers`, `final_script`).
     #[serde(default)]
     pub answer_source: Option<String>,
     /// Rounds run.

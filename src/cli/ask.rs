@@ -348,19 +348,13 @@ fn report(s: &Summary, stopped: Option<AgentError>, json: bool) -> Result<()> {
     } else if let Some(answer) = &s.answer {
         println!("{answer}");
         eprintln!(
-            "{} after {} round(s){}; run: {}",
+            "{} after {} round(s); run: {}",
             match s.status {
                 Status::Sufficient => "sufficient",
                 Status::Unverified => "answered without a verifier",
                 _ => "rounds exhausted",
             },
             s.rounds,
-            match s.answer_source {
-                Some(crate::agent::AnswerSource::SolutionOutput) => {
-                    " (answer read from the verified output: the final script gave none)"
-                }
-                _ => "",
-            },
             s.run_dir.display()
         );
         // The rules that changed what the bare loop would have done, with the answer.

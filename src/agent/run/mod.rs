@@ -7,13 +7,11 @@
 //! entries, so the coder's base code is the script of the kept prefix, not the latest
 //! script.
 //!
-//! Guarded for small models: a "sufficient" stands only when the output holds every
-//! requested quantity (`answer::missing`, with the values the verifier read off it when
-//! the output prints them: `verify`); an output that comes back unchanged is not judged
-//! again and its step gives way to one asking for what is missing; `debug` stops a
-//! debugger that repeats itself;
-//! `finalize` falls back to the verified output; `names` sends a step naming a column no
-//! file has to retrieval.
+//! The rules beyond the paper (`super::rules`): a "sufficient" stands only when the
+//! script gave every value the caller named through the answer API (`verify`); an
+//! output that comes back unchanged is not judged again and its step gives way to one
+//! asking for what is missing; `debug` stops a debugger that repeats itself; `names`
+//! sends a step naming a column no file has to retrieval.
 
 mod calls;
 mod debug;
@@ -226,7 +224,6 @@ impl Loop<'_> {
             let verdict = judged.verdict;
             let lacking = judged.lacking;
             let unapplied: Vec<&str> = judged.unapplied.iter().map(String::as_str).collect();
-            verify::append_bindings(&mut ran, &judged.bound);
             verdicts.push(verdict);
             if ran.ok() && lacking.is_empty() {
                 complete = Some((plan.clone(), ran.clone()));
@@ -282,7 +279,7 @@ impl Loop<'_> {
             debug_assert_eq!(scripts.len(), plan.len());
         }
         if status == Status::MaxRounds && self.on(Rule::LastComplete) {
-            let last_complete = ran.ok() && self.lacking_in(&ran, &quantities).0.is_empty();
+            let last_complete = ran.ok() && self.lacking_in(&ran, &quantities).is_empty();
             match complete {
                 Some((p, r)) if !last_complete => {
                     self.fired(Rule::LastComplete, None, format!(

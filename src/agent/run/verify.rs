@@ -5,7 +5,7 @@
 //! router's choice of where the plan goes on from.
 
 use super::{Loop, Ran, State};
-use crate::agent::answer::{self, Binding, Quantity};
+use crate::agent::answer::Quantity;
 use crate::agent::llm::Role;
 use crate::agent::parse::{self, Route, Verdict};
 use crate::agent::prompts::Template;
@@ -17,14 +17,10 @@ use crate::agent::{AgentError, Progress};
 pub(super) struct Judged {
     /// The verdict that stands.
     pub verdict: Verdict,
-    /// Requested quantities the output gives no value for (after the verifier's
-    /// grounded bindings).
+    /// Requested quantities no answer-API value gives.
     pub lacking: Vec<String>,
     /// Constraints the verifier marked not applied.
     pub unapplied: Vec<String>,
-    /// Values the verifier matched to quantities the reader found no label for; the
-    /// round's output is read with them appended ([`append_bindings`]).
-    pub bound: Vec<Binding>,
     /// The output is `previous`'s again and still lacks a requested quantity: not
     /// judged by the verifier.
     pub repeated: bool,
@@ -120,7 +116,7 @@ impl Loop<'_> {
         asked: &Asked<'_>,
     ) -> Result<Judged, AgentError> {
         let lacking = if ran.ok() {
-            self.lacking(round, ran, asked.quantities)?
+            self.lacking_in(ran, asked.quantities)
         } else {
             Vec::new()
         };
@@ -142,13 +138,11 @@ impl Loop<'_> {
                 verifier: None,
                 missing: lacking.clone(),
                 unapplied: Vec::new(),
-                bound: Vec::new(),
             })?;
             return Ok(Judged {
                 verdict: Verdict::Insufficient,
                 lacking,
                 unapplied: Vec::new(),
-                bound: Vec::new(),
                 repeated,
             });
         }
@@ -163,13 +157,6 @@ impl Loop<'_> {
         let mut reply = self
             .ask(round, Role::Verifier, Template::Verifier, &values)
             .await?;
-        // Small models often answer with the answer itself: its values may still bind
-        // quantities the reader could not label.
-        let bound = if self.on(Rule::VerifierValues) {
-            answer::bindings(&reply, &ran.exec.stdout, asked.quantities, &lacking)
-        } else {
-            Vec::new()
-        };
         let mut v = parse::verdict(&reply);
         if v.fallback && self.on(Rule::VerdictAgain) {
             // One short ask for the verdict line (its system prefix is cached) costs
@@ -189,19 +176,6 @@ impl Loop<'_> {
             }
             reply = format!("{first}\n\n{reply}");
         }
-        let lacking: Vec<String> = if bound.is_empty() {
-            lacking
-        } else {
-            self.fired(Rule::VerifierValues, Some(round), format!(
-                "the verifier read {} off the output (printed under other labels); counted as given",
-                bound.iter().map(Binding::tag).collect::<Vec<_>>().join(", ")
-            ))?;
-            let names: Vec<&str> = bound.iter().map(|b| b.name.as_str()).collect();
-            lacking
-                .into_iter()
-                .filter(|l| !names.contains(&l.as_str()))
-                .collect()
-        };
         // A constraint the walk-through marks not applied outweighs a "sufficient" at
         // its end; the deterministic check has the last word over both.
         let unapplied: Vec<String> = if self.on(Rule::Constraints) {
@@ -231,106 +205,28 @@ impl Loop<'_> {
             verifier: Some(v.value),
             missing: lacking.clone(),
             unapplied: unapplied.clone(),
-            bound: bound.clone(),
         })?;
         Ok(Judged {
             verdict,
             lacking,
             unapplied,
-            bound,
             repeated: false,
         })
     }
-}
 
-impl Loop<'_> {
-    /// The requested quantities `ran`'s output gives no value for, and those of them the
-    /// `printed-values` rule found printed under a label. The answer contract decides
-    /// first: a quantity the format names must be given by `answer(name, value)` under
-    /// its name (statistics read off the question are a guess at the names, which any
-    /// answer satisfies). A script that only prints is judged by the verifier alone, as
-    /// in the paper. With `printed-values` on, a printed label also gives a value, and a
-    /// script that only prints lacks what no label gives.
-    pub(super) fn lacking_in(
-        &self,
-        ran: &Ran,
-        quantities: &[Quantity],
-    ) -> (Vec<String>, Vec<String>) {
-        let answered = !ran.exec.answers.is_empty();
-        let unanswered: Vec<Quantity> = quantities
+    /// The requested quantities `ran` gives no value for. The answer contract decides: a
+    /// quantity the caller names must be given by `answer(name, value)` under its name
+    /// (statistics read off the question are a guess at the names, which any answer
+    /// satisfies). A script that only prints is judged by the verifier alone, as in the
+    /// paper.
+    pub(super) fn lacking_in(&self, ran: &Ran, quantities: &[Quantity]) -> Vec<String> {
+        if ran.exec.answers.is_empty() {
+            return Vec::new();
+        }
+        quantities
             .iter()
-            .filter(|q| ran.exec.answered(&q.name).is_none() && (q.formatted || !answered))
-            .cloned()
-            .collect();
-        let names = |qs: &[Quantity]| qs.iter().map(|q| q.name.clone()).collect::<Vec<_>>();
-        if unanswered.is_empty() {
-            return (Vec::new(), Vec::new());
-        }
-        if !self.on(Rule::PrintedValues) {
-            return if answered {
-                (names(&unanswered), Vec::new())
-            } else {
-                (Vec::new(), Vec::new())
-            };
-        }
-        let lacking = answer::missing(&ran.exec.stdout, &unanswered);
-        let printed = if answered {
-            names(&unanswered)
-                .into_iter()
-                .filter(|n| !lacking.contains(n))
-                .collect()
-        } else {
-            Vec::new()
-        };
-        (lacking, printed)
-    }
-
-    /// [`Self::lacking_in`]'s lacking quantities, with the `printed-values` rule's
-    /// firings recorded: values read off printed labels that no answer gave, and a
-    /// script that only prints held insufficient for what no label gives.
-    fn lacking(
-        &self,
-        round: usize,
-        ran: &Ran,
-        quantities: &[Quantity],
-    ) -> Result<Vec<String>, AgentError> {
-        let (lacking, printed) = self.lacking_in(ran, quantities);
-        if !printed.is_empty() {
-            self.fired(
-                Rule::PrintedValues,
-                Some(round),
-                format!(
-                    "no answer() call gives {}, a printed label does: counted as given",
-                    printed.join(", ")
-                ),
-            )?;
-        }
-        if !lacking.is_empty() && ran.exec.answers.is_empty() {
-            self.fired(
-                Rule::PrintedValues,
-                Some(round),
-                format!(
-                    "no printed label gives {}: the round counts as insufficient whatever the verifier says",
-                    lacking.join(", ")
-                ),
-            )?;
-        }
-        Ok(lacking)
-    }
-}
-
-/// Append `bound`'s `@name[value]` lines to `ran`'s output, so that every later reader of
-/// it (the rounds' end, the finalyzer, the answer read from it) finds them.
-pub(super) fn append_bindings(ran: &mut Ran, bound: &[Binding]) {
-    if bound.is_empty() {
-        return;
-    }
-    let out = &mut ran.exec.stdout;
-    if !out.is_empty() && !out.ends_with('\n') {
-        out.push('\n');
-    }
-    for b in bound {
-        out.push_str(&b.tag());
-        out.push('\n');
+            .filter(|q| q.formatted && ran.exec.answered(&q.name).is_none())
+            .map(|q| q.name.clone())
+            .collect()
     }
 }
