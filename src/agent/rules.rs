@@ -115,7 +115,7 @@ rules! {
     RepeatedOutput = "repeated-output", Verify,
         "a new step's output is the previous round's again";
     LastComplete = "last-complete", Verify,
-        "the rounds end on a step that lost a quantity an earlier plan's output gave";
+        "the rounds end on a step that lost a value an earlier plan's script gave";
 }
 
 impl From<Rule> for &'static str {

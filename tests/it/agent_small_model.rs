@@ -62,30 +62,33 @@ fn a_step_the_plan_already_has_is_coded_anew_not_added_twice() {
     assert_eq!(base_code(&coders[2].prompt()), rows);
 }
 
+/// The `last-complete` rule: rounds that end on a step gone astray finalize from the
+/// latest plan whose script gave every requested value; left out, from the latest plan.
 #[test]
-fn rounds_that_end_astray_finalize_from_the_last_output_holding_every_quantity() {
+fn rounds_that_end_astray_finalize_from_the_last_plan_that_gave_every_value() {
     let (lake, csv) = sales_lake();
     let csv = csv.display().to_string();
-    let llm = ScriptedLlm::start();
-    llm.say("planner", "Sum the amount of each region.")
-        .say("coder", &fenced(&totals_script(&csv)))
-        // A verifier that says no to a complete output, and a plan that then goes astray.
-        .say("verifier", "Verdict: insufficient")
-        .say("router", "Add Step")
-        .say("planner", "Keep only the rows of the south.")
-        .say("coder", &fenced("print('rows kept: 1')"))
-        .say("verifier", "Verdict: insufficient")
-        .say("router", "Add Step")
-        .say("planner", "Print the kept rows.")
-        .say("coder", &fenced("print('row: south 20')"))
-        .say("finalyzer", &fenced("print('@north_total[15]')"));
-    let (out, run) = ask_pinned(
-        &llm,
-        lake.path(),
-        &csv,
-        &python3(),
-        "How much did the north region sell?",
-        &[
+    let totals = format!(
+        "{}\nanswer('north_total', sum(int(r['amount']) for r in rows if r['region'] == 'north'))",
+        totals_script(&csv)
+    );
+    for off in [false, true] {
+        let llm = ScriptedLlm::start();
+        llm.say("planner", "Sum the amount of each region.")
+            .say("coder", &fenced(&totals))
+            // A verifier that says no to a complete output, and a plan that then goes astray.
+            .say("verifier", "Verdict: insufficient")
+            .say("router", "Add Step")
+            .say("planner", "Keep only the rows of the south.")
+            .say("coder", &fenced("print('rows kept: 1')"))
+            .say("verifier", "Verdict: insufficient")
+            .say("router", "Add Step")
+            .say("planner", "Print the kept rows.")
+            .say("coder", &fenced("print('row: south 20')"));
+        if off {
+            llm.say("finalyzer", &fenced("print('@north_total[20]')"));
+        }
+        let mut args = vec![
             "--max-rounds",
             "2",
             "--debug-attempts",
@@ -96,18 +99,36 @@ fn rounds_that_end_astray_finalize_from_the_last_output_holding_every_quantity()
             "north_total=value",
             "--answer-form",
             "tagged",
-        ],
-    );
-    assert_eq!(ok(&out).trim(), "@north_total[15]");
-    assert!(llm.left().is_empty(), "unused replies: {:?}", llm.left());
-    assert!(notes(&run).iter().any(|n| n.contains(
-        "the latest script lacks a requested quantity: finalizing from the latest plan whose output held every requested quantity (1 steps)"
-    )));
-    let fin = &llm.prompts("finalyzer")[0];
-    assert!(
-        section(fin, "# Its output").contains("north total: 15"),
-        "{fin}"
-    );
+        ];
+        if off {
+            args.extend(["--rules", "default,-last-complete"]);
+        }
+        let (out, run) = ask_pinned(
+            &llm,
+            lake.path(),
+            &csv,
+            &python3(),
+            "How much did the north region sell?",
+            &args,
+        );
+        assert!(llm.left().is_empty(), "unused replies: {:?}", llm.left());
+        let fired = events(&run, "rule")
+            .iter()
+            .any(|e| e["rule"] == "last-complete");
+        if off {
+            // The latest plan printed the south's row: the finalyzer formats that.
+            assert_eq!(ok(&out).trim(), "@north_total[20]");
+            assert!(!fired);
+        } else {
+            // The first plan's values, written without a finalyzer call.
+            assert_eq!(ok(&out).trim(), "@north_total[15]");
+            assert!(llm.prompts("finalyzer").is_empty());
+            assert!(fired);
+            assert!(notes(&run).iter().any(|n| n.contains(
+                "the latest script lacks a requested quantity: finalizing from the latest plan whose script gave every requested value (1 steps)"
+            )));
+        }
+    }
 }
 
 #[test]

@@ -195,9 +195,9 @@ impl Loop<'_> {
         let mut verdicts = Vec::new();
         let mut status = Status::MaxRounds;
         let mut rounds = 0;
-        // The latest plan whose script ran and printed every requested quantity, though
-        // the verifier found it insufficient: what the rounds' end falls back on when the
-        // last step went astray.
+        // The latest plan whose script ran and gave every requested value through the
+        // answer API, though the verifier found it insufficient: what the rounds' end
+        // falls back on when the last step went astray.
         let mut complete: Option<(Vec<String>, Ran)> = None;
 
         // The previous round's output, when its script ran: an output that comes back
@@ -225,7 +225,7 @@ impl Loop<'_> {
             let lacking = judged.lacking;
             let unapplied: Vec<&str> = judged.unapplied.iter().map(String::as_str).collect();
             verdicts.push(verdict);
-            if ran.ok() && lacking.is_empty() {
+            if ran.ok() && !ran.exec.answers.is_empty() && lacking.is_empty() {
                 complete = Some((plan.clone(), ran.clone()));
             }
             if !lacking.is_empty() {
@@ -279,11 +279,13 @@ impl Loop<'_> {
             debug_assert_eq!(scripts.len(), plan.len());
         }
         if status == Status::MaxRounds && self.on(Rule::LastComplete) {
-            let last_complete = ran.ok() && self.lacking_in(&ran, &quantities).is_empty();
+            let last_complete = ran.ok()
+                && !ran.exec.answers.is_empty()
+                && self.lacking_in(&ran, &quantities).is_empty();
             match complete {
                 Some((p, r)) if !last_complete => {
                     self.fired(Rule::LastComplete, None, format!(
-                        "no sufficient plan after {} rounds, and the latest script {}: finalizing from the latest plan whose output held every requested quantity ({} steps)",
+                        "no sufficient plan after {} rounds, and the latest script {}: finalizing from the latest plan whose script gave every requested value ({} steps)",
                         self.options.max_rounds,
                         if ran.ok() { "lacks a requested quantity" } else { "fails" },
                         p.len()
