@@ -23,16 +23,15 @@ const WORK_DIR: &str = "llm-analyzer";
 /// Options of the LLM analyzer pass.
 #[derive(Debug, clap::Args)]
 pub(crate) struct LlmAnalyzerArgs {
-    /// Also describe every file with an LLM-written, self-debugged describer script
-    /// (DS-STAR's analyzer) that `ask` shows. Needs an LLM or --replay; cached by
-    /// (content, model, prompt).
+    /// Also describe every file with an LLM-written describer script (DS-STAR's
+    /// analyzer), shown to `ask`; needs an LLM or --replay.
     #[arg(long)]
     pub llm_analyzer: bool,
     /// Debugger attempts per failing describer script.
     #[arg(long, value_name = "N", default_value_t = 3, requires = "llm_analyzer")]
     pub debug_attempts: usize,
-    /// Describe again the files whose describer failed before (they are otherwise
-    /// retried only when their content, the model or the prompt changes).
+    /// Describe again the files whose describer failed before (else only a new content,
+    /// model or prompt retries them).
     #[arg(long, requires = "llm_analyzer")]
     pub llm_retry_failed: bool,
     /// Wall-clock limit of one describer script, in seconds.

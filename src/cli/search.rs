@@ -68,8 +68,8 @@ enum EvalWhat {
         /// among the first 10 of `search` (folded) was relevant.
         #[arg(long)]
         labels: bool,
-        /// Search each query as `ask` retrieves for it: without the names of the methods
-        /// it says (the built-in `methods.md`: "Shapiro-Wilk test", "Z-score", …).
+        /// Search each query as `ask` retrieves for it: without the method names it says
+        /// ("Shapiro-Wilk test", …).
         #[arg(long)]
         as_agent: bool,
     },

@@ -156,6 +156,7 @@ pub(super) async fn ask(
     }
     Ok(super::json_result(json!({
         "answer": summary.answer,
+        "answers": summary.answers,
         "status": summary.status,
         "rounds": summary.rounds,
         "files": summary.files,

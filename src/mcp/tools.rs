@@ -302,11 +302,11 @@ watch`; a watcher keeps the index fresh already, so there is nothing to do).",
     #[tool(
         description = "Answer a question from the lake's data with lakestar's agent \
 (DS-STAR: it retrieves the files, plans, writes Python, runs it, verifies and repeats, \
-then prints the answer). Slow: minutes and many LLM calls; search_files and \
-describe_file first tell you whether the lake holds the data at all. Needs an LLM \
-configured for the server (LAKESTAR_MODEL, OPENAI_BASE_URL, OPENAI_API_KEY, or \
-lakestar.toml); without one it fails saying so. Returns JSON: {answer, status \
-(sufficient | max_rounds), rounds, files (absolute paths used), run_dir (the record: \
+then prints the answer). Slow (minutes, many LLM calls): search_files and \
+describe_file first tell whether the lake holds the data. Needs an LLM configured for \
+the server (LAKESTAR_MODEL, OPENAI_BASE_URL, OPENAI_API_KEY, or lakestar.toml); \
+without one it fails saying so. Returns JSON: {answer, answers (the values given by \
+name, full precision), status (sufficient | max_rounds), rounds, files (absolute paths used), run_dir (the record: \
 trace.jsonl, final.py, run.ipynb), llm (calls, tokens)}. A run without an answer is an \
 error naming its run_dir. Progress notifications are sent when the call carries a \
 progressToken.",

@@ -22,6 +22,14 @@ pub(crate) fn totals_script(csv: &str) -> String {
     totals_under(csv, "total:")
 }
 
+/// [`totals_script`] that also gives each region's sum with `answer("REGION_total", …)`.
+pub(crate) fn totals_answered(csv: &str) -> String {
+    format!(
+        "{}\nfor region in ('north', 'south'):\n    answer(region + '_total', sum(int(r['amount']) for r in rows if r['region'] == region))",
+        totals_script(csv)
+    )
+}
+
 /// [`totals_script`] with each region's sum printed as `REGION LABEL SUM`.
 pub(crate) fn totals_under(csv: &str, label: &str) -> String {
     format!(
@@ -140,7 +148,12 @@ fn a_failing_final_script_gives_no_answer_and_says_so() {
     );
     assert!(llm.left().is_empty(), "unused replies: {:?}", llm.left());
     let summary = read_json(&run.join("summary.json"));
-    assert_eq!(summary["status"], "no_answer", "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        summary["status"],
+        "no_answer",
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(summary["answer"].is_null());
     assert!(notes(&run)
         .iter()
@@ -180,15 +193,7 @@ fn a_sufficient_over_an_output_lacking_a_requested_quantity_does_not_end_the_loo
     let (out, run) = ask_north_total(&llm, lake.path(), &csv);
     assert_eq!(
         roles(&llm),
-        [
-            "planner",
-            "coder",
-            "verifier",
-            "router",
-            "planner",
-            "coder",
-            "verifier"
-        ]
+        ["planner", "coder", "verifier", "router", "planner", "coder", "verifier"]
     );
     // The router and the next-step planner are told what is missing.
     for prompt in [&llm.prompts("router")[0], &llm.prompts("planner")[1]] {

@@ -4,8 +4,8 @@
 //! (a missing import, a description's `load:` line copied verbatim, a KeyError on a
 //! column another given file has). Real HTTP to the scripted server, real Python.
 
-use crate::agent::{base_code, fenced, ok, sales_lake, section};
-use crate::agent_loop::{ask_pinned, events, notes, purposes, totals_script, totals_under};
+use crate::agent::{base_code, fenced, ok, sales_lake};
+use crate::agent_loop::{ask_pinned, events, notes, purposes, totals_answered, totals_script};
 use crate::common::{python3, test_python};
 use crate::llm_server::ScriptedLlm;
 use std::path::{Path, PathBuf};
@@ -274,7 +274,7 @@ fn a_step_that_computes_none_of_the_missing_quantities_is_replaced_by_one_that_d
     let (lake, csv) = sales_lake();
     let csv = csv.display().to_string();
     let north = format!(
-        "import csv\nrows = list(csv.DictReader(open({csv:?})))\nprint('north total:', sum(int(r['amount']) for r in rows if r['region'] == 'north'))"
+        "import csv\nrows = list(csv.DictReader(open({csv:?})))\nn = sum(int(r['amount']) for r in rows if r['region'] == 'north')\nprint('north total:', n)\nanswer('north_total', n)"
     );
     let llm = ScriptedLlm::start();
     llm.say("planner", "Sum the amounts of the north.")
@@ -283,12 +283,8 @@ fn a_step_that_computes_none_of_the_missing_quantities_is_replaced_by_one_that_d
         .say("router", "Add Step")
         // Drifts to something no quantity needs.
         .say("planner", "Count the rows of the file.")
-        .say("coder", &fenced(&totals_script(&csv)))
-        .say("verifier", "Verdict: sufficient")
-        .say(
-            "finalyzer",
-            &fenced("print('@north_total[15], @south_total[20]')"),
-        );
+        .say("coder", &fenced(&totals_answered(&csv)))
+        .say("verifier", "Verdict: sufficient");
     let run = north_and_south(&llm, lake.path(), &csv);
     let due = "Compute south_total (total sales of the south region) from the data, following every constraint of the question, print it labelled `south_total: <value>` and give it with `answer(\"south_total\", value)`.";
     let plans = events(&run, "plan");
@@ -452,7 +448,9 @@ fn a_constraint_the_verifier_marks_not_applied_outweighs_its_sufficient() {
 fn a_step_whose_output_is_the_last_ones_again_gives_way_to_the_missing_quantities() {
     let (lake, csv) = sales_lake();
     let csv = csv.display().to_string();
-    let rows = format!("print('rows:', len(open({csv:?}).read().splitlines()) - 1)");
+    let rows = format!(
+        "n = len(open({csv:?}).read().splitlines()) - 1\nprint('rows:', n)\nanswer('rows', n)"
+    );
     let llm = ScriptedLlm::start();
     llm.say("planner", "Sum the amounts of the north region.")
         // The coder does not do what the step says...
@@ -465,12 +463,8 @@ fn a_step_whose_output_is_the_last_ones_again_gives_way_to_the_missing_quantitie
         )
         // ...nor what the next one says: the same output again.
         .say("coder", &fenced(&format!("{rows}\nx = 1")))
-        .say("coder", &fenced(&totals_script(&csv)))
-        .say("verifier", "Verdict: sufficient")
-        .say(
-            "finalyzer",
-            &fenced("print('@north_total[15], @south_total[20]')"),
-        );
+        .say("coder", &fenced(&totals_answered(&csv)))
+        .say("verifier", "Verdict: sufficient");
     let run = north_and_south(&llm, lake.path(), &csv);
     assert!(notes(&run).iter().any(|n| n.contains(
         "round 2: step 2 printed the same output as the plan before it; it is dropped and the next step asks for the missing quantities"

@@ -46,6 +46,21 @@ fn the_same_bad_request_is_refused_alike_by_cli_http_and_mcp() {
             json!({"question": "q?", "rules": "default,-no-such-rule"}),
             "unknown rule \"no-such-rule\"; the names are default, none",
         ),
+        (
+            vec!["q?", "--answer", "mean fare"],
+            json!({"question": "q?", "answer_names": ["mean fare"]}),
+            "\"mean fare\" is not an answer name: use 1 to 64 letters, digits or `_`",
+        ),
+        (
+            vec!["q?", "--answer-form", "json"],
+            json!({"question": "q?", "answer_form": "json"}),
+            "unknown answer form \"json\"; use plain or tagged",
+        ),
+        (
+            vec!["q?", "--answer", "n", "--answer", "n=the count"],
+            json!({"question": "q?", "answer_names": ["n", "n=the count"]}),
+            "the answer name \"n\" is given twice",
+        ),
     ];
 
     let mut cmd = lakestar();

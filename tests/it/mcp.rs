@@ -401,7 +401,11 @@ fn ask_runs_the_agent_with_a_configured_llm_and_reports_progress() {
     llm.say("planner", "Sum the north amounts.")
         .say("coder", &fenced(&code))
         .say("verifier", "Sufficient.")
-        .say("finalyzer", &fenced(&code));
+        // The finalyzer gives the value asked for by name.
+        .say(
+            "finalyzer",
+            &fenced(&code.replace("print(sum(", "answer('north_total', sum(")),
+        );
     let base = llm.base_url();
     let mut s = Session::start(
         &idx,
@@ -419,7 +423,8 @@ fn ask_runs_the_agent_with_a_configured_llm_and_reports_progress() {
         "tools/call",
         json!({
             "name": "ask",
-            "arguments": {"question": "North sales?", "guidelines": "Just the integer."},
+            "arguments": {"question": "North sales?", "guidelines": "Just the integer.",
+                          "answer_names": ["north_total"]},
             "_meta": {"progressToken": "ask-1"}
         }),
     );
@@ -427,6 +432,7 @@ fn ask_runs_the_agent_with_a_configured_llm_and_reports_progress() {
     assert_eq!(r["isError"], false, "{v}");
     let a = &r["structuredContent"];
     assert_eq!(a["answer"], "15", "{a}");
+    assert_eq!(a["answers"], json!([{"name": "north_total", "value": 15}]));
     assert_eq!(a["status"], "sufficient");
     assert_eq!(a["rounds"], 1);
     assert_eq!(a["files"], json!([csv.display().to_string()]));

@@ -140,6 +140,19 @@ impl Quantity {
     }
 }
 
+/// A value the caller wants given under a name (`mean_fare`), with what it is when the
+/// name alone does not say (`Number of entries after cleaning duplicates`). Benchmarks
+/// read them off their answer formats at the edge (`bench::dabench`); `ask --answer
+/// NAME[=WHAT]` takes them from the user.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
+pub struct Wanted {
+    /// The name the script gives the value under (`answer("mean_fare", …)`).
+    pub name: String,
+    /// What it is, when the name alone does not say.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub about: Option<String>,
+}
+
 /// [`requested`] of the names of DABench's `@name[what]` form in `format`: unit tests
 /// write their quantities that way.
 #[cfg(test)]
@@ -343,4 +356,3 @@ fn matches(w: &str, q: &str) -> bool {
 pub mod adapt;
 #[cfg(test)]
 mod tests;
-

@@ -70,7 +70,6 @@ fn constraints_are_the_sentences_after_constraints_or_the_statements_of_the_ques
     );
 }
 
-
 #[test]
 fn with_and_without_name_different_quantities() {
     // `with` is generic, but not beside a `without`.
