@@ -3,7 +3,6 @@
 
 use super::tools::{in_range, AskParams};
 use super::{blocking, tool_error, LakeServer, ToolResult};
-use crate::agent::answer::{adapt::Form, Wanted};
 use crate::agent::rules::RuleSet;
 use crate::agent::{Agent, AgentError, Progress, Status};
 use crate::service::ask::{self as service, AskRequest, Limits, Selection};
@@ -42,19 +41,9 @@ pub(super) async fn ask(
             .map_err(|e| tool_error(format!("rules: {e}")))?,
         None => RuleSet::all(),
     };
-    let wanted = p
-        .answer_names
-        .iter()
-        .flatten()
-        .map(|n| n.parse::<Wanted>())
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| tool_error(format!("answer_names: {e}")))?;
-    let form = match &p.answer_form {
-        Some(f) => f
-            .parse::<Form>()
-            .map_err(|e| tool_error(format!("answer_form: {e}")))?,
-        None => Form::Plain,
-    };
+    let (wanted, form) =
+        service::answer_fields(p.answer_names.as_deref(), p.answer_form.as_deref())
+            .map_err(tool_error)?;
     let request = AskRequest {
         question: p.question.trim().to_string(),
         guidelines: p.guidelines,

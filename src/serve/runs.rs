@@ -9,7 +9,6 @@
 
 use super::errors::ApiError;
 use super::AppState;
-use crate::agent::answer::{adapt::Form, Wanted};
 use crate::agent::context::FileContext;
 use crate::agent::rules::RuleSet;
 use crate::agent::{Agent, AgentError, Summary};
@@ -171,19 +170,8 @@ fn request(b: &AskBody) -> Result<AskRequest, ApiError> {
             .map_err(|e| ApiError::bad_request(format!("rules: {e}")))?,
         None => RuleSet::all(),
     };
-    let wanted = b
-        .answer_names
-        .iter()
-        .flatten()
-        .map(|n| n.parse::<Wanted>())
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| ApiError::bad_request(format!("answer_names: {e}")))?;
-    let form = match &b.answer_form {
-        Some(f) => f
-            .parse::<Form>()
-            .map_err(|e| ApiError::bad_request(format!("answer_form: {e}")))?,
-        None => Form::Plain,
-    };
+    let (wanted, form) =
+        service::answer_fields(b.answer_names.as_deref(), b.answer_form.as_deref())?;
     let r = AskRequest {
         question: b.question.clone(),
         guidelines: b.guidelines.clone(),

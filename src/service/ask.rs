@@ -86,6 +86,26 @@ pub struct AskRequest {
     pub limits: Limits,
 }
 
+/// The answer names and form of a JSON request (HTTP, MCP), spelled as `ask --answer` and
+/// `--answer-form` spell them; the message names the field.
+pub fn answer_fields(
+    names: Option<&[String]>,
+    form: Option<&str>,
+) -> Result<(Vec<Wanted>, Form), ServiceError> {
+    let wanted = names
+        .unwrap_or_default()
+        .iter()
+        .map(|n| n.parse::<Wanted>())
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| ServiceError::BadRequest(format!("answer_names: {e}")))?;
+    let form = form
+        .map(str::parse::<Form>)
+        .transpose()
+        .map_err(|e| ServiceError::BadRequest(format!("answer_form: {e}")))?
+        .unwrap_or_default();
+    Ok((wanted, form))
+}
+
 impl AskRequest {
     /// A question over retrieved files, with every default.
     pub fn new(question: impl Into<String>) -> Self {
