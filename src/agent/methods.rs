@@ -134,9 +134,9 @@ impl Methods {
 impl Methods {
     /// `text` with every method name it says blanked out (with a "test" or "tests" that
     /// follows it), for retrieval: a method's name describes the computation, not the
-    /// data, and its words match files by accident ("Shapiro-Wilk test" ranked
-    /// `titanic_test.csv` and `my_test_01.csv` above `titanic.csv`); blanking them
-    /// raises recall@1 on DABench's questions (BENCHMARKS.md, Agent accuracy).
+    /// data, and its words match files by accident ("Shapiro-Wilk test" ranks
+    /// any `*_test.csv` above the table asked about); blanking them raises recall@1 on
+    /// benchmark questions (BENCHMARKS.md, Retrieval quality).
     pub fn without_names(&self, text: &str) -> String {
         let words = words(text);
         let lower: Vec<String> = words

@@ -365,7 +365,7 @@ fn insert_imports(code: &str, imports: &[&str]) -> String {
 
 /// `load: pd.read_csv(…)` copied from a description: Python reads it as an annotation
 /// and binds nothing, so the table the script then reads by another name (`df`, `load`,
-/// `titanic_test`: the local model wrote each) is never assigned. The one line becomes
+/// the file's stem: the local model wrote each) is never assigned. The one line becomes
 /// an assignment of every name the script reads after it as a table (`df` anywhere,
 /// any name subscripted or with an attribute) and binds nowhere, in the order read:
 /// `df = load = pd.read_csv(…)`. Returns the script and the new line; `None` when there
@@ -562,22 +562,18 @@ mod tests {
 
     #[test]
     fn a_copied_load_line_binds_every_name_the_script_reads_as_its_table() {
-        // As the local model wrote it: the first script
-        // read `titanic_test`, the debugger's `load`.
-        let script = "import pandas as pd\nload: pd.read_csv(\"/lake/titanic_test.csv\", sep=\",\")\nmean_fare = titanic_test['Fare'].mean()\nprint(\"<Mean Fare>:\", round(mean_fare, 2), load.shape, np.pi)\n";
+        // As the local model writes it: the first script reads the table by the file's
+        // stem, the debugger's by `load`.
+        let script = "import pandas as pd\nload: pd.read_csv(\"/lake/sales_test.csv\", sep=\",\")\nmean_amount = sales_test['amount'].mean()\nprint(\"<Mean Amount>:\", round(mean_amount, 2), load.shape, np.pi)\n";
         let r = repair(script);
         assert!(
             r.code.contains(
-                "\ntitanic_test = load = pd.read_csv(\"/lake/titanic_test.csv\", sep=\",\")\n"
+                "\nsales_test = load = pd.read_csv(\"/lake/sales_test.csv\", sep=\",\")\n"
             ),
             "{}",
             r.code
         );
-        assert!(
-            r.fixes[0].contains("titanic_test = load ="),
-            "{:?}",
-            r.fixes
-        );
+        assert!(r.fixes[0].contains("sales_test = load ="), "{:?}", r.fixes);
         // Names bound elsewhere, modules, attributes and strings are not the table.
         let script = "import pandas as pd\nimport numpy as np\nload: pd.read_csv('a.csv')\nt = load.copy()\nprint(t['x'].mean(), np.nan, 'file.csv', math.pi)  # other.x\n";
         let r = repair(script);
