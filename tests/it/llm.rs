@@ -87,6 +87,26 @@ async fn rate_limited_then_ok_is_retried_and_counted_once() {
     assert!(llm.left().is_empty());
 }
 
+/// `seed` in the settings goes with every request (servers that honour it repeat a
+/// reply to the same prompt, which ablations rely on); unset, none is sent.
+#[tokio::test]
+async fn the_configured_seed_goes_with_every_request() {
+    let llm = ScriptedLlm::start();
+    llm.say("planner", "1. load").say("planner", "2. sum");
+    let seeded = client(LlmConfig {
+        seed: Some(20261207),
+        ..config(&llm.base_url())
+    });
+    seeded.chat(Role::Planner, &ask("plan it")).await.unwrap();
+    client(config(&llm.base_url()))
+        .chat(Role::Planner, &ask("plan it"))
+        .await
+        .unwrap();
+    let r = llm.requests();
+    assert_eq!(r[0].body["seed"], 20261207);
+    assert!(r[1].body.get("seed").is_none(), "{}", r[1].body);
+}
+
 #[tokio::test]
 async fn server_errors_beyond_max_retries_give_up_naming_the_status() {
     let llm = ScriptedLlm::start();
