@@ -10,7 +10,6 @@
 //! Both reuse [`Loop`]'s helpers (recorded LLM calls, sandbox runs, the debugger), so their
 //! run records read like the full loop's.
 
-use super::answer;
 use super::llm::Role;
 use super::prompts::Template;
 use super::run::{observation, Loop, LoopOutcome, State};
@@ -73,7 +72,7 @@ impl Loop<'_> {
         let code = self.code(&reply)?;
         let exec = self.run_script(0, &mut st, &code, "final").await?;
         let printed = exec.stdout.trim();
-        let quantities = answer::requested(self.question, &self.options.wanted);
+        let quantities = self.quantities();
         let ran = super::run::Ran {
             code: code.clone(),
             exec: exec.clone(),
@@ -116,7 +115,7 @@ impl Loop<'_> {
     pub(super) async fn no_verifier(&self) -> Result<LoopOutcome, AgentError> {
         let mut st = State::new(self.files);
         let steps = NO_VERIFIER_STEPS.min(self.options.max_rounds.max(1));
-        let quantities = answer::requested(self.question, &self.options.wanted);
+        let quantities = self.quantities();
         // Unchecked, as its later steps: this mode has no check of requested values.
         let (mut plan, mut ran) = self.first_step(&mut st, &[]).await?;
         let mut scripts = vec![ran.code.clone()];

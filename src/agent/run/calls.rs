@@ -2,7 +2,6 @@
 //! a reply repaired before it runs, and the notes and plan changes of the run record.
 
 use super::Loop;
-use crate::agent::answer;
 use crate::agent::budget::{self, Room};
 use crate::agent::llm::{CallOptions, Message, Retry, Role};
 use crate::agent::parse;
@@ -137,14 +136,11 @@ impl Loop<'_> {
         let prefix = if template.after_common() {
             // The values to give are the same for every role: they belong to the shared
             // prefix, which the server's cache reuses, not to each role's prompt.
-            let quantities = answer::requested(self.question, &self.options.wanted);
+            let quantities = self.quantities();
             let shared = format!(
                 "{}\n\n# Values to give\n{}",
                 self.question.trim_end(),
-                super::quantities_text(
-                    &quantities,
-                    self.options.form == answer::adapt::Form::Tagged
-                )
+                self.quantities_text(&quantities)
             );
             Some(
                 self.prefix

@@ -4,7 +4,7 @@
 //! again), as in the paper: its script's answer-API values, else its output.
 
 use super::{numbered, observation, Loop, Ran, State};
-use crate::agent::answer::{self, adapt::Form, Quantity};
+use crate::agent::answer::{self, Quantity};
 use crate::agent::llm::Role;
 use crate::agent::prompts::Template;
 use crate::agent::sandbox::Answered;
@@ -67,10 +67,7 @@ impl Loop<'_> {
                 &[
                     ("question", self.question),
                     ("guidelines", self.guidelines()),
-                    (
-                        "quantities",
-                        &super::quantities_text(quantities, self.options.form == Form::Tagged),
-                    ),
+                    ("quantities", &self.quantities_text(quantities)),
                     ("descriptions", &st.desc),
                     ("plan", &numbered(plan)),
                     ("code", &ran.code),

@@ -21,7 +21,6 @@ mod remedy;
 mod text;
 mod verify;
 
-pub(in crate::agent) use text::quantities_text;
 use text::{constraints_text, missing_text};
 pub use text::{numbered, observation};
 
@@ -184,8 +183,8 @@ impl Loop<'_> {
             Mode::NoVerifier => return self.no_verifier().await,
         }
         let mut st = State::new(self.files);
-        let quantities = answer::requested(self.question, &self.options.wanted);
-        let wanted = quantities_text(&quantities, self.options.form == Form::Tagged);
+        let quantities = self.quantities();
+        let wanted = self.quantities_text(&quantities);
         let constraints = answer::constraints(self.question);
         let checklist = constraints_text(&constraints);
 
@@ -225,7 +224,7 @@ impl Loop<'_> {
             let lacking = judged.lacking;
             let unapplied: Vec<&str> = judged.unapplied.iter().map(String::as_str).collect();
             verdicts.push(verdict);
-            if ran.ok() && !ran.exec.answers.is_empty() && lacking.is_empty() {
+            if gave_every_value(&ran, &lacking) {
                 complete = Some((plan.clone(), ran.clone()));
             }
             if !lacking.is_empty() {
@@ -279,9 +278,7 @@ impl Loop<'_> {
             debug_assert_eq!(scripts.len(), plan.len());
         }
         if status == Status::MaxRounds && self.on(Rule::LastComplete) {
-            let last_complete = ran.ok()
-                && !ran.exec.answers.is_empty()
-                && self.lacking_in(&ran, &quantities).is_empty();
+            let last_complete = gave_every_value(&ran, &self.lacking_in(&ran, &quantities));
             match complete {
                 Some((p, r)) if !last_complete => {
                     self.fired(Rule::LastComplete, None, format!(
@@ -511,4 +508,20 @@ impl Loop<'_> {
     pub(in crate::agent) fn guidelines(&self) -> &str {
         self.guidelines_given().unwrap_or(DEFAULT_GUIDELINES)
     }
+
+    /// The quantities asked for: the caller's names, else the question's statistics.
+    pub(in crate::agent) fn quantities(&self) -> Vec<answer::Quantity> {
+        answer::requested(self.question, &self.options.wanted)
+    }
+
+    /// The `{{quantities}}` block of `quantities`, in the form the caller asked for.
+    pub(in crate::agent) fn quantities_text(&self, quantities: &[answer::Quantity]) -> String {
+        text::quantities_text(quantities, self.options.form == Form::Tagged)
+    }
+}
+
+/// Whether `ran` ran and gave every requested value through the answer API (`lacking`:
+/// what it left out): a plan the rounds' end may fall back on.
+fn gave_every_value(ran: &Ran, lacking: &[String]) -> bool {
+    ran.ok() && !ran.exec.answers.is_empty() && lacking.is_empty()
 }
