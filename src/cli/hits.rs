@@ -14,7 +14,7 @@ const MARK: Style = Style::new()
     .fg_color(Some(anstyle::Color::Ansi(AnsiColor::Yellow)));
 const DIM: Style = Style::new().dimmed();
 
-/// Folded members named in the text form (JSON carries up to `MATCHING_NAMED`).
+/// Folded members named in the text form (JSON lists them all).
 const MEMBERS_SHOWN: usize = 3;
 
 fn label_style(r: Relevance) -> Style {

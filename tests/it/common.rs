@@ -162,6 +162,14 @@ pub fn paths(hits: &[Value]) -> Vec<String> {
         .collect()
 }
 
+/// The hits of a search before those that fill the list to `k` (folded members and
+/// companions listed after the hits that hold them).
+pub fn unfilled(hits: Vec<Value>) -> Vec<Value> {
+    hits.into_iter()
+        .filter(|h| !h["reasons"].to_string().contains("fills the list"))
+        .collect()
+}
+
 /// Run lakestar with `args` in `cwd`, whatever the outcome.
 pub fn run(cwd: &Path, args: &[&str]) -> Output {
     lakestar().args(args).current_dir(cwd).output().unwrap()

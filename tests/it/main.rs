@@ -46,6 +46,7 @@ mod reference_docs;
 mod sandbox;
 mod sandbox_answers;
 mod search;
+mod search_shares;
 mod search_ux;
 mod serve;
 mod shared_lakes;

@@ -9,9 +9,10 @@ use super::glob::PathGlob;
 use super::names::NameMatcher;
 use super::rank::evidence::{self, Covers, Evidence, Named};
 use super::rank::fold::{self, Ranked};
-use super::rank::{score, RankingConfig};
+use super::rank::{score, shares, RankingConfig, Reason, Relevance};
 use super::sync::TEXT_DIR;
 use super::text::TextIndex;
+use super::vocab;
 use crate::analyze::record::RankRecord;
 use crate::analyze::Format;
 use crate::catalog::{CatalogReader, MetaKey, RankedFile};
@@ -25,7 +26,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 mod hits;
 mod members;
 
-pub use hits::{Hit, HitCollection, HitTable, COMPANIONS_NAMED, MATCHING_NAMED};
+pub use hits::{Hit, HitCollection, HitTable, COMPANIONS_NAMED};
 use members::own_evidence;
 
 /// Vector-side rows from which half are read on a second thread
@@ -231,8 +232,38 @@ impl Searcher {
         self.beside.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// The top files for `query`.
+    /// The top files for `query`. A question of several parts
+    /// ([`shares::parts`](super::rank::shares::parts)) is searched whole and part by
+    /// part, and the lists take turns: each part keeps a share of the first `k`.
     pub fn search(&self, query: &str, opts: &SearchOptions) -> Result<Vec<Hit>> {
+        let k = opts.k.max(1);
+        let whole = self.search_one(query, opts)?;
+        let parts = shares::parts(query, self.ranking.parts);
+        if parts.len() < self.ranking.parts_from.max(2) || self.ranking.parts < 2 {
+            return Ok(whole);
+        }
+        let mut lists = vec![whole];
+        for part in &parts {
+            // A part's weak hits are noise for the whole question ("then give the
+            // mean" finds any table): only what the part itself matches takes turns.
+            let mut hits = self.search_one(part, opts)?;
+            hits.retain(|h| h.relevance > Relevance::Weak);
+            hits.truncate(self.ranking.part_hits);
+            lists.push(hits);
+        }
+        Ok(shares::in_turns(lists, k, |h: &Hit| h.path.clone())
+            .into_iter()
+            .map(|(list, mut hit)| {
+                if list > 0 {
+                    hit.reasons.push(Reason::Part(parts[list - 1].clone()));
+                }
+                hit
+            })
+            .collect())
+    }
+
+    /// The top files for `query` as one question.
+    fn search_one(&self, query: &str, opts: &SearchOptions) -> Result<Vec<Hit>> {
         let k = opts.k.max(1);
         let cfg = &self.ranking;
         let q = Question {
@@ -263,7 +294,13 @@ impl Searcher {
         {
             c.score = s;
         }
-        let candidates = by_score(candidates);
+        if cfg.collection_score > 0.0 {
+            collection_scores(&mut candidates);
+        }
+        let mut candidates = by_score(candidates);
+        if cfg.window_shares > 0.0 && q.asked.len() >= 2 {
+            candidates = windows_in_turns(candidates, &q.asked);
+        }
         let ranked: Vec<Ranked> = candidates
             .iter()
             .map(|c| Ranked {
@@ -272,7 +309,7 @@ impl Searcher {
             })
             .collect();
         let plan = fold::fold(&ranked, opts.expand, cfg.member_hits);
-        self.finish(query, candidates, plan, &collections, k, opts.expand)
+        self.finish(query, candidates, plan, &collections, k, opts)
     }
 
     /// The retrievers' candidates: full-text and nearest vectors, each with its rank and
@@ -295,6 +332,8 @@ impl Searcher {
         opts: &SearchOptions,
     ) -> Result<(Question, Vec<Candidate>)> {
         let cfg = &self.ranking;
+        // Deep enough for the list asked: `k` hits need at least `k` candidates.
+        let depth = cfg.candidates.max(opts.k);
         type Nearest = (Vec<(String, f32)>, Vec<Option<RankedFile>>);
         let (text, nearest) = std::thread::scope(|s| {
             let nearest = s.spawn(|| -> Result<Nearest> {
@@ -302,13 +341,16 @@ impl Searcher {
                     return Ok((Vec::new(), Vec::new()));
                 };
                 let catalog = self.catalog();
-                let found = self.vectors.nearest(&catalog, &v, cfg.candidates)?;
+                let found = self.vectors.nearest(&catalog, &v, depth)?;
                 let paths: Vec<&str> = found.iter().map(|(p, _)| p.as_str()).collect();
                 let rows = self.rows_split(&catalog, &paths)?;
                 Ok((found, rows))
             });
             let text = (|| -> Result<Vec<Candidate>> {
-                let hits = self.text.search(query, cfg.candidates)?;
+                let also = vocab::added_words(&vocab::expansions(query));
+                let hits = self
+                    .text
+                    .search_with(query, &also, cfg.synonyms as f32, depth)?;
                 let found = hits
                     .into_iter()
                     .enumerate()
@@ -562,6 +604,57 @@ fn by_score(candidates: Vec<Candidate>) -> Vec<Candidate> {
             .total_cmp(&a.score)
             .then_with(|| a.path.cmp(&b.path))
     });
+    let mut slots: Vec<Option<Candidate>> = candidates.into_iter().map(Some).collect();
+    order.into_iter().filter_map(|i| slots[i].take()).collect()
+}
+
+/// A collection is scored once: a member set apart by its own evidence (the days
+/// asked, its name) ranks with its collection's best member, not by how well its own
+/// near-copy of a description matched (a range's middle years lack the years the
+/// question writes, which other collections' members of those years have).
+fn collection_scores(candidates: &mut [Candidate]) {
+    let mut best: HashMap<String, f64> = HashMap::new();
+    for c in candidates.iter() {
+        if let Some(id) = &c.collection {
+            let b = best.entry(id.clone()).or_insert(c.score);
+            *b = b.max(c.score);
+        }
+    }
+    for c in candidates.iter_mut() {
+        if let Some(b) = c.collection.as_ref().and_then(|id| best.get(id)) {
+            if c.evidence.own > 0 {
+                c.score = c.score.max(*b);
+            }
+        }
+    }
+}
+
+/// `candidates` (best first) with the members of each collection covering the asked
+/// windows taking turns by window in the places they hold ([`shares::take_turns`]): a
+/// long window's members do not push a short window's member of the same collection
+/// down the list. Other files, and other collections' members, keep their places.
+fn windows_in_turns(candidates: Vec<Candidate>, asked: &[(String, String)]) -> Vec<Candidate> {
+    let mut members: HashMap<&str, Vec<(usize, Vec<usize>)>> = HashMap::new();
+    for (i, c) in candidates.iter().enumerate() {
+        let (Some(id), Some(covers)) = (&c.collection, &c.evidence.covers) else {
+            continue;
+        };
+        let windows: Vec<usize> = covers
+            .asked
+            .iter()
+            .filter_map(|a| asked.iter().position(|b| b == a))
+            .collect();
+        if !windows.is_empty() {
+            members.entry(id.as_str()).or_default().push((i, windows));
+        }
+    }
+    let mut order: Vec<usize> = (0..candidates.len()).collect();
+    for places in members.values() {
+        let lanes: Vec<Option<Vec<usize>>> = places.iter().map(|(_, w)| Some(w.clone())).collect();
+        for ((at, _), j) in places.iter().zip(shares::take_turns(&lanes, asked.len())) {
+            order[*at] = places[j].0;
+        }
+    }
     let mut slots: Vec<Option<Candidate>> = candidates.into_iter().map(Some).collect();
     order.into_iter().filter_map(|i| slots[i].take()).collect()
 }

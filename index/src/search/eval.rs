@@ -82,8 +82,10 @@ pub struct Report {
     pub results: Vec<TaskResult>,
 }
 
-/// The ranked paths of `searcher` for `query` as evaluation counts them: collections
-/// expanded unless `fold`, and a hit's companions returned with it, right after it.
+/// The ranked paths of `searcher` for `query` as evaluation counts them: the hits'
+/// paths, collections expanded unless `fold`. A hit's companions are not counted at its
+/// place: a caller reading the list takes hits, and companions are hits of their own
+/// further down (at their own score, or filling the list).
 pub fn ranked_paths(
     searcher: &Searcher,
     query: &str,
@@ -98,10 +100,7 @@ pub fn ranked_paths(
             ..Default::default()
         },
     )?;
-    Ok(hits
-        .into_iter()
-        .flat_map(|h| std::iter::once(h.path).chain(h.companions.into_iter().map(|m| m.path)))
-        .collect())
+    Ok(hits.into_iter().map(|h| h.path).collect())
 }
 
 /// Evaluate `search` (query → ranked relative paths) on `tasks` at cut-offs `ks`.

@@ -7,7 +7,7 @@
 //! [`ann`] finds the nearest description embeddings (an HNSW graph on disk, or exact
 //! search for small indexes); [`eval`] measures retrieval against a task file; [`glob`]
 //! compiles the path globs that filter a search and name an evaluation's relevant files;
-//! `dates` reads the days a question asks about; [`rank`] turns what the retrievers
+//! `dates` reads the days a question asks about; [`vocab`] the other spellings of its words; [`rank`] turns what the retrievers
 //! found into evidence, scores and folded hits, under one configuration.
 
 pub mod ann;
@@ -21,6 +21,7 @@ mod names;
 pub mod rank;
 pub mod sync;
 pub mod text;
+pub mod vocab;
 mod words;
 
 pub use names::written_exactly;

@@ -229,20 +229,20 @@ impl TextIndex {
         self
     }
 
-    /// `query` (plain words, [`plain_words`]) as one union of every word in every
-    /// searched field, boosted: what tantivy's query parser makes of it, but flat. The
+    /// `query` (plain words, [`plain_words`]) as the clauses of one union of every word
+    /// in every searched field, boosted (times `scale`): what tantivy's query parser makes of it, but flat. The
     /// parser nests a union over the fields in the union over the words, and tantivy
     /// scores nested unions in full; a flat union of term queries is scored by
     /// block-max WAND, which skips the blocks of postings that cannot reach the top
     /// `k` (BENCHMARKS.md, "Search latency"). A word the field's analyzer
     /// cuts into several tokens is a phrase there (`gdp_pc_ppp` → "gdp pc ppp"), as the
     /// parser makes it; one it drops (a stop word) is not searched there.
-    fn flat_query(&self, query: &str) -> Result<BooleanQuery, TantivyError> {
+    fn flat_clauses(&self, query: &str, scale: Score) -> Result<Vec<Clause>, TantivyError> {
         let mut clauses = Vec::new();
         for ((field, _, _), &boost) in self.fields.searched().iter().zip(&self.boosts) {
-            clauses.extend(self.field_clauses(*field, query, boost)?);
+            clauses.extend(self.field_clauses(*field, query, boost * scale)?);
         }
-        Ok(BooleanQuery::new(clauses))
+        Ok(clauses)
     }
 
     /// Each word of `query` in `field`, boosted: one term, or a phrase where the field's
@@ -333,6 +333,19 @@ impl TextIndex {
     /// punctuation, quotes and operators (`NOT`, `-`, `field:`) are read as plain words,
     /// and a question without a searchable word gives no hits rather than an error.
     pub fn search(&self, query: &str, k: usize) -> Result<Vec<TextHit>, TextIndexError> {
+        self.search_with(query, "", 0.0, k)
+    }
+
+    /// [`TextIndex::search`] with the words of `also` (other spellings of the
+    /// question's words, [`super::vocab`]) in the query at `also_boost` times their
+    /// fields' boosts; 0 leaves them out.
+    pub fn search_with(
+        &self,
+        query: &str,
+        also: &str,
+        also_boost: f32,
+        k: usize,
+    ) -> Result<Vec<TextHit>, TextIndexError> {
         let read_err = |source| TextIndexError::Read {
             dir: self.dir.clone(),
             source,
@@ -343,7 +356,20 @@ impl TextIndex {
         if k == 0 || query.is_empty() {
             return Ok(Vec::new());
         }
-        let parsed = self.flat_query(&query).map_err(read_err)?;
+        let also = if also_boost > 0.0 {
+            plain_words(also)
+        } else {
+            String::new()
+        };
+        // One flat union still: the other spellings are more words of it.
+        let mut clauses = self.flat_clauses(&query, 1.0).map_err(read_err)?;
+        clauses.extend(self.flat_clauses(&also, also_boost).map_err(read_err)?);
+        let parsed = BooleanQuery::new(clauses);
+        let query = if also.is_empty() {
+            query
+        } else {
+            format!("{query} {also}")
+        };
         let top = searcher
             .search(&parsed, &TopDocs::with_limit(k).order_by_score())
             .map_err(read_err)?;

@@ -501,7 +501,9 @@ fn hits_show_titles_members_compactly_bars_that_differ_and_ask_needs_an_llm() {
         })
         .collect();
     let scores: Vec<f64> = api.iter().map(|h| h["score"].as_f64().unwrap()).collect();
-    let (top, low) = (scores[0], scores[scores.len() - 1]);
+    // Filling hits may score above the hits before them: the bars span the scores shown.
+    let top = scores.iter().copied().fold(f64::MIN, f64::max);
+    let low = scores.iter().copied().fold(f64::MAX, f64::min);
     assert!(top > low, "{scores:?}");
     for (w, s) in widths.iter().zip(&scores) {
         let expected = (100.0 * (s - low) / (top - low)).round().max(2.0);

@@ -2,12 +2,14 @@
 //! once, with its collection, its companions and the words a surface highlights.
 
 use super::members;
-use super::{Candidate, Searcher};
+use super::{Candidate, SearchOptions, Searcher};
 use crate::collect::Collection;
 use crate::companion::Companion;
 use crate::error::Result;
+use crate::search::rank::evidence::Evidence;
 use crate::search::rank::fold::Planned;
 use crate::search::rank::{relevance, Reason, Relevance};
+use crate::search::vocab;
 use serde::Serialize;
 use std::collections::{HashMap, HashSet};
 
@@ -64,6 +66,9 @@ pub struct HitTable {
     pub member: String,
 }
 
+/// Hits a long list shows before the companions it had no room for at its end.
+pub const COMPANIONS_AFTER: usize = 10;
+
 /// Companions a hit names at most.
 pub const COMPANIONS_NAMED: usize = 5;
 
@@ -76,8 +81,7 @@ pub struct HitCollection {
     pub template: String,
     /// How many members it has.
     pub members: u64,
-    /// Folded: the other members that matched the question, best first (at most
-    /// [`MATCHING_NAMED`]).
+    /// Folded: the other members that matched the question, best first, every one.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub matching: Vec<String>,
     /// Folded: how many other members matched in all.
@@ -93,14 +97,13 @@ fn is_zero(n: &usize) -> bool {
     *n == 0
 }
 
-/// Other matching members a folded hit names; the rest are counted.
-pub const MATCHING_NAMED: usize = 10;
-
 impl Searcher {
     /// The first `k` planned hits, with their collections and companions (folded: the
-    /// first hit of a collection names its members that did not fit). Every file is
-    /// returned once: a companion of a hit is not a hit of its own below it (the next
-    /// planned hit takes its place), and a hit above is not named again as a companion.
+    /// first hit of a collection names its other members that matched). Each file is
+    /// one hit at most, and a hit above is not named again as a companion below. When
+    /// the plan gives fewer than `k` hits, the members folded under them, then their
+    /// companions, fill the list (`RankingConfig::fill`), labelled weak: folding keeps
+    /// the list readable, never shorter than asked.
     pub(super) fn finish(
         &self,
         query: &str,
@@ -108,12 +111,20 @@ impl Searcher {
         plan: Vec<Planned>,
         collections: &HashMap<String, Collection>,
         k: usize,
-        expand: bool,
+        opts: &SearchOptions,
     ) -> Result<Vec<Hit>> {
+        let expand = opts.expand;
         let paths: Vec<String> = ranked.iter().map(|c| c.path.clone()).collect();
         let top = ranked.iter().map(|c| c.score).fold(0.0, f64::max);
-        // The question's words, analyzed once for every hit's label and marks.
-        let mut asked = crate::search::QueryWords::new(query);
+        let mut out = Out {
+            asked: crate::search::QueryWords::new(query),
+            expansions: if self.ranking.synonyms > 0.0 {
+                vocab::expansions(query)
+            } else {
+                Vec::new()
+            },
+            top,
+        };
         let mut slots: Vec<Option<Candidate>> = ranked.into_iter().map(Some).collect();
         let mut hits: Vec<Hit> = Vec::with_capacity(k);
         let mut returned: HashSet<String> = HashSet::new();
@@ -122,6 +133,10 @@ impl Searcher {
         let mut first_hit: HashMap<String, usize> = HashMap::new();
         let mut overflow: HashMap<String, Vec<String>> = HashMap::new();
         let mut summaries: HashMap<String, Vec<Companion>> = HashMap::new();
+        // What may fill the list: (candidate, the hit holding it) for folded members,
+        // (path, the hit holding it) for companions.
+        let mut folded_under: Vec<(usize, usize)> = Vec::new();
+        let mut companion_of: Vec<(String, usize)> = Vec::new();
         // A summary table goes with the collection's hit when it would be among the
         // hits anyway: brought next to what it summarizes, it takes no other file's
         // place (attached to every collection hit, it costs the dev set more questions
@@ -148,6 +163,12 @@ impl Searcher {
             .collect();
         // Tables that span many files: a member stands for its table.
         let spanning = self.catalog().table_roots()?;
+        let root_of = |path: &str| {
+            spanning
+                .iter()
+                .find(|r| crate::dataset::is_under(path, r))
+                .cloned()
+        };
         for p in plan {
             if hits.len() == k {
                 if expand {
@@ -161,16 +182,17 @@ impl Searcher {
                 }
                 continue;
             }
-            let Some(mut c) = slots[p.at].take() else {
+            let Some(c) = slots[p.at].take() else {
                 continue;
             };
             if returned.contains(&c.path) {
                 continue;
             }
-            let root = spanning
-                .iter()
-                .find(|r| crate::dataset::is_under(&c.path, r));
-            if let Some(t) = root.map(|r| self.catalog().table(r)).transpose()?.flatten() {
+            if let Some(t) = root_of(&c.path)
+                .map(|r| self.catalog().table(&r))
+                .transpose()?
+                .flatten()
+            {
                 let folder = format!("{}/", t.root);
                 if !returned.insert(folder.clone()) {
                     continue;
@@ -182,9 +204,9 @@ impl Searcher {
                     t.error.as_deref(),
                 );
                 let summary = text.lines().next().unwrap_or_default().to_string();
-                let covered = covered(&mut asked, &text);
+                let covered = covered(&mut out.asked, &text);
                 hits.push(Hit {
-                    words: asked.words(&format!("{folder}\n{summary}")),
+                    words: out.asked.words(&format!("{folder}\n{summary}")),
                     summary,
                     title: None,
                     format: t.kind.as_str().to_string(),
@@ -210,11 +232,7 @@ impl Searcher {
                         id: id.clone(),
                         template: d.template.clone(),
                         members: d.members,
-                        matching: folded
-                            .iter()
-                            .take(MATCHING_NAMED)
-                            .map(|s| s.to_string())
-                            .collect(),
+                        matching: folded.iter().map(|s| s.to_string()).collect(),
                         matched: folded.len(),
                         singled_out: c.evidence.own > 0,
                     }
@@ -233,51 +251,223 @@ impl Searcher {
             }
             companions.retain(|m| !returned.contains(&m.path));
             companions.truncate(COMPANIONS_NAMED);
-            returned.extend(companions.iter().map(|m| m.path.clone()));
-            self.describe(&mut c)?;
-            // Summaries only for what is returned. The description a person or an
-            // agent reads (describe's default budget) is what the question's words are
-            // looked for in, for the relevance label.
-            let text = c
-                .desc
-                .as_ref()
-                .map(|d| crate::render(&c.path, d, crate::RenderOptions { max_bytes: 2048 }))
-                .unwrap_or_else(|| c.path.clone());
-            let title = c.desc.as_ref().and_then(|d| d.title());
-            let summary = titled(
-                text.lines().next().unwrap_or_default(),
-                &c.path,
-                title.as_deref(),
-            );
-            let covered = covered(&mut asked, &text);
-            hits.push(Hit {
-                words: asked.words(&format!("{}\n{summary}", c.path)),
-                summary,
-                title,
-                format: c.row.format.as_str().to_string(),
-                reasons: c.evidence.reasons(&self.ranking),
-                relevance: relevance::relevance(&c.evidence, share(c.score, top), covered),
-                share: (share(c.score, top) * 100.0).round() / 100.0,
-                path: c.path,
-                score: c.score,
-                collection,
-                companions,
-                table: None,
-            });
+            let holder = hits.len();
+            folded_under.extend(p.folded.iter().map(|&i| (i, holder)));
+            companion_of.extend(companions.iter().map(|m| (m.path.clone(), holder)));
+            hits.push(self.file_hit(&mut out, c, collection, companions, None)?);
+        }
+        if !expand && self.ranking.fill > 0.0 && hits.len() < k {
+            // Folded members best first, each after the hit that holds it; then the
+            // companions of the hits, in the hits' order.
+            folded_under.sort_unstable();
+            for (i, holder) in folded_under {
+                if hits.len() == k {
+                    break;
+                }
+                let Some(c) = slots[i].take() else {
+                    continue;
+                };
+                if returned.contains(&c.path) || root_of(&c.path).is_some() {
+                    continue;
+                }
+                returned.insert(c.path.clone());
+                let collection = c.collection.as_ref().and_then(|id| {
+                    collections.get(id).map(|d| HitCollection {
+                        id: id.clone(),
+                        template: d.template.clone(),
+                        members: d.members,
+                        matching: Vec::new(),
+                        matched: 0,
+                        singled_out: false,
+                    })
+                });
+                let above = hits[holder].path.clone();
+                hits.push(self.file_hit(&mut out, c, collection, Vec::new(), Some(above))?);
+            }
+            for (path, holder) in &companion_of {
+                if hits.len() == k {
+                    break;
+                }
+                if returned.contains(path) || root_of(path).is_some() {
+                    continue;
+                }
+                let Some(c) = self.bare_candidate(path, opts)? else {
+                    continue;
+                };
+                returned.insert(path.clone());
+                let holder = *holder;
+                let above = hits[holder].path.clone();
+                hits.push(self.file_hit(&mut out, c, None, Vec::new(), Some(above))?);
+            }
+        }
+        // Companions the list has no room for at its end take places after the first
+        // [`COMPANIONS_AFTER`] hits (the first page stays the best-ranked files): a
+        // lookup or documentation a question needs is a hit within a long list.
+        if !expand && self.ranking.fill > 0.0 && hits.len() == k && k > COMPANIONS_AFTER {
+            let mut extra: Vec<Hit> = Vec::new();
+            for (path, holder) in companion_of {
+                if extra.len() == k - COMPANIONS_AFTER {
+                    break;
+                }
+                if returned.contains(&path) || root_of(&path).is_some() {
+                    continue;
+                }
+                let Some(c) = self.bare_candidate(&path, opts)? else {
+                    continue;
+                };
+                returned.insert(path);
+                let above = hits[holder].path.clone();
+                extra.push(self.file_hit(&mut out, c, None, Vec::new(), Some(above))?);
+            }
+            if !extra.is_empty() {
+                let n = extra.len();
+                hits.splice(COMPANIONS_AFTER..COMPANIONS_AFTER, extra);
+                for at in first_hit.values_mut() {
+                    if *at >= COMPANIONS_AFTER {
+                        *at += n;
+                    }
+                }
+                first_hit.retain(|_, at| *at < k);
+                // The hits pushed past `k` leave the list; their collections' first
+                // hits, above, name them among the members that matched.
+                for gone in hits.split_off(k) {
+                    if let Some(id) = gone.collection.map(|c| c.id) {
+                        if first_hit.contains_key(&id) {
+                            overflow.entry(id).or_default().push(gone.path);
+                        }
+                    }
+                }
+            }
         }
         for (id, more) in overflow {
-            if let Some(hc) = hits[first_hit[&id]].collection.as_mut() {
-                hc.matched += more.len();
+            let Some(&first) = first_hit.get(&id) else {
+                continue;
+            };
+            if let Some(hc) = hits[first].collection.as_mut() {
                 let folded = std::mem::take(&mut hc.matching);
+                let mut seen = HashSet::new();
                 hc.matching = more
                     .into_iter()
                     .chain(folded)
-                    .take(MATCHING_NAMED)
+                    .filter(|p| seen.insert(p.clone()))
                     .collect();
+                hc.matched = hc.matching.len();
             }
         }
         Ok(hits)
     }
+
+    /// The hit of file candidate `c`; `fills` names the hit above that it fills the
+    /// list after (it is then weak, whatever it holds).
+    fn file_hit(
+        &self,
+        out: &mut Out,
+        mut c: Candidate,
+        collection: Option<HitCollection>,
+        companions: Vec<Companion>,
+        fills: Option<String>,
+    ) -> Result<Hit> {
+        self.describe(&mut c)?;
+        // Summaries only for what is returned. The description a person or an agent
+        // reads (describe's default budget) is what the question's words are looked
+        // for in, for the relevance label.
+        let text = c
+            .desc
+            .as_ref()
+            .map(|d| crate::render(&c.path, d, crate::RenderOptions { max_bytes: 2048 }))
+            .unwrap_or_else(|| c.path.clone());
+        let title = c.desc.as_ref().and_then(|d| d.title());
+        let summary = titled(
+            text.lines().next().unwrap_or_default(),
+            &c.path,
+            title.as_deref(),
+        );
+        let covered = covered(&mut out.asked, &text);
+        let mut reasons = c.evidence.reasons(&self.ranking);
+        if c.evidence.text.is_some() {
+            reasons.extend(synonyms_in(&out.expansions, &text));
+        }
+        let share = share(c.score, out.top);
+        let relevance = match &fills {
+            Some(_) => Relevance::Weak,
+            None => relevance::relevance(&c.evidence, share, covered),
+        };
+        reasons.extend(fills.map(Reason::Fills));
+        Ok(Hit {
+            words: out.asked.words(&format!("{}\n{summary}", c.path)),
+            summary,
+            title,
+            format: c.row.format.as_str().to_string(),
+            reasons,
+            relevance,
+            share: (share * 100.0).round() / 100.0,
+            path: c.path,
+            score: c.score,
+            collection,
+            companions,
+            table: None,
+        })
+    }
+
+    /// `path` as a candidate with no evidence of its own (a companion filling the
+    /// list), unless the catalog no longer has it or the filters exclude it.
+    fn bare_candidate(&self, path: &str, opts: &SearchOptions) -> Result<Option<Candidate>> {
+        if opts.glob.as_ref().is_some_and(|g| !g.is_match(path)) {
+            return Ok(None);
+        }
+        let Some(found) = self
+            .catalog()
+            .ranked_files(&[path], false)?
+            .into_iter()
+            .next()
+            .flatten()
+        else {
+            return Ok(None);
+        };
+        if opts.format.is_some_and(|f| f != found.row.format) {
+            return Ok(None);
+        }
+        Ok(Some(Candidate {
+            path: path.to_string(),
+            row: found.row,
+            desc: None,
+            described: false,
+            collection: found.collection,
+            evidence: Evidence::default(),
+            score: 0.0,
+        }))
+    }
+}
+
+/// What every hit of one search is rendered against.
+struct Out {
+    /// The question's words, analyzed once for every hit's label and marks.
+    asked: crate::search::QueryWords,
+    /// The other spellings of its words that the full-text query searched.
+    expansions: Vec<vocab::Expansion>,
+    /// The best score.
+    top: f64,
+}
+
+/// The expansions whose other spelling `text` holds where it does not hold the word
+/// asked: why a hit matched a question that does not say its words.
+fn synonyms_in(expansions: &[vocab::Expansion], text: &str) -> Vec<Reason> {
+    let mut out: Vec<Reason> = Vec::new();
+    for e in expansions {
+        let holds = |word: &str| crate::search::QueryWords::new(word).coverage(text).0 > 0;
+        if holds(&e.also)
+            && !holds(&e.asked)
+            && !out
+                .iter()
+                .any(|r| matches!(r, Reason::Synonym { asked, .. } if *asked == e.asked))
+        {
+            out.push(Reason::Synonym {
+                asked: e.asked.clone(),
+                found: e.also.clone(),
+            });
+        }
+    }
+    out
 }
 
 /// The first line of a description (`path — format, shape`) with `title` after the

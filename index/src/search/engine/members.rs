@@ -126,11 +126,20 @@ pub(super) fn own_evidence(
             own += 1;
         }
     }
+    // A year or date the question says, where the member covers days asked, is the
+    // time evidence again: counted twice, it would set the members named by a range's
+    // ends apart from the years between them.
+    let asked_time = c
+        .evidence
+        .covers
+        .as_ref()
+        .is_some_and(|cov| !cov.asked.is_empty());
     let named = crate::collect::varying(&coll.template, &c.path).is_some_and(|parts| {
         parts.iter().any(|v| {
-            q.matcher
-                .names_category(&v.replace(['_', '-'], " "))
-                .is_some()
+            !(asked_time && temporal(v))
+                && q.matcher
+                    .names_category(&v.replace(['_', '-'], " "))
+                    .is_some()
         })
     });
     if named {
@@ -152,7 +161,22 @@ pub(super) fn own_evidence(
 /// lists as frequent varies from sibling to sibling (a year range lost members to it).
 pub(super) fn own_categories(candidates: &[Candidate]) -> Vec<bool> {
     fn categories(c: &Candidate) -> Vec<&str> {
-        c.evidence.dominant.iter().map(String::as_str).collect()
+        // A year or day value of a member covering days asked is its time evidence
+        // again (see `own_evidence`).
+        let asked_time = c
+            .evidence
+            .covers
+            .as_ref()
+            .is_some_and(|cov| !cov.asked.is_empty());
+        c.evidence
+            .dominant
+            .iter()
+            .map(String::as_str)
+            .filter(|k| {
+                let value = k.strip_prefix("category ").unwrap_or(k);
+                !(asked_time && temporal(value))
+            })
+            .collect()
     }
     // Collection → (members retrieved, how many hold each named category).
     let mut held: HashMap<&str, (usize, HashMap<&str, usize>)> = HashMap::new();
@@ -174,4 +198,11 @@ pub(super) fn own_categories(candidates: &[Candidate]) -> Vec<bool> {
             })
         })
         .collect()
+}
+
+/// A value written as a year, a month or a day (`2012`, `2012-05`, `20120503`).
+fn temporal(v: &str) -> bool {
+    !v.is_empty()
+        && v.chars()
+            .all(|ch| ch.is_ascii_digit() || ch == '-' || ch == '_' || ch == '/')
 }

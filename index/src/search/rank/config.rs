@@ -75,8 +75,9 @@ pub const NAMES_CAP: f64 = 2.0;
 pub const PLAIN_CAP: f64 = 0.0;
 /// Members of one collection returned as hits of their own because their own evidence
 /// (the days they cover, their names) answers the question; the rest fold. A question
-/// over 2002–2023 of a yearly collection needs its 22 members.
-pub const MEMBER_HITS: usize = 24;
+/// over 2002–2023 of a yearly collection needs its 22 members, one asking for "every
+/// state" its 50 or 51.
+pub const MEMBER_HITS: usize = 64;
 /// Vector neighbours whose similarity is given as a reason.
 pub const SIMILAR_REASONS: usize = 10;
 /// When no file's words match the question (no full-text hit, no name named), the
@@ -84,6 +85,32 @@ pub const SIMILAR_REASONS: usize = 10;
 /// neighbours always exist, and for gibberish ("zzqx") they are noise (hash vectors of
 /// unrelated text score 0.05–0.15 here), which `search` then reports as no match.
 pub const ALONE_SIMILARITY: f64 = 0.3;
+
+/// The boost of another spelling of a question's word ([`crate::search::vocab`]: `Jun`
+/// for June, rainfall for precipitation) as a share of the word's own; 0 switches
+/// expansion off.
+pub const W_SYNONYMS: f64 = 0.5;
+/// Parts of a multi-part question searched on their own besides the whole question
+/// (clauses split at `;`, sentence ends, `, and`, `, then`, `as well as`), their hits
+/// merged in turns so that each part keeps a share of the list; 1 searches the whole
+/// question alone.
+pub const PARTS: usize = 6;
+/// Parts a question must have for them to be searched on their own: a question of two
+/// sentences is most often one question said in two steps ("Calculate X. Then Y.").
+pub const PARTS_FROM: usize = 3;
+/// The first hits of each part that take turns with the whole question's; the whole
+/// question's list gives the rest.
+pub const PART_HITS: usize = 1;
+/// Whether a question asking two or more time windows has the members covering each
+/// window take turns in the list (1), rather than the best-scored window's members
+/// filling it first (0).
+pub const WINDOW_SHARES: f64 = 1.0;
+/// Whether a member set apart by its own evidence ranks with its collection's best
+/// member (1), rather than by its own description's match (0).
+pub const COLLECTION_SCORE: f64 = 1.0;
+/// Whether folded members and companions fill the list up to `k` after the hits that
+/// hold them (1), or stay named under those hits only (0).
+pub const FILL: f64 = 1.0;
 
 /// The text index's field boosts, in the order of its searched fields (name, columns,
 /// whole columns, path, time, values, format, text).
@@ -122,6 +149,20 @@ pub struct RankingConfig {
     pub similar_reasons: usize,
     /// [`ALONE_SIMILARITY`] (`LAKESTAR_ALONE_SIMILARITY`).
     pub alone_similarity: f64,
+    /// [`W_SYNONYMS`] (`LAKESTAR_W_SYNONYMS`).
+    pub synonyms: f64,
+    /// [`PARTS`] (`LAKESTAR_PARTS`).
+    pub parts: usize,
+    /// [`PARTS_FROM`] (`LAKESTAR_PARTS_FROM`).
+    pub parts_from: usize,
+    /// [`PART_HITS`] (`LAKESTAR_PART_HITS`).
+    pub part_hits: usize,
+    /// [`WINDOW_SHARES`] (`LAKESTAR_WINDOW_SHARES`): on when above 0.
+    pub window_shares: f64,
+    /// [`COLLECTION_SCORE`] (`LAKESTAR_COLLECTION_SCORE`): on when above 0.
+    pub collection_score: f64,
+    /// [`FILL`] (`LAKESTAR_FILL`): on when above 0.
+    pub fill: f64,
     /// The text index's field boosts (`LAKESTAR_BOOST_NAME`, `…_COLUMNS`,
     /// `…_COLUMNS_WHOLE`, `…_PATH`, `…_TIME`, `…_VALUES`, `…_FORMAT`, `…_TEXT`).
     pub boosts: Boosts,
@@ -145,6 +186,13 @@ impl Default for RankingConfig {
             member_hits: MEMBER_HITS,
             similar_reasons: SIMILAR_REASONS,
             alone_similarity: ALONE_SIMILARITY,
+            synonyms: W_SYNONYMS,
+            parts: PARTS,
+            parts_from: PARTS_FROM,
+            part_hits: PART_HITS,
+            window_shares: WINDOW_SHARES,
+            collection_score: COLLECTION_SCORE,
+            fill: FILL,
             boosts: [
                 BOOST_NAME,
                 BOOST_COLUMNS,
@@ -208,6 +256,13 @@ impl RankingConfig {
         c.member_hits = over.count("LAKESTAR_MEMBER_HITS", c.member_hits)?;
         c.similar_reasons = over.count("LAKESTAR_SIMILAR_REASONS", c.similar_reasons)?;
         c.alone_similarity = over.number("LAKESTAR_ALONE_SIMILARITY", c.alone_similarity, false)?;
+        c.synonyms = over.number("LAKESTAR_W_SYNONYMS", c.synonyms, false)?;
+        c.parts = over.count("LAKESTAR_PARTS", c.parts)?;
+        c.parts_from = over.count("LAKESTAR_PARTS_FROM", c.parts_from)?;
+        c.part_hits = over.count("LAKESTAR_PART_HITS", c.part_hits)?;
+        c.window_shares = over.number("LAKESTAR_WINDOW_SHARES", c.window_shares, false)?;
+        c.collection_score = over.number("LAKESTAR_COLLECTION_SCORE", c.collection_score, false)?;
+        c.fill = over.number("LAKESTAR_FILL", c.fill, false)?;
         for (b, v) in c.boosts.iter_mut().zip(BOOST_VARS) {
             *b = over.number(v, f64::from(*b), false)? as f32;
         }

@@ -30,6 +30,18 @@ pub enum Reason {
     /// A member of a collection returned because of its own evidence, which the
     /// retrievers did not reach (the collection's other members stood for it).
     Member(String),
+    /// It matches another spelling of a word the question says, and not the word.
+    Synonym {
+        /// As the question says it.
+        asked: String,
+        /// As the file says it.
+        found: String,
+    },
+    /// Found for this part of a multi-part question, searched on its own.
+    Part(String),
+    /// Listed to fill the list to the number asked: a member folded under, or a
+    /// companion of, this hit above.
+    Fills(String),
 }
 
 impl fmt::Display for Reason {
@@ -43,6 +55,9 @@ impl fmt::Display for Reason {
                 write!(f, "covers {start} … {end} (asked {})", asked.join(", "))
             }
             Reason::Member(id) => write!(f, "member of collection {id}"),
+            Reason::Synonym { asked, found } => write!(f, "says {found} for {asked}"),
+            Reason::Part(part) => write!(f, "found for the part “{part}”"),
+            Reason::Fills(above) => write!(f, "fills the list: with {above} above"),
         }
     }
 }

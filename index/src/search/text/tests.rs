@@ -391,7 +391,7 @@ fn the_flat_query_scores_as_the_parsed_one() {
     ] {
         let words = plain_words(question);
         let (parsed, _) = parser.parse_query_lenient(&words);
-        let (want, got) = (top(&parsed), top(&idx.flat_query(&words).unwrap()));
+        let (want, got) = (top(&parsed), top(&BooleanQuery::new(idx.flat_clauses(&words, 1.0).unwrap())));
         assert_eq!(
             got.iter().map(|(_, d)| *d).collect::<Vec<_>>(),
             want.iter().map(|(_, d)| *d).collect::<Vec<_>>(),
