@@ -109,6 +109,18 @@ fn two_windows_each_keep_places_in_the_top_ten() {
         "the long window keeps the rest: {:?}",
         paths(&hits)
     );
+    // Both moves are shown: the day took its window's turn, and the members rank with
+    // their collection's best.
+    let d = hits.iter().find(|h| h["path"] == day).unwrap();
+    assert!(
+        reasons(d).contains("takes the turn of the window asked 2016-08-09 … 2016-08-09"),
+        "{d}"
+    );
+    assert!(
+        hits.iter()
+            .any(|h| reasons(h).contains("ranks with its collection's best, readings/")),
+        "{hits:#?}"
+    );
     // Without turns, the long window's members come first.
     let alone = rank(&[("LAKESTAR_WINDOW_SHARES", "0")]);
     assert!(alone.is_none_or(|r| r > shared.unwrap()), "rank {alone:?}");

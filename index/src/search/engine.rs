@@ -613,17 +613,22 @@ fn by_score(candidates: Vec<Candidate>) -> Vec<Candidate> {
 /// near-copy of a description matched (a range's middle years lack the years the
 /// question writes, which other collections' members of those years have).
 fn collection_scores(candidates: &mut [Candidate]) {
-    let mut best: HashMap<String, f64> = HashMap::new();
+    let mut best: HashMap<String, (f64, String)> = HashMap::new();
     for c in candidates.iter() {
         if let Some(id) = &c.collection {
-            let b = best.entry(id.clone()).or_insert(c.score);
-            *b = b.max(c.score);
+            let b = best
+                .entry(id.clone())
+                .or_insert_with(|| (c.score, c.path.clone()));
+            if c.score > b.0 {
+                *b = (c.score, c.path.clone());
+            }
         }
     }
     for c in candidates.iter_mut() {
-        if let Some(b) = c.collection.as_ref().and_then(|id| best.get(id)) {
-            if c.evidence.own > 0 {
-                c.score = c.score.max(*b);
+        if let Some((b, path)) = c.collection.as_ref().and_then(|id| best.get(id)) {
+            if c.evidence.own > 0 && c.score < *b {
+                c.score = *b;
+                c.evidence.scored_with = Some(path.clone());
             }
         }
     }
@@ -649,13 +654,23 @@ fn windows_in_turns(candidates: Vec<Candidate>, asked: &[(String, String)]) -> V
         }
     }
     let mut order: Vec<usize> = (0..candidates.len()).collect();
+    let mut moved_up: Vec<(usize, usize)> = Vec::new();
     for places in members.values() {
         let lanes: Vec<Option<Vec<usize>>> = places.iter().map(|(_, w)| Some(w.clone())).collect();
         for ((at, _), j) in places.iter().zip(shares::take_turns(&lanes, asked.len())) {
-            order[*at] = places[j].0;
+            let (from, windows) = &places[j];
+            order[*at] = *from;
+            if *at < *from {
+                moved_up.push((*from, windows[0]));
+            }
         }
     }
     let mut slots: Vec<Option<Candidate>> = candidates.into_iter().map(Some).collect();
+    for (i, w) in moved_up {
+        if let Some(c) = slots[i].as_mut() {
+            c.evidence.turn = Some(asked[w].clone());
+        }
+    }
     order.into_iter().filter_map(|i| slots[i].take()).collect()
 }
 

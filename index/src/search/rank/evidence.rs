@@ -37,6 +37,10 @@ pub enum Reason {
         /// As the file says it.
         found: String,
     },
+    /// A member set apart by its own evidence, ranked with its collection's best member.
+    ScoredWith(String),
+    /// A member moved up to take its asked window's turn.
+    Turn(String),
     /// Found for this part of a multi-part question, searched on its own.
     Part(String),
     /// Listed to fill the list to the number asked: a member folded under, or a
@@ -56,6 +60,8 @@ impl fmt::Display for Reason {
             }
             Reason::Member(id) => write!(f, "member of collection {id}"),
             Reason::Synonym { asked, found } => write!(f, "says {found} for {asked}"),
+            Reason::ScoredWith(best) => write!(f, "ranks with its collection's best, {best}"),
+            Reason::Turn(window) => write!(f, "takes the turn of the window asked {window}"),
             Reason::Part(part) => write!(f, "found for the part “{part}”"),
             Reason::Fills(above) => write!(f, "fills the list: with {above} above"),
         }
@@ -165,6 +171,12 @@ pub(crate) struct Evidence {
     /// Evidence that sets it apart from the other members of its collection: it covers
     /// asked days that not every member covers; the question names its varying part.
     pub own: u32,
+    /// Ranked with this member, its collection's best, rather than by its own match
+    /// (`RankingConfig::collection_score`).
+    pub scored_with: Option<String>,
+    /// Moved up to take its asked window's turn among its collection's members
+    /// (`RankingConfig::window_shares`).
+    pub turn: Option<Days>,
 }
 
 impl Evidence {
@@ -197,6 +209,12 @@ impl Evidence {
                     asked: c.asked.clone(),
                 });
             }
+        }
+        if let Some(best) = &self.scored_with {
+            out.push(Reason::ScoredWith(best.clone()));
+        }
+        if let Some((a, b)) = &self.turn {
+            out.push(Reason::Turn(format!("{a} … {b}")));
         }
         out
     }
