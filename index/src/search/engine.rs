@@ -101,6 +101,8 @@ struct Question {
     /// The lake has companion-documentation links, which may rename a headerless
     /// table's columns: only then is a candidate's link looked for.
     links: bool,
+    /// Other spellings of its words ([`vocab`]), none when they are switched off.
+    expansions: Vec<vocab::Expansion>,
 }
 
 impl Searcher {
@@ -264,7 +266,6 @@ impl Searcher {
 
     /// The top files for `query` as one question.
     fn search_one(&self, query: &str, opts: &SearchOptions) -> Result<Vec<Hit>> {
-        let k = opts.k.max(1);
         let cfg = &self.ranking;
         let q = Question {
             words: evidence::question_words(query),
@@ -272,6 +273,11 @@ impl Searcher {
             quotes: evidence::quoted(query),
             asked: evidence::asked_days(query),
             links: self.catalog().has_companion_links()?,
+            expansions: if cfg.synonyms > 0.0 {
+                vocab::expansions(query)
+            } else {
+                Vec::new()
+            },
         };
         let (mut q, mut candidates) = self.retrieve(query, q, opts)?;
         if !opts.nearest_anyway && !worth_returning(&candidates, cfg.alone_similarity) {
@@ -309,7 +315,7 @@ impl Searcher {
             })
             .collect();
         let plan = fold::fold(&ranked, opts.expand, cfg.member_hits);
-        self.finish(query, candidates, plan, &collections, k, opts)
+        self.finish(query, q.expansions, candidates, plan, &collections, opts)
     }
 
     /// The retrievers' candidates: full-text and nearest vectors, each with its rank and
@@ -334,6 +340,7 @@ impl Searcher {
         let cfg = &self.ranking;
         // Deep enough for the list asked: `k` hits need at least `k` candidates.
         let depth = cfg.candidates.max(opts.k);
+        let also = vocab::added_words(&q.expansions);
         type Nearest = (Vec<(String, f32)>, Vec<Option<RankedFile>>);
         let (text, nearest) = std::thread::scope(|s| {
             let nearest = s.spawn(|| -> Result<Nearest> {
@@ -347,7 +354,6 @@ impl Searcher {
                 Ok((found, rows))
             });
             let text = (|| -> Result<Vec<Candidate>> {
-                let also = vocab::added_words(&vocab::expansions(query));
                 let hits = self
                     .text
                     .search_with(query, &also, cfg.synonyms as f32, depth)?;

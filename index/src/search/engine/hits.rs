@@ -9,7 +9,7 @@ use crate::error::Result;
 use crate::search::rank::evidence::Evidence;
 use crate::search::rank::fold::Planned;
 use crate::search::rank::{relevance, Reason, Relevance};
-use crate::search::vocab;
+use crate::search::{vocab, QueryWords};
 use serde::Serialize;
 use std::collections::{HashMap, HashSet};
 
@@ -98,7 +98,7 @@ fn is_zero(n: &usize) -> bool {
 }
 
 impl Searcher {
-    /// The first `k` planned hits, with their collections and companions (folded: the
+    /// The first `k` (`opts.k`) planned hits, with their collections and companions (folded: the
     /// first hit of a collection names its other members that matched). Each file is
     /// one hit at most, and a hit above is not named again as a companion below. When
     /// the plan gives fewer than `k` hits, the members folded under them, then their
@@ -107,22 +107,26 @@ impl Searcher {
     pub(super) fn finish(
         &self,
         query: &str,
+        expansions: Vec<vocab::Expansion>,
         ranked: Vec<Candidate>,
         plan: Vec<Planned>,
         collections: &HashMap<String, Collection>,
-        k: usize,
         opts: &SearchOptions,
     ) -> Result<Vec<Hit>> {
+        let k = opts.k.max(1);
         let expand = opts.expand;
         let paths: Vec<String> = ranked.iter().map(|c| c.path.clone()).collect();
         let top = ranked.iter().map(|c| c.score).fold(0.0, f64::max);
         let mut out = Out {
             asked: crate::search::QueryWords::new(query),
-            expansions: if self.ranking.synonyms > 0.0 {
-                vocab::expansions(query)
-            } else {
-                Vec::new()
-            },
+            expansions: expansions
+                .into_iter()
+                .map(|e| {
+                    let asked = crate::search::QueryWords::new(&e.asked);
+                    let also = crate::search::QueryWords::new(&e.also);
+                    (e, asked, also)
+                })
+                .collect(),
             top,
         };
         let mut slots: Vec<Option<Candidate>> = ranked.into_iter().map(Some).collect();
@@ -257,8 +261,7 @@ impl Searcher {
             hits.push(self.file_hit(&mut out, c, collection, companions, None)?);
         }
         if !expand && self.ranking.fill > 0.0 && hits.len() < k {
-            // Folded members best first, each after the hit that holds it; then the
-            // companions of the hits, in the hits' order.
+            // Folded members best first, each after the hit that holds it.
             folded_under.sort_unstable();
             for (i, holder) in folded_under {
                 if hits.len() == k {
@@ -284,29 +287,20 @@ impl Searcher {
                 let above = hits[holder].path.clone();
                 hits.push(self.file_hit(&mut out, c, collection, Vec::new(), Some(above))?);
             }
-            for (path, holder) in &companion_of {
-                if hits.len() == k {
-                    break;
-                }
-                if returned.contains(path) || root_of(path).is_some() {
-                    continue;
-                }
-                let Some(c) = self.bare_candidate(path, opts)? else {
-                    continue;
-                };
-                returned.insert(path.clone());
-                let holder = *holder;
-                let above = hits[holder].path.clone();
-                hits.push(self.file_hit(&mut out, c, None, Vec::new(), Some(above))?);
-            }
         }
-        // Companions the list has no room for at its end take places after the first
-        // [`COMPANIONS_AFTER`] hits (the first page stays the best-ranked files): a
-        // lookup or documentation a question needs is a hit within a long list.
-        if !expand && self.ranking.fill > 0.0 && hits.len() == k && k > COMPANIONS_AFTER {
+        // Companions that are no hit yet: at the end of a short list (after the folded
+        // members), or, when the list is full, after its first [`COMPANIONS_AFTER`] hits
+        // (the first page stays the best-ranked files): a lookup or documentation a
+        // question needs is a hit within a long enough list.
+        let at = if hits.len() < k {
+            hits.len()
+        } else {
+            COMPANIONS_AFTER
+        };
+        if !expand && self.ranking.fill > 0.0 && at < k {
             let mut extra: Vec<Hit> = Vec::new();
             for (path, holder) in companion_of {
-                if extra.len() == k - COMPANIONS_AFTER {
+                if extra.len() == k - at {
                     break;
                 }
                 if returned.contains(&path) || root_of(&path).is_some() {
@@ -319,22 +313,20 @@ impl Searcher {
                 let above = hits[holder].path.clone();
                 extra.push(self.file_hit(&mut out, c, None, Vec::new(), Some(above))?);
             }
-            if !extra.is_empty() {
-                let n = extra.len();
-                hits.splice(COMPANIONS_AFTER..COMPANIONS_AFTER, extra);
-                for at in first_hit.values_mut() {
-                    if *at >= COMPANIONS_AFTER {
-                        *at += n;
-                    }
+            let n = extra.len();
+            hits.splice(at..at, extra);
+            for first in first_hit.values_mut() {
+                if *first >= at {
+                    *first += n;
                 }
-                first_hit.retain(|_, at| *at < k);
-                // The hits pushed past `k` leave the list; their collections' first
-                // hits, above, name them among the members that matched.
-                for gone in hits.split_off(k) {
-                    if let Some(id) = gone.collection.map(|c| c.id) {
-                        if first_hit.contains_key(&id) {
-                            overflow.entry(id).or_default().push(gone.path);
-                        }
+            }
+            first_hit.retain(|_, first| *first < k);
+            // The hits pushed past `k` leave the list; their collections' first hits,
+            // above, name them among the members that matched.
+            for gone in hits.split_off(k.min(hits.len())) {
+                if let Some(id) = gone.collection.map(|c| c.id) {
+                    if first_hit.contains_key(&id) {
+                        overflow.entry(id).or_default().push(gone.path);
                     }
                 }
             }
@@ -385,7 +377,7 @@ impl Searcher {
         let covered = covered(&mut out.asked, &text);
         let mut reasons = c.evidence.reasons(&self.ranking);
         if c.evidence.text.is_some() {
-            reasons.extend(synonyms_in(&out.expansions, &text));
+            reasons.extend(synonyms_in(&mut out.expansions, &text));
         }
         let share = share(c.score, out.top);
         let relevance = match &fills {
@@ -443,24 +435,23 @@ impl Searcher {
 struct Out {
     /// The question's words, analyzed once for every hit's label and marks.
     asked: crate::search::QueryWords,
-    /// The other spellings of its words that the full-text query searched.
-    expansions: Vec<vocab::Expansion>,
+    /// The other spellings of its words that the full-text query searched, each with
+    /// the words of both spellings analyzed once.
+    expansions: Vec<(vocab::Expansion, QueryWords, QueryWords)>,
     /// The best score.
     top: f64,
 }
 
 /// The expansions whose other spelling `text` holds where it does not hold the word
 /// asked: why a hit matched a question that does not say its words.
-fn synonyms_in(expansions: &[vocab::Expansion], text: &str) -> Vec<Reason> {
+fn synonyms_in(
+    expansions: &mut [(vocab::Expansion, QueryWords, QueryWords)],
+    text: &str,
+) -> Vec<Reason> {
     let mut out: Vec<Reason> = Vec::new();
-    for e in expansions {
-        let holds = |word: &str| crate::search::QueryWords::new(word).coverage(text).0 > 0;
-        if holds(&e.also)
-            && !holds(&e.asked)
-            && !out
-                .iter()
-                .any(|r| matches!(r, Reason::Synonym { asked, .. } if *asked == e.asked))
-        {
+    for (e, asked, also) in expansions.iter_mut() {
+        let said = |r: &Reason| matches!(r, Reason::Synonym { asked, .. } if *asked == e.asked);
+        if also.coverage(text).0 > 0 && asked.coverage(text).0 == 0 && !out.iter().any(said) {
             out.push(Reason::Synonym {
                 asked: e.asked.clone(),
                 found: e.also.clone(),

@@ -138,6 +138,7 @@ fn records_rank_as_descriptions_do_and_descriptions_without_records_still_search
         quotes: Vec::new(),
         asked: Vec::new(),
         links: true,
+        expansions: Vec::new(),
     };
     let opts = SearchOptions::default();
     let candidate = |s: &Searcher, q: &mut Question, p: &str| {
@@ -182,6 +183,7 @@ fn the_retrievers_side_by_side_give_the_evidence_they_give_one_after_the_other()
         quotes: evidence::quoted(query),
         asked: evidence::asked_days(query),
         links,
+        expansions: Vec::new(),
     };
     let opts = SearchOptions::default();
     let by_path = |cs: Vec<Candidate>| -> std::collections::BTreeMap<String, Evidence> {
