@@ -247,10 +247,7 @@ fn doctor_compares_the_index_embedder_with_the_installed_models_and_loads_it() {
         "{e}"
     );
     assert!(
-        e["detail"]
-            .as_str()
-            .unwrap()
-            .contains("minilm-words (installed)"),
+        e["detail"].as_str().unwrap().contains("minilm (installed)"),
         "{e}"
     );
     assert!(e["fix"].as_str().unwrap().contains("--rebuild"), "{e}");

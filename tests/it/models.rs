@@ -331,7 +331,7 @@ fn bert_and_distilled_embedders_index_and_search_and_become_the_default() {
     assert_eq!(search(&idx)[0], "rainfall.csv");
 
     // With both installed, a new index takes the first of DEFAULT_ORDER and says so; a
-    // BERT serves through its word vectors.
+    // BERT runs as the whole encoder.
     let idx = tmp.path().join("idx-default");
     let (_, err) = ok_in(
         &models,
@@ -340,7 +340,7 @@ fn bert_and_distilled_embedders_index_and_search_and_become_the_default() {
     );
     let preferred = DEFAULT_ORDER[0];
     let (name, want) = if preferred == "minilm" {
-        (format!("{preferred}-words"), "words-v1-all-MiniLM-L6-v2-")
+        (preferred.to_string(), "bert-all-MiniLM-L6-v2-")
     } else {
         (preferred.to_string(), static_id.as_str())
     };

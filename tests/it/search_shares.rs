@@ -247,3 +247,203 @@ fn other_spellings_of_the_questions_words_find_their_files() {
     let hits = search_env(&lake, "units sold in June", 2, &[]);
     assert_eq!(hits[0]["path"], "shop/sales_jun.csv", "{hits:#?}");
 }
+
+/// One file per state, named by its two-letter code (`readmissions_NJ.csv`), with the
+/// code in its rows: a question writing the code finds that state's file first and says
+/// so; in lowercase, or switched off, the code names nothing. A pronoun the code spells
+/// ("for ME") makes no README the file the question names.
+#[test]
+fn a_member_named_by_its_short_code_is_the_one_singled_out() {
+    let tmp = tempfile::tempdir().unwrap();
+    let lake = tmp.path().join("lake");
+    let dir = lake.join("health");
+    fs::create_dir_all(&dir).unwrap();
+    let codes = [
+        "AL", "AK", "CA", "IN", "ME", "MS", "NJ", "NY", "OR", "TX", "UT", "WA",
+    ];
+    for (i, code) in codes.iter().enumerate() {
+        let rows: String = (0..6)
+            .map(|r| format!("{code},hospital {r},{}.{r},{}\n", 10 + i, 100 + r * i))
+            .collect();
+        fs::write(
+            dir.join(format!("readmissions_{code}.csv")),
+            format!("state,facility_name,excess_readmission_ratio,discharges\n{rows}"),
+        )
+        .unwrap();
+    }
+    fs::write(
+        dir.join("README.md"),
+        "# Health data\n\nHospital files by state.\n",
+    )
+    .unwrap();
+    index_json(&lake, &[]);
+
+    for code in ["NJ", "ME", "OR"] {
+        let q = format!("Hospital readmissions for {code}");
+        let hits = search_env(&lake, &q, 5, &[]);
+        let expected = format!("health/readmissions_{code}.csv");
+        assert_eq!(hits[0]["path"], expected.as_str(), "{q}: {hits:#?}");
+        assert!(
+            reasons(&hits[0]).contains(&format!("member {code}")),
+            "{}",
+            reasons(&hits[0])
+        );
+        for h in &hits {
+            assert!(!reasons(h).contains("file readme.md"), "{q}: {h}");
+        }
+    }
+    // Written in lowercase, "or" and "me" are words; switched off, codes name nothing.
+    for (q, env) in [
+        ("Hospital readmissions for nj", &[][..]),
+        (
+            "Hospital readmissions for NJ",
+            &[("LAKESTAR_SHORT_CODES", "0")][..],
+        ),
+    ] {
+        let hits = search_env(&lake, q, 5, env);
+        assert!(
+            hits.iter().all(|h| !reasons(h).contains("member ")),
+            "{q}: {hits:#?}"
+        );
+    }
+}
+
+/// Four tables of one subject whose time is written in four forms the reader turns
+/// into dates: a year column with missing-value markers, `YYYYMM` months, fractional
+/// years and quarters. A question asking a year finds the table covering it first,
+/// and says so.
+#[test]
+fn time_written_in_any_read_form_is_time_evidence() {
+    let tmp = tempfile::tempdir().unwrap();
+    let lake = tmp.path().join("lake");
+    fs::create_dir_all(&lake).unwrap();
+    let table = |name: &str, column: &str, times: Vec<String>| {
+        let rows: String = times
+            .iter()
+            .enumerate()
+            .map(|(i, t)| format!("st{},{t},{}.{}\n", i % 4, 10 + i % 9, i % 10))
+            .collect();
+        fs::write(
+            lake.join(name),
+            format!("station,{column},reading_mm\n{rows}"),
+        )
+        .unwrap();
+    };
+    let markers = ["..", "n/a", "-"];
+    table(
+        "gauges_early.csv",
+        "year",
+        (0..120)
+            .map(|i| {
+                if i % 13 == 5 {
+                    markers[i % 3].to_string()
+                } else {
+                    (1990 + i % 10).to_string()
+                }
+            })
+            .collect(),
+    );
+    table(
+        "gauges_monthly.csv",
+        "period",
+        (0..60)
+            .map(|i| format!("{}{:02}", 2000 + i / 12, i % 12 + 1))
+            .collect(),
+    );
+    table(
+        "gauges_decimal.csv",
+        "decimal_year",
+        (0..50)
+            .map(|i| format!("{:.2}", 2005.0 + f64::from(i) * 0.1))
+            .collect(),
+    );
+    table(
+        "gauges_quarterly.csv",
+        "quarter",
+        (0..20)
+            .map(|i| format!("{} Q{}", 2010 + i / 4, i % 4 + 1))
+            .collect(),
+    );
+    index_json(&lake, &[]);
+    for (year, file) in [
+        ("1995", "gauges_early.csv"),
+        ("2002", "gauges_monthly.csv"),
+        ("2007", "gauges_decimal.csv"),
+        ("2012", "gauges_quarterly.csv"),
+    ] {
+        let q = format!("station gauge readings in {year}");
+        let hits = search_env(&lake, &q, 4, &[]);
+        assert_eq!(hits[0]["path"], file, "{q}: {hits:#?}");
+        assert!(
+            reasons(&hits[0]).contains(&format!("(asked {year}-01-01 … {year}-12-31)")),
+            "{q}: {}",
+            reasons(&hits[0])
+        );
+    }
+}
+
+/// A table named by its subject and year, with coded columns (`st`, `acgr_pct`), among
+/// wide tables whose columns share the question's everyday words (`High`, `School`):
+/// the question names the file's words, not its year, and finds it first.
+#[test]
+fn a_file_is_named_by_its_words_without_its_year() {
+    let tmp = tempfile::tempdir().unwrap();
+    let lake = tmp.path().join("lake");
+    fs::create_dir_all(lake.join("education")).unwrap();
+    fs::create_dir_all(lake.join("markets")).unwrap();
+    fs::create_dir_all(lake.join("sports")).unwrap();
+    let states = ["AL", "AK", "NV", "OR", "TX", "UT"];
+    let rows: String = states
+        .iter()
+        .enumerate()
+        .map(|(i, s)| format!("{s},{}.5,{}\n", 70 + i * 3, 9000 + i * 1000))
+        .collect();
+    fs::write(
+        lake.join("education/graduation_rates_2022.csv"),
+        format!("st,acgr_pct,cohort\n{rows}"),
+    )
+    .unwrap();
+    for i in 0..6 {
+        let rows: String = (0..8)
+            .map(|d| {
+                format!(
+                    "2021-01-{:02},{}.1,{}.9,{}.0,{}\n",
+                    d + 1,
+                    10 + d,
+                    12 + d,
+                    9 + d,
+                    1000 * d
+                )
+            })
+            .collect();
+        fs::write(
+            lake.join(format!("markets/ticker_{i}_prices.csv")),
+            format!("Date,Open,High,Low,Volume\n{rows}"),
+        )
+        .unwrap();
+    }
+    fs::write(
+        lake.join("sports/league_table.csv"),
+        "School,Wins,Losses,Points\nLincoln,5,1,12\nEastwood,3,3,7\n",
+    )
+    .unwrap();
+    index_json(&lake, &[]);
+    let q = "Compare the high school graduation rate of Oregon with Nevada";
+
+    let hits = search_env(&lake, q, 5, &[]);
+    assert_eq!(
+        hits[0]["path"], "education/graduation_rates_2022.csv",
+        "{hits:#?}"
+    );
+    assert!(
+        reasons(&hits[0]).contains("file graduation_rates"),
+        "{}",
+        reasons(&hits[0])
+    );
+    let off = search_env(&lake, q, 5, &[("LAKESTAR_FILE_WORDS", "0")]);
+    assert!(
+        off.iter()
+            .all(|h| !reasons(h).contains("file graduation_rates")),
+        "{off:#?}"
+    );
+}

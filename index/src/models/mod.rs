@@ -44,13 +44,12 @@ pub const HF_ENDPOINT_ENV: &str = "LAKESTAR_HF_ENDPOINT";
 /// The Hugging Face hub's base URL.
 pub const HF_ENDPOINT: &str = "https://huggingface.co";
 
-/// Installed models a new index uses when `--embedder` is not given, first found first;
-/// a BERT model serves through its word vectors (`minilm-words`, see
-/// [`default_for`](crate::search::embedder::default_for)). Measured (BENCHMARKS.md,
-/// "Embedders"): `minilm-words` ranks as well as `minilm` itself and a
-/// little above `hash` on both development sets, and indexes at `hash` speed once its
-/// words are cached; the distilled minilm-static ranks below `hash` on DA-Code, so it
-/// is not preferred over the built-in embedder.
+/// Installed models a new index uses when `--embedder` is not given, first found first
+/// (see [`default_for`](crate::search::embedder::default_for)). Measured (BENCHMARKS.md,
+/// "Embedders", "Real-lake set"): the whole `minilm` encoder ranks best on the real-lake
+/// set's splits, its word vectors (`minilm-words`) no better than `hash` there; the
+/// distilled minilm-static ranks below `hash` on DA-Code, so it is not preferred over
+/// the built-in embedder.
 pub const DEFAULT_ORDER: &[&str] = &["minilm"];
 
 /// A model `lakestar model install NAME` knows how to fetch.

@@ -281,8 +281,8 @@ pub enum DefaultChoice {
 
 /// The embedder for an index run at `index_dir` without an explicit choice: the one the
 /// index records, else the first installed model of
-/// [`DEFAULT_ORDER`](crate::models::DEFAULT_ORDER) in `models_dir` (a BERT model through
-/// its word vectors, [`EmbedderSpec::Words`]), else [`EmbedderSpec::Hash`].
+/// [`DEFAULT_ORDER`](crate::models::DEFAULT_ORDER) in `models_dir`, else
+/// [`EmbedderSpec::Hash`].
 pub fn default_for(
     index_dir: &std::path::Path,
     models_dir: Option<&std::path::Path>,
@@ -304,19 +304,15 @@ pub fn default_for(
 }
 
 /// The embedder a new index gets without `--embedder`: the first installed model of
-/// [`DEFAULT_ORDER`](crate::models::DEFAULT_ORDER) in `models_dir` (a BERT model through
-/// its word vectors), else [`EmbedderSpec::Hash`].
+/// [`DEFAULT_ORDER`](crate::models::DEFAULT_ORDER) in `models_dir`, else
+/// [`EmbedderSpec::Hash`].
 pub fn new_index_default(models_dir: Option<&std::path::Path>) -> (EmbedderSpec, DefaultChoice) {
     // A build without the neural embedders could not run an installed model.
     let models_dir = models_dir.filter(|_| cfg!(feature = "neural"));
     match models_dir.and_then(models::preferred) {
-        // A BERT serves through its word vectors: as good as the encoder on both
-        // development sets, at the hash embedder's indexing speed once its words are
-        // cached (BENCHMARKS.md, "Embedders").
-        Some(m) if m.manifest.kind == models::ModelKind::Bert => (
-            EmbedderSpec::Words(m.path),
-            DefaultChoice::Installed(format!("{}-words", m.manifest.name)),
-        ),
+        // A BERT runs as the whole encoder: on the real-lake retrieval set it ranks above
+        // its word vectors and `hash` on both splits, at about ten times their index
+        // time (BENCHMARKS.md, "Real-lake set"); `--embedder NAME-words` is the fast one.
         Some(m) => (
             EmbedderSpec::from(&m),
             DefaultChoice::Installed(m.manifest.name),
@@ -446,8 +442,8 @@ mod tests {
             std::fs::rename(tmp.path().join("away"), models.join("minilm")).unwrap();
         }
         let (spec, why) = default_for(&idx, Some(&models)).unwrap();
-        assert_eq!(spec, EmbedderSpec::Words(models.join("minilm")));
-        assert_eq!(why, DefaultChoice::Installed("minilm-words".into()));
+        assert_eq!(spec, EmbedderSpec::Bert(models.join("minilm")));
+        assert_eq!(why, DefaultChoice::Installed("minilm".into()));
 
         // An index that exists keeps what it records, whatever is installed.
         let lake = tmp.path().join("lake");

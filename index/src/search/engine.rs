@@ -288,7 +288,8 @@ impl Searcher {
         let own_category = members::own_categories(&candidates);
         for (c, category) in candidates.iter_mut().zip(own_category) {
             if let Some(coll) = c.collection.as_ref().and_then(|id| collections.get(id)) {
-                c.evidence.own = own_evidence(c, coll, &q, category);
+                (c.evidence.own, c.evidence.named_part) =
+                    own_evidence(c, coll, &q, category, cfg.short_codes > 0.0);
             }
         }
 
@@ -516,9 +517,20 @@ impl Searcher {
             // question naming `README.md` names every folder's README a little.
             let base = path.rsplit('/').next().unwrap_or(&path).to_lowercase();
             named.push(Named::other(format!("file {base}"), s));
+        } else if cfg.file_words > 0.0 && found.collection.is_none() {
+            // A member's words are its collection's: they name every member alike, and
+            // the members would crowd a list ranked file by file.
+            if let Some((key, s)) = q.matcher.names_file_words(&path) {
+                named.push(Named::other(key, s * cfg.file_words));
+            }
         }
         for (v, dominant) in record.iter().flat_map(|r| &r.categories) {
-            if let Some(s) = q.matcher.names_category(v) {
+            let short_code = || (cfg.short_codes > 0.0).then(|| q.matcher.names_code(v));
+            if let Some(s) = q
+                .matcher
+                .names_category(v)
+                .or_else(|| short_code().flatten())
+            {
                 let key = format!("category {}", v.to_lowercase());
                 if *dominant {
                     ev.dominant.push(key.clone());

@@ -107,16 +107,18 @@ fn varies_in_time(c: &Collection) -> bool {
 
 /// Kinds of evidence that set a member apart from its siblings: it covers days asked
 /// and its coverage is narrower than the whole collection's (the siblings cover other
-/// days); the question names its varying part (`Ohio` of `by_state/{word}.csv`) or a
-/// category of its own (`own_category`, see [`own_categories`]); the
-/// question asks for every member ("each state", "per year"), which sets all of them
-/// apart from the collection's single folded hit.
+/// days); the question names its varying part (`Ohio` of `by_state/{word}.csv`, or,
+/// with `short_codes`, `NJ` of `state_{word}.csv` as written) or a category of its own
+/// (`own_category`, see [`own_categories`]); the question asks for every member ("each
+/// state", "per year"), which sets all of them apart from the collection's single
+/// folded hit. With the count, the varying part the question names, if any.
 pub(super) fn own_evidence(
     c: &Candidate,
     coll: &Collection,
     q: &Question,
     own_category: bool,
-) -> u32 {
+    short_codes: bool,
+) -> (u32, Option<String>) {
     let mut own = u32::from(own_category);
     if let (Some(cov), Some(cs), Some(ce)) = (&c.evidence.covers, &coll.time_start, &coll.time_end)
     {
@@ -134,15 +136,17 @@ pub(super) fn own_evidence(
         .covers
         .as_ref()
         .is_some_and(|cov| !cov.asked.is_empty());
-    let named = crate::collect::varying(&coll.template, &c.path).is_some_and(|parts| {
-        parts.iter().any(|v| {
+    let named = crate::collect::varying(&coll.template, &c.path).and_then(|parts| {
+        parts.into_iter().find(|v| {
             !(asked_time && temporal(v))
-                && q.matcher
+                && (q
+                    .matcher
                     .names_category(&v.replace(['_', '-'], " "))
                     .is_some()
+                    || short_codes && q.matcher.names_code(v).is_some())
         })
     });
-    if named {
+    if named.is_some() {
         own += 1;
     }
     // "each state", "every year": every member is asked for.
@@ -151,7 +155,7 @@ pub(super) fn own_evidence(
     {
         own += 1;
     }
-    own
+    (own, named)
 }
 
 /// For each candidate, whether the question names a category that makes up half of its

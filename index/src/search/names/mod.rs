@@ -24,6 +24,11 @@ const GLUE: &[&str] = &[
     "a", "an", "and", "at", "by", "for", "in", "of", "on", "per", "the", "to",
 ];
 
+/// Words that neither spell a name nor are left out of one: a name a pronoun helps
+/// spell is an accident ("readmissions for me" is not `readme`, "is it a linear or
+/// nonlinear" not `isalone`).
+const PRONOUNS: &[&str] = &["i", "me", "my", "we", "our", "you", "your", "it", "its"];
+
 /// Category values that say nothing of what a file is about: a question that says "yes"
 /// or "other" is not asking for the files with a yes/no or an "other" column.
 const BLAND: &[&str] = &[
@@ -105,6 +110,8 @@ struct Word {
     first_of_ident: bool,
     last_of_ident: bool,
     glue: bool,
+    /// One of [`PRONOUNS`].
+    pronoun: bool,
     /// Its identifier looks like code (`positive_diffsel`, `WINDSPEED`, `gdpPercap`):
     /// whoever wrote it was naming a column, not using a word.
     code: bool,
@@ -179,6 +186,7 @@ impl NameMatcher {
                 let cased: String = chars[from..i].iter().collect();
                 let text = cased.to_lowercase();
                 let glue = GLUE.contains(&text.as_str());
+                let pronoun = PRONOUNS.contains(&text.as_str());
                 words.push(Word {
                     chars: text.chars().collect(),
                     text,
@@ -187,6 +195,7 @@ impl NameMatcher {
                     first_of_ident: words.len() == start,
                     last_of_ident: false,
                     glue,
+                    pronoun,
                     code: false,
                     raw: String::new(),
                 });
@@ -402,6 +411,43 @@ impl NameMatcher {
         }
     }
 
+    /// How strongly the question names the words of the file's name, its numbers left
+    /// out (`graduation_rates_2022.csv` by "the graduation rate", `naep_math_grade8.csv`
+    /// by "NAEP math grades"): a year, a date or a version in a name is the time
+    /// evidence's business or an accident of naming, and the question that names such a
+    /// file says its words. With the key its rarity is counted under (`file
+    /// graduation_rates`: a yearly collection's members share it).
+    pub fn names_file_words(&mut self, path: &str) -> Option<(String, f64)> {
+        let base = path.rsplit('/').next().unwrap_or(path);
+        let stem = base.split_once('.').map_or(base, |(s, _)| s);
+        let parts: Vec<String> = crate::text_util::split_identifier(stem)
+            .into_iter()
+            .map(str::to_lowercase)
+            .collect();
+        let number = |p: &String| p.chars().all(|c| c.is_ascii_digit());
+        if !parts.iter().any(number) {
+            return None;
+        }
+        let words: Vec<&str> = parts
+            .iter()
+            .filter(|p| !number(p))
+            .map(String::as_str)
+            .collect();
+        let letters: usize = words.iter().map(|w| w.chars().count()).sum();
+        if letters < MIN_SPELLED {
+            return None;
+        }
+        let name = words.join("_");
+        let singular = name.strip_suffix('s').filter(|s| s.len() >= MIN_NAME);
+        let a = self.names(&name);
+        let b = singular.and_then(|s| self.names(s));
+        let s = match (a, b) {
+            (Some(a), Some(b)) => a.max(b),
+            (a, b) => a.or(b)?,
+        };
+        Some((format!("file {name}"), s))
+    }
+
     /// How strongly the question names `value`, a category of one of the file's
     /// columns: its words, in order, as whole question identifiers. Numbers are left
     /// out: they match by accident (and dates are the time coverage's business).
@@ -431,6 +477,26 @@ impl NameMatcher {
             .then_some(strength::CATEGORY)
     }
 
+    /// How strongly the question names `value`, a short code (`NJ`, `UK`, `Q3`: two or
+    /// three letters and digits, capitals and no small letters): only as written, as a
+    /// whole word that does not begin a sentence ("readmissions in NJ"). In lowercase,
+    /// or at a sentence's start, "me", "or" and "in" are words like any other.
+    pub fn names_code(&self, value: &str) -> Option<f64> {
+        let v = value.trim();
+        let n = v.chars().count();
+        let code = (2..=3).contains(&n)
+            && v.chars()
+                .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit())
+            && v.chars().any(|c| c.is_ascii_uppercase());
+        if !code {
+            return None;
+        }
+        self.words
+            .iter()
+            .any(|w| w.first_of_ident && w.last_of_ident && w.cased == v && !w.sentence_start)
+            .then_some(strength::CATEGORY)
+    }
+
     /// Whether words `at..` spell `name` (`done` words of real content already did
     /// part of it, `prefixed` of its letters as prefixes of their words), ending on the
     /// last word of an identifier: the number of content words of the spelling.
@@ -445,7 +511,7 @@ impl NameMatcher {
         done: usize,
         prefixed: usize,
     ) -> Option<usize> {
-        let word = self.words.get(at)?;
+        let word = self.words.get(at).filter(|w| !w.pronoun)?;
         let w = &word.chars;
         let content = done + usize::from(!word.glue);
         // Each piece starts with the word's first letter; try the longest first.

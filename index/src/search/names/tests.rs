@@ -157,6 +157,36 @@ fn accidental_spellings_do_not_match() {
     assert!(!named("the mean value", "mean_val_total"));
     assert!(!named("of the", "ofthe"));
     assert!(!named("identify and count the outliers", "INTC.O"));
+    // A pronoun spells nothing, whatever its case.
+    assert!(!named("Hospital readmissions for ME", "readme"));
+    assert!(!named("show me the readmissions", "readme"));
+    assert!(!named(
+        "If so, is it a linear or nonlinear correlation?",
+        "IsAlone"
+    ));
+}
+
+#[test]
+fn short_codes_are_named_only_as_written() {
+    let m = NameMatcher::new("Hospital readmissions for NJ and for Q3");
+    assert_eq!(m.names_code("NJ"), Some(strength::CATEGORY));
+    assert_eq!(m.names_code("Q3"), Some(strength::CATEGORY));
+    assert_eq!(m.names_code("NY"), None);
+    // Small letters, a sentence's start, or a code's part are not the code.
+    assert_eq!(m.names_code("nj"), None);
+    assert_eq!(
+        NameMatcher::new("readmissions in nj").names_code("NJ"),
+        None
+    );
+    assert_eq!(NameMatcher::new("ME is a state").names_code("ME"), None);
+    assert_eq!(NameMatcher::new("rows of NJ-2 only").names_code("NJ"), None);
+    // Longer values are the other matchers' business; one letter is too short.
+    assert_eq!(
+        NameMatcher::new("cases in USA").names_code("USA"),
+        Some(strength::CATEGORY)
+    );
+    assert_eq!(NameMatcher::new("grade A students").names_code("A"), None);
+    assert_eq!(NameMatcher::new("the OHIO file").names_code("OHIO"), None);
 }
 
 #[test]
@@ -257,4 +287,25 @@ fn one_matcher_asked_many_names_answers_each_as_a_fresh_one() {
     assert_eq!(shared.names("score"), Some(strength::FORM));
     assert!(shared.names("count").is_none());
     assert!(shared.names_part("gdpPercap_1992").is_some());
+}
+
+#[test]
+fn a_files_words_are_named_without_its_numbers() {
+    let mut m = NameMatcher::new("Compare the high school graduation rate of Oregon with Nevada");
+    let (key, s) = m.names_file_words("edu/graduation_rates_2022.csv").unwrap();
+    assert_eq!(key, "file graduation_rates");
+    assert!(s > strength::WORD, "two words named: {s}");
+    // Without a number, the name is the whole-name matcher's business.
+    assert!(m.names_file_words("edu/graduation_rates.csv").is_none());
+    // Every word of the name must be named, not one of them.
+    assert!(m
+        .names_file_words("edu/graduation_cohorts_2022.csv")
+        .is_none());
+    assert!(NameMatcher::new("NAEP math grades by state")
+        .names_file_words("naep_math_grade8.csv")
+        .is_some());
+    // Too few letters left to be a name.
+    assert!(NameMatcher::new("the q in 2019")
+        .names_file_words("q_2019.csv")
+        .is_none());
 }

@@ -111,6 +111,14 @@ pub const COLLECTION_SCORE: f64 = 1.0;
 /// Whether folded members and companions fill the list up to `k` after the hits that
 /// hold them (1), or stay named under those hits only (0).
 pub const FILL: f64 = 1.0;
+/// Whether a short code (`NJ`, `UK`, `Q3`: two or three letters and digits with a
+/// capital) names a category or a member's varying part when the question writes it
+/// exactly so, not at a sentence's start (1), or is too short to name anything (0).
+pub const SHORT_CODES: f64 = 1.0;
+/// The strength, as a share of a named file's, of a file whose name's words the
+/// question names with its numbers left out (`graduation_rates_2022.csv` by "the
+/// graduation rate"); 0 leaves such names unnamed.
+pub const FILE_WORDS: f64 = 1.0;
 
 /// The text index's field boosts, in the order of its searched fields (name, columns,
 /// whole columns, path, time, values, format, text).
@@ -163,6 +171,10 @@ pub struct RankingConfig {
     pub collection_score: f64,
     /// [`FILL`] (`LAKESTAR_FILL`): on when above 0.
     pub fill: f64,
+    /// [`SHORT_CODES`] (`LAKESTAR_SHORT_CODES`): on when above 0.
+    pub short_codes: f64,
+    /// [`FILE_WORDS`] (`LAKESTAR_FILE_WORDS`).
+    pub file_words: f64,
     /// The text index's field boosts (`LAKESTAR_BOOST_NAME`, `…_COLUMNS`,
     /// `…_COLUMNS_WHOLE`, `…_PATH`, `…_TIME`, `…_VALUES`, `…_FORMAT`, `…_TEXT`).
     pub boosts: Boosts,
@@ -193,6 +205,8 @@ impl Default for RankingConfig {
             window_shares: WINDOW_SHARES,
             collection_score: COLLECTION_SCORE,
             fill: FILL,
+            short_codes: SHORT_CODES,
+            file_words: FILE_WORDS,
             boosts: [
                 BOOST_NAME,
                 BOOST_COLUMNS,
@@ -263,6 +277,8 @@ impl RankingConfig {
         c.window_shares = over.number("LAKESTAR_WINDOW_SHARES", c.window_shares, false)?;
         c.collection_score = over.number("LAKESTAR_COLLECTION_SCORE", c.collection_score, false)?;
         c.fill = over.number("LAKESTAR_FILL", c.fill, false)?;
+        c.short_codes = over.number("LAKESTAR_SHORT_CODES", c.short_codes, false)?;
+        c.file_words = over.number("LAKESTAR_FILE_WORDS", c.file_words, false)?;
         for (b, v) in c.boosts.iter_mut().zip(BOOST_VARS) {
             *b = over.number(v, f64::from(*b), false)? as f32;
         }

@@ -171,6 +171,8 @@ pub(crate) struct Evidence {
     /// Evidence that sets it apart from the other members of its collection: it covers
     /// asked days that not every member covers; the question names its varying part.
     pub own: u32,
+    /// Its varying part in its collection's template, as the question names it (`NJ`).
+    pub named_part: Option<String>,
     /// Ranked with this member, its collection's best, rather than by its own match
     /// (`RankingConfig::collection_score`).
     pub scored_with: Option<String>,
@@ -196,9 +198,14 @@ impl Evidence {
         if let Some((_, id)) = &self.member_of {
             out.push(Reason::Member(id.clone()));
         }
-        if !self.named.is_empty() {
+        if !self.named.is_empty() || self.named_part.is_some() {
+            let part = self.named_part.iter().map(|p| format!("member {p}"));
             out.push(Reason::Names(
-                self.named.iter().map(|n| n.key.clone()).collect(),
+                self.named
+                    .iter()
+                    .map(|n| n.key.clone())
+                    .chain(part)
+                    .collect(),
             ));
         }
         if let Some(c) = &self.covers {
