@@ -248,7 +248,7 @@ fn other_spellings_of_the_questions_words_find_their_files() {
     assert_eq!(hits[0]["path"], "shop/sales_jun.csv", "{hits:#?}");
 }
 
-/// One file per state, named by its two-letter code (`readmissions_NJ.csv`), with the
+/// One file per state, named by its two-letter code (`readings_NJ.csv`), with the
 /// code in its rows: a question writing the code finds that state's file first and says
 /// so; in lowercase, or switched off, the code names nothing. A pronoun the code spells
 /// ("for ME") makes no README the file the question names.
@@ -256,32 +256,32 @@ fn other_spellings_of_the_questions_words_find_their_files() {
 fn a_member_named_by_its_short_code_is_the_one_singled_out() {
     let tmp = tempfile::tempdir().unwrap();
     let lake = tmp.path().join("lake");
-    let dir = lake.join("health");
+    let dir = lake.join("weather");
     fs::create_dir_all(&dir).unwrap();
     let codes = [
         "AL", "AK", "CA", "IN", "ME", "MS", "NJ", "NY", "OR", "TX", "UT", "WA",
     ];
     for (i, code) in codes.iter().enumerate() {
         let rows: String = (0..6)
-            .map(|r| format!("{code},hospital {r},{}.{r},{}\n", 10 + i, 100 + r * i))
+            .map(|r| format!("{code},station {r},{}.{r},{}\n", 10 + i, 100 + r * i))
             .collect();
         fs::write(
-            dir.join(format!("readmissions_{code}.csv")),
-            format!("state,facility_name,excess_readmission_ratio,discharges\n{rows}"),
+            dir.join(format!("readings_{code}.csv")),
+            format!("state,station_name,rainfall_mm,wet_days\n{rows}"),
         )
         .unwrap();
     }
     fs::write(
         dir.join("README.md"),
-        "# Health data\n\nHospital files by state.\n",
+        "# Weather data\n\nStation files by state.\n",
     )
     .unwrap();
     index_json(&lake, &[]);
 
     for code in ["NJ", "ME", "OR"] {
-        let q = format!("Hospital readmissions for {code}");
+        let q = format!("Station readings for {code}");
         let hits = search_env(&lake, &q, 5, &[]);
-        let expected = format!("health/readmissions_{code}.csv");
+        let expected = format!("weather/readings_{code}.csv");
         assert_eq!(hits[0]["path"], expected.as_str(), "{q}: {hits:#?}");
         assert!(
             reasons(&hits[0]).contains(&format!("member {code}")),
@@ -294,9 +294,9 @@ fn a_member_named_by_its_short_code_is_the_one_singled_out() {
     }
     // Written in lowercase, "or" and "me" are words; switched off, codes name nothing.
     for (q, env) in [
-        ("Hospital readmissions for nj", &[][..]),
+        ("Station readings for nj", &[][..]),
         (
-            "Hospital readmissions for NJ",
+            "Station readings for NJ",
             &[("LAKESTAR_SHORT_CODES", "0")][..],
         ),
     ] {

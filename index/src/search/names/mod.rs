@@ -25,7 +25,7 @@ const GLUE: &[&str] = &[
 ];
 
 /// Words that neither spell a name nor are left out of one: a name a pronoun helps
-/// spell is an accident ("readmissions for me" is not `readme`, "is it a linear or
+/// spell is an accident ("readings for me" is not `readme`, "is it a linear or
 /// nonlinear" not `isalone`).
 const PRONOUNS: &[&str] = &["i", "me", "my", "we", "our", "you", "your", "it", "its"];
 
@@ -479,7 +479,7 @@ impl NameMatcher {
 
     /// How strongly the question names `value`, a short code (`NJ`, `UK`, `Q3`: two or
     /// three letters and digits, capitals and no small letters): only as written, as a
-    /// whole word that does not begin a sentence ("readmissions in NJ"). In lowercase,
+    /// whole word that does not begin a sentence ("rainfall in NJ"). In lowercase,
     /// or at a sentence's start, "me", "or" and "in" are words like any other.
     pub fn names_code(&self, value: &str) -> Option<f64> {
         let v = value.trim();
