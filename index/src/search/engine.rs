@@ -269,7 +269,7 @@ impl Searcher {
         let cfg = &self.ranking;
         let q = Question {
             words: evidence::question_words(query),
-            matcher: NameMatcher::new(query),
+            matcher: NameMatcher::new(query).with_short_codes(cfg.short_codes > 0.0),
             quotes: evidence::quoted(query),
             asked: evidence::asked_days(query),
             links: self.catalog().has_companion_links()?,
@@ -288,8 +288,7 @@ impl Searcher {
         let own_category = members::own_categories(&candidates);
         for (c, category) in candidates.iter_mut().zip(own_category) {
             if let Some(coll) = c.collection.as_ref().and_then(|id| collections.get(id)) {
-                (c.evidence.own, c.evidence.named_part) =
-                    own_evidence(c, coll, &q, category, cfg.short_codes > 0.0);
+                (c.evidence.own, c.evidence.named_part) = own_evidence(c, coll, &q, category);
             }
         }
 
@@ -525,12 +524,7 @@ impl Searcher {
             }
         }
         for (v, dominant) in record.iter().flat_map(|r| &r.categories) {
-            let short_code = || (cfg.short_codes > 0.0).then(|| q.matcher.names_code(v));
-            if let Some(s) = q
-                .matcher
-                .names_category(v)
-                .or_else(|| short_code().flatten())
-            {
+            if let Some(s) = q.matcher.names_category(v) {
                 let key = format!("category {}", v.to_lowercase());
                 if *dominant {
                     ev.dominant.push(key.clone());

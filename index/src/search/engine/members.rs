@@ -107,8 +107,8 @@ fn varies_in_time(c: &Collection) -> bool {
 
 /// Kinds of evidence that set a member apart from its siblings: it covers days asked
 /// and its coverage is narrower than the whole collection's (the siblings cover other
-/// days); the question names its varying part (`Ohio` of `by_state/{word}.csv`, or,
-/// with `short_codes`, `NJ` of `state_{word}.csv` as written) or a category of its own
+/// days); the question names its varying part (`Ohio` of `by_state/{word}.csv`, `NJ`
+/// of `state_{word}.csv` with short codes on) or a category of its own
 /// (`own_category`, see [`own_categories`]); the question asks for every member ("each
 /// state", "per year"), which sets all of them apart from the collection's single
 /// folded hit. With the count, the varying part the question names, if any.
@@ -117,7 +117,6 @@ pub(super) fn own_evidence(
     coll: &Collection,
     q: &Question,
     own_category: bool,
-    short_codes: bool,
 ) -> (u32, Option<String>) {
     let mut own = u32::from(own_category);
     if let (Some(cov), Some(cs), Some(ce)) = (&c.evidence.covers, &coll.time_start, &coll.time_end)
@@ -139,11 +138,9 @@ pub(super) fn own_evidence(
     let named = crate::collect::varying(&coll.template, &c.path).and_then(|parts| {
         parts.into_iter().find(|v| {
             !(asked_time && temporal(v))
-                && (q
-                    .matcher
+                && q.matcher
                     .names_category(&v.replace(['_', '-'], " "))
                     .is_some()
-                    || short_codes && q.matcher.names_code(v).is_some())
         })
     });
     if named.is_some() {

@@ -156,6 +156,9 @@ pub struct NameMatcher {
     /// share theirs.
     named: HashMap<String, Option<f64>>,
     named_part: HashMap<String, Option<(String, f64)>>,
+    /// Whether [`NameMatcher::names_category`] takes short codes as written
+    /// ([`NameMatcher::names_code`]).
+    short_codes: bool,
 }
 
 impl NameMatcher {
@@ -222,7 +225,14 @@ impl NameMatcher {
                 .build(),
             named: HashMap::new(),
             named_part: HashMap::new(),
+            short_codes: false,
         }
+    }
+
+    /// This matcher, with short codes named by [`NameMatcher::names_category`] or not.
+    pub fn with_short_codes(mut self, on: bool) -> NameMatcher {
+        self.short_codes = on;
+        self
     }
 
     fn stem(&mut self, word: &str) -> String {
@@ -402,8 +412,14 @@ impl NameMatcher {
             }
         }
         let stem = base.split_once('.').map_or(base, |(s, _)| s);
-        let singular = stem.strip_suffix('s').filter(|s| s.len() >= MIN_NAME);
-        let a = self.names(stem);
+        self.names_plural(stem)
+    }
+
+    /// [`NameMatcher::names`] of `name`, or of it without a plural's `s`, whichever is
+    /// stronger (a file holds many of what it is named for).
+    fn names_plural(&mut self, name: &str) -> Option<f64> {
+        let singular = name.strip_suffix('s').filter(|s| s.len() >= MIN_NAME);
+        let a = self.names(name);
         let b = singular.and_then(|s| self.names(s));
         match (a, b) {
             (Some(a), Some(b)) => Some(a.max(b)),
@@ -438,20 +454,20 @@ impl NameMatcher {
             return None;
         }
         let name = words.join("_");
-        let singular = name.strip_suffix('s').filter(|s| s.len() >= MIN_NAME);
-        let a = self.names(&name);
-        let b = singular.and_then(|s| self.names(s));
-        let s = match (a, b) {
-            (Some(a), Some(b)) => a.max(b),
-            (a, b) => a.or(b)?,
-        };
+        let s = self.names_plural(&name)?;
         Some((format!("file {name}"), s))
     }
 
     /// How strongly the question names `value`, a category of one of the file's
-    /// columns: its words, in order, as whole question identifiers. Numbers are left
+    /// columns (or, with short codes on, a code as written: [`NameMatcher::names_code`]):
+    /// its words, in order, as whole question identifiers. Numbers are left
     /// out: they match by accident (and dates are the time coverage's business).
     pub fn names_category(&self, value: &str) -> Option<f64> {
+        if self.short_codes {
+            if let Some(s) = self.names_code(value) {
+                return Some(s);
+            }
+        }
         let parts: Vec<String> = value
             .split(|c: char| !c.is_alphanumeric())
             .filter(|p| !p.is_empty())

@@ -172,6 +172,10 @@ fn short_codes_are_named_only_as_written() {
     assert_eq!(m.names_code("NJ"), Some(strength::CATEGORY));
     assert_eq!(m.names_code("Q3"), Some(strength::CATEGORY));
     assert_eq!(m.names_code("NY"), None);
+    // A category names a code only with short codes on.
+    assert_eq!(m.names_category("NJ"), None);
+    let m = m.with_short_codes(true);
+    assert_eq!(m.names_category("NJ"), Some(strength::CATEGORY));
     // Small letters, a sentence's start, or a code's part are not the code.
     assert_eq!(m.names_code("nj"), None);
     assert_eq!(NameMatcher::new("readings in nj").names_code("NJ"), None);
